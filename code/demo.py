@@ -1,0 +1,221 @@
+"""The lesson on the real wire: three scenarios, then roots changing and URL mode.
+
+A simulated client (client.py) and the server (server.py, session.py) share this process but
+talk only through serialized JSON-RPC lines on an in-memory pipe, so every line printed after
+`C→S` or `S→C` is exactly what crossed. The user is scripted (client.ScriptedUser) and so is
+the browser (client.Browser). Everything happens in a temporary folder, removed at the end.
+
+Deliberate simplifications: long values (requestState, instructions) are shortened on screen,
+and the temporary folder is printed as `/…`.
+"""
+
+import json
+import os
+import tempfile
+import textwrap
+
+import store
+from client import Browser, Client, ScriptedUser
+from server import Config, NotesServer
+from session import start_in_process
+
+ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
+
+
+class Demo:
+    def __init__(self, tmp, protocol, sdk_version, out=print):
+        self.tmp, self.protocol, self.out = tmp, protocol, out
+        self.stateless = protocol == "2026-07-28"
+        self.notes = os.path.join(tmp, "Notas")
+        self.private = os.path.join(tmp, "Notas-privadas")  # shares a prefix with Notas
+        self.work = os.path.join(tmp, "Trabajo")
+        self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10))
+
+    # -- printing ------------------------------------------------------------------------
+    def title(self, text):
+        self.out(f"\n{'═' * 4} {text} {'═' * max(4, 84 - len(text))}")
+
+    def say(self, text):
+        self.out(textwrap.fill(" ".join(text.split()), 92))
+
+    def frame(self, direction, msg):
+        who = "C→S" if direction == "→" else "S→C"
+        text = json.dumps(_abbreviate(msg), ensure_ascii=False).replace(self.tmp, "/…")
+        self.out(textwrap.fill(text, 100, initial_indent=f"  {who} ",
+                               subsequent_indent=" " * 6, break_long_words=False))
+
+    def listing(self, folder):
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
+        self.out(f"  📁 {os.path.basename(folder)}/: " + (", ".join(names) or "(vacía)"))
+
+    # -- driving the client --------------------------------------------------------------
+    def connect(self, user=None, roots=None, elicitation=None):
+        client = Client(*start_in_process(self.server), roots=roots or [self.notes],
+                        elicitation=elicitation, protocol=self.protocol, user=user,
+                        on_frame=self.frame)
+        return client.connect()
+
+    def call(self, client, tool, arguments=None):
+        self.out(f"» {tool} {json.dumps(arguments or {}, ensure_ascii=False)}"
+                 .replace(self.tmp, "/…"))
+        result = client.call_tool(tool, arguments or {})
+        mark = "✗" if result.get("isError") else "✓"
+        self.out(f"« {mark} {result['content'][0]['text']}".replace(self.tmp, "/…"))
+        return result
+
+    # -- the story -----------------------------------------------------------------------
+    def setup_files(self):
+        for folder in (self.notes, self.private, self.work):
+            os.mkdir(folder)
+        notes = [(self.notes, "compra.md", "note-1", "Lista de la compra", "2025-06-01"),
+                 (self.notes, "tps-2023.md", "note-3", "TPS report", "2023-04-12"),
+                 (self.notes, "tps-2024.md", "note-7", "TPS report", "2024-04-10"),
+                 (self.notes, "tps-2025.md", "note-14", "TPS report", "2025-04-09"),
+                 (self.private, "diario.md", "note-99", "Diario", "2025-01-01"),
+                 (self.work, "plan.md", "note-21", "Plan del trimestre", "2025-07-01")]
+        for folder, name, note_id, title, created in notes:
+            store.write_atomic(os.path.join(folder, name),
+                               store.render(note_id, title, created, "…\n"))
+
+    def intro(self):
+        self.title("Roots y Elicitación · demo sobre el cable real")
+        sdk = self.server.config.sdk_version or "desconocida"
+        self.say(f"Servidor de notas escrito solo con la biblioteca estándar; para la guarda del "
+                 f"modo URL simula correr sobre el SDK mcp {sdk} (cámbialo con --sdk-version). "
+                 f"Protocolo: {self.protocol}. Cliente y servidor están en este proceso pero "
+                 "solo se hablan con líneas JSON-RPC: lo que ves tras C→S y S→C es el cable.")
+        self.say("El usuario dio acceso a una sola carpeta, Notas/. Al lado hay Notas-privadas/ "
+                 "(comparte prefijo, pero NO es una root) y Trabajo/ (aún no compartida).")
+        for folder in (self.notes, self.private, self.work):
+            self.listing(folder)
+
+    def connect_main(self):
+        self.title("Conexión")
+        if self.stateless:
+            self.say("En 2026-07-28 no hay initialize: cada petición lleva en _meta la versión y "
+                     "las capacidades del cliente. server/discover es opcional y solo informa.")
+        else:
+            self.say("El cliente declara sus capacidades (roots con listChanged, elicitation en "
+                     "modo formulario y URL). Tras notifications/initialized, el servidor pide "
+                     "roots/list: a partir de ahí sabe qué carpetas puede tocar.")
+        self.user = ScriptedUser(browser=Browser())
+        self.client = self.connect(self.user)
+
+    def happy_path(self):
+        self.title("Escenario 1 · Camino feliz: una sola nota coincide")
+        if self.stateless:
+            self.say("El servidor no puede preguntar por su cuenta: responde input_required "
+                     "pidiendo roots/list dentro del resultado, y el cliente repite la misma "
+                     "llamada con la respuesta y el requestState sellado.")
+        self.say("Solo hay una nota «Lista de la compra» dentro de las roots, así que "
+                 "notes_delete la borra sin preguntar nada.")
+        self.call(self.client, "notes_delete", {"title": "Lista de la compra"})
+        self.listing(self.notes)
+
+    def disambiguation(self):
+        self.title("Escenario 2 · Desambiguación: tres notas «TPS report»")
+        self.say("Adivinar sería peligroso y borrar las tres, catastrófico. El servidor pausa la "
+                 "llamada y envía elicitation/create en modo formulario: note_id (una de las "
+                 "tres, con su fecha) y confirm (booleano), ambos obligatorios.")
+        if self.stateless:
+            self.say("En 2026-07-28 la pregunta viaja dentro de inputRequests y la respuesta "
+                     "vuelve en inputResponses al reintentar.")
+        self.say("Primero el usuario cierra el formulario con «Rechazar» (decline):")
+        self.user.answers.append({"action": "decline"})
+        self.call(self.client, "notes_delete", {"title": "TPS report"})
+        self.say("Después lo descarta sin elegir (cancel), que no es un «no» de negocio sino "
+                 "abandonar la operación:")
+        self.user.answers.append({"action": "cancel"})
+        self.call(self.client, "notes_delete", {"title": "TPS report"})
+        self.listing(self.notes)
+        self.say("Por último elige la de 2024 y marca la confirmación. El servidor vuelve a "
+                 "validar la respuesta (¿era una de las ofrecidas? ¿sigue existiendo?) antes "
+                 "de borrar:")
+        self.user.answers.append({"action": "accept",
+                                  "content": {"note_id": "note-7", "confirm": True}})
+        self.call(self.client, "notes_delete", {"title": "TPS report"})
+        self.listing(self.notes)
+
+    def outside_roots(self):
+        self.title("Escenario 3 · Escritura fuera de las roots")
+        self.say("Notas-privadas/ empieza igual que Notas/, pero la contención se decide por "
+                 "componentes de la ruta real, no por prefijo de texto. Tampoco cuela un «..» "
+                 "codificado como %2e%2e:")
+        self.call(self.client, "notes_write", {"uri": f"file://{self.private}/robo.md",
+                                               "title": "Robo", "body": "x"})
+        self.call(self.client, "notes_write",
+                  {"uri": f"file://{self.notes}/%2e%2e/Notas-privadas/robo.md",
+                   "title": "Robo", "body": "x"})
+        self.listing(self.private)
+        self.say("Dentro de la root, en cambio, escribir funciona (escritura atómica):")
+        self.call(self.client, "notes_write", {"uri": f"file://{self.notes}/ideas.md",
+                                               "title": "Ideas", "body": "…",
+                                               "created": "2025-08-01"})
+
+    def roots_change(self):
+        self.title("Las roots cambian")
+        if self.stateless:
+            self.say("En 2026-07-28 ya no existe notifications/roots/list_changed: las roots "
+                     "son orientativas y se piden en cada llamada que las necesita. Basta con "
+                     "que el cliente responda otra lista la próxima vez:")
+            self.client.set_roots([self.notes, self.work])
+        else:
+            self.say("El usuario comparte también Trabajo/. El cliente envía "
+                     "notifications/roots/list_changed; el servidor vuelve a pedir roots/list "
+                     "y cambia el límite de una sola vez (nunca mitad viejo, mitad nuevo).")
+            self.client.set_roots([self.notes, self.work])
+        self.call(self.client, "notes_list")
+
+    def url_mode(self):
+        self.title("notes_setup · modo URL")
+        self.say("Configurar la sincronización exige autorizar a un tercero: eso es un secreto "
+                 "y nunca va en un formulario. Un cliente que solo declaró elicitation: {} "
+                 "(solo formulario) no recibe nunca una URL, y el servidor tampoco le pide la "
+                 "clave en un formulario: le da instrucciones para hacerlo fuera.")
+        form_only = self.connect(ScriptedUser(), elicitation={})
+        self.call(form_only, "notes_setup")
+        form_only.close()
+        self.say("El cliente principal sí declaró elicitation.url. El servidor lo manda a una "
+                 "página (aquí, una página local en 127.0.0.1 que simula al proveedor). "
+                 "«accept» solo significa «acepto abrirla»: la configuración termina cuando la "
+                 "página se lo confirma al servidor.")
+        if self.stateless:
+            self.say("En 2026-07-28 la petición URL ya no lleva elicitationId ni hay "
+                     "notifications/elicitation/complete: el cliente reintenta cuando el usuario "
+                     "termina, y el servidor consulta su propio registro del flujo.")
+        self.user.answers.append({"action": "accept"})
+        self.call(self.client, "notes_setup")
+
+    def finish(self):
+        self.client.close()
+        self.title("Resumen")
+        self.say("Se borró una nota en el escenario 1, exactamente la elegida en el 2 (y nada "
+                 "al rechazar o cancelar), nada fuera de las roots en el 3, el límite siguió "
+                 "al cambio de roots y la credencial del modo URL se quedó en el servidor. "
+                 "La carpeta temporal se borra ahora.")
+        for folder in (self.notes, self.private, self.work):
+            self.listing(folder)
+
+
+def _abbreviate(value, key=None):
+    if isinstance(value, dict):
+        return {k: _abbreviate(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_abbreviate(v) for v in value]
+    limit = ABBREVIATE.get(key)
+    if isinstance(value, str) and limit and len(value) > limit:
+        return value[:limit] + "…"
+    return value
+
+
+def run(protocol="2025-11-25", sdk_version=None, out=print):
+    with tempfile.TemporaryDirectory(prefix="notas-demo-") as tmp:
+        demo = Demo(os.path.realpath(tmp), protocol, sdk_version, out)
+        try:
+            demo.setup_files()
+            for step in (demo.intro, demo.connect_main, demo.happy_path, demo.disambiguation,
+                         demo.outside_roots, demo.roots_change, demo.url_mode, demo.finish):
+                step()
+        finally:
+            demo.server.close()
+    return 0

@@ -1,0 +1,114 @@
+"""The extension point: how a learner's solution adds to the server without editing code/.
+
+A solution is a Python file (or a folder of them) that creates an `Extension` and registers
+what it brings:
+
+    from extension import Extension
+
+    extension = Extension()
+
+    @extension.tool("notes_archive", description="...", input_schema={...},
+                    annotations={"destructiveHint": True})
+    def notes_archive(ctx, title):              # exercise 2: a new tool
+        ...
+
+    @extension.url_mode_guard                   # exercise 3: may we use URL mode?
+    def allow_url_mode(sdk_version, protocol_version, client_capabilities):
+        ...
+
+    @extension.on_roots_changed                 # exercise 4: re-check open handles
+    def recheck(change):
+        ...
+
+`python3 code/main.py serve --solution PATH` loads it inside the server process; the demo,
+the notebooks and the grader all run solutions that way. A file that fails to load is
+reported (in `initialize` under `_meta`, and on stderr) and the server starts without it.
+
+What a tool receives (`ctx`, see session.ToolContext): `ctx.roots`, `ctx.notes()`,
+`ctx.find_notes(title)`, `ctx.find_note(id)`, `ctx.hold()`, `ctx.handles`,
+`ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
+`ctx.protocol_version`, `ctx.client_capabilities`. It returns `server.ok(text, data)` or a
+string, or raises `server.ToolError(message)`.
+
+A guard receives the simulated SDK version (`--sdk-version`, or the NOTES_SDK_VERSION
+variable), the negotiated protocol version and the client's capabilities, and returns True
+only when URL mode may be used. A roots reaction receives a `server.RootsChange` (old and new
+RootSet, the open handles) and calls `change.revoke(handle)`; the server applies the new roots
+and the revocations together, under one lock, when it returns.
+"""
+
+import os
+import runpy
+import traceback
+
+from server import Tool
+
+
+class Extension:
+    def __init__(self):
+        self.tools = []
+        self.url_guard = None
+        self.roots_reaction = None
+        self.files = []
+        self.errors = {}  # file -> why it did not load
+
+    def tool(self, name, description, input_schema=None, annotations=None, title=None):
+        def register(handler):
+            self.tools.append(Tool(name, description, handler,
+                                   input_schema or {"type": "object", "properties": {}},
+                                   annotations or {}, title=title, origin="solution"))
+            return handler
+        return register
+
+    def url_mode_guard(self, function):
+        self.url_guard = function
+        return function
+
+    def on_roots_changed(self, function):
+        self.roots_reaction = function
+        return function
+
+
+def load(path):
+    """Load a solution file or every .py file in a folder; never raises for learner errors."""
+    if os.path.isdir(path):
+        files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".py"))
+    else:
+        files = [path]
+    merged = Extension()
+    for file in files:
+        name = os.path.basename(file)
+        try:
+            namespace = runpy.run_path(file, run_name="solution")
+        except BaseException as exc:  # SyntaxError, SystemExit, anything: report, go on
+            merged.errors[name] = _describe(exc, file)
+            continue
+        found = [v for v in namespace.values() if isinstance(v, Extension)]
+        if not found:
+            merged.errors[name] = "no define ningún Extension() (extension = Extension())"
+            continue
+        merged.files.append(name)
+        for ext in found:
+            _merge(merged, ext, name)
+    return merged
+
+
+def _merge(merged, ext, name):
+    for tool in ext.tools:
+        tool.origin = name
+        merged.tools.append(tool)
+    for attr in ("url_guard", "roots_reaction"):
+        value = getattr(ext, attr)
+        if value is None:
+            continue
+        if getattr(merged, attr) is not None and getattr(merged, attr) is not value:
+            merged.errors[name] = f"{attr} se registró dos veces"
+        setattr(merged, attr, value)
+
+
+def _describe(exc, file):
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError en la línea {exc.lineno}: {exc.msg}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == file]
+    where = f" (línea {frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}{where}: {exc}"

@@ -1,0 +1,83 @@
+"""Entry point: `python3 code/main.py` runs the demo, `python3 code/main.py serve` the server.
+
+    python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V]
+    python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
+                               [--setup-wait S] [--url-ttl S]
+
+`serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
+roots come from the client; `--root` sets them for clients that do not declare the roots
+capability, and limits them for clients that do. `--sdk-version` (default: the
+NOTES_SDK_VERSION variable, else 2.3.0; an empty value means "unknown") is the SDK version
+this stdlib server pretends to run on: it only feeds the URL-mode guard.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import extension  # noqa: E402
+import session  # noqa: E402
+import wire  # noqa: E402
+from server import SIMULATED_SDK_VERSION, Config, NotesServer  # noqa: E402
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0])
+    parser.add_argument("command", nargs="?", default="demo", choices=("demo", "serve"))
+    parser.add_argument("--protocol", default="2025-11-25",
+                        choices=("2025-11-25", "2026-07-28"), help="demo only")
+    parser.add_argument("--sdk-version",
+                        default=os.environ.get("NOTES_SDK_VERSION", SIMULATED_SDK_VERSION),
+                        help="simulated MCP SDK version for the URL-mode guard")
+    parser.add_argument("--root", action="append", default=[], metavar="DIR")
+    parser.add_argument("--solution", metavar="PATH", help="a learner's solution file or folder")
+    parser.add_argument("--setup-wait", type=float, default=300.0,
+                        help="seconds notes_setup waits for the setup page")
+    parser.add_argument("--url-ttl", type=float, default=600.0,
+                        help="seconds a URL elicitation stays valid")
+    return parser.parse_args(argv)
+
+
+def serve(args):
+    wire_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything else printed (a learner's print()) goes to stderr, not the wire
+    sys.stdout = sys.stderr
+
+    def log(text):
+        print(f"[notas] {text}", file=sys.stderr, flush=True)
+
+    for root in args.root:
+        if not os.path.isdir(root):
+            log(f"--root {root}: not a folder")
+            return 2
+    config = Config(roots=args.root, sdk_version=args.sdk_version or None,
+                    setup_wait=args.setup_wait, url_ttl=args.url_ttl)
+    solution = extension.load(args.solution) if args.solution else None
+    if solution is not None:
+        for file, problem in solution.errors.items():
+            log(f"solution {file} not loaded: {problem}")
+    server = NotesServer(config, solution, log=log)
+    log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
+        f"--root {args.root or 'none'})")
+    try:
+        session.run(server, wire.read_lines(sys.stdin.buffer),
+                    lambda data: (wire_out.write(data), wire_out.flush()))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "serve":
+        return serve(args)
+    import demo
+    return demo.run(protocol=args.protocol, sdk_version=args.sdk_version or None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""URL-mode elicitation: the version guard, the URL policy, and single-use flow records.
+
+URL mode (SEP-1036) sends the user to a web page instead of showing a form, so that secrets
+never cross the MCP client. Three pieces live here:
+
+- `url_mode_allowed`: the guard. URL mode is used only when the SDK the server runs on ships
+  it *and* can negotiate 2025-11-25, the negotiated protocol has it, and the client declared
+  `elicitation.url`. Anything missing or unreadable means no.
+- `url_problems`: HTTPS except on loopback, no look-alike hosts, nothing secret in the URL.
+- `FlowStore`: one record per URL elicitation (an unguessable `elicitationId`, a single-use
+  nonce, the session and provider it belongs to, an expiry). Completing a record stores the
+  credential server-side; it never leaves this module except as "configured: yes/no".
+
+Deliberate simplifications: the "provider" is simulated by a local page (setup_page.py), the
+credential is a random string, and the vault is a dict in memory keyed by the local user.
+"""
+
+import ipaddress
+import re
+import secrets
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+FINAL = 1  # a release sorts after its own pre-releases: (2, 0, 0, 0) < (2, 0, 0, FINAL)
+URL_MODE_SDK = (1, 23, 1, FINAL)   # URL mode shipped in 1.23.0; 1.23.1 negotiates 2025-11-25
+STATELESS_SDK = (2, 0, 0, FINAL)   # the first SDK that speaks 2026-07-28
+URL_MODE_PROTOCOLS = ("2025-11-25", "2026-07-28")
+
+
+def parse_sdk_version(text):
+    """'1.23.1' -> (1, 23, 1, FINAL); '2.0.0b1' -> (2, 0, 0, 0). None if missing or unreadable."""
+    if not isinstance(text, str):
+        return None
+    match = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc|\.dev|-)[0-9a-z.]*)?\s*", text)
+    if not match:
+        return None
+    major, minor, patch = (int(part or 0) for part in match.groups()[:3])
+    return (major, minor, patch, 0 if match.group(4) else FINAL)
+
+
+def url_mode_allowed(sdk_version, protocol_version, client_capabilities):
+    """The reference guard: may this server send a URL-mode elicitation right now?"""
+    version = parse_sdk_version(sdk_version)
+    if version is None or version < URL_MODE_SDK:
+        return False
+    if protocol_version not in URL_MODE_PROTOCOLS:
+        return False
+    if protocol_version == "2026-07-28" and version < STATELESS_SDK:
+        return False
+    elicitation = (client_capabilities or {}).get("elicitation")
+    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+
+
+# -- URL policy -------------------------------------------------------------------------------
+SENSITIVE_QUERY = re.compile(
+    r"token|secret|password|passwd|key|code|session|auth|email|mail|user|name|phone|ssn",
+    re.IGNORECASE)
+
+
+def is_loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def url_problems(url, allowed_params=("elicitation",)):
+    """Everything wrong with sending this URL to a user; an empty list means it is fine."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    problems = []
+    if parts.scheme not in ("https", "http") or not host:
+        problems.append("solo se admiten URLs http(s) con host")
+    elif parts.scheme == "http" and not is_loopback(host):
+        problems.append("HTTP sin cifrar fuera de loopback: usa HTTPS")
+    if parts.username or parts.password:
+        problems.append("la URL lleva credenciales (usuario:clave@)")
+    if any(label.startswith("xn--") for label in host.split(".")):
+        problems.append(f"host en punycode ({host}): puede imitar a otro dominio")
+    elif _mixed_scripts(host):
+        problems.append(f"host con alfabetos mezclados ({host}): puede imitar a otro dominio")
+    for name, _ in parse_qsl(parts.query, keep_blank_values=True):
+        if name not in allowed_params and SENSITIVE_QUERY.search(name):
+            problems.append(f"el parámetro {name!r} podría llevar datos personales o secretos")
+    return problems
+
+
+def _mixed_scripts(host):
+    scripts = set()
+    for char in host:
+        if char.isalpha():
+            name = unicodedata.name(char, "UNKNOWN")
+            scripts.add(name.split(" ")[0])
+    return len(scripts) > 1 or (scripts and scripts != {"LATIN"})
+
+
+# -- flow records -----------------------------------------------------------------------------
+class FlowError(Exception):
+    """A completion attempt that must attach nothing (unknown, used, expired, tampered)."""
+
+
+@dataclass
+class FlowRecord:
+    elicitation_id: str
+    nonce: str
+    session_id: str
+    subject: str
+    provider: str
+    expires_at: float
+    status: str = "pending"  # pending -> completed or denied, once; expiry is checked on use
+    on_complete: object = field(default=None, repr=False)  # e.g. send elicitation/complete
+    done: threading.Event = field(default_factory=threading.Event, repr=False)
+
+
+class FlowStore:
+    """URL elicitation records and the credential vault, both in memory."""
+
+    def __init__(self, ttl_seconds=600.0, clock=time.monotonic):
+        self.ttl = ttl_seconds
+        self.clock = clock
+        self._records = {}
+        self._vault = {}  # (subject, provider) -> credential; never returned to callers
+        self._lock = threading.RLock()
+
+    def start(self, session_id, subject, provider, on_complete=None):
+        record = FlowRecord(elicitation_id=secrets.token_urlsafe(18),
+                            nonce=secrets.token_urlsafe(18), session_id=session_id,
+                            subject=subject, provider=provider,
+                            expires_at=self.clock() + self.ttl, on_complete=on_complete)
+        with self._lock:
+            self._records[record.elicitation_id] = record
+        return record
+
+    def get(self, elicitation_id):
+        with self._lock:
+            return self._records.get(elicitation_id)
+
+    def usable(self, elicitation_id):
+        """The record behind a consent page, or FlowError saying why there is none."""
+        with self._lock:
+            record = self._records.get(elicitation_id)
+        if record is None:
+            raise FlowError("enlace desconocido")
+        if record.status != "pending":
+            raise FlowError("este enlace ya se usó")
+        if self.clock() > record.expires_at:
+            raise FlowError("este enlace caducó")
+        return record
+
+    def complete(self, elicitation_id, nonce, provider, allowed=True):
+        """Consume the record once. On consent the credential is stored here, never handed out;
+        then the session is told (`on_complete`) and anyone waiting is woken."""
+        with self._lock:
+            record = self.usable(elicitation_id)
+            if not secrets.compare_digest(record.nonce.encode(), (nonce or "").encode()):
+                raise FlowError("el estado no coincide (¿enlace manipulado?)")
+            if record.provider != provider:
+                raise FlowError("el proveedor no coincide")
+            record.status = "completed" if allowed else "denied"
+            if allowed:
+                self._vault[(record.subject, provider)] = secrets.token_urlsafe(32)
+        if record.on_complete is not None:
+            record.on_complete(record.elicitation_id)
+        record.done.set()
+        return record
+
+    def is_configured(self, subject, provider):
+        with self._lock:
+            return (subject, provider) in self._vault
