@@ -1,0 +1,91 @@
+"""Pytest fixtures for real-browser tests of the lessons (see lab.py for the helpers).
+
+    def test_journey(jupyter_lab, page, tmp_path):
+        lab = jupyter_lab(tmp_path)           # -> lab.Lab, stopped after the test
+        open_notebook(page, lab, "x.ipynb")
+        run_all(page)
+        screenshot(page, "journey-done")
+
+Tests skip with a clear message when chromium or playwright is missing. On failure, a
+screenshot and the JupyterLab server log are written to tests/artifacts/.
+
+`from lab import ...` works because pytest (default "prepend" import mode) puts this
+folder on sys.path; keep tests/ and tests/browser/ free of __init__.py for that reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lab import ARTIFACTS, CHROMIUM_ARGS, MISSING_CHROMIUM, find_chromium, screenshot, start_lab
+from lab import stop_lab as _stop_lab
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    setattr(item, f"rep_{report.when}", report)  # lets fixtures see if the test failed
+    return report
+
+
+def _failed(request) -> bool:
+    return any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False)
+               for when in ("setup", "call"))
+
+
+def _artifact_name(request, suffix: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{request.node.name}-{suffix}")
+
+
+@pytest.fixture
+def jupyter_lab(request):
+    """Factory: ``jupyter_lab(root_dir) -> Lab``. Every server started is stopped after the test."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed: run `make venv`")
+    labs = []
+
+    def start(root_dir, **kwargs):
+        lab = start_lab(root_dir, **kwargs)
+        labs.append(lab)
+        return lab
+
+    yield start
+    for lab in labs:
+        if _failed(request):
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            (ARTIFACTS / (_artifact_name(request, f"jupyter-{lab.port}") + ".log")).write_text(
+                lab.log())
+        _stop_lab(lab)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Playwright chromium Browser using the Debian chromium binary."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api",
+        reason="the playwright pip package is not installed: run `make venv`",
+    )
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip(MISSING_CHROMIUM)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS,
+                                    headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page (own browser context, 1400x900). Screenshot saved if the test fails."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    if _failed(request):
+        try:
+            screenshot(page, _artifact_name(request, "FAILED"))
+        except Exception:
+            pass
+    context.close()
