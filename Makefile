@@ -1,0 +1,48 @@
+# Developer and CI entry points. Run `make test` on a fresh clone; it needs only python3.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: venv chromium test lab bench lint clean
+
+venv: $(STAMP)
+
+# Reinstall only when requirements.txt changes.
+$(STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -r requirements.txt
+	@touch $@
+
+# Browser tests use Debian's chromium. Never fails: without it those tests skip.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  echo "chromium: $$(command -v chromium)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "chromium missing: installing it with apt-get (about 30 s)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	    || echo "WARNING: apt-get could not install chromium; browser tests will be skipped."; \
+	else \
+	  echo "WARNING: chromium is not installed and cannot be installed here (needs root and apt-get)."; \
+	  echo "         Install it (Debian: apt-get install chromium); browser tests will be skipped."; \
+	fi
+
+test: venv chromium
+	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lab: venv
+	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
+
+bench: venv
+	@if [ -f benchmarks/__main__.py ]; then $(BIN)/python -m benchmarks; \
+	else found=; for f in benchmarks/[!_]*.py; do [ -f "$$f" ] || continue; found=1; \
+	  echo "== $$f"; $(BIN)/python "$$f" || exit 1; done; \
+	  [ -n "$$found" ] || echo "no benchmarks found in benchmarks/"; fi
+
+lint: venv
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +
