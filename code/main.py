@@ -37,6 +37,10 @@ def parse_args(argv):
                         help="seconds notes_setup waits for the setup page")
     parser.add_argument("--url-ttl", type=float, default=600.0,
                         help="seconds a URL elicitation stays valid")
+    parser.add_argument("--state-ttl", type=float, default=600.0,
+                        help="seconds a 2026-07-28 requestState stays valid")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="append every frame, both directions, to FILE (JSON lines)")
     return parser.parse_args(argv)
 
 
@@ -53,7 +57,7 @@ def serve(args):
             log(f"--root {root}: not a folder")
             return 2
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
-                    setup_wait=args.setup_wait, url_ttl=args.url_ttl)
+                    setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl)
     solution = extension.load(args.solution) if args.solution else None
     if solution is not None:
         for file, problem in solution.errors.items():
@@ -61,9 +65,11 @@ def serve(args):
     server = NotesServer(config, solution, log=log)
     log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
         f"--root {args.root or 'none'})")
+    lines, write = wire.read_lines(sys.stdin.buffer), wire_out.write
+    if args.trace:
+        lines, write = wire.traced(lines, write, open(args.trace, "ab", buffering=0))
     try:
-        session.run(server, wire.read_lines(sys.stdin.buffer),
-                    lambda data: (wire_out.write(data), wire_out.flush()))
+        session.run(server, lines, lambda data: (write(data), wire_out.flush()))
     except KeyboardInterrupt:
         pass
     finally:

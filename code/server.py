@@ -150,18 +150,29 @@ class Boundary:
         self.roots = RootSet(source="pending")
         self.handles = Handles()
         self.lock = threading.RLock()          # held by every side effect and every swap
-        self.refreshing = threading.Lock()     # held while roots/list is being re-asked
-        self.ready = threading.Event()         # set once the first RootSet is known
+        self._changed = threading.Condition()
+        self._pending = 1                      # roots re-asks not finished (1: the first one)
         self._inside = threading.local()       # how deep this thread is inside hold()
 
+    def refresh_announced(self):
+        """Called on the reader thread as soon as list_changed arrives, before any later
+        request is read: calls that come after it wait for the new roots."""
+        with self._changed:
+            self._pending += 1
+
+    def refresh_finished(self):
+        with self._changed:
+            self._pending -= 1
+            self._changed.notify_all()
+
     def current(self, timeout):
-        """The RootSet to act on; waits for the first one and for any refresh in flight."""
+        """The RootSet to act on; waits until no roots re-ask is in flight."""
         if getattr(self._inside, "depth", 0):  # inside hold(): the set cannot change now
             return self.roots
-        if not self.ready.wait(timeout) or not self.refreshing.acquire(timeout=timeout):
-            raise ToolError("el cliente no respondió a roots/list a tiempo")
-        self.refreshing.release()
-        return self.roots
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._pending == 0, timeout):
+                raise ToolError("el cliente no respondió a roots/list a tiempo")
+            return self.roots
 
     @contextmanager
     def hold(self, timeout):
@@ -187,7 +198,6 @@ class Boundary:
             for handle, reason in revoked:
                 self.handles.revoke(handle, reason)
             self.roots = new_roots
-        self.ready.set()
 
 
 # -- the server ------------------------------------------------------------------------------

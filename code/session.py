@@ -226,6 +226,8 @@ class Session:
         self.protocol_version = None  # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
         self.client_info = {}
+        self._initialized = False
+        self._refresh_order = threading.Lock()  # one roots/list at a time, answers in order
         self.sealer = Sealer(ttl_seconds=server.config.state_ttl)
 
     def attach(self, connection):
@@ -261,9 +263,11 @@ class Session:
         raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found: {method}")
 
     def _notification(self, method):
-        if method == "notifications/initialized":
-            self._start(self.refresh_roots)
-        elif method == "notifications/roots/list_changed" and self.protocol_version:
+        if method == "notifications/initialized" and not self._initialized:
+            self._initialized = True
+            self._start(self.refresh_roots)  # the first fetch, already counted as pending
+        elif method == "notifications/roots/list_changed" and self._initialized:
+            self.boundary.refresh_announced()
             self._start(self.refresh_roots)
         return None  # cancelled and unknown notifications: nothing to do
 
@@ -304,21 +308,24 @@ class Session:
 
     def refresh_roots(self):
         """Ask roots/list and swap the boundary; on any failure, fail closed (no roots)."""
+        try:
+            with self._refresh_order:
+                self.boundary.swap(self._fetch_roots(), self.server.roots_reaction,
+                                   self.server.log)
+        finally:
+            self.boundary.refresh_finished()
+
+    def _fetch_roots(self):
         configured = self.server.config.configured_roots()
         if not isinstance(self.client_capabilities.get("roots"), dict):
-            self.boundary.swap(configured or RootSet(source="none"),
-                               self.server.roots_reaction, self.server.log)
-            return
-        with self.boundary.refreshing:
-            try:
-                result = self.conn.request("roots/list",
-                                           timeout=self.server.config.roots_timeout)
-                new = RootSet.from_list_result(result)
-                new = new.intersect(configured) if configured else new
-            except (wire.RpcError, wire.ConnectionClosed, TimeoutError, RootError) as exc:
-                self.server.log(f"roots/list failed ({exc}); allowing no folder until it works")
-                new = RootSet(source="error")
-            self.boundary.swap(new, self.server.roots_reaction, self.server.log)
+            return configured or RootSet(source="none")
+        try:
+            result = self.conn.request("roots/list", timeout=self.server.config.roots_timeout)
+            new = RootSet.from_list_result(result)
+        except (wire.RpcError, wire.ConnectionClosed, TimeoutError, RootError) as exc:
+            self.server.log(f"roots/list failed ({exc}); allowing no folder until it works")
+            return RootSet(source="error")
+        return new.intersect(configured) if configured else new
 
     # -- 2026-07-28 ----------------------------------------------------------------------
     def _stateless(self, method, params, meta):

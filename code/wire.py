@@ -252,3 +252,24 @@ def read_lines(stream, limit=MAX_LINE_BYTES):
             while (rest := stream.readline(limit + 1)) and not rest.endswith(b"\n"):
                 pass
         yield line
+
+
+def traced(lines, write, trace):
+    """Wrap a line source and a writer so both directions are copied to `trace`, one JSON
+    object per line: {"dir": "in"|"out", "frame": <the line as text>}. Off by default."""
+    lock = threading.Lock()
+
+    def record(direction, data):
+        entry = {"dir": direction, "frame": data.decode("utf-8", "replace").rstrip("\n")}
+        with lock:
+            trace.write(encode(entry))
+
+    def traced_lines():
+        for line in lines:
+            record("in", line)
+            yield line
+
+    def traced_write(data):
+        record("out", data)
+        write(data)
+    return traced_lines(), traced_write
