@@ -1,0 +1,78 @@
+"""Drive `serve` with the official `mcp` SDK client over stdio (both revisions)."""
+
+import warnings
+from contextlib import asynccontextmanager
+
+import mcp.types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from server_support import CODE, serve_argv
+
+warnings.simplefilter("ignore", MCPDeprecationWarning)
+
+
+class Answers:
+    """Scripted answers for the SDK elicitation callback; records every request it saw."""
+
+    def __init__(self, *answers, on_url=None):
+        self.answers = list(answers)
+        self.seen = []
+        self.on_url = on_url
+
+    async def __call__(self, ctx, params):
+        self.seen.append(params)
+        if isinstance(params, types.ElicitRequestURLParams) and self.on_url:
+            self.on_url(params)
+        answer = self.answers.pop(0) if self.answers else {"action": "cancel"}
+        return types.ElicitResult(**answer)
+
+
+class Roots:
+    """A mutable roots list for the SDK roots callback."""
+
+    def __init__(self, *folders):
+        self.folders = list(folders)
+        self.asked = 0
+
+    async def __call__(self, ctx):
+        self.asked += 1
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{f}", name=f.name)
+                                            for f in self.folders])
+
+
+@asynccontextmanager
+async def sdk_client(*serve_args, trace=None, mode="legacy", roots=None, answers=None,
+                     form_only=False, messages=None):
+    """An entered SDK Client talking to `python3 code/main.py serve` over stdio."""
+    params = StdioServerParameters(command=serve_argv()[0],
+                                   args=serve_argv(*serve_args, trace=trace)[1:], cwd=str(CODE))
+
+    async def on_message(message):
+        if messages is not None:
+            messages.append(message)
+
+    client = Client(params, mode=mode, list_roots_callback=roots, elicitation_callback=answers,
+                    message_handler=on_message, read_timeout_seconds=30)
+    if form_only:
+        _declare_form_only(client)
+    async with client:
+        yield client
+
+
+def _declare_form_only(client):
+    """The SDK always declares form and url once there is a callback; shrink it to form only."""
+    build = client._build_session
+
+    async def build_form_only(exit_stack):
+        session = await build(exit_stack)
+        full = ClientSession._build_capabilities.__get__(session)
+        session._build_capabilities = lambda version: full(version).model_copy(update={
+            "elicitation": types.ElicitationCapability(form=types.FormElicitationCapability())})
+        return session
+    client._build_session = build_form_only
+
+
+def text(result):
+    return result.content[0].text
