@@ -14,6 +14,7 @@ no sampling, no progress, no cancellation.
 """
 
 import json
+import os
 import re
 import subprocess
 import threading
@@ -187,6 +188,7 @@ class Client:
 
 
 def _as_uri(root):
+    root = os.fspath(root)
     return root if root.startswith("file:") else path_to_uri(root)
 
 

@@ -184,8 +184,8 @@ class Connection:
             future.set_exception(ConnectionClosed("the client went away"))
 
     def _resolve(self, msg):
-        with self._lock:
-            future = self._pending.get(msg["id"])
+        with self._lock:  # whoever takes a future out of _pending is the one who completes it
+            future = self._pending.pop(msg["id"], None)
         if future is None:
             self._log(f"ignored a response to unknown id {msg['id']!r}")
         elif "error" in msg:

@@ -1,0 +1,85 @@
+"""The demo: stdlib only, the real wire, in Spanish, fast, and it leaves nothing behind."""
+
+import ast
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from server_support import CODE, MAIN
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def run_demo(*args, python=sys.executable, env=None):
+    return subprocess.run([python, "-I", "-S", MAIN, *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def leftovers():
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "notas-demo-*")))
+
+
+@pytest.mark.parametrize("args", [(), ("demo",), ("--protocol", "2026-07-28")])
+def test_demo_runs_isolated_without_site_packages_and_exits_zero(args):
+    before = leftovers()
+    done = run_demo(*args)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert leftovers() == before
+
+
+@pytest.mark.skipif(not os.access(DEBIAN_PYTHON, os.X_OK), reason="no system python3 here")
+def test_demo_runs_on_the_system_python_with_nothing_installed():
+    assert run_demo(python=DEBIAN_PYTHON).returncode == 0
+
+
+def test_demo_shows_the_three_scenarios_on_the_wire_in_spanish():
+    out = run_demo().stdout
+    for heading in ("Escenario 1 · Camino feliz", "Escenario 2 · Desambiguación",
+                    "Escenario 3 · Escritura fuera de las roots", "Las roots cambian",
+                    "modo URL"):
+        assert heading in out
+    for frame in ('"method": "initialize"', '"method": "roots/list"',
+                  '"method": "elicitation/create"', '"mode": "form"', '"action": "decline"',
+                  '"action": "cancel"', '"method": "notifications/roots/list_changed"',
+                  '"mode": "url"', '"method": "notifications/elicitation/complete"'):
+        assert frame in out, frame
+    assert "SDK mcp 2.3.0" in out
+
+
+def test_demo_deletes_exactly_the_chosen_note_and_writes_nothing_outside():
+    out = run_demo().stdout
+    assert "Borrada la nota note-7 (TPS report, 2024-04-10)" in out
+    assert out.count("« ✓ No se borró nada") == 2
+    assert out.count("« ✗ No escribí nada") == 2
+    assert out.rstrip().endswith("📁 Trabajo/: plan.md")
+    assert "📁 Notas-privadas/: diario.md\n" in out
+    assert "📁 Notas/: ideas.md, tps-2023.md, tps-2025.md" in out
+
+
+def test_stateless_demo_shows_input_required_and_no_list_changed():
+    out = run_demo("--protocol", "2026-07-28").stdout
+    assert '"resultType": "input_required"' in out and '"inputResponses"' in out
+    assert "notifications/roots/list_changed\"" not in out.split("Las roots cambian")[1]
+    assert "elicitationId" not in out.split("modo URL")[1]
+
+
+def test_demo_says_which_sdk_version_it_simulates():
+    out = run_demo("--sdk-version", "1.22.0").stdout
+    assert "SDK mcp 1.22.0" in out
+    assert '"mode": "url"' not in out  # too old for URL mode: the guard says no
+
+
+def test_code_imports_nothing_outside_the_standard_library():
+    local = {path.stem for path in CODE.glob("*.py")}
+    for path in CODE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top in local, f"{path.name}: {name}"
