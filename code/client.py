@@ -19,7 +19,6 @@ import re
 import subprocess
 import threading
 import urllib.parse
-import urllib.request
 
 import wire
 from roots import path_to_uri
@@ -221,17 +220,24 @@ class Browser:
         self.pages = []
 
     def visit(self, url):
-        with urllib.request.urlopen(url, timeout=10) as response:
-            page = response.read().decode()
+        import http.client  # loaded only when a page is opened
+        parts = urllib.parse.urlsplit(url)
+        page = self._exchange(http.client.HTTPConnection(parts.hostname, parts.port, timeout=10),
+                              "GET", f"{parts.path}?{parts.query}")
         fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', page))
         fields["decision"] = self.decision
-        data = urllib.parse.urlencode(fields).encode()
-        target = urllib.parse.urljoin(url, "/connect")
+        self.pages.append(self._exchange(
+            http.client.HTTPConnection(parts.hostname, parts.port, timeout=10), "POST",
+            "/connect", urllib.parse.urlencode(fields)))
+
+    @staticmethod
+    def _exchange(connection, method, path, body=None):
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
         try:
-            with urllib.request.urlopen(target, data=data, timeout=10) as response:
-                self.pages.append(response.read().decode())
-        except urllib.error.HTTPError as exc:
-            self.pages.append(exc.read().decode())
+            connection.request(method, path, body=body, headers=headers)
+            return connection.getresponse().read().decode()
+        finally:
+            connection.close()
 
 
 # -- transports --------------------------------------------------------------------------------

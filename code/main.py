@@ -17,7 +17,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import extension  # noqa: E402
 import session  # noqa: E402
 import wire  # noqa: E402
 from server import SIMULATED_SDK_VERSION, Config, NotesServer  # noqa: E402
@@ -58,7 +57,10 @@ def serve(args):
             return 2
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl)
-    solution = extension.load(args.solution) if args.solution else None
+    solution = None
+    if args.solution:
+        import extension
+        solution = extension.load(args.solution)
     if solution is not None:
         for file, problem in solution.errors.items():
             log(f"solution {file} not loaded: {problem}")

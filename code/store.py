@@ -13,8 +13,9 @@ is never half-written; deletes are a single unlink; archiving is a single rename
 root's `.archive/` folder that refuses to overwrite. Nothing here decides *whether* a path is
 allowed: callers pass paths that the roots already approved (see server.Boundary).
 
-Deliberate simplifications: notes are found by walking the roots on every listing (fine for
-hundreds of notes), and an open handle is a plain read-only file descriptor.
+Deliberate simplifications: notes are found by walking the roots on every listing (a stat
+per file; a file is parsed again only when its inode, size or mtime changed), and an open
+handle is a plain read-only file descriptor.
 """
 
 import datetime
@@ -80,17 +81,52 @@ def scan(rootset):
     """Every note inside the roots. Symlinks that lead outside a root are skipped."""
     notes = []
     for root in rootset.roots:
-        for folder, dirs, files in os.walk(root.path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if not name.endswith(SUFFIX) or name.startswith("."):
-                    continue
-                path = os.path.realpath(os.path.join(folder, name))
-                if rootset.contains(path):
-                    note = read_note(path)
-                    if note is not None:
-                        notes.append(note)
+        _walk(root.path, rootset, notes)
     return sorted(notes, key=lambda n: (n.title.lower(), n.created, n.id))
+
+
+def _walk(folder, rootset, notes):
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):  # symlinked folders are not followed
+            _walk(entry.path, rootset, notes)
+        elif entry.name.endswith(SUFFIX):
+            path = entry.path
+            if entry.is_symlink():  # only a symlink can lead outside: resolve and re-check
+                path = os.path.realpath(path)
+                if not rootset.contains(path):
+                    continue
+            note = _read_cached(path)
+            if note is not None:
+                notes.append(note)
+
+
+_parsed = {}  # path -> (stat stamp, Note or None): unchanged files are not read again
+
+
+def _read_cached(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat_is_file(st):
+        return None
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    cached = _parsed.get(path)
+    if cached is None or cached[0] != stamp:
+        if len(_parsed) > 50_000:
+            _parsed.clear()
+        cached = _parsed[path] = (stamp, read_note(path))
+    return cached[1]
+
+
+def stat_is_file(st):
+    return (st.st_mode & 0o170000) == 0o100000
 
 
 def valid_date(text):

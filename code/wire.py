@@ -14,8 +14,6 @@ import json
 import queue
 import sys
 import threading
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -52,6 +50,29 @@ class Reply:
 
 class ConnectionClosed(Exception):
     """The other side went away while we waited for its answer."""
+
+
+class _Slot:
+    """Where the answer to one of our requests lands: a result or an exception."""
+
+    def __init__(self):
+        self._done = threading.Event()
+        self._result = self._error = None
+
+    def set_result(self, result):
+        self._result = result
+        self._done.set()
+
+    def set_exception(self, error):
+        self._error = error
+        self._done.set()
+
+    def result(self, timeout):
+        if not self._done.wait(timeout):
+            raise TimeoutError
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def valid_id(value):
@@ -114,7 +135,7 @@ class Connection:
         self._blocking = blocking
         self._log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self._lock = threading.Lock()
-        self._pending = {}  # our request id -> Future
+        self._pending = {}  # our request id -> _Slot
         self._next_id = 0
         self.closed = False
 
@@ -134,7 +155,7 @@ class Connection:
 
     def request(self, method, params=None, timeout=None):
         """Send a request and wait for its result; an error response raises RpcError."""
-        future = Future()
+        future = _Slot()
         with self._lock:
             self._next_id += 1
             msg_id = self._next_id
@@ -145,7 +166,7 @@ class Connection:
         try:
             self.send(msg)
             return future.result(timeout)
-        except FutureTimeout:
+        except TimeoutError:
             raise TimeoutError(f"no answer to {method} within {timeout} s") from None
         finally:
             with self._lock:

@@ -1,0 +1,170 @@
+"""Benchmark: the stdlib `serve` against the SDK's own MCPServer, side by side, same run.
+
+Both servers run as stdio subprocesses driven by the official SDK client (2025-11-25,
+`mode="legacy"`) and expose a tool named `notes_list` that does the same work: scan the same
+notes folder inside the client's roots (both ask roots/list once). We time N round trips of
+`notes_list` against each, alternating rounds so machine noise hits both alike, and print the
+time per call as a ratio. Goal: serve costs at most half of MCPServer per call.
+
+A third process sets the floor: a trivial stdlib responder that returns serve's exact result
+and declares serve's exact outputSchema. Whatever it costs is the SDK client's own work (JSON
+parsing, pydantic models, and re-validating structuredContent against outputSchema on every
+call), paid equally by both servers. The second ratio compares what each server adds above it.
+
+It also times the whole demo against a bare interpreter start of the same interpreter with
+the same flags (`python -c pass`), as a learner runs it and isolated (`-I -S`).
+
+Not a test: numbers on a shared 2-core machine are noisy, so nothing here asserts.
+"""
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import mcp.types as types
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+warnings.simplefilter("ignore", MCPDeprecationWarning)
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = ROOT / "code" / "main.py"
+CALLS, ROUNDS = 200, 5
+
+SDK_SERVER = '''
+import sys, warnings
+sys.path.insert(0, {code!r})
+warnings.simplefilter("ignore")
+import store
+from roots import RootSet
+from pydantic import BaseModel
+from mcp.server.mcpserver import MCPServer, Context
+server = MCPServer("notas-sdk")
+cache = {{}}
+
+class Note(BaseModel):
+    id: str
+    title: str
+    created: str
+    uri: str
+
+class Listing(BaseModel):
+    notes: list[Note]
+
+@server.tool(name="notes_list")
+async def notes_list(ctx: Context) -> Listing:
+    if "roots" not in cache:
+        result = await ctx.session.list_roots()
+        cache["roots"] = RootSet.from_list_result(result.model_dump(mode="json"))
+    return Listing(notes=[Note(**n.summary()) for n in store.scan(cache["roots"])])
+
+server.run("stdio")
+'''
+
+
+TRIVIAL_SERVER = '''
+import json, sys
+tool, payload = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    result = {"initialize": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                             "serverInfo": {"name": "trivial", "version": "0"}},
+              "tools/list": {"tools": [tool]}, "tools/call": payload}.get(msg["method"], {})
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+'''
+
+
+def make_notes(folder):
+    sys.path.insert(0, str(ROOT / "code"))
+    import store
+    for i in range(20):
+        store.write_atomic(os.path.join(folder, f"n{i}.md"),
+                           store.render(f"note-{i}", f"Nota {i}", "2025-01-01", "x" * 200))
+
+
+async def time_calls(params, roots_uri):
+    async def roots(ctx):
+        return types.ListRootsResult(roots=[types.Root(uri=roots_uri)])
+
+    async with Client(params, mode="legacy", list_roots_callback=roots) as client:
+        await client.call_tool("notes_list", {})  # warm-up: roots fetched, caches filled
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            result = await client.call_tool("notes_list", {})
+            assert not result.is_error and len(result.structured_content["notes"]) == 20
+        return (time.perf_counter() - start) / CALLS
+
+
+async def serve_reply(params, roots_uri):
+    """serve's notes_list tool description and one of its results, as raw JSON."""
+    async def roots(ctx):
+        return types.ListRootsResult(roots=[types.Root(uri=roots_uri)])
+
+    async with Client(params, mode="legacy", list_roots_callback=roots) as client:
+        tool = next(t for t in (await client.list_tools()).tools if t.name == "notes_list")
+        result = await client.call_tool("notes_list", {})
+    dump = {"by_alias": True, "mode": "json", "exclude_none": True}
+    payload = result.model_dump(**dump)
+    payload.pop("resultType", None)
+    return tool.model_dump(**dump), payload
+
+
+def bare_start(args):
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *args], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        notes = os.path.join(tmp, "Notas")
+        os.mkdir(notes)
+        make_notes(notes)
+        sdk_script = os.path.join(tmp, "sdk_server.py")
+        Path(sdk_script).write_text(SDK_SERVER.format(code=str(ROOT / "code")))
+        uri = f"file://{notes}"
+        servers = {
+            "serve": StdioServerParameters(command=sys.executable,
+                                           args=["-I", str(MAIN), "serve"]),
+            "MCPServer": StdioServerParameters(command=sys.executable, args=[sdk_script])}
+        tool, payload = asyncio.run(serve_reply(servers["serve"], uri))
+        trivial_script = os.path.join(tmp, "trivial_server.py")
+        Path(trivial_script).write_text(TRIVIAL_SERVER)
+        servers["floor"] = StdioServerParameters(
+            command=sys.executable,
+            args=["-I", trivial_script, json.dumps(tool), json.dumps(payload)])
+        timings = {name: [] for name in servers}
+        for _ in range(ROUNDS):
+            for name, params in servers.items():
+                timings[name].append(asyncio.run(time_calls(params, uri)))
+    per_call = {name: statistics.median(values) for name, values in timings.items()}
+    print(f"notes_list round trips through the SDK client ({ROUNDS} rounds x {CALLS} calls, "
+          "median per call):")
+    for name, seconds in per_call.items():
+        print(f"  {name:10s} {seconds * 1e3:7.3f} ms/call  ({1 / seconds:7.0f} calls/s)")
+    ratio = per_call["serve"] / per_call["MCPServer"]
+    print(f"  serve / MCPServer time per call = {ratio:.2f}  (goal: <= 0.50)")
+    floor = per_call["floor"]
+    own = {name: max(per_call[name] - floor, 1e-9) for name in ("serve", "MCPServer")}
+    print(f"  above the SDK client's own floor ({floor * 1e3:.3f} ms/call): serve adds "
+          f"{own['serve'] * 1e3:.3f} ms, MCPServer adds {own['MCPServer'] * 1e3:.3f} ms, "
+          f"ratio {own['serve'] / own['MCPServer']:.2f}")
+
+    for label, flags in (("as a learner runs it", []), ("isolated, -I -S", ["-I", "-S"])):
+        bare = statistics.median(bare_start([*flags, "-c", "pass"]) for _ in range(10))
+        demo = statistics.median(bare_start([*flags, str(MAIN)]) for _ in range(10))
+        print(f"demo ({label}): {demo * 1e3:.0f} ms vs a bare interpreter start "
+              f"{bare * 1e3:.0f} ms = {demo / bare:.1f} start-ups")
+
+
+if __name__ == "__main__":
+    main()
