@@ -24,7 +24,7 @@ what it brings:
 the notebooks and the grader all run solutions that way. A file that fails to load is
 reported (in `initialize` under `_meta`, and on stderr) and the server starts without it.
 
-What a tool receives (`ctx`, see session.ToolContext): `ctx.roots`, `ctx.notes()`,
+What a tool receives (`ctx`, see context.py): `ctx.roots`, `ctx.notes()`,
 `ctx.find_notes(title)`, `ctx.find_note(id)`, `ctx.hold()`, `ctx.handles`,
 `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
 `ctx.protocol_version`, `ctx.client_capabilities`. It returns `server.ok(text, data)` or a
