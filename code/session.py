@@ -36,7 +36,6 @@ from server import (
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
@@ -51,7 +50,6 @@ class Session:
         self.boundary = Boundary()
         self.protocol_version = None  # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
-        self.client_info = {}
         self._initialized = False
         self._refresh_order = threading.Lock()  # one roots/list at a time, answers in order
         self.sealer = Sealer(ttl_seconds=server.config.state_ttl)
@@ -114,8 +112,6 @@ class Session:
         self.protocol_version = requested if requested in HANDSHAKE_VERSIONS \
             else HANDSHAKE_VERSIONS[0]
         self.client_capabilities = capabilities
-        self.client_info = params.get("clientInfo") if isinstance(params.get("clientInfo"),
-                                                                  dict) else {}
         result = {"protocolVersion": self.protocol_version,
                   "capabilities": self.server.capabilities(), "serverInfo": SERVER_INFO,
                   "instructions": INSTRUCTIONS}
