@@ -1,0 +1,1 @@
+"""The hidden grading tests (pytest), run by grader.runner against one submission."""

@@ -1,0 +1,398 @@
+"""Inside the sandbox: build it, then fork one notes server per request of the grader.
+
+Run by the grader (never imported by it) as
+
+    /usr/bin/python3 -I grader/zygote.py CONFIG_JSON      (the control socket is an open fd)
+
+Stdlib only, single-threaded (it forks). What it does, depending on `config["mode"]`:
+
+- "root" (the grader runs as root on Linux): new mount, network, PID, IPC and UTS namespaces;
+  a tmpfs becomes the new root with read-only binds of /usr (and /lib*), the server code and
+  this learner's solution, and a few device files; `lo` is brought up; then it forks the
+  "zygote" (PID 1 of the new PID namespace), which chroots into that tree. Servers are forked
+  from the zygote and drop to the unprivileged `uid` before any learner code runs.
+- "userns" (not root, unprivileged user namespaces allowed): the same tree inside a new user
+  namespace; servers drop every capability instead of changing uid.
+- "plain": no namespaces; servers only get a new session, rlimits and a minimal environment.
+
+The zygote imports the server modules once, runs no learner code itself, and answers small
+JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
+the message), `browse` (fork a one-shot HTTP helper inside the sandbox's network namespace, so
+the grader can "open" the setup page that listens on the sandbox's own 127.0.0.1), `kill`,
+`status`, `sweep` (kill every process of the sandbox but the zygote) and `quit`. When the
+zygote dies, the kernel kills everything left in its PID namespace.
+
+Deliberate simplifications: no seccomp filter and no cgroup; the memory cap is RLIMIT_AS per
+process; the tmpfs size caps the disk the learner can fill.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import time
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+INNER = "/sandbox"
+DEVICES = ("null", "zero", "random", "urandom")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def mount(source, target, fstype, flags, data=None):
+    _check(_libc.mount(source and source.encode(), target.encode(),
+                       fstype and fstype.encode(), ctypes.c_ulong(flags),
+                       data and data.encode()), f"mount {target}")
+
+
+def prctl(option, value):
+    _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl {option}")
+
+
+def drop_capabilities():
+    """capset(2) with empty sets: what a userns server does instead of changing uid."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)   # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.capset(header, data), "capset")
+
+
+# -- building the sandbox (runs as the launcher, before the fork) ------------------------------
+def build(cfg):
+    """Enter new namespaces and lay out the new root at cfg["root"]; returns what worked."""
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
+    if cfg["mode"] == "userns":
+        flags |= CLONE_NEWUSER
+    _check(_libc.unshare(flags), "unshare")
+    if cfg["mode"] == "userns":
+        uid, gid = cfg["host_uid"], cfg["host_gid"]
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                           ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = cfg["root"]
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={cfg['disk_mib']}m,nr_inodes=20000,mode=0755")
+    for name in ("usr", "etc", "dev", "tmp", "sandbox/code", "sandbox/solution",
+                 "sandbox/work", "sandbox/data"):
+        os.makedirs(os.path.join(root, name), exist_ok=True)
+    os.chmod(os.path.join(root, "tmp"), 0o1777)
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = "/" + name
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), os.path.join(root, name))
+        elif os.path.isdir(host):
+            os.mkdir(os.path.join(root, name))
+            bind(host, os.path.join(root, name), cfg)
+    bind("/usr", os.path.join(root, "usr"), cfg)
+    bind(cfg["code"], os.path.join(root, "sandbox/code"), cfg)
+    bind(cfg["solution"], os.path.join(root, "sandbox/solution"), cfg)
+    files = [("/etc/ld.so.cache", "etc/ld.so.cache")]
+    files += [(f"/dev/{name}", f"dev/{name}") for name in DEVICES]
+    for host, inner in files:
+        if os.path.exists(host):
+            open(os.path.join(root, inner), "w").close()
+            mount(host, os.path.join(root, inner), None, MS_BIND)
+    uid = cfg["uid"] if cfg["mode"] == "root" else cfg["host_uid"]
+    for name, text in (("etc/passwd", f"root:x:0:0::/:/bin/false\n"
+                                      f"alumno:x:{uid}:{uid}::{INNER}/work:/bin/false\n"),
+                       ("etc/group", f"root:x:0:\nalumno:x:{uid}:\n"),
+                       ("etc/nsswitch.conf", "passwd: files\ngroup: files\n")):
+        with open(os.path.join(root, name), "w") as handle:
+            handle.write(text)
+    if cfg["mode"] == "root":
+        for name in ("sandbox/work", "sandbox/data", "tmp"):
+            os.chown(os.path.join(root, name), cfg["uid"], cfg["uid"])
+    loopback_up()
+
+
+def bind(source, target, cfg):
+    mount(source, target, None, MS_BIND | MS_REC)
+    try:
+        mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    except OSError:
+        if cfg["mode"] == "root":  # in a user namespace locked flags may refuse; not as root
+            raise
+
+
+def loopback_up():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        import fcntl
+        flags = struct.unpack("16sH", fcntl.ioctl(sock, SIOCGIFFLAGS,
+                                                  struct.pack("16sH14x", b"lo", 0))[:18])[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
+
+
+# -- the zygote ---------------------------------------------------------------------------------
+class Zygote:
+    def __init__(self, cfg, ctl):
+        self.cfg, self.ctl = cfg, ctl
+        self.children = {}   # pid -> exit status (None while running)
+        self.isolated = cfg["mode"] in ("root", "userns")
+
+    def serve(self):
+        while True:
+            try:
+                msg, fds, _, _ = socket.recv_fds(self.ctl, 65536, 8)
+            except OSError:
+                break
+            if not msg:
+                break
+            self.reap()
+            try:
+                request = json.loads(msg)
+                reply = getattr(self, "op_" + request["op"])(request, fds)
+            except Exception as exc:  # a malformed command is answered, never fatal
+                reply = {"error": f"{type(exc).__name__}: {exc}"}
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            if reply is None:
+                break
+            self.ctl.send(json.dumps(reply).encode())
+        self.op_sweep({}, [])
+
+    def reap(self):
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.children:
+                self.children[pid] = os.waitstatus_to_exitcode(status)
+
+    # commands
+    def op_spawn(self, request, fds):
+        pid = self._fork(fds, lambda: self._run_server(request["argv"]), learner=True)
+        return {"pid": pid}
+
+    def op_browse(self, request, fds):
+        pid = self._fork(fds[:1], lambda: _browse(request, fds[0]), learner=False,
+                         stdio=False)
+        return {"pid": pid}
+
+    def op_kill(self, request, fds):
+        pid = request["pid"]
+        if pid in self.children and self.children[pid] is None:
+            for target in (-pid, pid):  # its process group, then itself
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+        return {"ok": True}
+
+    def op_status(self, request, fds):
+        deadline = time.monotonic() + float(request.get("wait", 0))
+        pid = request["pid"]
+        while True:
+            self.reap()
+            status = self.children.get(pid)
+            if status is not None or time.monotonic() >= deadline:
+                return {"exit": status}
+            time.sleep(0.005)
+
+    def op_sweep(self, request, fds):
+        if self.isolated:  # PID 1 of its own namespace: -1 means "everyone here but me"
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        else:
+            for pid, status in self.children.items():
+                if status is None:
+                    for target in (-pid, pid):
+                        try:
+                            os.kill(target, signal.SIGKILL)
+                        except OSError:
+                            pass
+        deadline = time.monotonic() + 2
+        while any(s is None for s in self.children.values()) and time.monotonic() < deadline:
+            self.reap()
+            time.sleep(0.002)
+        return {"ok": True}
+
+    def op_quit(self, request, fds):
+        return None
+
+    # forking
+    def _fork(self, fds, body, learner, stdio=True):
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid:
+            self.children[pid] = None
+            return pid
+        code = 70
+        try:
+            self.ctl.close()
+            os.setsid()
+            if stdio:
+                for target, fd in zip((0, 1, 2), fds, strict=True):
+                    os.dup2(fd, target)
+                keep = {0, 1, 2}
+            else:
+                os.dup2(os.open("/dev/null", os.O_RDWR), 0)
+                keep = {0, 1, 2, fds[0]}
+            low = 3
+            for fd in sorted(keep | {1024}):
+                if fd >= low:
+                    os.closerange(low, fd)
+                    low = fd + 1
+            self._confine(learner)
+            code = body()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException as exc:
+            try:
+                os.write(2, f"[sandbox] {type(exc).__name__}: {exc}\n".encode())
+            except OSError:
+                pass
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:
+                    pass
+            os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
+
+    def _confine(self, learner):
+        cfg = self.cfg
+        if cfg["mode"] == "root" or cfg.get("drop_uid"):
+            uid = cfg["uid"] if learner else cfg["helper_uid"]
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        elif cfg["mode"] == "userns":
+            drop_capabilities()
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        if self.isolated:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        limits = cfg["limits"]
+        for name, value in (("RLIMIT_AS", limits["memory_mib"] << 20),
+                            ("RLIMIT_FSIZE", limits["file_mib"] << 20),
+                            ("RLIMIT_NOFILE", limits["files_open"]),
+                            ("RLIMIT_CORE", 0)):
+            resource.setrlimit(getattr(resource, name), (value, value))
+        cpu = limits["cpu_s"]
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        if cfg["mode"] == "root" or cfg.get("drop_uid"):  # per uid: only a private uid works
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
+        os.chdir(cfg["work"])
+        os.umask(0o022)
+        os.environ.clear()
+        os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work"], "LANG": "C",
+                           "PYTHONIOENCODING": "utf-8"})
+
+    def _run_server(self, argv):
+        import main
+        sys.argv = ["main.py", *argv]
+        return main.main(argv)
+
+
+def _browse(request, fd):
+    """One HTTP request to the setup page, from inside the sandbox; JSON result on `fd`."""
+    import http.client
+    from urllib.parse import urlsplit
+    parts = urlsplit(request["url"])
+    result = {}
+    try:
+        if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
+            raise ValueError("only http://127.0.0.1 pages can be opened here")
+        conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=10)
+        body = request.get("data")
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
+        path = parts.path + ("?" + parts.query if parts.query else "")
+        conn.request(request.get("method", "GET"), path, body=body, headers=headers)
+        response = conn.getresponse()
+        result = {"status": response.status,
+                  "body": response.read(65536).decode("utf-8", "replace")}
+        conn.close()
+    except Exception as exc:
+        result = {"error": f"{type(exc).__name__}: {exc}"}
+    data = json.dumps(result).encode()
+    while data:
+        data = data[os.write(fd, data):]
+    return 0
+
+
+def warm_up(cfg):
+    """Run the server's start-up paths once on trusted input, so forks start warm."""
+    import extension
+    import main as server_main
+    server_main.parse_args(["serve"])
+    path = os.path.join(cfg["work"], ".warm-up.py")
+    with open(path, "w") as handle:
+        handle.write("from extension import Extension\nextension = Extension()\n")
+    try:
+        extension.load(path)
+    finally:
+        os.unlink(path)
+
+
+# -- entry point --------------------------------------------------------------------------------
+def main():
+    cfg = json.loads(sys.argv[1])
+    ctl = socket.socket(fileno=cfg["ctl_fd"])
+    problem = None
+    if cfg["mode"] in ("root", "userns"):
+        try:
+            build(cfg)
+        except OSError as exc:
+            problem = str(exc)
+    if problem is None and cfg["mode"] in ("root", "userns"):
+        pid = os.fork()  # the child is PID 1 of the new PID namespace
+        if pid:
+            ctl.close()
+            while True:
+                try:
+                    _, status = os.waitpid(pid, 0)
+                    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+                except InterruptedError:
+                    continue
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_DUMPABLE, 0)
+        os.chroot(cfg["root"])
+        os.chdir("/")
+        cfg = {**cfg, "work": INNER + "/work", "code_inner": INNER + "/code"}
+    else:
+        cfg = {**cfg, "code_inner": cfg["code"]}
+    if problem is None:
+        try:
+            sys.path[:] = [cfg["code_inner"]] + [p for p in sys.path if p.startswith("/usr")]
+            import extension  # noqa: F401  (the server's modules, imported once, here)
+            import main  # noqa: F401
+            import session  # noqa: F401
+            import setup_page  # noqa: F401
+            import tools  # noqa: F401
+        except Exception as exc:
+            problem = f"the server code does not import: {type(exc).__name__}: {exc}"
+    ctl.send(json.dumps({"ready": problem is None, "problem": problem,
+                         "mode": cfg["mode"], "pid": os.getpid()}).encode())
+    if problem is not None:
+        return 1
+    warm_up(cfg)
+    import gc
+    gc.collect()
+    gc.freeze()  # fewer copy-on-write faults in the forked servers
+    Zygote(cfg, ctl).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
