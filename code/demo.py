@@ -6,7 +6,7 @@ talk only through serialized JSON-RPC lines on an in-memory pipe, so every line 
 the browser (client.Browser). Everything happens in a temporary folder, removed at the end.
 
 Deliberate simplifications: long values (requestState, instructions) are shortened on screen,
-and the temporary folder is printed as `/…`.
+the 2026-07-28 `_meta` envelope is printed once, and the temporary folder is printed as `/…`.
 """
 
 import json
@@ -30,6 +30,7 @@ class Demo:
         self.private = os.path.join(tmp, "Notas-privadas")  # shares a prefix with Notas
         self.work = os.path.join(tmp, "Trabajo")
         self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10))
+        self.envelope_shown = False
 
     # -- printing ------------------------------------------------------------------------
     def title(self, text):
@@ -40,6 +41,11 @@ class Demo:
 
     def frame(self, direction, msg):
         who = "C→S" if direction == "→" else "S→C"
+        params = msg.get("params")
+        if isinstance(params, dict) and "_meta" in params:
+            if self.envelope_shown:  # the same 2026-07-28 envelope rides on every request
+                msg = {**msg, "params": {**params, "_meta": "«el mismo sobre _meta»"}}
+            self.envelope_shown = True
         text = json.dumps(_abbreviate(msg), ensure_ascii=False).replace(self.tmp, "/…")
         self.out(textwrap.fill(text, 100, initial_indent=f"  {who} ",
                                subsequent_indent=" " * 6, break_long_words=False))
@@ -188,6 +194,10 @@ class Demo:
 
     def finish(self):
         self.client.close()
+        if self.stateless:
+            self.title("Qué cambió respecto a 2025-11-25")
+            for line in DIFFERENCES:
+                self.out(textwrap.fill(line, 92, initial_indent="  • ", subsequent_indent="    "))
         self.title("Resumen")
         self.say("Se borró una nota en el escenario 1, exactamente la elegida en el 2 (y nada "
                  "al rechazar o cancelar), nada fuera de las roots en el 3, el límite siguió "
@@ -195,6 +205,19 @@ class Demo:
                  "La carpeta temporal se borra ahora.")
         for folder in (self.notes, self.private, self.work):
             self.listing(folder)
+
+
+DIFFERENCES = (
+    "Sin initialize: versión y capacidades viajan en _meta en cada petición.",
+    "El servidor ya no envía peticiones: roots/list y elicitation/create llegan dentro de "
+    "un resultado input_required, y el cliente repite la llamada con inputResponses.",
+    "Lo que el servidor necesita recordar entre rondas va en requestState, sellado con HMAC; "
+    "si alguien lo altera, o lo reutiliza con otros argumentos, la respuesta es -32602.",
+    "No hay notifications/roots/list_changed: las roots se piden en cada llamada y son solo "
+    "orientativas. El límite lo sigue imponiendo el servidor.",
+    "En modo URL desaparecen elicitationId y notifications/elicitation/complete: el cliente "
+    "reintenta cuando el usuario termina.",
+)
 
 
 def _abbreviate(value, key=None):

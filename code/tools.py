@@ -91,8 +91,11 @@ def refusal_of(answer, nothing_done):
 def notes_setup(ctx):
     """First-run setup of the (simulated) sync service, through URL mode when allowed."""
     config = ctx.server.config
-    if ctx.server.flows.is_configured(config.subject, SYNC_PROVIDER):
-        return ok("La sincronización ya estaba configurada.", {"status": "configured"})
+    # decided once per call: a 2026-07-28 retry must not mistake its own success for "already"
+    if ctx.memo("configured_before", lambda: ctx.server.flows.is_configured(config.subject,
+                                                                             SYNC_PROVIDER)):
+        return ok("La sincronización ya estaba configurada.",
+                  {"status": "configured", "already": True})
     if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
         return ok(MANUAL_SETUP.format(version=config.sdk_version or "desconocida",
                                       protocol=ctx.protocol_version),

@@ -204,7 +204,7 @@ def test_the_credential_never_appears_on_the_wire_or_in_logs(tmp_path):
     secrets = list(server.flows._vault.values())
     server.close()
     assert result["structuredContent"] == {"status": "configured"}
-    assert again["structuredContent"] == {"status": "configured"}
+    assert again["structuredContent"] == {"status": "configured", "already": True}
     assert len(secrets) == 1
     everything = "\n".join(frames + logs + user.browser.pages)
     assert secrets[0] not in everything
