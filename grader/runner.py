@@ -2,8 +2,9 @@
 
 `grade(path)` returns the result dict that every output format is built from:
 
-    {"submission", "score", "max_score", "tests": [{"name", "exercise", "score",
-     "max_score", "status", "output"}], "protections", "problems", "output"}
+    {"submission", "score", "max_score", "tests": [{"id", "name", "exercise", "score",
+     "max_score", "status", "output"}], "protections", "problems", "output",
+     "execution_time", "internal_errors"}
 
 pytest runs in this (the grader's) process, with plugin autoload off, `--noconftest`, no
 cache, `-c`/`--rootdir` on grader/checks: nothing from the learner's folder is on pytest's
@@ -50,6 +51,7 @@ class Context:
         self.results = {}
         self.internal_errors = []
         self.counter = 0
+        self.dirty = False
         self.deadline = time.monotonic() + budget
 
 
@@ -67,6 +69,8 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET):
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
         run_checks(state)
     finally:
+        for run in state.memo.get("kept", []):
+            run.close()
         if state.sandbox is not None:
             state.sandbox.close()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -121,7 +125,7 @@ def assemble(prepared, state, seconds):
     tests = []
     for nodeid, spec in state.expected.items():
         result = state.results.get(nodeid) or {
-            "name": spec["name"], "exercise": spec["exercise"], "score": 0.0,
+            "id": spec["id"], "name": spec["name"], "exercise": spec["exercise"], "score": 0.0,
             "max_score": spec["points"], "status": "error",
             "output": "✘ " + (state.broken or "esta prueba no se ejecutó")}
         tests.append(result)

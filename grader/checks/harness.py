@@ -245,6 +245,7 @@ class Run:
         self.frames = []
         self._lock = threading.Lock()
         self.flooded = False
+        self.dead = False
         self.process = self.sandbox.spawn(argv)
         self.client = Client(self.process.send, wire.read_lines(self.process.stdout),
                              self.process.close_input, roots=roots, elicitation=elicitation,
@@ -271,6 +272,8 @@ class Run:
             pass
 
     def died(self):
+        self.dead = True
+        self.lab.sub.dirty = True
         code = self.process.status()
         tail = self.process.stderr().strip().splitlines()[-3:]
         why = f"el servidor terminó (código {code})" if code is not None \
@@ -316,6 +319,8 @@ class Run:
                                            max_rounds=MAX_PROMPTS + 3)
         except TimeoutError:
             strikes[name] = f"{name} no respondió en {timeout:.0f} s (en esta u otra prueba)"
+            self.died()
+            self.kill()
             raise Broken(f"{name} no respondió en {timeout:.0f} s") from None
         except wire.RpcError as exc:
             error = f"{exc.code}: {exc.message}"
@@ -346,9 +351,9 @@ class Run:
         return [n for n in list(self.client.notifications) if n.get("method") == method]
 
     def close(self):
-        self.kill()
+        self.kill()  # SIGKILL to its process group; the zygote reaps it
+        self.process.close_input()
         self.client.close()
-        self.process.stop(grace=0)
 
 
 class Lab:
@@ -383,15 +388,36 @@ class Lab:
             tree.add(*entry)
         return tree
 
+    def shared_server(self, revision, *, roots, answers=()):
+        """A server kept for the whole submission (one per revision) and re-pointed at this
+        test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
+        server that died or misbehaved is replaced, so one test's crash costs only itself."""
+        shared = self.sub.memo.setdefault("shared", {})
+        run = shared.get(revision)
+        if run is not None and (run.dead or run.flooded or run.process.status() is not None):
+            run.close()
+            run = None
+        if run is None:
+            run = shared[revision] = self.server(revision, roots=roots, answers=answers,
+                                                 keep=True)
+            return run
+        run.lab = self
+        run.user = run.client.user = User(answers)
+        if revision == "2026-07-28":
+            run.client.roots = list(roots)
+        else:
+            run.set_roots(list(roots))
+        return run
+
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), browser=None, protocol=None, connect=True):
+               answers=(), browser=None, protocol=None, connect=True, keep=False):
         self.require_solution()
         argv = ["serve", "--solution", self.sub.sandbox.inner("solution"),
                 "--sdk-version", sdk, "--setup-wait", str(setup_wait)]
         user = User(answers)
         run = Run(self, revision, argv, list(roots) if roots is not None else None,
                   elicitation, user, protocol=protocol)
-        self.runs.append(run)
+        (self.sub.memo.setdefault("kept", []) if keep else self.runs).append(run)
         if browser:
             user.browser = SandboxBrowser(self.sub.sandbox, run, decision=browser)
         return run.connect() if connect else run

@@ -34,7 +34,8 @@ def spec_of(item):
     revision = item.callspec.params.get("revision") if hasattr(item, "callspec") else None
     name = f"{spec['exercise']} [{revision}] {spec['title']}" if revision \
         else f"{spec['exercise']} {spec['title']}"
-    return {**spec, "name": name}
+    test_id = item.nodeid.rsplit("/", 1)[-1].replace("test_ej", "ej").replace(".py::", "/")
+    return {**spec, "name": name, "id": test_id}
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -66,10 +67,12 @@ def lab():
         raise Broken(STATE.broken)
     yield workspace
     workspace.close()
-    try:
-        STATE.sandbox.sweep()
-    except Exception:
-        pass
+    if STATE.dirty:  # something misbehaved: nothing it left behind may reach the next test
+        STATE.dirty = False
+        try:
+            STATE.sandbox.sweep()
+        except Exception:
+            pass
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -102,5 +105,5 @@ def score(spec, grade, excinfo):
                          f"({excinfo.type.__name__})"]
         STATE.internal_errors.append("".join(traceback.format_exception(
             excinfo.type, excinfo.value, excinfo.tb)))
-    return {"name": spec["name"], "exercise": spec["exercise"], "score": value,
+    return {"id": spec["id"], "name": spec["name"], "exercise": spec["exercise"], "score": value,
             "max_score": points, "status": status, "output": "\n".join(lines)}

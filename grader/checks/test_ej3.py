@@ -40,18 +40,18 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    servers = lab.sub.memo.setdefault("ej3-servers", {})
+    servers = lab.sub.memo.setdefault("ej3-servers", {})  # kept for the whole submission
     if protocol == "2026-07-28":
         run = next((r for (v, _, _), r in servers.items() if v == sdk), None)
         if run is None:
             run = servers[(sdk, protocol, caps)] = lab.server(
-                protocol, roots=None, sdk=sdk, elicitation=CAPS[caps])
+                protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], keep=True)
         run.client.protocol = "2026-07-28"
         run.client.capabilities = {} if CAPS[caps] is False \
             else {"elicitation": CAPS[caps]}
     else:
         run = servers[(sdk, protocol, caps)] = lab.server(
-            protocol, roots=None, sdk=sdk, elicitation=CAPS[caps])
+            protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], keep=True)
     call = run.call("notes_setup")
     if call.urls():
         return URL
@@ -65,15 +65,11 @@ def observe(lab, sdk, protocol, caps):
 def table(lab, grade, cases):
     lab.require_hook(*GUARD)
     wrong = []
-    try:
-        for sdk, protocol, caps, expected in cases:
-            got = decide(lab, sdk, protocol, caps)
-            if got != expected:
-                wrong.append(f"SDK {sdk!r}, protocolo {protocol}, elicitation {caps}: "
-                             f"{got} (se esperaba {expected})")
-    finally:
-        for run in lab.sub.memo.pop("ej3-servers", {}).values():
-            run.close()
+    for sdk, protocol, caps, expected in cases:
+        got = decide(lab, sdk, protocol, caps)
+        if got != expected:
+            wrong.append(f"SDK {sdk!r}, protocolo {protocol}, elicitation {caps}: "
+                         f"{got} (se esperaba {expected})")
     grade.note(f"{len(cases)} casos; cada uno llama a notes_setup")
     grade.check(not wrong, "todos los casos eligen bien entre modo URL y alternativa manual "
                 "(y la alternativa no envía ningún formulario)"
@@ -166,7 +162,7 @@ def test_url_request_is_well_formed(lab, grade, revision):
 @pytest.mark.parametrize("revision", REVISIONS)
 @graded("ejercicio3", 1, "aceptar sin visitar la página no cuenta como configurado")
 def test_accept_alone_is_not_completion(lab, grade, revision):
-    run, call = url_flow(lab, revision, [{"action": "accept"}], setup_wait=0.2)
+    run, call = url_flow(lab, revision, [{"action": "accept"}], setup_wait=0.05)
     sent_url(grade, call)
     status = call.structured.get("status")
     grade.check(status != "configured" and not call.is_error,

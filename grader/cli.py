@@ -1,0 +1,142 @@
+"""`python -m grader`: the command line. See grader/README.md for the full description.
+
+    python -m grader PATH... [--format text|json|csv|gradescope] [--out DIR] [--jobs N]
+                     [--only ejercicio2,ejercicio3,ejercicio4] [--batch DIR]
+                     [--budget SECONDS] [--require-isolation]
+
+Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
+3 the grader itself failed somewhere (a sandbox could not start, a grader bug): the affected
+submissions got 0 and the reason; 4 --require-isolation was given and the full sandbox is not
+available here (nothing was graded).
+"""
+
+import argparse
+import os
+import re
+import sys
+
+from grader import pool, report
+from grader.runner import EXERCISES, SUBMISSION_BUDGET
+from grader.sandbox import detect_mode
+
+EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(prog="python -m grader",
+                                     description="Corrige los ejercicios 2, 3 y 4 de la "
+                                                 "lección Roots y Elicitación.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="una entrega por ruta: .ipynb, .py, carpeta o .zip")
+    parser.add_argument("--batch", metavar="DIR",
+                        help="corrige cada entrada de DIR como la entrega de un alumno")
+    parser.add_argument("--format", default="text",
+                        choices=("text", "json", "csv", "gradescope"))
+    parser.add_argument("--out", metavar="DIR", help="escribe aquí informes y notas")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="entregas en paralelo (por defecto: 1, o los núcleos con --batch)")
+    parser.add_argument("--only", default="", metavar="EJERCICIOS",
+                        help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3")
+    parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET,
+                        help="segundos como máximo por entrega")
+    parser.add_argument("--require-isolation", action="store_true",
+                        help="no corregir si el aislamiento completo no está disponible")
+    args = parser.parse_args(argv)
+    if not args.paths and not args.batch:
+        parser.error("indica al menos una entrega (PATH) o --batch DIR")
+    try:
+        args.only = [normalise(x) for x in args.only.split(",") if x.strip()]
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs debe ser 1 o más")
+    return args
+
+
+def normalise(name):
+    match = re.fullmatch(r"\s*(?:ejercicio|ej)?([234])\s*", name.lower())
+    if not match:
+        raise ValueError(f"--only: ejercicio desconocido {name!r} (usa {', '.join(EXERCISES)})")
+    return f"ejercicio{match.group(1)}"
+
+
+def jobs_from(args):
+    entries = [(path, None) for path in args.paths]
+    if args.batch:
+        if not os.path.isdir(args.batch):
+            raise SystemExit(f"--batch {args.batch}: no es una carpeta")
+        for entry in sorted(os.listdir(args.batch)):
+            if not entry.startswith("."):
+                entries.append((os.path.join(args.batch, entry), entry))
+    jobs, seen = [], set()
+    for path, name in entries:
+        name = name or os.path.basename(os.path.normpath(path)) or path
+        base, unique = re.sub(r"\.(zip|ipynb|py)$", "", name) or "entrega", None
+        unique, n = base, 1
+        while unique in seen:
+            n += 1
+            unique = f"{base}-{n}"
+        seen.add(unique)
+        jobs.append({"path": path, "name": unique, "only": args.only, "budget": args.budget})
+    return jobs
+
+
+def progress_bar(stream):
+    def show(done, total, result):
+        width = 30
+        filled = int(width * done / total)
+        mark = "✔" if result.get("score") == result.get("max_score") else "·"
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+                     f"{mark} {result.get('submission', '')[:30]:30}")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+    return show
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def main(argv=None):
+    args = parse(sys.argv[1:] if argv is None else argv)
+    if args.require_isolation and detect_mode() != "root":
+        sys.stderr.write(f"--require-isolation: el aislamiento completo no está disponible "
+                         f"aquí (modo {detect_mode()}); no se corrigió nada.\n")
+        return EXIT_ISOLATION
+    jobs = jobs_from(args)
+    workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
+    show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
+    results = pool.grade_all(jobs, workers, show)
+    out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
+    emit(args, results, out)
+    for result in results:
+        for error in result.get("internal_errors") or []:
+            sys.stderr.write(f"[grader] {result['submission']}: internal error:\n{error}\n")
+    if any(result.get("internal_errors") for result in results):
+        return EXIT_INTERNAL
+    return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
+
+
+def emit(args, results, out):
+    renderers = {"text": report.text, "json": report.json_line, "gradescope": report.gradescope}
+    if args.format == "csv":
+        sys.stdout.write(report.gradebook(results))
+    elif args.format == "gradescope" and out is None and len(results) > 1:
+        sys.stderr.write("--format gradescope con varias entregas: usa --out DIR "
+                         "(un results.json por entrega)\n")
+    else:
+        for result in results:
+            sys.stdout.write(renderers[args.format](result))
+    sys.stdout.flush()
+    if out is None:
+        return
+    write(os.path.join(out, "notas.csv"), report.gradebook(results))
+    for result in results:
+        name = result["submission"]
+        write(os.path.join(out, "informes", f"{name}.txt"), report.text(result))
+        write(os.path.join(out, "informes", f"{name}.json"), report.json_line(result))
+        if args.format == "gradescope":
+            write(os.path.join(out, name, "results.json"), report.gradescope(result))

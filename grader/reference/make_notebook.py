@@ -1,0 +1,38 @@
+"""Write grader/reference/solucion.ipynb from grader/reference/soluciones/ejercicioN.py.
+
+The notebook is the reference in the form learners hand in: one `%%writefile
+soluciones/ejercicioN.py` cell per exercise. Run `python grader/reference/make_notebook.py`
+after editing a reference file; tests/grader checks that both forms agree.
+"""
+
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def notebook():
+    cells = [{"cell_type": "markdown", "metadata": {}, "id": "intro",
+              "source": ["# Solución de referencia: ejercicios 2, 3 y 4\n"]}]
+    for n in (2, 3, 4):
+        with open(os.path.join(HERE, "soluciones", f"ejercicio{n}.py"), encoding="utf-8") as f:
+            body = f.read()
+        source = f"%%writefile soluciones/ejercicio{n}.py\n" + body
+        cells.append({"cell_type": "code", "execution_count": None, "metadata": {},
+                      "id": f"ejercicio{n}", "outputs": [],
+                      "source": source.splitlines(keepends=True)})
+    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3",
+                                                        "language": "python",
+                                                        "name": "python3"},
+                                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def main():
+    with open(os.path.join(HERE, "solucion.ipynb"), "w", encoding="utf-8") as handle:
+        json.dump(notebook(), handle, ensure_ascii=False, indent=1)
+        handle.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""Ejercicio 2 (solución de referencia): notes_archive pide confirmación cada vez."""
+import store
+from elicitation import choice
+from extension import Extension
+from server import ToolError, ok
+
+extension = Extension()
+
+
+@extension.tool(
+    "notes_archive",
+    description="Archiva una nota: la mueve a la carpeta .archive/ de su root. Pregunta "
+                "siempre cuál y pide confirmación antes de tocar nada.",
+    input_schema={"type": "object", "required": ["title"],
+                  "properties": {"title": {"type": "string",
+                                           "description": "Título de la nota"}}},
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+                 "openWorldHint": False},
+    title="Archivar nota")
+def notes_archive(ctx, title):
+    matches = ctx.find_notes(title)  # solo notas dentro de las roots
+    if not matches:
+        raise ToolError(f"No hay ninguna nota titulada {title!r} dentro de las roots.")
+    answer = ctx.elicit_form(
+        f"¿Archivar la nota {title!r}? Elige cuál y confirma.",
+        {"note_id": choice([(n.id, f"{n.title} · {n.created} · {n.id}") for n in matches],
+                           title="Nota", protocol=ctx.protocol_version),
+         "confirm": {"type": "boolean", "title": "Sí, archívala"}},
+        required=["note_id", "confirm"])
+    if answer.action != "accept" or answer.content.get("confirm") is not True:
+        return ok("No se archivó nada.", {"archived": None, "reason": answer.action})
+    note = next((n for n in matches if n.id == answer.content.get("note_id")), None)
+    if note is None:
+        raise ToolError("Esa nota no estaba entre las opciones; no se archivó nada.")
+    with ctx.hold() as roots:  # las roots no pueden cambiar mientras archivamos
+        current = store.read_note(note.path)
+        root = roots.root_of(note.path)
+        if current is None or current.id != note.id or root is None:
+            raise ToolError("La nota ya no existe o quedó fuera de las roots; no se archivó "
+                            "nada.")
+        try:
+            target = store.archive(current, root.path)  # un solo movimiento, sin sobrescribir
+        except store.StoreError as exc:
+            raise ToolError(f"No se archivó nada: {exc}.") from None
+    return ok(f"Archivada la nota {note.id} en {target}.", {"archived": note.summary()})
