@@ -38,6 +38,10 @@ HELPER_UID = 65534  # nobody: runs the browser helper, never learner code
 LIMITS = {"memory_mib": 1024, "file_mib": 8, "files_open": 256, "cpu_s": 20,
           "processes": 96}
 DISK_MIB = 64
+CGROUP_ROOT = "/sys/fs/cgroup"
+CGROUP_LIMITS = {"pids": {"pids.max": "160"},
+                 "memory": {"memory.limit_in_bytes": str(1536 << 20)},
+                 "cpu": {"cpu.shares": "1024"}}
 START_TIMEOUT = 20.0
 _uids = itertools.count()
 _mode_cache = {}
@@ -97,6 +101,42 @@ def compiled_code():
     return target
 
 
+def make_cgroups(name):
+    """cgroup v1 groups (pids, memory, cpu) for one sandbox, below the grader's own; the
+    launcher joins them before it forks anything. Whatever cannot be made is skipped."""
+    made = {}
+    try:
+        with open("/proc/self/cgroup") as handle:
+            mine = {line.split(":")[1]: line.split(":", 2)[2].strip()
+                    for line in handle if line.count(":") >= 2}
+    except OSError:
+        return made
+    for controller, settings in CGROUP_LIMITS.items():
+        parent = os.path.join(CGROUP_ROOT, controller, mine.get(controller, "/").lstrip("/"))
+        path = os.path.join(parent, name)
+        try:
+            os.mkdir(path)
+            for key, value in settings.items():
+                with open(os.path.join(path, key), "w") as handle:
+                    handle.write(value)
+            made[controller] = path
+        except OSError:
+            remove_cgroups([path])
+    return made
+
+
+def remove_cgroups(paths):
+    for path in paths:
+        for _ in range(50):  # the last processes may take a moment to leave
+            try:
+                os.rmdir(path)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
+
+
 class Sandbox:
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):
         self.solution_dir = solution_dir
@@ -109,6 +149,8 @@ class Sandbox:
         self._lock = threading.Lock()
         self._job = None
         self._stderr = bytearray()
+        self._cgroups = []
+        self.cgroup_controllers = []
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self):
@@ -121,13 +163,17 @@ class Sandbox:
                 os.mkdir(os.path.join(self._job, name))
                 if os.geteuid() == 0:
                     os.chown(os.path.join(self._job, name), self.uid, self.uid)
+        if self.mode == "root":
+            made = make_cgroups(os.path.basename(self._job))
+            self._cgroups, self.cgroup_controllers = list(made.values()), sorted(made)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         cfg = {"mode": self.mode, "ctl_fd": theirs.fileno(), "root": root,
                "code": self.code_dir, "solution": self.solution_dir,
                "work": os.path.join(self._job, "work"), "uid": self.uid,
                "helper_uid": HELPER_UID, "host_uid": os.getuid(), "host_gid": os.getgid(),
                "drop_uid": self.mode == "plain" and os.geteuid() == 0,
-               "limits": self.limits, "disk_mib": DISK_MIB}
+               "limits": self.limits, "disk_mib": DISK_MIB,
+               "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
         self.proc = subprocess.Popen(
@@ -164,6 +210,8 @@ class Sandbox:
         if self._job:
             shutil.rmtree(self._job, ignore_errors=True)
             self._job = None
+        remove_cgroups(self._cgroups)
+        self._cgroups = []
 
     def __enter__(self):
         return self.start()
@@ -281,6 +329,7 @@ class Sandbox:
             "private_filesystem": self.isolated,
             "pid_namespace": self.isolated,
             "disk_quota_mib": DISK_MIB if self.isolated else None,
+            "cgroups": self.cgroup_controllers or None,
             "timeouts": True,
             "process_group_killed": True,
         }

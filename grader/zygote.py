@@ -350,6 +350,9 @@ def main():
     cfg = json.loads(sys.argv[1])
     ctl = socket.socket(fileno=cfg["ctl_fd"])
     problem = None
+    for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
+        with open(procs, "w") as handle:
+            handle.write(str(os.getpid()))
     if cfg["mode"] in ("root", "userns"):
         try:
             build(cfg)

@@ -371,8 +371,8 @@ class Lab:
     def require_hook(self, hook, what):
         self.require_solution()
         if hook not in self.sub.meta.get("hooks", []):
-            raise Abort(f"no registraste {what}: {hook} no aparece entre los hooks que cargó "
-                        "el servidor")
+            raise Abort(f"no registraste {hook} (falta {what} en tu solución; el servidor "
+                        "no lo cargó)")
 
     def require_tool(self, name):
         self.require_solution()
