@@ -293,7 +293,7 @@ class Zygote:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         if cfg["mode"] == "root" or cfg.get("drop_uid"):  # per uid: only a private uid works
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
-        os.chdir(cfg["work"])
+        os.chdir(cfg["work"] if learner else "/")
         os.umask(0o022)
         os.environ.clear()
         os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work"], "LANG": "C",

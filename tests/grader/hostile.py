@@ -26,8 +26,9 @@ for pattern in ({repo!r} + "/grader/reference/soluciones/*.py", "/tmp/grader-sub
                 stolen.append((path, handle.read()))
         except OSError:
             pass
+mine = os.path.realpath(__file__)
 for path, text in stolen:  # if anything could be read, run it: a leak would then score
-    if path.endswith(".py") and "Extension()" in text:
+    if path.endswith(".py") and "Extension()" in text and os.path.realpath(path) != mine:
         namespace = {{}}
         exec(compile(text, path, "exec"), namespace)
         for value in namespace.values():
