@@ -1,0 +1,173 @@
+"""What a learner's code can and cannot do inside the sandbox, checked from inside.
+
+A probe "solution" tries things at import time and prints what happened as one JSON line on
+its stderr, which the grader captures. With the full sandbox (root on Linux) every attempt
+to reach the network, read the grader's files or other submissions, write outside, or grow
+without bound must fail; the probe itself must still be able to run a server.
+"""
+
+import json
+import os
+import socket
+import tempfile
+import time
+
+import pytest
+
+from grader.paths import REPO_DIR
+from grader.sandbox import Sandbox, detect_mode
+
+pytestmark = pytest.mark.skipif(detect_mode() != "root",
+                                reason="needs the full sandbox: run as root on Linux")
+
+PROBE = '''
+import json, os, socket, sys, threading, http.server
+
+report = {{"uid": os.getuid(), "euid": os.geteuid(), "ppid": os.getppid(), "cwd": os.getcwd()}}
+
+def attempt(name, action):
+    try:
+        report[name] = "ok: " + repr(action())[:80]
+    except BaseException as exc:
+        report[name] = type(exc).__name__
+
+attempt("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
+attempt("host_loopback", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
+attempt("read_checks", lambda: open({repo!r} + "/grader/checks/test_ej2.py").read())
+attempt("read_reference",
+        lambda: open({repo!r} + "/grader/reference/soluciones/ejercicio2.py").read())
+attempt("list_repo", lambda: os.listdir({repo!r}))
+attempt("read_other_submission", lambda: open({other!r}).read())
+attempt("list_root_home", lambda: os.listdir("/root"))
+attempt("read_proc", lambda: open("/proc/1/environ").read())
+attempt("write_repo", lambda: open({repo!r} + "/sandbox-was-here", "w"))
+attempt("write_solution", lambda: open("/sandbox/solution/x.py", "w"))
+attempt("write_usr", lambda: open("/usr/x", "w"))
+attempt("chroot", lambda: os.chroot("/tmp"))
+attempt("memory_2gib", lambda: len(bytearray(2 << 30)))
+attempt("big_file", lambda: open("big", "wb").write(b"x" * (64 << 20)))
+report["top_level"] = sorted(os.listdir("/"))
+children = []
+for _ in range(400):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        import time
+        time.sleep(30)
+        os._exit(0)
+    children.append(pid)
+report["forks"] = len(children)
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+
+
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"pagina-del-sandbox")
+
+    def log_message(self, *args):
+        pass
+
+
+page = http.server.HTTPServer(("127.0.0.1", 0), Page)
+threading.Thread(target=page.serve_forever, daemon=True).start()
+report["page_port"] = page.server_address[1]
+sys.stderr.write("PROBE " + json.dumps(report) + "\\n")
+sys.stderr.flush()
+'''
+
+
+@pytest.fixture(scope="module")
+def probed():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    other_dir = tempfile.mkdtemp(prefix="grader-sub-")
+    other = os.path.join(other_dir, "ejercicio2.py")
+    with open(other, "w") as handle:
+        handle.write("# another learner's work\n")
+    folder = tempfile.mkdtemp(prefix="grader-probe-")
+    os.chmod(folder, 0o755)
+    with open(os.path.join(folder, "probe.py"), "w") as handle:
+        handle.write(PROBE.format(port=listener.getsockname()[1], repo=REPO_DIR, other=other))
+    os.chmod(os.path.join(folder, "probe.py"), 0o644)
+    box = Sandbox(folder).start()
+    server = box.spawn(["serve", "--solution", box.inner("solution")])
+    deadline = time.monotonic() + 60
+    while "PROBE " not in server.stderr() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    line = next(x for x in server.stderr().splitlines() if x.startswith("PROBE "))
+    report = json.loads(line[len("PROBE "):])
+    report["browse"] = box.browse(f"http://127.0.0.1:{report['page_port']}/")
+    try:
+        with socket.create_connection(("127.0.0.1", report["page_port"]), timeout=2) as sock:
+            sock.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            report["host_sees_page"] = b"pagina-del-sandbox" in sock.recv(4096)
+    except OSError:
+        report["host_sees_page"] = False
+    uid = box.uid
+    box.close()
+    report["left_processes"] = [pid for pid in filter(str.isdigit, os.listdir("/proc"))
+                                if owner(pid) == uid]
+    listener.close()
+    yield report
+    for path in (other, os.path.join(folder, "probe.py")):
+        os.unlink(path)
+    os.rmdir(other_dir)
+    os.rmdir(folder)
+
+
+def owner(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def test_learner_code_runs_as_an_unprivileged_uid(probed):
+    assert probed["uid"] != 0 and probed["euid"] != 0
+    assert probed["chroot"] == "PermissionError"
+
+
+def test_learner_code_has_no_network_not_even_the_hosts_loopback(probed):
+    assert probed["internet"] == "OSError" or probed["internet"].endswith("Error")
+    assert not probed["internet"].startswith("ok")
+    assert not probed["host_loopback"].startswith("ok")
+
+
+@pytest.mark.parametrize("attempt", ["read_checks", "read_reference", "list_repo",
+                                     "read_other_submission", "list_root_home", "read_proc"])
+def test_learner_code_cannot_read_the_grader_or_other_submissions(probed, attempt):
+    assert probed[attempt] in ("FileNotFoundError", "PermissionError")
+
+
+@pytest.mark.parametrize("attempt", ["write_repo", "write_solution", "write_usr"])
+def test_learner_code_cannot_write_outside_its_work_folder(probed, attempt):
+    assert probed[attempt] in ("FileNotFoundError", "PermissionError", "OSError")
+    assert not os.path.exists(os.path.join(REPO_DIR, "sandbox-was-here"))
+
+
+def test_learner_code_sees_only_a_minimal_tree(probed):
+    assert set(probed["top_level"]) <= {"bin", "dev", "etc", "lib", "lib32", "lib64",
+                                        "libx32", "sbin", "sandbox", "tmp", "usr"}
+
+
+def test_memory_files_and_processes_are_capped(probed):
+    assert probed["memory_2gib"] == "MemoryError"
+    assert probed["big_file"] == "OSError"  # RLIMIT_FSIZE (Python ignores SIGXFSZ)
+    assert probed["forks"] < 200
+
+
+def test_the_grader_reaches_the_sandboxs_loopback_page_and_the_host_does_not(probed):
+    assert probed["browse"].get("status") == 200
+    assert "pagina-del-sandbox" in probed["browse"].get("body", "")
+    assert probed["host_sees_page"] is False
+
+
+def test_no_process_of_the_sandbox_survives_it(probed):
+    assert probed["left_processes"] == []
