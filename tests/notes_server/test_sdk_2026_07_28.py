@@ -109,8 +109,20 @@ async def test_missing_roots_capability_without_configured_root_is_32021(tree, t
 
 
 async def roots_round_state(client):
-    first = await first_round(client, "notes_delete", {"title": "TPS report"})
-    return first.request_state, {"roots": types.ListRootsResult(roots=[])}
+    """The requestState of a first round (the server asked for the roots)."""
+    return (await first_round(client, "notes_delete", {"title": "TPS report"})).request_state
+
+
+async def refused_retry(client, arguments, state, responses):
+    """Retry notes_delete with this state; return the JSON-RPC error code it gets."""
+    with pytest.raises(MCPError) as raised:
+        await client.session.call_tool("notes_delete", arguments, request_state=state,
+                                       input_responses=responses, allow_input_required=True)
+    return raised.value.error.code
+
+
+def roots_answer(folder):
+    return {"roots": types.ListRootsResult(roots=[types.Root(uri=f"file://{folder}")])}
 
 
 @pytest.mark.parametrize("tamper", [
@@ -123,41 +135,30 @@ async def test_tampered_request_state_is_32602_and_changes_nothing(tree, trace, 
     before = tree.snapshot()
     async with sdk_client(trace=trace, mode="auto", roots=Roots(tree.notes),
                           answers=Answers(PICK_2024)) as client:
-        state, _ = await roots_round_state(client)
-        with pytest.raises(MCPError) as raised:
-            await client.session.call_tool(
-                "notes_delete", {"title": "TPS report"}, request_state=tamper(state),
-                input_responses={"ask-1": types.ElicitResult(**PICK_2024)},
-                allow_input_required=True)
-    assert raised.value.error.code == -32602
+        state = await roots_round_state(client)
+        code = await refused_retry(client, {"title": "TPS report"}, tamper(state),
+                                   {"ask-1": types.ElicitResult(**PICK_2024)})
+    assert code == -32602
     assert tree.snapshot() == before
 
 
 async def test_request_state_replayed_with_other_arguments_is_32602(tree, trace):
     before = tree.snapshot()
     async with sdk_client(trace=trace, mode="auto", roots=Roots(tree.notes)) as client:
-        state, _ = await roots_round_state(client)
-        with pytest.raises(MCPError) as raised:
-            await client.session.call_tool(
-                "notes_delete", {"title": "Lista de la compra"}, request_state=state,
-                input_responses={"roots": types.ListRootsResult(
-                    roots=[types.Root(uri=f"file://{tree.notes}")])},
-                allow_input_required=True)
-    assert raised.value.error.code == -32602
+        state = await roots_round_state(client)
+        code = await refused_retry(client, {"title": "Lista de la compra"}, state,
+                                   roots_answer(tree.notes))
+    assert code == -32602
     assert tree.snapshot() == before
 
 
 async def test_expired_request_state_is_32602(tree, trace):
     async with sdk_client("--state-ttl", 0, trace=trace, mode="auto",
                           roots=Roots(tree.notes)) as client:
-        state, _ = await roots_round_state(client)
-        with pytest.raises(MCPError) as raised:
-            await client.session.call_tool(
-                "notes_delete", {"title": "TPS report"}, request_state=state,
-                input_responses={"roots": types.ListRootsResult(
-                    roots=[types.Root(uri=f"file://{tree.notes}")])},
-                allow_input_required=True)
-    assert raised.value.error.code == -32602
+        state = await roots_round_state(client)
+        code = await refused_retry(client, {"title": "TPS report"}, state,
+                                   roots_answer(tree.notes))
+    assert code == -32602
 
 
 async def test_an_answer_to_a_question_never_asked_is_ignored(tree, trace):
