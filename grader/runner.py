@@ -91,21 +91,28 @@ def probe(state, prepared):
     """Start the learner's server once and read what it says it loaded."""
     from grader.checks.harness import Broken, Lab
     lab = Lab(state, 0)
-    try:
-        run = lab.server("2025-11-25", roots=None, connect=False)
+    try:  # the probe server stays on as exercise 2's shared 2025-11-25 server
+        run = lab.server("2025-11-25", roots=[], connect=False, keep=True)
         run.client.timeout = PROBE_TIMEOUT
         run.connect()
+        run.client.timeout = lab_timeout()
         meta = (run.client.server_info or {}).get("_meta", {}).get(
             "io.github.curso-mcp/solution")
         if not isinstance(meta, dict):
             raise Broken("el servidor no informó de qué cargó de tu solución")
         state.meta = meta
+        state.memo.setdefault("shared", {})["2025-11-25"] = run
         for file, problem in sorted((meta.get("errors") or {}).items()):
             prepared.problems.append(f"{file} no se cargó: {problem}")
     except Broken as exc:
         state.broken = f"el servidor no arrancó con tu solución: {exc}"
     finally:
         lab.close()
+
+
+def lab_timeout():
+    from grader.checks.harness import CONNECT_TIMEOUT
+    return CONNECT_TIMEOUT
 
 
 def run_checks(state):

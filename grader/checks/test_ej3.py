@@ -80,7 +80,6 @@ def table(lab, grade, cases):
 def test_url_mode_from_sdk_1_23_1(lab, grade):
     table(lab, grade, [("1.23.0", "2025-11-25", "form+url", MANUAL),
                        ("1.23.1", "2025-11-25", "form+url", URL),
-                       ("1.24.0", "2025-11-25", "form+url", URL),
                        ("2.3.0", "2025-11-25", "form+url", URL)])
 
 

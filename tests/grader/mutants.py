@@ -149,9 +149,9 @@ MUTANTS = [
            """        if not change.new_roots.contains(os.path.realpath(handle.path)):
             import threading
 
-            def later(handle=handle):  # BUG: the old boundary stays open for a second
+            def later(handle=handle):  # BUG: the old boundary stays open a while
                 handle.revoked = "tarde"
-            threading.Timer(1.0, later).start()
+            threading.Timer(0.5, later).start()
 """,
            {"ej4/test_revocation_is_immediate"}),
 ]
