@@ -80,3 +80,18 @@ def test_each_bug_loses_exactly_its_tests(graded, mutant):
     lost = {test for test, (score, top) in scores(result).items() if score < top}
     assert lost == mutant.loses, {t["id"]: t["output"] for t in result["tests"]
                                   if t["id"] in lost ^ mutant.loses}
+
+
+@pytest.mark.parametrize("name", ["reference-folder", "revoca_mas_tarde_en_un_hilo",
+                                  "vuelve_a_preguntar"])
+def test_grading_again_gives_the_same_result(graded, name, tmp_path):
+    again = pool.grade_all([{"path": path_of(name, tmp_path), "name": name, "only": [],
+                             "budget": 240.0}])[0]
+    assert [(t["id"], t["score"], t["status"], t["output"]) for t in again["tests"]] == \
+        [(t["id"], t["score"], t["status"], t["output"]) for t in graded[name]["tests"]]
+
+
+def path_of(name, tmp_path):
+    if name == "reference-folder":
+        return REFERENCE
+    return next(m for m in MUTANTS if m.name == name).write(str(tmp_path / name))
