@@ -82,16 +82,19 @@ def test_each_bug_loses_exactly_its_tests(graded, mutant):
                                   if t["id"] in lost ^ mutant.loses}
 
 
-@pytest.mark.parametrize("name", ["reference-folder", "revoca_mas_tarde_en_un_hilo",
-                                  "vuelve_a_preguntar"])
-def test_grading_again_gives_the_same_result(graded, name, tmp_path):
-    again = pool.grade_all([{"path": path_of(name, tmp_path), "name": name, "only": [],
-                             "budget": 240.0}])[0]
-    assert [(t["id"], t["score"], t["status"], t["output"]) for t in again["tests"]] == \
-        [(t["id"], t["score"], t["status"], t["output"]) for t in graded[name]["tests"]]
+def test_grading_again_gives_the_same_result(graded, tmp_path):
+    names = ["reference-folder", "starter", "revoca_mas_tarde_en_un_hilo", "vuelve_a_preguntar"]
+    jobs = [{"path": path_of(name, tmp_path), "name": name, "only": [], "budget": 240.0}
+            for name in names]
+    for again in pool.grade_all(jobs, workers=2):
+        first = graded[again["submission"]]
+        assert [(t["id"], t["score"], t["status"], t["output"]) for t in again["tests"]] == \
+            [(t["id"], t["score"], t["status"], t["output"]) for t in first["tests"]]
 
 
 def path_of(name, tmp_path):
     if name == "reference-folder":
         return REFERENCE
+    if name == "starter":
+        return os.path.join(HERE, "fixtures", "starter.ipynb")
     return next(m for m in MUTANTS if m.name == name).write(str(tmp_path / name))
