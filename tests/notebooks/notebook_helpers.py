@@ -1,0 +1,44 @@
+"""Shared paths and readers for the notebook tests (imported as `notebook_helpers`)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+LESSONS = REPO / "lessons"
+CHECK_TAG = "nbval-check-output"
+NOTEBOOKS = (
+    "01_roots.ipynb",
+    "02_formularios.ipynb",
+    "03_modo_url.ipynb",
+    "04_seguridad.ipynb",
+    "05_sdk_oficial.ipynb",
+    "06_revision_2026.ipynb",
+    "07_terminos_clave.ipynb",
+    "08_lecturas.ipynb",
+)
+# Where each graded exercise lives: its starter cell and its revisar() cell.
+GRADED = {"ejercicio2": "02_formularios.ipynb", "ejercicio3": "03_modo_url.ipynb",
+          "ejercicio4": "01_roots.ipynb"}
+WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
+
+
+def read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(LESSONS / name, as_version=4)
+
+
+def code_cells(name: str) -> list:
+    return [c for c in read(name).cells if c.cell_type == "code"]
+
+
+def import_mcp_ui():
+    """The notebooks' UI module, imported the way a kernel in lessons/ imports it."""
+    if str(LESSONS) not in sys.path:
+        sys.path.insert(0, str(LESSONS))
+    import mcp_ui
+
+    return mcp_ui

@@ -1,0 +1,102 @@
+"""The exercise contract as the notebooks present it: starter cells, "check my work" cells.
+
+A graded exercise is a `%%writefile soluciones/ejercicioN.py` cell (the starter, run inside
+the server, never in the kernel) and a later `ui.revisar("ejercicioN")` cell that runs the
+grader (`python -m grader soluciones/ --only ejercicioN --format json`) and shows its verdict.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from notebook_helpers import GRADED, NOTEBOOKS, REPO, WRITEFILE, code_cells, import_mcp_ui, read
+
+ui = import_mcp_ui()
+
+
+@pytest.fixture(scope="module")
+def starters(tmp_path_factory):
+    """The starter cells of the notebooks, written as a learner's soluciones/ folder."""
+    folder = tmp_path_factory.mktemp("alumno") / "soluciones"
+    folder.mkdir()
+    for name in NOTEBOOKS:
+        for cell in code_cells(name):
+            first, _, body = cell.source.partition("\n")
+            match = WRITEFILE.match(first)
+            if match:
+                (folder / f"{match[1]}.py").write_text(body + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("exercise", sorted(GRADED))
+def test_graded_exercise_has_one_starter_cell_and_a_later_check_cell(exercise):
+    cells = code_cells(GRADED[exercise])
+    starts = [i for i, c in enumerate(cells)
+              if WRITEFILE.match(c.source.partition("\n")[0] or "")
+              and exercise in c.source.partition("\n")[0]]
+    checks = [i for i, c in enumerate(cells) if f'ui.revisar("{exercise}")' in c.source]
+    assert len(starts) == 1, f"{exercise}: starter cells at {starts}"
+    assert checks and min(checks) > starts[0], f"{exercise}: no revisar cell after the starter"
+    others = [n for n in NOTEBOOKS if n != GRADED[exercise]
+              for c in code_cells(n) if f"soluciones/{exercise}.py" in c.source
+              and c.source.startswith("%%writefile")]
+    assert others == [], f"{exercise} has starter cells in other notebooks too: {others}"
+
+
+@pytest.mark.parametrize("exercise", sorted(GRADED))
+def test_starter_cell_uses_the_extension_api_and_todo_comments_in_spanish(exercise, starters):
+    text = (starters / f"{exercise}.py").read_text(encoding="utf-8")
+    assert "from extension import Extension" in text
+    assert "extension = Extension()" in text
+    assert re.search(r"# TODO( \d)?: [a-záéíóúñ]", text, re.IGNORECASE), text
+    hook = {"ejercicio2": "@extension.tool(", "ejercicio3": "@extension.url_mode_guard",
+            "ejercicio4": "@extension.on_roots_changed"}[exercise]
+    assert hook in text
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("exercise", sorted(GRADED))
+def test_starter_scores_zero_through_revisar(exercise, starters):
+    review = ui.revisar(exercise, folder=starters)
+    assert review.problem is None, review.problem
+    assert review.max_score and review.max_score > 0
+    assert review.score == 0, review.summary()
+    assert review.tests and all(t["status"] != "passed" for t in review.tests)
+
+
+@pytest.mark.timeout(300)
+def test_revisar_reports_full_marks_for_the_reference_solution():
+    reference = REPO / "grader" / "reference" / "soluciones"
+    review = ui.revisar("ejercicio2", folder=reference)
+    assert review.problem is None, review.problem
+    assert review.score == review.max_score > 0
+    assert "de" in review.summary() and "puntos" in review.summary()
+
+
+def test_revisar_without_a_solution_file_says_which_cell_to_run(tmp_path):
+    review = ui.revisar("ejercicio3", folder=tmp_path)
+    assert review.score is None
+    assert "%%writefile" in review.problem and "ejercicio3.py" in review.problem
+
+
+def test_revisar_renders_every_test_with_its_spanish_feedback_escaped():
+    line = ('{"submission": "soluciones", "score": 1, "max_score": 3, "problems": [], "tests": ['
+            '{"name": "pide confirmación", "score": 1, "max_score": 1, "status": "passed",'
+            ' "output": "ok"}, {"name": "archiva la elegida", "score": 0, "max_score": 2,'
+            ' "status": "failed", "output": "✘ archivó <note-3> en vez de note-7"}]}')
+    review = ui.Review.from_output("ejercicio2", "ruido previo\n" + line + "\n")
+    assert (review.score, review.max_score) == (1, 3)
+    page = review.to_html()
+    assert "1 de 3 puntos" in page
+    assert "pide confirmación" in page and "archiva la elegida" in page
+    assert "&lt;note-3&gt;" in page and "<note-3>" not in page
+
+
+def test_no_notebook_contains_a_solution_file_other_than_the_starters():
+    writes = [(n, c.source.partition("\n")[0]) for n in NOTEBOOKS for c in read(n).cells
+              if c.cell_type == "code" and c.source.startswith("%%writefile")]
+    targets = sorted(first.split(None, 1)[1] for _, first in writes
+                     if "soluciones/" in first)
+    assert targets == ["soluciones/ejercicio2.py", "soluciones/ejercicio3.py",
+                       "soluciones/ejercicio4.py"]
