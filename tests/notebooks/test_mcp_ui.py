@@ -364,3 +364,47 @@ def test_importing_the_module_puts_code_on_the_path_and_prepares_soluciones():
     import roots
 
     assert os.path.dirname(roots.__file__) == str(ui.CODE)
+
+
+def test_the_sdk_client_waits_for_the_widget_click(lab):
+    from mcp import Client
+
+    async def go():
+        user = lab.user()
+        async with Client(lab.stdio_server(), mode="legacy",
+                          elicitation_callback=user.sdk_elicitation,
+                          list_roots_callback=lab.sdk_roots(["Notas"])) as sdk:
+            call = asyncio.ensure_future(sdk.call_tool("notes_delete", {"title": "TPS report"}))
+            while not user._open:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+            assert not call.done()
+            form = user._open[-1]
+            form.fill({"note_id": "note-3", "confirm": True})
+            form.buttons["accept"].click()
+            return await call
+    result = in_loop(go)
+    assert result.content[0].text.startswith("Borrada la nota note-3")
+    assert "Notas/tps-2023.md" not in lab.snapshot()
+
+
+def test_at_2026_07_28_the_url_flow_waits_for_i_am_done_then_retries(lab):
+    async def go():
+        conn = await lab.connect("2026-07-28", quiet=True)
+        call = asyncio.ensure_future(conn.call("notes_setup", echo=False))
+        while not conn.user._open:
+            await asyncio.sleep(0.05)
+        conn.user._open[-1].buttons["accept"].click()
+        while not any(isinstance(b, w.Button) and b.description == "Ya terminé en la página"
+                      for b in conn.user.panel.box.children):
+            await asyncio.sleep(0.05)
+        retries_before = sum(m.get("method") == "tools/call" for _, m in conn.frames)
+        await asyncio.to_thread(ui.submit_page, conn.last_url())
+        await asyncio.sleep(0.3)
+        assert not call.done(), "the client retried before the user said they were done"
+        assert sum(m.get("method") == "tools/call" for _, m in conn.frames) == retries_before
+        done = [b for b in conn.user.panel.box.children if isinstance(b, w.Button)][-1]
+        done.click()
+        return await call
+    result = in_loop(go)
+    assert result.data == {"status": "configured"}
