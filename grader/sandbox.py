@@ -389,8 +389,10 @@ class ServerProcess:
             pass
         return self.exit_code
 
-    def status(self):
+    def status(self, wait=0.0):
+        """Its exit code, waiting up to `wait` seconds for it; None while it runs."""
         try:
-            return self.sandbox.command("status", pid=self.pid)["exit"]
+            return self.sandbox.command("status", pid=self.pid, wait=wait,
+                                        timeout=wait + 10)["exit"]
         except SandboxError:
             return None

@@ -61,6 +61,8 @@ def mount(source, target, fstype, flags, data=None):
 
 
 def prctl(option, value):
+    if not hasattr(_libc, "prctl"):  # not Linux: plain mode goes without
+        return
     _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl {option}")
 
 

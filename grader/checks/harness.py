@@ -258,6 +258,7 @@ class Run:
                 if not self.flooded:
                     self.flooded = True
                     threading.Thread(target=self.kill, daemon=True).start()
+                    self.lab.sub.dirty = True
                 return
             self.frames.append((direction, msg))
 
@@ -272,9 +273,10 @@ class Run:
             pass
 
     def died(self):
+        """Why the server stopped answering (its exit code, the end of its stderr)."""
         self.dead = True
         self.lab.sub.dirty = True
-        code = self.process.status()
+        code = self.process.status(wait=2.0)  # it may still be on its way out
         tail = self.process.stderr().strip().splitlines()[-3:]
         why = f"el servidor terminó (código {code})" if code is not None \
             else "el servidor dejó de responder"
@@ -319,8 +321,8 @@ class Run:
                                            max_rounds=MAX_PROMPTS + 3)
         except TimeoutError:
             strikes[name] = f"{name} no respondió en {timeout:.0f} s (en esta u otra prueba)"
-            self.died()
             self.kill()
+            self.died()
             raise Broken(f"{name} no respondió en {timeout:.0f} s") from None
         except wire.RpcError as exc:
             error = f"{exc.code}: {exc.message}"
