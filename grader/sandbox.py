@@ -17,6 +17,7 @@ Deliberate simplifications: uids for parallel sandboxes come from a pid-derived 
 from a registry; Linux only for the isolated modes.
 """
 
+import atexit
 import itertools
 import json
 import os
@@ -88,6 +89,7 @@ def compiled_code():
         return _mode_cache["code"]
     source = CODE_DIR
     target = os.path.join(tempfile.mkdtemp(prefix="grader-code-"), "code")
+    atexit.register(shutil.rmtree, os.path.dirname(target), True)
     os.makedirs(target)
     os.chmod(os.path.dirname(target), 0o755)
     for name in sorted(os.listdir(source)):
