@@ -59,9 +59,15 @@ def jupyter_lab(request):
         _stop_lab(lab)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A headless Playwright chromium Browser using the Debian chromium binary."""
+    """A headless Playwright chromium Browser using the Debian chromium binary.
+
+    Module-scoped on purpose: while Playwright's sync API runs, the main thread has a running
+    asyncio loop, so every later `asyncio.run()` / `anyio.run()` in the same pytest process
+    (the SDK and UI tests) would fail with "cannot be called from a running event loop".
+    Launching chromium again per module costs well under a second.
+    """
     sync_api = pytest.importorskip(
         "playwright.sync_api",
         reason="the playwright pip package is not installed: run `make venv`",
