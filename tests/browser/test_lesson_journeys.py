@@ -20,6 +20,9 @@ expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
 
+# The kernel, the notes server and the browser share two cores with whatever else runs:
+# give assertions the same patience as the page (Playwright's default is 5 s).
+expect.set_options(timeout=30_000)
 REPO = Path(__file__).resolve().parents[2]
 ALL_RAN = ("() => ![...document.querySelectorAll('.jp-InputArea-prompt')]"
            ".some(p => p.textContent.includes('[*]'))")
