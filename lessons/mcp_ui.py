@@ -738,7 +738,8 @@ class NotesLab:
 
     async def connect(self, protocol: str = "2025-11-25", *, roots=("Notas",),
                       elicitation=None, solution=None, sdk_version=None, server_roots=(),
-                      setup_wait: float = 300.0, quiet: bool = False) -> LabClient:
+                      setup_wait: float = 300.0, quiet: bool = False,
+                      report_errors: bool = True) -> LabClient:
         """Start `python code/main.py serve ...` and connect a Client to it over stdio.
 
         roots: folder names of the lab (or file:// URIs) the client shares; None declares no
@@ -751,8 +752,8 @@ class NotesLab:
         conn = LabClient(self, argv, protocol, shared, elicitation)
         self.clients.append(conn)
         await asyncio.to_thread(conn.start)
-        if not quiet:
-            conn.describe()
+        if report_errors:
+            conn.describe(full=not quiet)
         return conn
 
     def stdio_server(self, solution=None, sdk_version=None, server_roots=()):
@@ -795,9 +796,9 @@ class NotesLab:
         """
         cases = cases or GUARD_CASES
         rows = []
-        for sdk, protocol, caps in cases:
+        for number, (sdk, protocol, caps) in enumerate(cases):
             conn = await self.connect(protocol, elicitation=caps, solution=solution,
-                                      sdk_version=sdk, quiet=True)
+                                      sdk_version=sdk, quiet=True, report_errors=number == 0)
             result = await conn.call("notes_setup", simulate=True, echo=False,
                                      scripted=[{"action": "decline"}])
             used_url = any(q[0].get("mode") == "url" for q in conn.last.questions)
@@ -928,6 +929,7 @@ class LabClient:
         self.user.wait_after_open = protocol == STATELESS
         self.solution_info: dict | None = None
         self.handle_status: dict[str, bool] = {}
+        self._log_shown = 0
         self._panel: CallPanel | None = None
         self._roots = roots
         self._elicitation = elicitation_caps
@@ -964,19 +966,23 @@ class LabClient:
             self.process.kill()
             self.process.wait(5)
 
-    def describe(self) -> None:
-        shown = ["python", "code/main.py", *[self.lab.hide(a) for a in self.argv[2:]]]
-        shown = [_relative_solution(a) for a in shown]
-        caps = json.dumps(self.client.capabilities, ensure_ascii=False, separators=(",", ":"))
-        print(f"Servidor: {' '.join(shown)}")
-        print(f"Cliente: protocolo {self.protocol}, capacidades {caps}")
-        if self.solution_info is not None:
-            info = self.solution_info
-            loaded = ", ".join(info.get("files") or []) or "ningún archivo"
-            extra = info.get("tools", []) + info.get("hooks", [])
-            print(f"Solución cargada: {loaded}" + (f" → {', '.join(extra)}" if extra else ""))
-            for file, problem in (info.get("errors") or {}).items():
-                print(f"⚠ No se cargó {file}: {problem}")
+    def describe(self, full: bool = True) -> None:
+        """What was started; a solution file that did not load is reported even when quiet."""
+        info = self.solution_info
+        if full:
+            shown = ["python", "code/main.py", *[self.lab.hide(a) for a in self.argv[2:]]]
+            shown = [_relative_solution(a) for a in shown]
+            caps = json.dumps(self.client.capabilities, ensure_ascii=False,
+                              separators=(",", ":"))
+            print(f"Servidor: {' '.join(shown)}")
+            print(f"Cliente: protocolo {self.protocol}, capacidades {caps}")
+            if info is not None:
+                loaded = ", ".join(info.get("files") or []) or "ningún archivo"
+                extra = info.get("tools", []) + info.get("hooks", [])
+                print(f"Solución cargada: {loaded}"
+                      + (f" → {', '.join(extra)}" if extra else ""))
+        for file, problem in ((info or {}).get("errors") or {}).items():
+            print(f"⚠ No se cargó {file}: {self.lab.hide(problem)}")
 
     # -- calling tools -----------------------------------------------------------------------
     @property
@@ -1027,7 +1033,23 @@ class LabClient:
         if echo:
             mark = "✗" if result.is_error else "✓"
             print(f"« {mark} {self.lab.hide(result.text)}")
+            await self._show_log(wait=result.is_error)
         return result
+
+    async def _show_log(self, wait: bool = False) -> None:
+        """Print what the server wrote on stderr and was not shown yet: your solution's
+        print()s and tracebacks (│), and the server's warnings (⚠: a crashed tool, a hook
+        that failed, a solution file that did not load...)."""
+        # stderr is read by another thread: give the last lines a moment to arrive
+        await asyncio.sleep(0.2 if wait else 0.05)
+        lines, self._log_shown = self.log[self._log_shown:], len(self.log)
+        for line in lines:
+            if not line.strip() or ROUTINE_LOG.match(line):
+                continue
+            if line.startswith("[notas] "):
+                print(f"  ⚠ servidor: {self.lab.hide(line[len('[notas] '):])}")
+            else:
+                print(f"  │ {self.lab.hide(line)}")
 
     async def set_roots(self, roots) -> None:
         """The user changes what they share; at 2025-11-25 the server is told and re-asks."""
@@ -1037,6 +1059,7 @@ class LabClient:
         print("Roots ahora: " + ", ".join(roots))
         for line in self.transcript_lines(start=start):
             print(line)
+        await self._show_log(wait=True)
 
     async def read_handles(self) -> None:
         """Try notes_read on every handle this client opened; print what still works
@@ -1123,6 +1146,10 @@ class LabClient:
     def page_visits(self) -> int:
         """How many times the setup page was loaded (GET), from the server's log."""
         return sum("setup page: GET /connect" in line for line in self.log)
+
+
+# Not repeated under each call: routine, or already shown by LabClient.describe().
+ROUTINE_LOG = re.compile(r"^\[notas\] (ready on stdio|setup page: |solution .* not loaded)")
 
 
 def _relative_solution(arg: str) -> str:

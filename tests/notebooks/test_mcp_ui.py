@@ -408,3 +408,40 @@ def test_at_2026_07_28_the_url_flow_waits_for_i_am_done_then_retries(lab):
         return await call
     result = in_loop(go)
     assert result.data == {"status": "configured"}
+
+
+CRASHING = '''from extension import Extension
+
+extension = Extension()
+
+
+@extension.tool("notes_archive", description="x",
+                input_schema={"type": "object", "properties": {"title": {"type": "string"}}})
+def notes_archive(ctx, title):
+    print("buscando", title)
+    return 1 / 0
+'''
+
+
+def test_a_crash_in_the_solution_is_shown_under_the_call_with_its_prints(lab, capsys):
+    solution = lab.base / "mi_solucion.py"
+    solution.write_text(CRASHING, encoding="utf-8")
+
+    async def go():
+        conn = await lab.connect(solution=str(solution), quiet=True)
+        await conn.call("notes_archive", {"title": "TPS report"})
+    in_loop(go)
+    out = capsys.readouterr().out
+    assert "« ✗ Error interno en la herramienta notes_archive." in out
+    assert "  │ buscando TPS report" in out
+    assert "⚠ servidor: tool notes_archive crashed: ZeroDivisionError" in out
+
+
+def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
+    solution = lab.base / "roto.py"
+    solution.write_text("from extension import Extension\nextension = Extension(\n", "utf-8")
+
+    async def go():
+        await lab.connect(solution=str(solution), quiet=True)
+    in_loop(go)
+    assert "⚠ No se cargó roto.py: SyntaxError en la línea 2" in capsys.readouterr().out
