@@ -39,8 +39,8 @@ def parse_args(argv):
     parser.add_argument("--state-ttl", type=float, default=600.0,
                         help="seconds a 2026-07-28 requestState stays valid")
     parser.add_argument("--trace", metavar="FILE",
-                        help="append every frame, both directions, to FILE (JSON lines); it includes "
-                             "the user's answers, so use it only to debug")
+                        help="append every frame, both directions, to FILE (JSON lines); it "
+                             "includes the user's answers, so use it only to debug")
     return parser.parse_args(argv)
 
 

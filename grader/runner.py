@@ -24,7 +24,6 @@ from grader import submission as submissions
 from grader.paths import CHECKS_DIR
 from grader.sandbox import Sandbox, SandboxError, detect_mode
 
-os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
 SUBMISSION_BUDGET = 240.0  # seconds of wall time for all the tests of one submission
 PROBE_TIMEOUT = 10.0
@@ -120,12 +119,18 @@ def run_checks(state):
 
     from grader.checks import plugin
     plugin.STATE = state
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only for this run: no installed plugins
     try:
         pytest.main(PYTEST_ARGS + CHECK_FILES, plugins=[plugin])
     except BaseException as exc:  # pytest itself failed: every test scores 0
         state.internal_errors.append(f"pytest: {type(exc).__name__}: {exc}")
     finally:
         plugin.STATE = None
+        if autoload is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
 
 
 def assemble(prepared, state, seconds):

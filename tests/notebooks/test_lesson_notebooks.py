@@ -23,7 +23,7 @@ def run_nbval(notebook, tmp_path, extra_env=None):
     scratch.mkdir(exist_ok=True)
     env = {**os.environ, "LESSON_USER": "scripted", "TMPDIR": str(scratch), **(extra_env or {})}
     env.pop("LESSON_KEEP_LAB", None)
-    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)  # set by grader.runner on import; we need nbval
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)  # nbval is a plugin: never run without it
     argv = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env",
             "--nbval-cell-timeout=300", "-p", "no:cacheprovider", "-q", "-c", os.devnull,
             "--rootdir", str(tmp_path), str(notebook)]
