@@ -2,6 +2,7 @@
 
     def test_journey(jupyter_lab, page, tmp_path):
         lab = jupyter_lab(tmp_path)           # -> lab.Lab, stopped after the test
+                                              # (module_jupyter_lab: one for the module)
         open_notebook(page, lab, "x.ipynb")
         run_all(page)
         screenshot(page, "journey-done")
@@ -56,6 +57,29 @@ def jupyter_lab(request):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             (ARTIFACTS / (_artifact_name(request, f"jupyter-{lab.port}") + ".log")).write_text(
                 lab.log())
+        _stop_lab(lab)
+
+
+@pytest.fixture(scope="module")
+def module_jupyter_lab(request):
+    """Like ``jupyter_lab``, but every server started lives until the module ends, so its
+    tests share it (each test should end its own kernels: ``lab.shutdown_kernels()``).
+    If any test of the module failed, the server log is kept in tests/artifacts/."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed: run `make venv`")
+    labs = []
+    failed_before = request.session.testsfailed
+
+    def start(root_dir, **kwargs):
+        lab = start_lab(root_dir, **kwargs)
+        labs.append(lab)
+        return lab
+
+    yield start
+    for lab in labs:
+        if request.session.testsfailed > failed_before:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            module = request.module.__name__.rpartition(".")[2]
+            (ARTIFACTS / f"{module}-jupyter-{lab.port}.log").write_text(lab.log())
         _stop_lab(lab)
 
 

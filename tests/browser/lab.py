@@ -9,10 +9,22 @@ also work outside pytest::
     screenshot(page, "x")                # -> tests/artifacts/x.png
     stop_lab(lab)                        # SIGTERM to its process group, SIGKILL if needed
 
+A run that pauses for clicks (a form waits for the learner) is split in two::
+
+    start_run_all(page)                  # returns as soon as the first cell started
+    ...click what the notebook asks...
+    wait_until_all_ran(page)             # no cell left at [*], kernel idle
+    notebook_cells(page)                 # the cells as nbformat dicts, outputs included
+
+For the lessons: copy_course(dest) makes a private copy of the course (JupyterLab autosaves
+what it runs), write_starter_solutions() fills its soluciones/ the way notebooks 01-03 do, and
+type_in_solutions() puts solutions into the notebooks' exercise cells, as a learner would.
+
 Pitfalls handled (see the environment notes): --allow-root when root; wait for the
 status-bar text, not the toolbar indicator, before running (otherwise a "Select Kernel"
-dialog swallows the run); news toast disabled through the settings dir; Run All through
-window.jupyterapp (needs --LabApp.expose_app_in_browser=True); no `playwright install`.
+dialog swallows the run); news toast disabled and notebook windowing off through the
+settings dir; Run All through window.jupyterapp (needs --LabApp.expose_app_in_browser=True);
+no `playwright install`.
 """
 
 from __future__ import annotations
@@ -30,11 +42,13 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "tests" / "artifacts"
 KERNEL_IDLE = "Python 3 (ipykernel) | Idle"
 CHROMIUM_ARGS = [
     "--headless",
@@ -82,15 +96,23 @@ class Lab:
     def url(self, path: str = "lab") -> str:
         return f"{self.base_url}/{path.lstrip('/')}?token={self.token}"
 
-    def notebook_url(self, relpath: str) -> str:
-        return self.url(f"lab/tree/{quote(str(relpath))}")
+    def notebook_url(self, relpath: str, workspace: str | None = None) -> str:
+        """The notebook's URL; a named workspace keeps tabs opened by other pages away."""
+        prefix = f"lab/workspaces/{quote(workspace)}" if workspace else "lab"
+        return self.url(f"{prefix}/tree/{quote(str(relpath))}")
 
-    def api(self, path: str) -> object:
-        """GET a JSON endpoint of the server, e.g. lab.api("api/kernelspecs")."""
-        req = urllib.request.Request(f"{self.base_url}/{path.lstrip('/')}",
+    def api(self, path: str, method: str = "GET") -> object:
+        """Call a JSON endpoint of the server, e.g. lab.api("api/kernelspecs")."""
+        req = urllib.request.Request(f"{self.base_url}/{path.lstrip('/')}", method=method,
                                      headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(req, timeout=10) as resp:
-            return json.load(resp)
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        """End every notebook session (and its kernel), e.g. between tests sharing a server."""
+        for session in self.api("api/sessions"):
+            self.api(f"api/sessions/{session['id']}", method="DELETE")
 
     def log(self) -> str:
         try:
@@ -105,29 +127,48 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _write_settings(settings_dir: Path) -> None:
+SETTINGS = {
     # Suppresses the "get notified about official Jupyter news?" toast.
-    plugin = settings_dir / "@jupyterlab" / "apputils-extension"
-    plugin.mkdir(parents=True, exist_ok=True)
-    (plugin / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
+    ("apputils-extension", "notification"): {"fetchNews": "false", "checkForUpdates": False},
+    # Every cell attached and laid out normally. With the default "contentVisibility",
+    # offscreen cells get their real height only when drawn, so the layout can shift under
+    # a click while a run fills outputs. Seen with it (not since): a radio click that did
+    # not register, and the notebook panel painted blank for the 30 s of an assertion.
+    ("notebook-extension", "tracker"): {"windowingMode": "none"},
+}
 
 
-def start_lab(root_dir: str | os.PathLike, *, timeout: float = 60.0, attempts: int = 3) -> Lab:
-    """Start JupyterLab serving ``root_dir``; return once /api/status answers 200."""
+def _write_settings(settings_dir: Path) -> None:
+    for (extension, plugin), values in SETTINGS.items():
+        folder = settings_dir / "@jupyterlab" / extension
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{plugin}.jupyterlab-settings").write_text(json.dumps(values))
+
+
+def start_lab(root_dir: str | os.PathLike, *, timeout: float = 60.0, attempts: int = 3,
+              env: Mapping[str, str | None] | None = None) -> Lab:
+    """Start JupyterLab serving ``root_dir``; return once /api/status answers 200.
+
+    ``env`` changes the environment of the server and of its kernels (None removes a
+    variable), e.g. ``{"LESSON_USER": None, "TMPDIR": "/some/dir"}``.
+    """
     root = Path(root_dir).resolve()
     last_error = ""
     for _ in range(attempts):  # retry only if the server dies early (e.g. port race)
         home = Path(tempfile.mkdtemp(prefix="jupyterlab-harness-"))
-        env = dict(os.environ)
+        server_env = dict(os.environ)
+        for var, value in (env or {}).items():
+            if value is None:
+                server_env.pop(var, None)
+            else:
+                server_env[var] = value
         for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
                          ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
                          ("JUPYTERLAB_SETTINGS_DIR", "settings"),
                          ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")]:
             (home / sub).mkdir()
-            env[var] = str(home / sub)
-        env["JUPYTER_PREFER_ENV_PATH"] = "1"
+            server_env[var] = str(home / sub)
+        server_env["JUPYTER_PREFER_ENV_PATH"] = "1"
         _write_settings(home / "settings")
         port, token = _free_port(), secrets.token_hex(24)
         cmd = [
@@ -142,7 +183,7 @@ def start_lab(root_dir: str | os.PathLike, *, timeout: float = 60.0, attempts: i
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         with open(home / "server.log", "wb") as log:
-            proc = subprocess.Popen(cmd, cwd=root, env=env, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(cmd, cwd=root, env=server_env, stdin=subprocess.DEVNULL,
                                     stdout=log, stderr=subprocess.STDOUT,
                                     start_new_session=True)
         lab = Lab(root, port, token, proc, home)
@@ -201,21 +242,108 @@ def wait_for_idle(page, timeout: float = 60_000) -> None:
     )
 
 
-def open_notebook(page, lab: Lab, relpath: str, timeout: float = 90_000) -> None:
+def open_notebook(page, lab: Lab, relpath: str, timeout: float = 90_000,
+                  workspace: str | None = None) -> None:
     """Open ``relpath`` (relative to the lab's root_dir) and wait for an idle kernel."""
-    page.goto(lab.notebook_url(relpath), timeout=timeout)
+    page.goto(lab.notebook_url(relpath, workspace), timeout=timeout)
+    wait_for_idle(page, timeout)
+
+
+_NOTEBOOK = "window.jupyterapp.shell.currentWidget.content"
+_RUNNING = ("[...document.querySelectorAll('.jp-InputArea-prompt')]"
+            ".some(p => p.textContent.includes('[*]'))")
+_STARTED = (f"() => {_RUNNING} || {_NOTEBOOK}.widgets"
+            ".some(c => c.model.type === 'code' && c.model.executionCount !== null)")
+
+
+def clear_all_outputs(page) -> None:
+    """Clear every output and execution count of the current notebook (stored outputs
+    could otherwise pass for the ones a run is expected to produce)."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    page.wait_for_function(f"() => {_NOTEBOOK}.widgets.every(c => c.model.type !== 'code' || "
+                           "(c.model.executionCount === null && c.model.outputs.length === 0))")
+
+
+def start_run_all(page, timeout: float = 60_000) -> None:
+    """Run All without waiting for the end (a form may pause the run until someone clicks);
+    returns once a cell is running or has run. Clear the outputs first (clear_all_outputs)."""
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    page.wait_for_function(_STARTED, timeout=timeout)
+
+
+def wait_until_all_ran(page, timeout: float = 240_000) -> None:
+    """Wait until no cell is queued or running ([*]) and the kernel is idle.
+
+    A cell that raises stops Run All: the cells after it end up never run, which
+    notebook_cells() shows as execution_count None.
+    """
+    page.wait_for_function(f"() => !{_RUNNING}", timeout=timeout)
     wait_for_idle(page, timeout)
 
 
 def run_all(page, timeout: float = 120_000) -> None:
     """Run every cell of the current notebook and wait until the kernel is idle again."""
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        "() => ![...document.querySelectorAll('.jp-InputArea-prompt')]"
-        ".some(p => p.textContent.includes('[*]'))",
-        timeout=timeout,
-    )
-    wait_for_idle(page, timeout)
+    start_run_all(page, timeout)
+    wait_until_all_ran(page, timeout)
+
+
+def notebook_cells(page) -> list[dict]:
+    """The current notebook's cells as JupyterLab holds them (nbformat dicts with source,
+    execution_count and outputs)."""
+    return page.evaluate(f"() => {_NOTEBOOK}.widgets.map(c => c.model.toJSON())")
+
+
+def copy_course(dest: str | os.PathLike) -> Path:
+    """A private copy of the course (code/, lessons/, grader/) in ``dest``, without the
+    learner's soluciones/ or caches. Returns ``dest``."""
+    root = Path(dest)
+    skip = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
+    for name in ("code", "lessons", "grader"):
+        shutil.copytree(REPO / name, root / name, ignore=skip)
+    return root
+
+
+WRITEFILE = re.compile(r"^%%writefile (soluciones/ejercicio\d+\.py)[ \t]*$")
+
+
+def _exercise_cells(lessons: Path):
+    """(notebook path, notebook JSON, cell, "soluciones/ejercicioN.py") for every starter."""
+    for notebook in sorted(lessons.glob("*.ipynb")):
+        data = json.loads(notebook.read_text(encoding="utf-8"))
+        for cell in data["cells"]:
+            source = cell["source"]
+            source = "".join(source) if isinstance(source, list) else source
+            match = WRITEFILE.match(source.partition("\n")[0])
+            if cell["cell_type"] == "code" and match:
+                yield notebook, data, cell, match[1]
+
+
+def type_in_solutions(lessons: str | os.PathLike, solutions: str | os.PathLike) -> list[str]:
+    """Replace the body of every `%%writefile soluciones/ejercicioN.py` cell of the notebooks
+    in ``lessons`` by ``solutions``/ejercicioN.py, as a learner who solved it would have;
+    returns the notebooks changed."""
+    lessons, changed = Path(lessons), []
+    for notebook, data, cell, target in _exercise_cells(lessons):
+        body = (Path(solutions) / Path(target).name).read_text(encoding="utf-8")
+        cell["source"] = f"%%writefile {target}\n{body.rstrip()}".splitlines(keepends=True)
+        notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                            encoding="utf-8")
+        changed.append(notebook.name)
+    return changed
+
+
+def write_starter_solutions(lessons: str | os.PathLike) -> list[str]:
+    """Write the starter of every exercise (the `%%writefile soluciones/...` cells of the
+    notebooks) into ``lessons``/soluciones, as running notebooks 01-03 does; returns the
+    files written."""
+    lessons, written = Path(lessons), []
+    for _, _, cell, target in _exercise_cells(lessons):
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        path = lessons / target
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(source.partition("\n")[2] + "\n", encoding="utf-8")
+        written.append(target)
+    return written
 
 
 def screenshot(page, name: str) -> Path:

@@ -40,6 +40,8 @@ def test_harness_drives_widgets_in_real_jupyterlab(jupyter_lab, page, tmp_path):
     lab = jupyter_lab(tmp_path)
 
     open_notebook(page, lab, "harness_probe.ipynb")
+    windowing = "window.jupyterapp.shell.currentWidget.content.notebookConfig.windowingMode"
+    assert page.evaluate(f"() => {windowing}") == "none"  # the harness's settings apply
     run_all(page)
     # The kernel runs on this very interpreter (the project venv): jupyter_client swaps the
     # kernelspec's bare "python" for the server's sys.executable.

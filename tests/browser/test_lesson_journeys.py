@@ -9,12 +9,18 @@ Screenshots go to tests/artifacts/.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from lab import open_notebook, screenshot, wait_for_idle
+from lab import (
+    clear_all_outputs,
+    copy_course,
+    open_notebook,
+    screenshot,
+    start_run_all,
+    wait_until_all_ran,
+)
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
@@ -23,34 +29,18 @@ expect = pytest.importorskip(
 # The kernel, the notes server and the browser share two cores with whatever else runs:
 # give assertions the same patience as the page (Playwright's default is 5 s).
 expect.set_options(timeout=30_000)
-REPO = Path(__file__).resolve().parents[2]
-ALL_RAN = ("() => ![...document.querySelectorAll('.jp-InputArea-prompt')]"
-           ".some(p => p.textContent.includes('[*]'))")
 
 
 @pytest.fixture
 def course(tmp_path, monkeypatch):
     """A private copy of the course, a TMPDIR to look into, and a human learner."""
-    root = tmp_path / "curso"
-    skip = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
-    for name in ("code", "lessons", "grader"):
-        shutil.copytree(REPO / name, root / name, ignore=skip)
+    root = copy_course(tmp_path / "curso")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.delenv("LESSON_USER", raising=False)  # `make test` sets it; a person clicks here
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setenv("LESSON_KEEP_LAB", "1")
     return root, scratch
-
-
-def run_all_cells(page) -> None:
-    """Run All, without waiting: the run pauses at the first form until someone clicks."""
-    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-
-
-def wait_until_every_cell_ran(page, timeout=240_000) -> None:
-    page.wait_for_function(ALL_RAN, timeout=timeout)
-    wait_for_idle(page, timeout)
 
 
 def notes_in(scratch: Path) -> dict[str, set[str]]:
@@ -66,21 +56,24 @@ def test_picking_the_2024_note_in_the_form_deletes_exactly_that_note(jupyter_lab
     root, scratch = course
     lab = jupyter_lab(root / "lessons")
     open_notebook(page, lab, "02_formularios.ipynb")
-    run_all_cells(page)
+    clear_all_outputs(page)  # or the stored outputs could pass for this run's
+    start_run_all(page)  # the run pauses at the form until someone clicks
 
     choice = page.locator(".widget-radio-box label", has_text="2024-04-10 · note-7")
     choice.wait_for(timeout=90_000)
     before = notes_in(scratch)  # the call is paused on the form: the disk cannot change now
     assert {"tps-2023.md", "tps-2024.md", "tps-2025.md"} <= before["Notas"]
 
-    choice.click()
+    choice.locator("input").check()  # check() also verifies the radio took the click
     page.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
     page.get_by_role("button", name="Aceptar", exact=True).click()
 
-    expect(page.get_by_text("Enviaste Aceptar (accept)")).to_be_visible()
+    # exact: later cells' scripted answers also say "Enviaste Aceptar (accept): ..."
+    sent = 'Enviaste Aceptar (accept): {"note_id":"note-7","confirm":true}'
+    expect(page.get_by_text(sent, exact=True)).to_be_visible()
     check = page.get_by_text("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md")
     expect(check).to_be_visible(timeout=60_000)
-    wait_until_every_cell_ran(page)
+    wait_until_all_ran(page)
     after = notes_in(scratch)
     assert before["Notas"] - after["Notas"] == {"tps-2024.md"}
     assert after["Notas"] - before["Notas"] == set()
@@ -97,7 +90,8 @@ def test_consent_then_setup_page_then_completion_arrives_in_the_notebook(jupyter
     root, _ = course
     lab = jupyter_lab(root / "lessons")
     open_notebook(page, lab, "03_modo_url.ipynb")
-    run_all_cells(page)
+    clear_all_outputs(page)  # or the stored outputs could pass for this run's
+    start_run_all(page)  # the run pauses at the form until someone clicks
 
     consent = page.get_by_role("button", name="Acepto abrir la página")
     consent.wait_for(timeout=90_000)
@@ -124,6 +118,6 @@ def test_consent_then_setup_page_then_completion_arrives_in_the_notebook(jupyter
     expect(page.get_by_text("Sincronización configurada.").first).to_be_visible()
     done = page.get_by_text("✓ Consentimiento → página → notifications/elicitation/complete")
     expect(done).to_be_visible(timeout=60_000)
-    wait_until_every_cell_ran(page)
+    wait_until_all_ran(page)
     arrived.scroll_into_view_if_needed()
     assert screenshot(page, "journey-url-mode").stat().st_size > 0
