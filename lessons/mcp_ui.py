@@ -1441,8 +1441,12 @@ def revisar(exercise: str, folder=SOLUTIONS, timeout: float = 600.0) -> Review:
 # =============================================================================================
 # Small things for the last notebooks
 # =============================================================================================
-def quiz(questions) -> w.VBox:
-    """Self-check questions: (question, [options], index of the right one, explanation)."""
+def quiz(questions) -> None:
+    """Self-check questions: (question, [options], index of the right one, explanation).
+
+    Displays itself and returns None: as the last line of a cell, a returned widget would
+    be drawn a second time below the first.
+    """
     rows = []
     for number, (question, options, right, why) in enumerate(questions, 1):
         choice = w.RadioButtons(options=options, value=None,
@@ -1461,9 +1465,7 @@ def quiz(questions) -> w.VBox:
         rows.append(w.VBox([w.HTML(f"<b>{number}. {_esc(question)}</b>"), choice,
                             w.HBox([button, verdict])],
                            layout=w.Layout(margin="0 0 10px 0")))
-    box = w.VBox(rows)
-    display(box)
-    return box
+    display(w.VBox(rows))
 
 
 CODE_GUIDE = {
