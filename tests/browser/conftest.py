@@ -40,9 +40,9 @@ def _artifact_name(request, suffix: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{request.node.name}-{suffix}")
 
 
-@pytest.fixture
-def jupyter_lab(request):
-    """Factory: ``jupyter_lab(root_dir) -> Lab``. Every server started is stopped after the test."""
+def _labs(failed, log_name):
+    """Start JupyterLab servers on demand; stop them all afterwards, keeping their logs in
+    tests/artifacts/ when `failed()` says something went wrong."""
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed: run `make venv`")
     labs = []
 
@@ -53,11 +53,17 @@ def jupyter_lab(request):
 
     yield start
     for lab in labs:
-        if _failed(request):
+        if failed():
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            (ARTIFACTS / (_artifact_name(request, f"jupyter-{lab.port}") + ".log")).write_text(
-                lab.log())
+            (ARTIFACTS / log_name(lab)).write_text(lab.log())
         _stop_lab(lab)
+
+
+@pytest.fixture
+def jupyter_lab(request):
+    """Factory: ``jupyter_lab(root_dir) -> Lab``. Every server started is stopped after the test."""
+    yield from _labs(lambda: _failed(request),
+                     lambda lab: _artifact_name(request, f"jupyter-{lab.port}") + ".log")
 
 
 @pytest.fixture(scope="module")
@@ -65,22 +71,10 @@ def module_jupyter_lab(request):
     """Like ``jupyter_lab``, but every server started lives until the module ends, so its
     tests share it (each test should end its own kernels: ``lab.shutdown_kernels()``).
     If any test of the module failed, the server log is kept in tests/artifacts/."""
-    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed: run `make venv`")
-    labs = []
     failed_before = request.session.testsfailed
-
-    def start(root_dir, **kwargs):
-        lab = start_lab(root_dir, **kwargs)
-        labs.append(lab)
-        return lab
-
-    yield start
-    for lab in labs:
-        if request.session.testsfailed > failed_before:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            module = request.module.__name__.rpartition(".")[2]
-            (ARTIFACTS / f"{module}-jupyter-{lab.port}.log").write_text(lab.log())
-        _stop_lab(lab)
+    module = request.module.__name__.rpartition(".")[2]
+    yield from _labs(lambda: request.session.testsfailed > failed_before,
+                     lambda lab: f"{module}-jupyter-{lab.port}.log")
 
 
 @pytest.fixture(scope="module")

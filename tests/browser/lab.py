@@ -24,7 +24,7 @@ Pitfalls handled (see the environment notes): --allow-root when root; wait for t
 status-bar text, not the toolbar indicator, before running (otherwise a "Select Kernel"
 dialog swallows the run); news toast disabled and notebook windowing off through the
 settings dir; Run All through window.jupyterapp (needs --LabApp.expose_app_in_browser=True);
-no `playwright install`.
+the Debian chromium, never a browser that Playwright downloads itself.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ CHROMIUM_ARGS = [
 MISSING_CHROMIUM = (
     "chromium not found (looked at $CHROMIUM, `command -v chromium`, /usr/bin/chromium). "
     "Run `make chromium` (as root on Debian: apt-get install chromium). "
-    "Do not use `playwright install`: its CDN is not reachable here."
+    "Playwright's own browser download cannot work here: its CDN is not reachable."
 )
 
 
