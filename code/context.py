@@ -24,6 +24,9 @@ from server import MissingCapability, ToolError
 from store import scan
 
 STATELESS_VERSION = "2026-07-28"
+NO_ROOTS = ("Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
+            "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
+            "o arranca el servidor con --root /ruta/a/tus/notas.")
 
 
 class NeedInput(BaseException):
@@ -50,7 +53,6 @@ class ToolContext:
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities
         self.handles = session.boundary.handles
-        self._asked = 0
 
     # roots and notes
     @property
@@ -108,12 +110,6 @@ class ToolContext:
             raise ToolError(f"La respuesta del formulario no es válida ({exc}); no hice nada.") \
                 from None
 
-    def _no_roots(self):
-        return ToolError(
-            "Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
-            "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
-            "o arranca el servidor con --root /ruta/a/tus/notas.")
-
     def _ask(self, method, params):
         raise NotImplementedError
 
@@ -125,7 +121,7 @@ class LiveContext(ToolContext):
     def roots(self):
         roots = self.session.boundary.current(self.server.config.roots_timeout)
         if roots.source == "none":
-            raise self._no_roots()
+            raise ToolError(NO_ROOTS)
         if roots.source == "error":
             raise ToolError("No pude leer tus roots (roots/list falló): no toco ningún archivo.")
         return roots
@@ -153,6 +149,7 @@ class RetryContext(ToolContext):
         super().__init__(session, STATELESS_VERSION, client_capabilities)
         self.answers, self.asked, self.memos = answers, asked, memos
         self._roots = None
+        self._asked = 0  # questions asked so far in this run: keys ask-1, ask-2, ...
 
     @property
     def roots(self):

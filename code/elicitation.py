@@ -15,7 +15,6 @@ import datetime
 import re
 from dataclasses import dataclass, field
 
-FORM_PROTOCOLS = ("2025-06-18", "2025-11-25", "2026-07-28")
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 ACTIONS = ("accept", "decline", "cancel")
 

@@ -92,13 +92,15 @@ class Tool:
         return None
 
 
+TYPE_CHECKS = {"string": lambda v: isinstance(v, str),
+               "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+               "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+               "boolean": lambda v: isinstance(v, bool),
+               "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
+
+
 def _has_type(value, expected):
-    checks = {"string": lambda v: isinstance(v, str),
-              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-              "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-              "boolean": lambda v: isinstance(v, bool),
-              "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
-    return checks.get(expected, lambda v: True)(value)
+    return TYPE_CHECKS.get(expected, lambda v: True)(value)
 
 
 @dataclass
@@ -114,6 +116,11 @@ class Config:
 
     def configured_roots(self):
         return RootSet.from_paths(self.roots) if self.roots else None
+
+    def limit(self, client_roots):
+        """The client's roots, narrowed to the --root folders when the server has any."""
+        configured = self.configured_roots()
+        return client_roots.intersect(configured) if configured else client_roots
 
 
 def _os_user():
@@ -141,7 +148,7 @@ class RootsChange:
 def recheck_handles(change):
     """The reference reaction: every open handle outside the new roots stops working."""
     for handle in change.handles:
-        if not change.new_roots.contains(os.path.realpath(handle.path)):
+        if not change.new_roots.contains(handle.path):  # handle.path is a real path
             change.revoke(handle)
 
 

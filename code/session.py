@@ -20,7 +20,7 @@ import secrets
 import threading
 
 import wire
-from context import STATELESS_VERSION, LiveContext, NeedInput, RetryContext
+from context import NO_ROOTS, STATELESS_VERSION, LiveContext, NeedInput, RetryContext
 from request_state import Sealer, StateError
 from roots import RootError, RootSet
 from server import (
@@ -138,16 +138,14 @@ class Session:
             self.boundary.refresh_finished()
 
     def _fetch_roots(self):
-        configured = self.server.config.configured_roots()
         if not isinstance(self.client_capabilities.get("roots"), dict):
-            return configured or RootSet(source="none")
+            return self.server.config.configured_roots() or RootSet(source="none")
         try:
             result = self.conn.request("roots/list", timeout=self.server.config.roots_timeout)
-            new = RootSet.from_list_result(result)
+            return self.server.config.limit(RootSet.from_list_result(result))
         except (wire.RpcError, wire.ConnectionClosed, TimeoutError, RootError) as exc:
             self.server.log(f"roots/list failed ({exc}); allowing no folder until it works")
             return RootSet(source="error")
-        return new.intersect(configured) if configured else new
 
     # -- 2026-07-28 ----------------------------------------------------------------------
     def _stateless(self, method, params, meta):
@@ -203,16 +201,15 @@ class Session:
 
     def request_roots(self, ctx):
         """The roots for one 2026-07-28 request: asked as an input request when declared."""
-        configured = self.server.config.configured_roots()
         if not isinstance(ctx.client_capabilities.get("roots"), dict):
+            configured = self.server.config.configured_roots()
             if configured is None:
-                raise MissingCapability(ctx._no_roots().args[0], {"roots": {}})
+                raise MissingCapability(NO_ROOTS, {"roots": {}})
             return configured
         try:
-            roots = RootSet.from_list_result(ctx.ask_roots())
+            return self.server.config.limit(RootSet.from_list_result(ctx.ask_roots()))
         except RootError as exc:
             raise ToolError(f"La lista de roots no es válida: {exc}") from None
-        return roots.intersect(configured) if configured else roots
 
     # -- both ----------------------------------------------------------------------------
     def _call(self, params, ctx):

@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass
 
@@ -114,7 +115,7 @@ def _read_cached(path):
         st = os.stat(path)
     except OSError:
         return None
-    if not stat_is_file(st):
+    if not stat.S_ISREG(st.st_mode):
         return None
     stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
     cached = _parsed.get(path)
@@ -123,10 +124,6 @@ def _read_cached(path):
             _parsed.clear()
         cached = _parsed[path] = (stamp, read_note(path))
     return cached[1]
-
-
-def stat_is_file(st):
-    return (st.st_mode & 0o170000) == 0o100000
 
 
 def valid_date(text):
