@@ -29,7 +29,8 @@ class Demo:
         self.notes = os.path.join(tmp, "Notas")
         self.private = os.path.join(tmp, "Notas-privadas")  # shares a prefix with Notas
         self.work = os.path.join(tmp, "Trabajo")
-        self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10))
+        self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10,
+                                         demo_url_guard=True))
         self.envelope_shown = False
 
     # -- printing ------------------------------------------------------------------------
@@ -181,6 +182,10 @@ class Demo:
         form_only = self.connect(ScriptedUser(), elicitation={})
         self.call(form_only, "notes_setup")
         form_only.close()
+        self.say("¿Puede este servidor usar el modo URL? Lo decide una guarda: sin guarda, "
+                 "nunca. La demo usa una guarda fija que solo mira el protocolo y si el "
+                 "cliente declaró elicitation.url; la de verdad también mira la versión del "
+                 "SDK, y escribirla es el ejercicio 3.")
         self.say("El cliente principal sí declaró elicitation.url. El servidor lo manda a una "
                  "página (aquí, una página local en 127.0.0.1 que simula al proveedor). "
                  "«accept» solo significa «acepto abrirla»: la configuración termina cuando la "

@@ -31,6 +31,9 @@ def parse_args(argv):
                         default=os.environ.get("NOTES_SDK_VERSION", SIMULATED_SDK_VERSION),
                         help="simulated MCP SDK version for the URL-mode guard")
     parser.add_argument("--root", action="append", default=[], metavar="DIR")
+    parser.add_argument("--demo-url-guard", action="store_true",
+                        help="without a solution guard, use the demo's fixed URL-mode guard "
+                             "(it ignores the SDK version); without any guard, no URL mode")
     parser.add_argument("--solution", metavar="PATH", help="a learner's solution file or folder")
     parser.add_argument("--setup-wait", type=float, default=300.0,
                         help="seconds notes_setup waits for the setup page")
@@ -57,6 +60,7 @@ def serve(args):
             log(f"--root {root}: not a folder")
             return 2
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
+                    demo_url_guard=args.demo_url_guard,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl)
     solution = None
     if args.solution:

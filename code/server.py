@@ -112,6 +112,7 @@ class Config:
     setup_wait: float = 300.0       # how long notes_setup waits for the setup page
     url_ttl: float = 600.0          # lifetime of a URL elicitation record
     state_ttl: float = 600.0        # lifetime of a 2026-07-28 requestState
+    demo_url_guard: bool = False    # use url_mode.demo_guard when no solution brings a guard
     subject: str = field(default_factory=lambda: "local:" + _os_user())
 
     def configured_roots(self):
@@ -145,11 +146,11 @@ class RootsChange:
         self.revoked[handle.id] = (handle, reason)
 
 
-def recheck_handles(change):
-    """The reference reaction: every open handle outside the new roots stops working."""
+def revoke_every_handle(change):
+    """The server's own reaction when no solution brings one: coarse but safe. Any roots
+    change closes every open handle (re-checking them one by one is exercise 4)."""
     for handle in change.handles:
-        if not change.new_roots.contains(handle.path):  # handle.path is a real path
-            change.revoke(handle)
+        change.revoke(handle, "las roots cambiaron y el servidor no sabe re-comprobar handles")
 
 
 class Boundary:
@@ -214,8 +215,8 @@ class NotesServer:
         self.config = config or Config()
         self.log = log or (lambda text: None)
         self.tools = {}
-        self.url_guard = url_mode.url_mode_allowed
-        self.roots_reaction = recheck_handles
+        self.url_guard = url_mode.demo_guard if self.config.demo_url_guard else None
+        self.roots_reaction = revoke_every_handle
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
         self.solution = None  # what a learner's solution brought, reported in initialize
         self._setup_page = None
@@ -251,7 +252,9 @@ class NotesServer:
         return {"tools": {"listChanged": False}}
 
     def allow_url_mode(self, protocol_version, client_capabilities):
-        """Ask the guard; a guard that crashes or answers something odd means no."""
+        """Ask the guard; no guard, a guard that crashes or answers something odd mean no."""
+        if self.url_guard is None:
+            return False
         try:
             answer = self.url_guard(self.config.sdk_version, protocol_version,
                                     client_capabilities)

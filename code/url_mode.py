@@ -3,9 +3,8 @@
 URL mode (SEP-1036) sends the user to a web page instead of showing a form, so that secrets
 never cross the MCP client. Three pieces live here:
 
-- `url_mode_allowed`: the guard. URL mode is used only when the SDK the server runs on ships
-  it *and* can negotiate 2025-11-25, the negotiated protocol has it, and the client declared
-  `elicitation.url`. Anything missing or unreadable means no.
+- `demo_guard`: the fixed guard of the demo. The real decision (may this server use URL mode
+  with this SDK, protocol and client?) is exercise 3: without a guard, no URL mode at all.
 - `url_problems`: HTTPS except on loopback, no look-alike hosts, nothing secret in the URL.
 - `FlowStore`: one record per URL elicitation (an unguessable `elicitationId`, a single-use
   nonce, the session and provider it belongs to, an expiry). Completing a record stores the
@@ -24,31 +23,17 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-FINAL = 1  # a release sorts after its own pre-releases: (2, 0, 0, 0) < (2, 0, 0, FINAL)
-URL_MODE_SDK = (1, 23, 1, FINAL)   # URL mode shipped in 1.23.0; 1.23.1 negotiates 2025-11-25
-STATELESS_SDK = (2, 0, 0, FINAL)   # the first SDK that speaks 2026-07-28
 URL_MODE_PROTOCOLS = ("2025-11-25", "2026-07-28")
 
 
-def parse_sdk_version(text):
-    """'1.23.1' -> (1, 23, 1, FINAL); '2.0.0b1' -> (2, 0, 0, 0). None if missing or unreadable."""
-    if not isinstance(text, str):
-        return None
-    match = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc|\.dev|-)[0-9a-z.]*)?\s*", text)
-    if not match:
-        return None
-    major, minor, patch = (int(part or 0) for part in match.groups()[:3])
-    return (major, minor, patch, 0 if match.group(4) else FINAL)
+def demo_guard(sdk_version, protocol_version, client_capabilities):
+    """The fixed guard of the demo and the notebooks (`serve --demo-url-guard`).
 
-
-def url_mode_allowed(sdk_version, protocol_version, client_capabilities):
-    """The reference guard: may this server send a URL-mode elicitation right now?"""
-    version = parse_sdk_version(sdk_version)
-    if version is None or version < URL_MODE_SDK:
-        return False
+    It only checks the negotiated protocol and the client's declared `elicitation.url`, and
+    ignores the SDK version on purpose: the demo knows what it runs on. It is NOT a guard for a
+    real server (exercise 3 writes that one); without any guard the server never uses URL mode.
+    """
     if protocol_version not in URL_MODE_PROTOCOLS:
-        return False
-    if protocol_version == "2026-07-28" and version < STATELESS_SDK:
         return False
     elicitation = (client_capabilities or {}).get("elicitation")
     return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)

@@ -725,7 +725,8 @@ class NotesLab:
     # -- servers and clients ----------------------------------------------------------------
     def server_argv(self, solution=None, sdk_version=None, server_roots=(),
                     setup_wait=300.0) -> list[str]:
-        argv = [sys.executable, str(MAIN), "serve"]
+        # the lesson's fixed demo guard; a solution's own url_mode_guard replaces it
+        argv = [sys.executable, str(MAIN), "serve", "--demo-url-guard"]
         if setup_wait != 300.0:
             argv += ["--setup-wait", str(setup_wait)]
         if solution:
@@ -796,14 +797,13 @@ class NotesLab:
         """
         cases = cases or GUARD_CASES
         rows = []
-        for number, (sdk, protocol, caps) in enumerate(cases):
+        for number, (sdk, protocol, caps, expected) in enumerate(cases):
             conn = await self.connect(protocol, elicitation=caps, solution=solution,
                                       sdk_version=sdk, quiet=True, report_errors=number == 0)
             result = await conn.call("notes_setup", simulate=True, echo=False,
                                      scripted=[{"action": "decline"}])
             used_url = any(q[0].get("mode") == "url" for q in conn.last.questions)
             conn.close()
-            expected = url_mode.url_mode_allowed(sdk, protocol, {"elicitation": caps})
             rows.append({"sdk": sdk, "protocol": protocol, "caps": caps, "url": used_url,
                          "expected": expected, "result": result.text})
         print(f"{'SDK simulado':<14}{'protocolo':<12}{'elicitation':<26}{'tu guarda':<11}"
@@ -885,17 +885,18 @@ class NotesLab:
             _LABS.remove(self)
 
 
+# (simulated SDK, protocol, declared elicitation, what the rules of exercise 3 say: URL?)
 GUARD_CASES = (
-    ("2.3.0", "2025-11-25", {"form": {}, "url": {}}),
-    ("2.3.0", "2025-11-25", {}),
-    ("2.3.0", STATELESS, {"form": {}, "url": {}}),
-    ("1.23.1", "2025-11-25", {"form": {}, "url": {}}),
-    ("1.23.0", "2025-11-25", {"form": {}, "url": {}}),
-    ("1.30.0", STATELESS, {"form": {}, "url": {}}),
-    ("2.0.0b1", STATELESS, {"form": {}, "url": {}}),
-    ("2.0.0", STATELESS, {"url": {}}),
-    ("", "2025-11-25", {"form": {}, "url": {}}),
-    ("banana", "2025-11-25", {"form": {}, "url": {}}),
+    ("2.3.0", "2025-11-25", {"form": {}, "url": {}}, True),
+    ("2.3.0", "2025-11-25", {}, False),
+    ("2.3.0", STATELESS, {"form": {}, "url": {}}, True),
+    ("1.23.1", "2025-11-25", {"form": {}, "url": {}}, True),
+    ("1.23.0", "2025-11-25", {"form": {}, "url": {}}, False),
+    ("1.30.0", STATELESS, {"form": {}, "url": {}}, False),
+    ("2.0.0b1", STATELESS, {"form": {}, "url": {}}, False),
+    ("2.0.0", STATELESS, {"url": {}}, True),
+    ("", "2025-11-25", {"form": {}, "url": {}}, False),
+    ("banana", "2025-11-25", {"form": {}, "url": {}}, False),
 )
 
 

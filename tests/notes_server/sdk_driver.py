@@ -44,10 +44,11 @@ class Roots:
 
 @asynccontextmanager
 async def sdk_client(*serve_args, trace=None, mode="legacy", roots=None, answers=None,
-                     form_only=False, messages=None):
-    """An entered SDK Client talking to `python3 code/main.py serve` over stdio."""
-    params = StdioServerParameters(command=serve_argv()[0],
-                                   args=serve_argv(*serve_args, trace=trace)[1:], cwd=str(CODE))
+                     form_only=False, messages=None, demo_guard=True):
+    """An entered SDK Client talking to `python3 code/main.py serve --demo-url-guard` over
+    stdio (the demo guard lets URL mode be tested without any exercise solution)."""
+    argv = serve_argv(*(["--demo-url-guard"] if demo_guard else []), *serve_args, trace=trace)
+    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(CODE))
 
     async def on_message(message):
         if messages is not None:

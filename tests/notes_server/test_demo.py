@@ -68,10 +68,11 @@ def test_stateless_demo_shows_input_required_and_no_list_changed():
     assert "elicitationId" not in out.split("modo URL")[1]
 
 
-def test_demo_says_which_sdk_version_it_simulates():
+def test_demo_says_which_sdk_version_it_simulates_and_that_its_guard_ignores_it():
     out = run_demo("--sdk-version", "1.22.0").stdout
     assert "SDK mcp 1.22.0" in out
-    assert '"mode": "url"' not in out  # too old for URL mode: the guard says no
+    assert "una guarda fija" in out and "ejercicio 3" in out
+    assert '"mode": "url"' in out  # the demo's fixed guard does not look at the version
 
 
 def test_code_imports_nothing_outside_the_standard_library():

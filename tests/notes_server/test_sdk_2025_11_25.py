@@ -182,11 +182,10 @@ async def test_form_only_client_gets_the_manual_fallback_and_no_url(tree, trace)
     assert result.structured_content["status"] == "manual"
 
 
-@pytest.mark.parametrize("version", ["1.23.0", "", "no-es-una-version"])
-async def test_old_missing_or_garbage_sdk_version_means_no_url_mode(tree, trace, version):
+async def test_without_a_url_guard_there_is_no_url_mode(tree, trace):
     answers = Answers()
-    async with sdk_client("--sdk-version", version, trace=trace, roots=Roots(tree.notes),
-                          answers=answers) as client:
+    async with sdk_client(trace=trace, roots=Roots(tree.notes), answers=answers,
+                          demo_guard=False) as client:
         result = await client.call_tool("notes_setup", {})
     assert answers.seen == [] and result.structured_content["status"] == "manual"
 

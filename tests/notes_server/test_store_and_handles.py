@@ -114,22 +114,31 @@ def test_an_open_handle_reads_its_note(tree, served):
         "cuerpo de note-3\n"
 
 
-def test_removing_a_root_revokes_its_handles_at_once(tree, served):
+def test_without_a_solution_any_roots_change_revokes_every_handle(tree, served):
+    client = served.connect(tree.notes, tree.work)
+    handles = [open_handle(client, "note-3"), open_handle(client, "note-21")]
+    client.set_roots([tree.notes, tree.work, tree.private])  # even a wider set
+    for handle in handles:
+        revoked = read(client, handle)
+        assert revoked["isError"] and "las roots cambiaron" in revoked["content"][0]["text"]
+
+
+def test_a_reactions_revocations_apply_with_the_new_roots_at_once(tree, served):
     client = served.connect(tree.notes, tree.work)
     kept, gone = open_handle(client, "note-3"), open_handle(client, "note-21")
+    seen = []
+
+    def revoke_note_21(change):  # a test reaction: it decides by note id, not by roots
+        seen.append((len(change.old_roots), len(change.new_roots), len(change.handles)))
+        for handle in change.handles:
+            if handle.note_id == "note-21":
+                change.revoke(handle, "revocado por la prueba")
+    served.server.roots_reaction = revoke_note_21
     client.set_roots([tree.notes])
     assert not read(client, kept)["isError"]
     revoked = read(client, gone)
-    assert revoked["isError"] and "fuera de las roots" in revoked["content"][0]["text"]
-
-
-def test_a_sibling_sharing_the_prefix_keeps_its_own_fate(tree, served):
-    client = served.connect(tree.notes, tree.private)
-    in_notes, in_private = open_handle(client, "note-3"), open_handle(client, "note-99")
-    client.set_roots([tree.notes])
-    assert read(client, in_private)["isError"] and not read(client, in_notes)["isError"]
-    client.set_roots([tree.private])
-    assert read(client, in_notes)["isError"]
+    assert revoked["isError"] and "revocado por la prueba" in revoked["content"][0]["text"]
+    assert seen == [(2, 1, 2)]
 
 
 def test_a_closed_handle_cannot_be_read(tree, served):

@@ -1,4 +1,4 @@
-"""URL mode: the version guard, the URL policy, single-use flow records, the local setup page,
+"""URL mode: the demo guard, the URL policy, single-use flow records, the local setup page,
 and the credential that never leaves the server."""
 
 import json
@@ -13,38 +13,29 @@ from client import Browser, Client, ScriptedUser
 from server import Config, NotesServer
 from session import start_in_process
 from setup_page import SetupPage
-from url_mode import FlowError, FlowStore, parse_sdk_version, url_mode_allowed, url_problems
+from url_mode import FlowError, FlowStore, demo_guard, url_problems
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 
 
-@pytest.mark.parametrize("text, parsed", [
-    ("1.23.1", (1, 23, 1, 1)), ("2.3.0", (2, 3, 0, 1)), ("1.23", (1, 23, 0, 1)),
-    ("2.0.0b1", (2, 0, 0, 0)), ("1.23.1rc2", (1, 23, 1, 0)),
-    ("", None), (None, None), ("garbage", None), ("v2.3.0", None), ("2", None), (230, None),
-])
-def test_sdk_versions_are_parsed_or_refused(text, parsed):
-    assert parse_sdk_version(text) == parsed
-
-
 @pytest.mark.parametrize("sdk, protocol, capabilities, allowed", [
     ("2.3.0", "2025-11-25", URL, True),
-    ("1.23.1", "2025-11-25", URL, True),
-    ("1.23.0", "2025-11-25", URL, False),      # shipped URL mode, could not negotiate 2025-11-25
-    ("1.22.0", "2025-11-25", URL, False),
-    ("1.9.0", "2025-11-25", URL, False),       # "1.9.0" > "1.23.1" only as strings
-    ("1.23.1rc1", "2025-11-25", URL, False),
-    (None, "2025-11-25", URL, False),
-    ("garbage", "2025-11-25", URL, False),
+    ("1.0.0", "2025-11-25", URL, True),        # the demo guard ignores the SDK version
+    (None, "2026-07-28", URL, True),
     ("2.3.0", "2025-06-18", URL, False),
     ("2.3.0", "2025-11-25", {"elicitation": {}}, False),
     ("2.3.0", "2025-11-25", {"elicitation": {"form": {}}}, False),
     ("2.3.0", "2025-11-25", {}, False),
-    ("2.3.0", "2026-07-28", URL, True),
-    ("1.30.0", "2026-07-28", URL, False),      # no 1.x speaks 2026-07-28
+    ("2.3.0", "2025-11-25", None, False),
 ])
-def test_the_guard_needs_sdk_protocol_and_capability(sdk, protocol, capabilities, allowed):
-    assert url_mode_allowed(sdk, protocol, capabilities) is allowed
+def test_the_demo_guard_checks_protocol_and_capability_only(sdk, protocol, capabilities,
+                                                              allowed):
+    assert demo_guard(sdk, protocol, capabilities) is allowed
+
+
+def test_without_a_guard_the_server_never_uses_url_mode():
+    assert NotesServer(Config()).allow_url_mode("2025-11-25", URL) is False
+    assert NotesServer(Config(demo_url_guard=True)).allow_url_mode("2025-11-25", URL) is True
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8123/connect?elicitation=abc",
@@ -195,7 +186,7 @@ def test_an_unknown_link_is_gone(page):
 
 def test_the_credential_never_appears_on_the_wire_or_in_logs(tmp_path):
     frames, logs = [], []
-    server = NotesServer(Config(setup_wait=10), log=logs.append)
+    server = NotesServer(Config(setup_wait=10, demo_url_guard=True), log=logs.append)
     user = ScriptedUser({"action": "accept"}, browser=Browser())
     with Client(*start_in_process(server), roots=[str(tmp_path)], user=user,
                 on_frame=lambda d, m: frames.append(json.dumps(m))).connect() as client:
