@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: venv chromium test lab bench lint clean
+.PHONY: venv chromium clients test lab bench lint clean
 
 venv: $(STAMP)
 
@@ -28,7 +28,21 @@ chromium:
 	  echo "         Install it (Debian: apt-get install chromium); browser tests will be skipped."; \
 	fi
 
-test: venv chromium
+# Foreign clients for tests/clients: the TypeScript SDK and MCP Inspector, pinned in
+# tests/clients/package-lock.json. Without Node.js/npm it only warns (those tests skip).
+CLIENTS := tests/clients
+clients:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  echo "WARNING: node/npm not found: the TypeScript SDK and MCP Inspector tests in $(CLIENTS) will be skipped."; \
+	elif [ -f $(CLIENTS)/node_modules/.installed ] && \
+	     [ ! $(CLIENTS)/package-lock.json -nt $(CLIENTS)/node_modules/.installed ]; then \
+	  echo "clients: $(CLIENTS)/node_modules is up to date"; \
+	else \
+	  echo "clients: npm ci in $(CLIENTS) (TypeScript SDK, MCP Inspector, Node 22 for the Inspector)"; \
+	  (cd $(CLIENTS) && npm ci --no-audit --no-fund --loglevel=error) && touch $(CLIENTS)/node_modules/.installed; \
+	fi
+
+test: venv chromium clients
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lab: venv
@@ -44,5 +58,5 @@ lint: venv
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache
+	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +
