@@ -168,6 +168,22 @@ def test_inspector_without_a_config_shares_no_folder_so_no_note_is_seen(home):
 
 
 @pytest.mark.usefixtures("node")
+def test_inspector_without_a_config_is_told_its_client_shared_no_folder(home):
+    """Issue 10: a refusal that comes from an empty boundary says so, in Spanish, and says
+    how to share a folder; "(ninguna)" alone does not tell the user what to do."""
+    target = (home / "Notas" / "nueva.md").as_uri()
+    argv = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli", "python3", MAIN,
+            "serve", "--root", str(home / "Notas"), "--method", "tools/call",
+            "--tool-name", "notes_write", "--tool-arg", f"uri={target}", "title=Nueva",
+            "body=hola"]
+    done = inspector(home, argv)
+    result = json.loads(done.stdout)
+    assert result["isError"] is True
+    assert "carpeta" in text_of(result), text_of(result)
+    assert not (home / "Notas" / "nueva.md").exists()
+
+
+@pytest.mark.usefixtures("node")
 def test_inspector_web_recipe_starts_with_the_config_on_loopback(home, tmp_path):
     """The web UI cannot be clicked here without a browser harness; this checks that its
     command line is accepted, that it serves its page on 127.0.0.1 and loads the config."""
