@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: venv chromium clients test lab bench lint clean
+.PHONY: venv chromium clients lite-venv lite test lab bench lint clean
 
 venv: $(STAMP)
 
@@ -42,7 +42,25 @@ clients:
 	  (cd $(CLIENTS) && npm ci --no-audit --no-fund --loglevel=error) && touch $(CLIENTS)/node_modules/.installed; \
 	fi
 
-test: venv chromium clients
+# JupyterLite edition (lite/README.md): build tools in their own venv (never in .venv), a
+# static site from pinned packages. LITE_CONTENT: a content folder (default: code/ and
+# lessons/ staged from the repo); LITE_OUT: the site folder.
+LITE_VENV  := .venv-lite
+LITE_STAMP := $(LITE_VENV)/.installed
+LITE_OUT   ?= build/lite
+LITE_CONTENT ?=
+
+lite-venv: $(LITE_STAMP)
+
+$(LITE_STAMP): lite/requirements-lite.txt
+	@test -x $(LITE_VENV)/bin/python || $(PYTHON) -m venv $(LITE_VENV)
+	$(LITE_VENV)/bin/python -m pip install -q -r lite/requirements-lite.txt
+	@touch $@
+
+lite: lite-venv
+	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) $(if $(LITE_CONTENT),--content $(LITE_CONTENT))
+
+test: venv chromium clients lite-venv
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lab: venv
@@ -59,4 +77,5 @@ lint: venv
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules
+	rm -rf $(LITE_VENV) build/lite build/lite-test build/lite-cache build/.lite*.fingerprint
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +

@@ -1,0 +1,437 @@
+"""Build the course's JupyterLite site: static files that run the notebooks in the browser.
+
+    .venv-lite/bin/python lite/build.py [--content DIR] [--out DIR] [--force] [--sourcemaps]
+
+Run it through `make lite` (which makes .venv-lite from lite/requirements-lite.txt). Every
+input is pinned and checked; downloads come only from the package registries, through
+their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
+
+- Pyodide from npm: `npm ci` with lite/package.json and the committed lite/package-lock.json
+  (npm checks the sha512 integrity recorded there). The npm package has the runtime only.
+- The pure-Python wheels the kernel needs, from PyPI at the versions Pyodide's lock file
+  names (lite/pyodide-wheels.txt, sha256 pinned, checked by `pip download --require-hashes`).
+  PyPI's files differ byte for byte from Pyodide's own builds, so the lock file is rewritten
+  with the pinned sha256 values and pruned to exactly what the site ships.
+- The wheels `piplite.install` serves from the site's own index: comm (the kernel needs it),
+  ipywidgets and jupyterlab_widgets (lite/piplite-wheels.txt, sha256 pinned), and the course
+  wheel `course-lite` made here from the content folder (see lite/course_lite.py).
+
+The content folder (--content) is copied into the site as its files. Without --content the
+course is staged from this repository: code/*.py and lessons/ (notebooks and UI module,
+without soluciones/). The built site never falls back to PyPI or a CDN: every URL it loads
+is relative to the site.
+
+The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
+written to a temporary folder and moved into place only when it succeeded.
+
+    .venv-lite/bin/python lite/build.py --update-pins    # after changing the npm pin
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+LITE = Path(__file__).resolve().parent
+REPO = LITE.parent
+CACHE = REPO / "build" / "lite-cache"
+DEFAULT_OUT = REPO / "build" / "lite"
+
+PYODIDE_PINS = LITE / "pyodide-wheels.txt"
+PIPLITE_PINS = LITE / "piplite-wheels.txt"
+# What the kernel loads from Pyodide's lock file: micropip first, then (through piplite)
+# ipython and jedi, which Pyodide's lock provides (micropip vendors its packaging).
+KERNEL_ROOTS = ("micropip", "ipython", "jedi")
+# Files of the npm package the site needs (the rest is TypeScript types, a node console and
+# source maps).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
+# The only labextensions the site may contain: the kernel, the widget manager and the
+# syntax-highlighting theme that jupyter-server's nbconvert brings along.
+EXTENSIONS = {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager",
+              "jupyterlab_pygments"}
+COURSE_DIST = "course-lite"
+COURSE_MODULE = "course_lite"
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "soluciones",
+                              ".DS_Store", ".git")
+WHEEL_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "py",
+              "--platform", "any"]
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def log(message: str) -> None:
+    print(f"[lite] {message}", flush=True)
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def run(cmd: list[str], quiet: bool = False, **kwargs) -> None:
+    """Run a command; its output is shown (only on failure if ``quiet``) without pip's
+    "Location ... is ignored" noise (local mirrors of this machine's pip configuration)."""
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    except OSError as exc:
+        raise BuildError(f"cannot run {cmd[0]}: {exc}") from exc
+    output = "".join(line for line in (result.stdout + result.stderr).splitlines(True)
+                     if "is ignored: it is neither a file nor a directory" not in line)
+    if result.returncode != 0:
+        raise BuildError(f"command failed ({result.returncode}): {' '.join(map(str, cmd))}"
+                         f"\n{output[-6000:]}")
+    if output.strip() and not quiet:
+        print(output, end="" if output.endswith("\n") else "\n", flush=True)
+
+
+# ---------------------------------------------------------------- pins and fingerprints
+
+
+def read_pins(path: Path) -> dict[str, tuple[str, str, set[str]]]:
+    """{normalized name: (name, version, {sha256, ...})} from a `name==ver --hash=...` file."""
+    pins = {}
+    text = path.read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        spec, *options = line.split()
+        name, sep, version = spec.partition("==")
+        hashes = {o.removeprefix("--hash=sha256:") for o in options
+                  if o.startswith("--hash=sha256:")}
+        if not sep or not hashes:
+            raise BuildError(f"{path.name}: every line must be name==version --hash=sha256:...")
+        pins[norm(name)] = (name, version, hashes)
+    return pins
+
+
+def content_files(folder: Path) -> list[Path]:
+    """Every file of a content folder that goes into the site, in a stable order."""
+    skipped = {"__pycache__", ".ipynb_checkpoints", "soluciones", ".git"}
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and not skipped & set(p.relative_to(folder).parts)
+                  and p.suffix != ".pyc" and p.name != ".DS_Store")
+
+
+def fingerprint(content: Path, sourcemaps: bool) -> str:
+    """A digest of everything the site is made from: a rebuild is skipped when it matches."""
+    digest = hashlib.sha256(f"sourcemaps={sourcemaps}\n".encode())
+    inputs = [LITE / name for name in ("build.py", "course_lite.py", "requirements-lite.txt",
+                                       "package-lock.json", "pyodide-wheels.txt",
+                                       "piplite-wheels.txt", "jupyter-lite.json",
+                                       "overrides.json")]
+    for path in inputs:
+        digest.update(f"{path.name}\n".encode() + path.read_bytes())
+    for path in content_files(content):
+        digest.update(f"content/{path.relative_to(content).as_posix()}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def stamp_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.fingerprint"
+
+
+# ---------------------------------------------------------------- content
+
+
+def stage_content(dest: Path, repo: Path = REPO) -> Path:
+    """The course as a content folder: code/*.py and lessons/ (notebooks and UI module)
+    without learner files or caches. `make release`'s student edition will replace this."""
+    (dest / "code").mkdir(parents=True)
+    for module in sorted((repo / "code").glob("*.py")):
+        shutil.copy2(module, dest / "code" / module.name)
+    shutil.copytree(repo / "lessons", dest / "lessons", ignore=SKIP)
+    return dest
+
+
+# ---------------------------------------------------------------- pyodide from npm
+
+
+def npm_pyodide() -> Path:
+    """`npm ci` into build/lite-cache/npm (only when the lock file changed); the package dir."""
+    folder = CACHE / "npm"
+    lock = (LITE / "package-lock.json").read_bytes()
+    stamp = folder / "node_modules" / ".lite-stamp"
+    package = folder / "node_modules" / "pyodide"
+    if not (stamp.exists() and stamp.read_text() == hashlib.sha256(lock).hexdigest()):
+        npm = shutil.which("npm")
+        if npm is None:
+            raise BuildError("npm not found: install Node.js and npm (Debian: apt-get install npm)")
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(LITE / name, folder / name)
+        log("npm ci (Pyodide from the npm registry)")
+        run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder)
+        stamp.write_text(hashlib.sha256(lock).hexdigest())
+    wanted = json.loads((LITE / "package.json").read_text())["dependencies"]["pyodide"]
+    got = json.loads((package / "package.json").read_text())["version"]
+    if got != wanted:
+        raise BuildError(f"npm installed pyodide {got}, package.json pins {wanted}")
+    return package
+
+
+def lock_closure(lock: dict, roots=KERNEL_ROOTS) -> list[str]:
+    """Keys of Pyodide's lock file needed by ``roots`` (with their dependencies)."""
+    packages = lock["packages"]
+    by_norm = {norm(key): key for key in packages}
+    found: list[str] = []
+
+    def walk(name: str) -> None:
+        key = by_norm.get(norm(name))
+        if key is None:
+            raise BuildError(f"{name} is not in Pyodide's lock file")
+        if key not in found:
+            found.append(key)
+            for dependency in packages[key]["depends"]:
+                walk(dependency)
+
+    for root in roots:
+        walk(root)
+    return found
+
+
+# ---------------------------------------------------------------- wheels from PyPI
+
+
+def wheel_file(folder: Path, name: str, version: str) -> list[Path]:
+    """Wheels in ``folder`` named ``name`` at ``version`` (file names per PEP 427)."""
+    return [w for w in sorted(folder.glob("*.whl"))
+            if [norm(w.name.split("-")[0]), w.name.split("-")[1]] == [norm(name), version]]
+
+
+def cached_wheel(folder: Path, name: str, version: str, hashes: set[str]) -> Path | None:
+    """The wheel in ``folder`` matching the pin (name, version, one of the sha256 values)."""
+    return next((w for w in wheel_file(folder, name, version) if sha256(w) in hashes), None)
+
+
+def download_wheels(pins_file: Path, folder: Path) -> dict[str, Path]:
+    """The pinned wheels, from the cache or `pip download --require-hashes`; {norm: path}."""
+    pins = read_pins(pins_file)
+    folder.mkdir(parents=True, exist_ok=True)
+    wheels = {key: cached_wheel(folder, *pin) for key, pin in pins.items()}
+    if None in wheels.values():
+        missing = sorted(k for k, w in wheels.items() if w is None)
+        log(f"pip download {', '.join(missing)}")
+        run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
+             "--disable-pip-version-check", *WHEEL_TAGS, "-d", str(folder), "-r", str(pins_file)])
+        wheels = {key: cached_wheel(folder, *pin) for key, pin in pins.items()}
+        missing = sorted(k for k, w in wheels.items() if w is None)
+        if missing:
+            raise BuildError(f"pip download did not give the pinned wheels: {missing}")
+    return wheels
+
+
+def offline_pyodide(package: Path, static: Path, wheels_cache: Path) -> list[str]:
+    """static/pyodide: the npm runtime plus the kernel's wheels, with a rewritten lock."""
+    static.mkdir(parents=True)
+    for name in PYODIDE_FILES:
+        shutil.copy2(package / name, static / name)
+    lock = json.loads((package / "pyodide-lock.json").read_text())
+    closure = lock_closure(lock)
+    pins = read_pins(PYODIDE_PINS)
+    wanted = {norm(lock["packages"][k]["name"]): lock["packages"][k]["version"] for k in closure}
+    pinned = {key: version for key, (_, version, _) in pins.items()}
+    if wanted != pinned:
+        raise BuildError(
+            f"{PYODIDE_PINS.name} does not match Pyodide's lock file; run "
+            f"`.venv-lite/bin/python lite/build.py --update-pins`\n  lock: {wanted}\n"
+            f"  pins: {pinned}")
+    wheels = download_wheels(PYODIDE_PINS, wheels_cache)
+    for key in closure:
+        entry = lock["packages"][key]
+        wheel = wheels[norm(entry["name"])]
+        shutil.copy2(wheel, static / wheel.name)
+        entry["file_name"] = wheel.name
+        entry["sha256"] = sha256(wheel)
+    lock["packages"] = {key: lock["packages"][key] for key in sorted(closure)}
+    (static / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+    return sorted(closure)
+
+
+# ---------------------------------------------------------------- the course wheel
+
+
+def course_wheel(content: Path, folder: Path, digest: str) -> Path:
+    """A pure-Python wheel: course_lite (the helper) plus the content's non-notebook files."""
+    version = f"1.0+{digest[:12]}"
+    dist_info = f"{COURSE_MODULE}-{version}.dist-info"
+    files = {f"{COURSE_MODULE}/__init__.py": (LITE / "course_lite.py").read_bytes()}
+    for path in content_files(content):
+        if path.suffix != ".ipynb":
+            rel = path.relative_to(content).as_posix()
+            files[f"{COURSE_MODULE}/files/{rel}"] = path.read_bytes()
+    files[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {COURSE_DIST}\nVersion: {version}\n"
+        "Summary: The course's modules for JupyterLite (made by lite/build.py)\n").encode()
+    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: lite/build.py\n"
+                                   b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+    record = []
+    for name, data in files.items():
+        b64 = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={b64},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    wheel = folder / f"{COURSE_MODULE}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+    return wheel
+
+
+# ---------------------------------------------------------------- the build
+
+
+def check_site(site: Path) -> None:
+    """Fail loudly if the built site could load anything from outside itself."""
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    settings = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    if settings.get("pyodideUrl") != "./static/pyodide/pyodide.mjs":
+        raise BuildError(f"pyodideUrl is {settings.get('pyodideUrl')!r}, not the local copy")
+    if settings.get("disablePyPIFallback") is not True:
+        raise BuildError("disablePyPIFallback is not set: piplite could reach PyPI")
+    urls = settings.get("pipliteUrls", [])
+    if not urls or not all(u.startswith("./") for u in urls):
+        raise BuildError(f"pipliteUrls must all be local: {urls}")
+    extensions = {e["name"] for e in config.get("federated_extensions", [])}
+    if extensions != EXTENSIONS:
+        raise BuildError(f"unexpected labextensions: {sorted(extensions ^ EXTENSIONS)}")
+    index = json.loads((site / "pypi" / "all.json").read_text())
+    for project in ("comm", "ipywidgets", "jupyterlab-widgets", COURSE_DIST):
+        if project not in index:
+            raise BuildError(f"{project} is missing from the site's package index")
+
+
+def build(content: Path, out: Path, sourcemaps: bool, digest: str) -> None:
+    npm_package = npm_pyodide()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="lite-work-", dir=out.parent) as tmp:
+        work = Path(tmp) / "lite-dir"
+        work.mkdir()
+        for name in ("jupyter-lite.json", "overrides.json"):
+            shutil.copy2(LITE / name, work / name)
+        shipped = offline_pyodide(npm_package, work / "static" / "pyodide",
+                                  CACHE / "wheels")
+        log(f"Pyodide {json.loads((npm_package / 'package.json').read_text())['version']} "
+            f"with {len(shipped)} wheels: {', '.join(shipped)}")
+        pypi = work / "pypi"
+        pypi.mkdir()
+        for wheel in download_wheels(PIPLITE_PINS, CACHE / "wheels").values():
+            shutil.copy2(wheel, pypi / wheel.name)
+        course = course_wheel(content, pypi, digest)
+        log(f"piplite index: {', '.join(sorted(p.name for p in pypi.glob('*.whl')))}")
+        site = Path(tmp) / "site"
+        cmd = [str(Path(sys.executable).with_name("jupyter")), "lite", "build",
+               "--lite-dir", str(work), "--contents", str(content), "--output-dir", str(site),
+               "--apps", "lab", "--no-unused-shared-packages"]
+        if not sourcemaps:
+            cmd.append("--no-sourcemaps")
+        log(f"jupyter lite build --contents {content}")
+        run(cmd, quiet=True, cwd=work)
+        check_site(site)
+        if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
+            raise BuildError("the course wheel did not reach the site")
+        if out.exists():
+            shutil.rmtree(out)
+        site.rename(out)
+    stamp_path(out).write_text(digest + "\n")
+
+
+def site_size(site: Path) -> tuple[int, int, int]:
+    """(bytes, bytes without *.map, files)."""
+    files = [p for p in site.rglob("*") if p.is_file()]
+    total = sum(p.stat().st_size for p in files)
+    maps = sum(p.stat().st_size for p in files if p.name.endswith(".map"))
+    return total, total - maps, len(files)
+
+
+# ---------------------------------------------------------------- pins update
+
+
+def update_pins() -> None:
+    """Rewrite the wheel pin files: the kernel's closure from Pyodide's lock file (as pinned
+    in package-lock.json) and the piplite wheels at their current versions."""
+    lock = json.loads((npm_pyodide() / "pyodide-lock.json").read_text())
+    specs = [f"{lock['packages'][k]['name']}=={lock['packages'][k]['version']}"
+             for k in lock_closure(lock)]
+    piplite = [f"{name}=={version}" for name, version, _ in read_pins(PIPLITE_PINS).values()]
+    for target, wanted in ((PYODIDE_PINS, specs), (PIPLITE_PINS, piplite)):
+        with tempfile.TemporaryDirectory() as tmp:
+            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *WHEEL_TAGS,
+                 "-d", tmp, *wanted])
+            header = [line for line in target.read_text().splitlines() if line.startswith("#")]
+            lines = []
+            for spec in sorted(wanted, key=str.lower):
+                name, _, version = spec.partition("==")
+                (wheel,) = wheel_file(Path(tmp), name, version)
+                lines.append(f"{spec} --hash=sha256:{sha256(wheel)}")
+            target.write_text("\n".join(header + lines) + "\n")
+            log(f"wrote {target.name}: {len(lines)} pins")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--content", type=Path,
+                        help="content folder (default: stage code/ and lessons/ of the repo)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="site folder")
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--sourcemaps", action="store_true",
+                        help="keep the JavaScript source maps (about 45 MB more)")
+    parser.add_argument("--update-pins", action="store_true", help=update_pins.__doc__)
+    args = parser.parse_args(argv)
+    try:
+        if args.update_pins:
+            update_pins()
+            return 0
+        out = args.out.resolve()
+        with tempfile.TemporaryDirectory(prefix="lite-content-") as tmp:
+            if args.content is None:
+                content = stage_content(Path(tmp) / "content")
+            elif not args.content.is_dir():
+                raise BuildError(f"content folder not found: {args.content}")
+            else:
+                content = args.content.resolve()
+            digest = fingerprint(content, args.sourcemaps)
+            stamp = stamp_path(out)
+            if (not args.force and (out / "index.html").exists() and stamp.exists()
+                    and stamp.read_text().strip() == digest):
+                log(f"{out} is up to date")
+                return 0
+            start = time.monotonic()
+            build(content, out, args.sourcemaps, digest)
+        total, without_maps, count = site_size(out)
+        log(f"built {out} in {time.monotonic() - start:.1f}s: {count} files, "
+            f"{total / 1e6:.1f} MB ({without_maps / 1e6:.1f} MB without source maps)")
+        log(f"serve it: python3 -m http.server --bind 127.0.0.1 --directory {out} 8000")
+        return 0
+    except BuildError as exc:
+        print(f"[lite] BUILD FAILED: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

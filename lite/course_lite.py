@@ -1,0 +1,64 @@
+"""Make the course importable in JupyterLite (Pyodide); never used on CPython.
+
+`lite/build.py` packs this module, as ``course_lite/__init__.py``, into a wheel together with
+every non-notebook file of the site's content folder (``code/``, the lessons' UI module, ...),
+and puts that wheel in the site's own package index. A notebook's first cell then does::
+
+    import sys
+    if sys.platform == "emscripten":  # only in JupyterLite; does nothing on CPython
+        import piplite
+        await piplite.install(["ipywidgets", "course-lite"])
+        import course_lite
+        course_lite.setup()
+
+Two cases:
+
+- Usual: the browser's storage is mounted at ``/drive`` (JupyterLite does that when its
+  service worker runs, which needs https or localhost/127.0.0.1) and the kernel starts in the
+  notebook's folder. The course root is the nearest folder at or above it holding ``code/``;
+  files the notebook writes (``soluciones/``) persist in the browser and show in the file
+  browser.
+- No ``/drive`` (service workers blocked: a private window, or the site served over plain http
+  from an address other than localhost): the packed files are copied to ``MEMORY_ROOT`` and
+  the kernel moves to its ``lessons/`` folder, so the same relative paths work. What the
+  notebook writes there is lost when the page is reloaded.
+
+Either way ``code/`` and ``lessons/`` of that root go to the front of ``sys.path``, so
+``import roots`` and ``import mcp_ui`` find the course modules next to the notebooks.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+FILES = Path(__file__).resolve().parent / "files"
+MEMORY_ROOT = Path("/home/pyodide/curso")
+NOTEBOOK_FOLDER = "lessons"
+PATH_FOLDERS = ("code", "lessons")
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds the course's ``code/``."""
+    for folder in (start, *start.parents):
+        if (folder / "code").is_dir() and (folder / NOTEBOOK_FOLDER).is_dir():
+            return folder
+    return None
+
+
+def setup() -> Path:
+    """Put the course's ``code/`` and ``lessons/`` first on ``sys.path``; return the root."""
+    root = find_root(Path.cwd())
+    if root is None:
+        root = MEMORY_ROOT
+        if not root.exists():
+            shutil.copytree(FILES, root)
+        os.chdir(root / NOTEBOOK_FOLDER)
+    for name in reversed(PATH_FOLDERS):
+        folder = str(root / name)
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+    return root

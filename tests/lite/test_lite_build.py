@@ -1,0 +1,187 @@
+"""The JupyterLite build's parts that need neither a download nor a browser: staging the
+course, the course wheel, the lock-file closure, the pins, the fingerprint, course_lite's
+setup() and the notebooks' first cell on CPython."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import base64
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from litesite import PROBE_NOTEBOOK, REPO, load_build_module
+
+build = load_build_module()
+
+
+def load_course_lite():
+    spec = importlib.util.spec_from_file_location("course_lite_under_test",
+                                                  REPO / "lite" / "course_lite.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write(path: Path, text: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def fake_repo(tmp_path):
+    repo = tmp_path / "repo"
+    write(repo / "code" / "roots.py", "def uri_to_path(u): return u\n")
+    write(repo / "code" / "notes.txt", "not a module\n")
+    write(repo / "code" / "__pycache__" / "roots.cpython-311.pyc", "x")
+    write(repo / "lessons" / "01_x.ipynb", "{}")
+    write(repo / "lessons" / "mcp_ui" / "__init__.py", "X = 1\n")
+    write(repo / "lessons" / "soluciones" / "ejercicio2.py", "learner = True\n")
+    write(repo / "lessons" / ".ipynb_checkpoints" / "01_x-checkpoint.ipynb", "{}")
+    return repo
+
+
+def test_staging_copies_code_modules_and_lessons_without_learner_files(fake_repo, tmp_path):
+    content = build.stage_content(tmp_path / "content", repo=fake_repo)
+    files = sorted(p.relative_to(content).as_posix() for p in content.rglob("*") if p.is_file())
+    assert files == ["code/roots.py", "lessons/01_x.ipynb", "lessons/mcp_ui/__init__.py"]
+
+
+def test_course_wheel_holds_the_helper_and_every_non_notebook_file(fake_repo, tmp_path):
+    content = build.stage_content(tmp_path / "content", repo=fake_repo)
+    write(content / "lessons" / "soluciones" / "ejercicio3.py", "learner = True\n")
+    wheel = build.course_wheel(content, tmp_path, "ab" * 32)
+    assert wheel.name == "course_lite-1.0+abababababab-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        record = zf.read("course_lite-1.0+abababababab.dist-info/RECORD").decode()
+        metadata = zf.read("course_lite-1.0+abababababab.dist-info/METADATA").decode()
+        helper = zf.read("course_lite/__init__.py")
+        for line in record.splitlines():
+            name, digest, size = line.split(",")
+            if digest:
+                data = zf.read(name)
+                expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+                assert (digest, int(size)) == (f"sha256={expected.decode()}", len(data)), name
+    assert {n for n in names if not n.endswith((".dist-info/RECORD", "METADATA", "WHEEL"))} == {
+        "course_lite/__init__.py", "course_lite/files/code/roots.py",
+        "course_lite/files/lessons/mcp_ui/__init__.py"}
+    assert "Name: course-lite\n" in metadata
+    assert helper == (REPO / "lite" / "course_lite.py").read_bytes()
+
+
+def test_lock_closure_follows_dependencies_once():
+    lock = {"packages": {
+        "micropip": {"name": "micropip", "depends": []},
+        "ipython": {"name": "ipython", "depends": ["traitlets", "pygments"]},
+        "traitlets": {"name": "traitlets", "depends": []},
+        "pygments": {"name": "Pygments", "depends": ["traitlets"]},
+        "jedi": {"name": "jedi", "depends": ["parso"]},
+        "parso": {"name": "parso", "depends": []},
+        "numpy": {"name": "numpy", "depends": []},
+    }}
+    assert sorted(build.lock_closure(lock)) == ["ipython", "jedi", "micropip", "parso",
+                                                "pygments", "traitlets"]
+    with pytest.raises(build.BuildError, match="ipython is not in"):
+        build.lock_closure({"packages": {"micropip": {"name": "micropip", "depends": []}}})
+
+
+def test_pins_must_carry_a_sha256(tmp_path):
+    good = write(tmp_path / "good.txt", "# c\nipywidgets==8.1.9 --hash=sha256:ab \\\n"
+                                        "    --hash=sha256:cd\n")
+    assert build.read_pins(good) == {"ipywidgets": ("ipywidgets", "8.1.9", {"ab", "cd"})}
+    with pytest.raises(build.BuildError, match="--hash=sha256"):
+        build.read_pins(write(tmp_path / "bad.txt", "ipywidgets==8.1.9\n"))
+
+
+def test_committed_pins_are_exact_versions_with_hashes():
+    for name in ("pyodide-wheels.txt", "piplite-wheels.txt"):
+        pins = build.read_pins(REPO / "lite" / name)
+        assert pins and all(re.fullmatch(r"[\w.]+", v) for _, v, _ in pins.values()), name
+        assert all(re.fullmatch(r"[0-9a-f]{64}", h) for *_, hs in pins.values() for h in hs)
+    requirements = (REPO / "lite" / "requirements-lite.txt").read_text().splitlines()
+    assert all("==" in line for line in requirements if line and not line.startswith("#"))
+    widgets = build.read_pins(REPO / "lite" / "piplite-wheels.txt")["jupyterlab-widgets"][1]
+    assert f"jupyterlab_widgets=={widgets}" in requirements  # labextension == kernel side
+    npm = json.loads((REPO / "lite" / "package.json").read_text())["dependencies"]["pyodide"]
+    lock = json.loads((REPO / "lite" / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/pyodide"]["version"] == npm
+    assert lock["packages"]["node_modules/pyodide"]["integrity"].startswith("sha512-")
+
+
+def test_fingerprint_changes_with_content_and_source_maps(fake_repo, tmp_path):
+    content = build.stage_content(tmp_path / "content", repo=fake_repo)
+    first = build.fingerprint(content, sourcemaps=False)
+    assert build.fingerprint(content, sourcemaps=False) == first
+    assert build.fingerprint(content, sourcemaps=True) != first
+    write(content / "code" / "roots.py", "changed = True\n")
+    assert build.fingerprint(content, sourcemaps=False) != first
+
+
+@pytest.fixture
+def isolated_path(monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    return sys.path
+
+
+def test_setup_finds_the_course_above_the_notebook_folder(tmp_path, monkeypatch,
+                                                          isolated_path):
+    course_lite = load_course_lite()
+    drive = tmp_path / "drive"
+    for folder in ("code", "lessons", "probe"):
+        (drive / folder).mkdir(parents=True)
+    monkeypatch.chdir(drive / "probe")
+    monkeypatch.setattr(course_lite, "MEMORY_ROOT", tmp_path / "memory")
+    assert course_lite.setup() == drive
+    assert isolated_path[:2] == [str(drive / "code"), str(drive / "lessons")]
+    assert Path.cwd() == drive / "probe" and not (tmp_path / "memory").exists()
+    course_lite.setup()  # a second run (the cell re-run) does not stack entries
+    assert isolated_path.count(str(drive / "code")) == 1
+
+
+def test_setup_without_drive_copies_the_course_to_memory(tmp_path, monkeypatch,
+                                                         isolated_path):
+    course_lite = load_course_lite()
+    files = tmp_path / "wheel" / "files"
+    write(files / "code" / "roots.py", "X = 1\n")
+    write(files / "lessons" / "mcp_ui.py", "Y = 2\n")
+    (tmp_path / "home").mkdir()
+    monkeypatch.chdir(tmp_path / "home")
+    monkeypatch.setattr(course_lite, "FILES", files)
+    monkeypatch.setattr(course_lite, "MEMORY_ROOT", tmp_path / "memory")
+    assert course_lite.setup() == tmp_path / "memory"
+    assert Path.cwd() == tmp_path / "memory" / "lessons"
+    assert (tmp_path / "memory" / "code" / "roots.py").read_text() == "X = 1\n"
+    assert isolated_path[:2] == [str(tmp_path / "memory" / "code"),
+                                 str(tmp_path / "memory" / "lessons")]
+
+
+def first_code_cell(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text())["cells"]
+    return "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+
+
+def test_first_cell_does_nothing_on_cpython(isolated_path):
+    source = first_code_cell(PROBE_NOTEBOOK)
+    code = compile(source, "<first cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    before, cwd, modules = list(sys.path), os.getcwd(), set(sys.modules)
+    result = eval(code, {})  # a coroutine: the cell has a top-level await
+    if asyncio.iscoroutine(result):
+        asyncio.run(result)
+    assert (sys.path, os.getcwd()) == (before, cwd)
+    assert {"piplite", "course_lite"}.isdisjoint(set(sys.modules) - modules)
+
+
+def test_readme_recommends_the_first_cell_the_probe_runs():
+    readme = (REPO / "lite" / "README.md").read_text()
+    block = re.search(r"<!-- first-cell -->\n```python\n(.*?)```", readme, re.S)
+    assert block, "lite/README.md must show the first cell after <!-- first-cell -->"
+    assert block[1].strip() == first_code_cell(PROBE_NOTEBOOK).strip()

@@ -1,0 +1,104 @@
+"""The built JupyterLite site, served from 127.0.0.1 and driven in headless chromium with real
+clicks: the mechanics the lessons need in the browser (probe notebook tests/lite/probe/)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from litesite import (
+    PROBE_PATH,
+    build_site,
+    cell,
+    cell_at,
+    left_the_machine,
+    open_notebook,
+    run_cell,
+    unexpected_failures,
+    wait_output,
+    wait_ran,
+)
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def assert_stayed_on_the_machine(lite) -> None:
+    assert lite.seen["local"], "no request reached the site at all"
+    assert lite.seen["blocked"] == []
+    assert left_the_machine(lite.proxy_attempts) == []
+    assert unexpected_failures(lite.seen) == []
+
+
+def test_site_config_points_only_at_its_own_files(lite_site):
+    site = lite_site.build.out
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert kernel["disablePyPIFallback"] is True
+    assert all(url.startswith("./") for url in kernel["pipliteUrls"])
+    index = json.loads((site / "pypi" / "all.json").read_text())
+    assert {"comm", "ipywidgets", "jupyterlab-widgets", "course-lite"} <= set(index)
+    for project in index.values():
+        for release in project["releases"].values():
+            for dist in release:
+                assert "://" not in dist["url"]
+                assert sha256(site / "pypi" / dist["url"].split("?")[0].lstrip("./")) == \
+                    dist["digests"]["sha256"]
+
+
+def test_pyodide_lock_lists_exactly_the_shipped_wheels_with_their_sha256(lite_site):
+    static = lite_site.build.out / "static" / "pyodide"
+    lock = json.loads((static / "pyodide-lock.json").read_text())
+    shipped = {p.name for p in static.glob("*.whl")}
+    assert {entry["file_name"] for entry in lock["packages"].values()} == shipped
+    for entry in lock["packages"].values():
+        assert sha256(static / entry["file_name"]) == entry["sha256"], entry["name"]
+    assert {"micropip", "ipython", "jedi"} <= set(lock["packages"])
+
+
+def test_unchanged_inputs_reuse_the_build(lite_site):
+    again = build_site(lite_site.content, lite_site.build.out)
+    assert again.reused, again.log
+    assert again.seconds < 10
+
+
+def test_probe_answers_a_form_with_real_clicks(lite_page):
+    page = lite_page.page
+    open_notebook(page, lite_page.url, PROBE_PATH)
+    first = cell_at(page, 1)
+    run_cell(page, first)
+    assert wait_ran(page, first) == ""
+
+    run_cell(page, "PROBE:imports")
+    shown = wait_output(page, "PROBE:imports", "PROBE-IMPORT")
+    assert ("PROBE-IMPORT /a/b | /drive/probe | /drive/code/roots.py | "
+            "/drive/lessons/mcp_ui.py") in shown
+
+    run_cell(page, "PROBE:form")
+    form = cell(page, "PROBE:form")
+    assert "PROBE-FORM pending: True" in wait_ran(page, form)
+    form.locator(".widget-dropdown select").select_option("note-14")
+    form.locator("button.jupyter-button", has_text="Aceptar").click()
+    assert "PROBE-RESULT note-14 /notas/note-14" in wait_output(page, form, "PROBE-RESULT")
+
+    run_cell(page, "PROBE:after")
+    assert "PROBE-AFTER True note-14" in wait_output(page, "PROBE:after", "PROBE-AFTER")
+    assert_stayed_on_the_machine(lite_page)
+
+
+def test_course_imports_without_a_service_worker(lite_page):
+    """Browsers that give JupyterLite no service worker (a private window; plain http from
+    an address other than localhost) have no /drive: course_lite copies the course to memory."""
+    page = lite_page.page
+    page.context.add_init_script("delete Navigator.prototype.serviceWorker")
+    open_notebook(page, lite_page.url, PROBE_PATH)
+    assert page.evaluate("'serviceWorker' in navigator") is False
+    run_cell(page, cell_at(page, 1))
+    wait_ran(page, cell_at(page, 1))
+    run_cell(page, "PROBE:imports")
+    shown = wait_output(page, "PROBE:imports", "PROBE-IMPORT")
+    assert ("PROBE-IMPORT /a/b | /home/pyodide/curso/lessons | "
+            "/home/pyodide/curso/code/roots.py | /home/pyodide/curso/lessons/mcp_ui.py") in shown
+    assert_stayed_on_the_machine(lite_page)
