@@ -5,17 +5,24 @@
                      [--budget SECONDS] [--require-isolation]
 
 Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
-3 the grader itself failed somewhere (a sandbox could not start, a grader bug): the affected
-submissions got 0 and the reason; 4 --require-isolation was given and the full sandbox is not
-available here (nothing was graded).
+3 the grader itself failed somewhere (a sandbox could not start, a grader bug, a grading file
+that does not import): the affected submissions got 0 and the reason; 4 --require-isolation
+was given and the full sandbox is not available here (nothing was graded).
+
+Submission names come from file names a learner chose: reports are written under a safe
+version of them (grader.escape.file_name), and everything printed goes through grader.report.
+SIGTERM or Ctrl-C stop every sandbox and worker and remove this run's temp folders.
 """
 
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 
-from grader import pool, report
+from grader import pool, report, sandbox, tempspace
+from grader.escape import file_name, one_line
 from grader.runner import EXERCISES, SUBMISSION_BUDGET
 from grader.sandbox import detect_mode
 
@@ -71,7 +78,7 @@ def jobs_from(args):
     jobs, seen = [], set()
     for path, name in entries:
         name = name or os.path.basename(os.path.normpath(path)) or path
-        base, unique = re.sub(r"\.(zip|ipynb|py)$", "", name) or "entrega", None
+        base = file_name(re.sub(r"\.(zip|ipynb|py)$", "", name))
         unique, n = base, 1
         while unique in seen:
             n += 1
@@ -87,7 +94,7 @@ def progress_bar(stream):
         filled = int(width * done / total)
         mark = "✔" if result.get("score") == result.get("max_score") else "·"
         stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                     f"{mark} {result.get('submission', '')[:30]:30}")
+                     f"{mark} {one_line(result.get('submission', ''), 29):30}")
         if done == total:
             stream.write("\n")
         stream.flush()
@@ -96,12 +103,28 @@ def progress_bar(stream):
 
 def write(path, text):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    with open(path, "w", encoding="utf-8", errors="replace") as handle:
         handle.write(text)
 
 
+def stop(signum, frame):
+    """SIGTERM / SIGINT: end every sandbox and worker, remove our temp space, exit."""
+    pool.kill_workers()
+    sandbox.kill_all()
+    tempspace.clean_stale()  # the workers' leftovers (they are dead now)
+    tempspace.remove_own()
+    os._exit(128 + signum)
+
+
 def main(argv=None):
+    for stream in (sys.stdout, sys.stderr):  # whatever the locale, writing never fails
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = parse(sys.argv[1:] if argv is None else argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+    tempspace.clean_stale()
     if args.require_isolation and detect_mode() != "root":
         sys.stderr.write(f"--require-isolation: el aislamiento completo no está disponible "
                          f"aquí (modo {detect_mode()}); no se corrigió nada.\n")
@@ -113,8 +136,12 @@ def main(argv=None):
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
     emit(args, results, out)
     for result in results:
+        for warning in result.get("warnings") or []:
+            sys.stderr.write(f"[grader] {one_line(result['submission'])}: warning (the "
+                             f"submission's data tripped a test):\n{warning}\n")
         for error in result.get("internal_errors") or []:
-            sys.stderr.write(f"[grader] {result['submission']}: internal error:\n{error}\n")
+            sys.stderr.write(f"[grader] {one_line(result['submission'])}: internal error:\n"
+                             f"{error}\n")
     if any(result.get("internal_errors") for result in results):
         return EXIT_INTERNAL
     return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
@@ -135,7 +162,7 @@ def emit(args, results, out):
         return
     write(os.path.join(out, "notas.csv"), report.gradebook(results))
     for result in results:
-        name = result["submission"]
+        name = file_name(result["submission"])
         write(os.path.join(out, "informes", f"{name}.txt"), report.text(result))
         write(os.path.join(out, "informes", f"{name}.json"), report.json_line(result))
         if args.format == "gradescope":

@@ -1,17 +1,13 @@
-"""Where the grader's own files are, and code/ on sys.path (the grader's trusted copy).
+"""Where the grader's own files are. (code/ is put on sys.path by grader/__init__.py.)
 
 The grader imports code/client.py (its MCP client) and a few pure helpers (store.render,
 elicitation.check_schema, url_mode.url_problems). It never imports a learner's files.
 """
 
 import os
-import sys
 
 GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(GRADER_DIR)
 CODE_DIR = os.path.join(REPO_DIR, "code")
 CHECKS_DIR = os.path.join(GRADER_DIR, "checks")
 REFERENCE_DIR = os.path.join(GRADER_DIR, "reference")
-
-if CODE_DIR not in sys.path:
-    sys.path.insert(0, CODE_DIR)

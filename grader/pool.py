@@ -1,21 +1,31 @@
 """Grade many submissions: inline for one job, or on N worker processes (grader.worker).
 
 Jobs are handed out one at a time to whichever worker is free, so a slow submission (one
-that hits its timeouts) does not hold up a whole share of the class. A worker that dies
-mid-job is replaced and that submission gets a zero with the reason; results come back in
-submission order.
+that hits its timeouts) does not hold up a whole share of the class. Each job has a hard
+deadline (its budget plus `JOB_SLACK`); a worker that passes it is killed, as is one that dies
+mid-job: it is replaced, that submission gets a zero with the reason (the grader's own fault:
+the budget watchdog should have ended it first), and what the dead worker left behind (temp
+folders, cgroups) is removed at once. Results come back in submission order.
+
+Workers die with the grader (parent-death signal), and their sandboxes with them.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
 retries (grading is deterministic, a retry would give the same answer).
 """
 
 import json
+import os
 import queue
+import select
 import subprocess
 import sys
 import threading
+import time
 
-from grader import runner
+from grader import runner, tempspace
+
+JOB_SLACK = 60.0  # seconds a job may take beyond its budget (reading it, starting, cleaning)
+_workers = set()  # live worker processes (for the exit handler)
 
 
 def crashed(job, reason):
@@ -24,6 +34,77 @@ def crashed(job, reason):
             "output": f"Entrega: {job['name']}\nNo se pudo corregir (error interno del "
                       "corrector); avisa al profesorado.",
             "internal_errors": [reason]}
+
+
+class Worker:
+    """One `python -m grader.worker` process and its answers, read with a deadline."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "grader.worker", str(os.getpid())],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        _workers.add(self.proc)
+        self.buffer = b""
+
+    def ask(self, job, timeout):
+        """The worker's result for `job`; None if it died; "timeout" past the deadline."""
+        try:
+            self.proc.stdin.write((json.dumps(job) + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError:
+            return None
+        fd, deadline = self.proc.stdout.fileno(), time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            result = json.loads(line)
+        except ValueError:
+            return None
+        return result if isinstance(result, dict) else None
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        _workers.discard(self.proc)
+        tempspace.clean_stale()  # its sandboxes died with it; their folders and cgroups go now
+
+    def finish(self):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        _workers.discard(self.proc)
+
+
+def kill_workers():
+    """Kill every worker (the grader is exiting); their sandboxes die with them."""
+    for proc in list(_workers):
+        try:
+            proc.kill()
+            proc.wait()
+        except OSError:
+            pass
+        _workers.discard(proc)
 
 
 def grade_all(jobs, workers=1, progress=None):
@@ -46,37 +127,42 @@ def grade_all(jobs, workers=1, progress=None):
     done = [0]
 
     def work():
-        proc = None
-        while True:
-            try:
-                index, job = pending.get_nowait()
-            except queue.Empty:
-                break
-            if proc is None or proc.poll() is not None:
-                proc = subprocess.Popen([sys.executable, "-m", "grader.worker"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, encoding="utf-8")
-            try:
-                proc.stdin.write(json.dumps(job) + "\n")
-                proc.stdin.flush()
-                line = proc.stdout.readline()
-                result = json.loads(line) if line else None
-            except (OSError, ValueError):
-                result = None
-            if result is None or "crash" in result:
-                reason = result["crash"] if result else "el proceso del corrector terminó"
-                result = crashed(job, reason)
-            results[index] = result
-            with lock:
-                done[0] += 1
-                progress(done[0], len(jobs), result)
-        if proc is not None:
-            proc.stdin.close()
-            proc.wait()
+        worker = None
+        try:
+            while True:
+                try:
+                    index, job = pending.get_nowait()
+                except queue.Empty:
+                    break
+                if worker is None or not worker.alive():
+                    worker = Worker()
+                limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + JOB_SLACK
+                result = worker.ask(job, limit)
+                if result == "timeout":
+                    worker.kill()
+                    worker = None
+                    result = crashed(job, f"la corrección pasó de {limit:.0f} s y se detuvo")
+                elif result is None or "crash" in result:
+                    reason = result["crash"] if result else "el proceso del corrector terminó"
+                    if result is None:
+                        worker.kill()
+                        worker = None
+                    result = crashed(job, reason)
+                results[index] = result
+                with lock:
+                    done[0] += 1
+                    progress(done[0], len(jobs), result)
+        finally:
+            if worker is not None:
+                worker.finish()
 
-    threads = [threading.Thread(target=work) for _ in range(min(workers, len(jobs)))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    threads = [threading.Thread(target=work, daemon=True)
+               for _ in range(min(workers, len(jobs)))]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        kill_workers()
     return results

@@ -1,68 +1,99 @@
 """Output formats for graded submissions: text, JSON Lines, CSV and Gradescope results.json.
 
 Every format is built from the result dicts of grader.runner.grade; nothing here grades.
-Feedback is the Spanish `output` of each test; instructors' details (internal errors) go to
-stderr, never into what a learner sees.
+Feedback is the Spanish `output` of each test; instructors' details (internal errors,
+warnings) go to stderr, never into what a learner sees.
+
+Everything in a result may carry learner data (tool texts, file names, a server's stderr), so
+every string goes through grader.escape on its way out: the text report has no control
+character but its own line breaks, JSON is always valid, a CSV cell never starts a formula.
+No function here raises for any string.
 """
 
 import csv
 import io
-import json
+
+from grader.escape import clean, csv_cell, json_text, one_line
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
+PUBLIC_LEAVES_OUT = ("internal_errors", "warnings")
+
+
+def _number(value):
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _lines(value):
+    return clean(value).split("\n")
 
 
 def text(result):
-    lines = [result["output"], ""]
-    for test in result["tests"]:
-        lines.append(f"{STATUS.get(test['status'], '?')} {test['score']:g}/{test['max_score']:g}"
-                     f"  {test['name']}")
-        if test["status"] != "passed":
-            lines += ["      " + line for line in test["output"].splitlines()]
+    lines = _lines(result.get("output", ""))
+    lines.append("")
+    for test in result.get("tests") or []:
+        lines.append(f"{STATUS.get(test.get('status'), '?')} {_number(test.get('score'))}/"
+                     f"{_number(test.get('max_score'))}  {one_line(test.get('name', ''))}")
+        if test.get("status") != "passed":
+            lines += ["      " + line for line in _lines(test.get("output", ""))]
     protections = result.get("protections") or {}
-    active = [k for k, v in protections.items() if v is True]
-    missing = [k for k, v in protections.items() if v is False]
-    lines += ["", f"Aislamiento ({protections.get('mode', '?')}): "
+    active, missing = [], []
+    for key, value in protections.items():
+        if key == "mode":
+            continue
+        if value is True:
+            active.append(one_line(key))
+        elif value is False:
+            missing.append(one_line(key))
+        elif isinstance(value, list) and value:
+            shown = ", ".join(one_line(v) for v in value) if len(value) <= 4 \
+                else f"{len(value)} llamadas"
+            active.append(f"{one_line(key)} ({shown})")
+    lines += ["", f"Aislamiento ({one_line(protections.get('mode', '?'))}): "
               + ", ".join(active) + (f"; NO disponibles: {', '.join(missing)}" if missing
                                      else "")]
     return "\n".join(lines) + "\n"
 
 
 def json_line(result):
-    public = {k: v for k, v in result.items() if k != "internal_errors"}
-    return json.dumps(public, ensure_ascii=False) + "\n"
+    public = {k: v for k, v in result.items() if k not in PUBLIC_LEAVES_OUT}
+    return json_text(public) + "\n"
 
 
 def gradescope(result):
     """The Gradescope autograder results.json shape."""
-    return json.dumps({
-        "score": result["score"],
+    return json_text({
+        "score": result.get("score", 0),
         "execution_time": result.get("execution_time", 0),
-        "output": result["output"],
+        "output": result.get("output", ""),
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "tests": [{"name": t["name"], "score": t["score"], "max_score": t["max_score"],
-                   "status": t["status"], "output": t["output"], "visibility": "visible"}
-                  for t in result["tests"]],
+        "tests": [{"name": t.get("name", ""), "score": t.get("score", 0),
+                   "max_score": t.get("max_score", 0), "status": t.get("status"),
+                   "output": t.get("output", ""), "visibility": "visible"}
+                  for t in result.get("tests") or []],
         "extra_data": {"protections": result.get("protections"),
                        "problems": result.get("problems")},
-    }, ensure_ascii=False, indent=1) + "\n"
+    }, indent=1) + "\n"
 
 
 def gradebook(results):
     """One CSV row per submission: total, then one column per test (in test order)."""
     names = []
     for result in results:
-        for test in result["tests"]:
-            if test["name"] not in names:
-                names.append(test["name"])
+        for test in result.get("tests") or []:
+            if test.get("name") not in names:
+                names.append(test.get("name"))
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["submission", "score", "max_score", *names, "problems"])
+    writer.writerow(["submission", "score", "max_score", *[csv_cell(n) for n in names],
+                     "problems"])
     for result in results:
-        scores = {t["name"]: t["score"] for t in result["tests"]}
-        writer.writerow([result["submission"], f"{result['score']:g}",
-                         f"{result['max_score']:g}",
-                         *[f"{scores[n]:g}" if n in scores else "" for n in names],
-                         " | ".join(result.get("problems") or [])])
+        scores = {t.get("name"): t.get("score") for t in result.get("tests") or []}
+        writer.writerow([csv_cell(result.get("submission", "")), _number(result.get("score")),
+                         _number(result.get("max_score")),
+                         *[_number(scores[n]) if n in scores else "" for n in names],
+                         csv_cell(" | ".join(one_line(p) for p in result.get("problems") or []))])
     return out.getvalue()

@@ -1,36 +1,41 @@
 """The grader's side of the sandbox: start it for one submission, fork servers in it, stop it.
 
 `Sandbox(solution_dir, code_dir)` starts grader/zygote.py under the system interpreter
-(`/usr/bin/python3 -I`) in a new session. The zygote builds the isolation it can (see its
-docstring), then forks a fresh notes server per `spawn()`; the grader talks MCP to each over
-plain pipes, so one interpreter start serves every test of a submission. `browse()` performs
-one HTTP request from inside the sandbox's network namespace (the setup page of exercise 3
-listens on the sandbox's own loopback). `host_path()` maps a path the server sees to the path
-the grader reads: with namespaces, the sandbox's tmpfs is reached through
-/proc/<launcher>/root, and everything in it disappears with the sandbox.
+(`/usr/bin/python3 -I`) in a new session. The zygote builds the isolation this mode's plan asks
+for (see its docstring), then forks a fresh notes server per `spawn()`; the grader talks MCP to
+each over plain pipes, so one interpreter start serves every test of a submission. `browse()`
+performs one HTTP request from inside the sandbox's network namespace (the setup page of
+exercise 3 listens on the sandbox's own loopback). `data` is the sandbox's data area as a
+grader.boundary.Folder, opened before any learner code runs: the only way the grader touches
+what the learner's processes can write. `kill()` ends the whole sandbox at once (the budget
+watchdog uses it from another thread).
 
-`detect_mode()` picks the strongest isolation this machine offers and `protections()` says
-what was in force; both fall back (root namespaces -> user namespace -> plain) instead of
-refusing to grade.
+`detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
+mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
+what every report lists under `protections`. Both fall back (root namespaces -> user namespace
+-> plain) instead of refusing to grade.
 
 Deliberate simplifications: uids for parallel sandboxes come from a pid-derived range, not
 from a registry; Linux only for the isolated modes.
 """
 
 import atexit
+import functools
 import itertools
 import json
 import os
+import platform
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-import wire  # noqa: E402  (code/wire.py, the grader's trusted copy)
+import wire  # code/wire.py, the grader's trusted copy (code/ is on sys.path: grader/__init__)
+from grader import boundary, tempspace
 from grader.paths import CODE_DIR
 
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
@@ -39,13 +44,27 @@ HELPER_UID = 65534  # nobody: runs the browser helper, never learner code
 LIMITS = {"memory_mib": 1024, "file_mib": 8, "files_open": 256, "cpu_s": 20,
           "processes": 96}
 DISK_MIB = 64
-CGROUP_ROOT = "/sys/fs/cgroup"
 CGROUP_LIMITS = {"pids": {"pids.max": "160"},
                  "memory": {"memory.limit_in_bytes": str(1536 << 20)},
                  "cpu": {"cpu.shares": "1024"}}
+# What the seccomp filter denies to everything in the sandbox (EPERM; clone3 gets ENOSYS so
+# that threads fall back to clone, whose namespace flags are denied too). The zygote maps the
+# names to the numbers of its architecture (x86_64, aarch64) and kills any other ABI (x32, i386).
+SECCOMP_DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_uring_enter",
+                  "io_uring_register", "userfaultfd", "perf_event_open", "bpf", "ptrace",
+                  "process_vm_readv", "process_vm_writev", "pidfd_getfd", "mount", "umount2",
+                  "pivot_root", "unshare", "setns", "open_tree", "move_mount", "fsopen",
+                  "fsconfig", "fsmount", "fspick", "mount_setattr", "chroot", "kexec_load",
+                  "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
+                  "swapon", "swapoff", "reboot", "quotactl", "name_to_handle_at",
+                  "open_by_handle_at", "fanotify_init", "personality", "syslog", "vhangup",
+                  "clone3", "clone (namespace flags)")
+SECCOMP_ARCHES = ("x86_64", "aarch64")
 START_TIMEOUT = 20.0
+SEND_TIMEOUT = 10.0
+BROWSE_MAX_BYTES = 1 << 20
 _uids = itertools.count()
-_mode_cache = {}
+_live = set()  # sandboxes started by this process and not closed yet (for the exit handler)
 
 
 class SandboxError(Exception):
@@ -58,87 +77,109 @@ def _next_uid():
 
 def detect_mode():
     """The strongest mode that really works here: "root", "userns" or "plain" (cached)."""
-    if "mode" in _mode_cache:
-        return _mode_cache["mode"]
+    return _detect_mode(os.environ.get("GRADER_SANDBOX"))
+
+
+@functools.cache
+def _detect_mode(forced):
+    tempspace.clean_stale()  # what dead grader processes left behind, before adding ours
     candidates = []
     if sys.platform.startswith("linux") and os.path.exists(SYSTEM_PYTHON):
         candidates += ["root"] if os.geteuid() == 0 else ["userns"]
-    if os.environ.get("GRADER_SANDBOX") in ("userns", "plain"):  # only ever weaker, to test
-        candidates = [c for c in candidates if c == os.environ["GRADER_SANDBOX"]]
-    mode = "plain"
+    if forced in ("userns", "plain"):  # only ever weaker, to test
+        candidates = [c for c in candidates if c == forced]
     code = compiled_code()
     for candidate in candidates:
-        empty = tempfile.mkdtemp(prefix="grader-probe-")
+        empty = tempspace.mkdtemp("probe")
         box = Sandbox(empty, code, mode=candidate)
         try:
             box.start()
-            mode = candidate
-            break
+            return candidate
         except SandboxError:
             continue
         finally:
             box.close()
-            shutil.rmtree(empty, ignore_errors=True)
-    _mode_cache["mode"] = mode
-    return mode
+            boundary.remove_tree(empty)
+    return "plain"
 
 
+@functools.cache
+def plan(mode):
+    """What is in force in `mode` on this machine: computed once, handed to every zygote of
+    that mode (which applies exactly this), listed in every report as `protections`."""
+    linux = sys.platform.startswith("linux")
+    root = os.geteuid() == 0
+    private_uid = mode == "root" or (mode == "plain" and root)
+    isolated = mode in ("root", "userns")
+    seccomp = linux and platform.machine() in SECCOMP_ARCHES
+    cgroups = sorted(tempspace.cgroup_parents()) if mode == "root" else []
+    return {
+        "mode": mode,
+        "isolated_python": True,
+        "minimal_environment": True,
+        "fresh_working_folder": True,
+        "rlimits": sorted(["RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE",
+                           "RLIMIT_CORE"] + (["RLIMIT_NPROC"] if private_uid else [])),
+        "unprivileged_uid": private_uid,
+        "no_capabilities": True,
+        "capability_bounding_set_empty": linux and (isolated or root),
+        "no_new_privs": linux,
+        "fresh_session_keyring": linux,
+        "seccomp_denied": list(SECCOMP_DENIED) if seccomp else None,
+        "seccomp_arch": platform.machine() if seccomp else None,
+        "network_namespace": isolated,
+        "private_filesystem": isolated,
+        "pid_namespace": isolated,
+        "disk_quota_mib": DISK_MIB if isolated else None,
+        "cgroups": cgroups or None,
+        "parent_death_signal": linux,
+        "grader_touches_data_only_through_descriptors": True,
+        "timeouts": True,
+        "budget_watchdog": True,
+        "process_group_killed": True,
+    }
+
+
+@functools.cache
 def compiled_code():
     """A private copy of code/*.py with bytecode compiled by the sandbox's interpreter."""
-    if "code" in _mode_cache:
-        return _mode_cache["code"]
     source = CODE_DIR
-    target = os.path.join(tempfile.mkdtemp(prefix="grader-code-"), "code")
-    atexit.register(shutil.rmtree, os.path.dirname(target), True)
+    folder = tempspace.mkdtemp("code")
+    atexit.register(boundary.remove_tree, folder)
+    target = os.path.join(folder, "code")
     os.makedirs(target)
-    os.chmod(os.path.dirname(target), 0o755)
+    os.chmod(folder, 0o755)
     for name in sorted(os.listdir(source)):
         if name.endswith(".py"):
             shutil.copy2(os.path.join(source, name), os.path.join(target, name))
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-I", "-m", "compileall", "-q", target], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for folder, dirs, files in os.walk(target):
+    for parent, dirs, files in os.walk(target):
         for name in dirs + files:
-            os.chmod(os.path.join(folder, name), 0o755 if name in dirs else 0o644)
-    _mode_cache["code"] = target
+            os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
     return target
 
 
-def make_cgroups(name):
-    """cgroup v1 groups (pids, memory, cpu) for one sandbox, below the grader's own; the
-    launcher joins them before it forks anything. Whatever cannot be made is skipped."""
-    made = {}
+def make_cgroups(name, controllers):
+    """cgroup v1 groups for one sandbox, below the grader's own, for each planned controller;
+    the launcher joins them before it forks anything. Raises SandboxError if one cannot be made
+    (the plan promised it)."""
+    parents = tempspace.cgroup_parents()
+    made = []
     try:
-        with open("/proc/self/cgroup") as handle:
-            mine = {line.split(":")[1]: line.split(":", 2)[2].strip()
-                    for line in handle if line.count(":") >= 2}
-    except OSError:
-        return made
-    for controller, settings in CGROUP_LIMITS.items():
-        parent = os.path.join(CGROUP_ROOT, controller, mine.get(controller, "/").lstrip("/"))
-        path = os.path.join(parent, name)
-        try:
+        for controller in controllers:
+            path = os.path.join(parents[controller], name)
             os.mkdir(path)
-            for key, value in settings.items():
+            made.append(path)
+            for key, value in CGROUP_LIMITS[controller].items():
                 with open(os.path.join(path, key), "w") as handle:
                     handle.write(value)
-            made[controller] = path
-        except OSError:
-            remove_cgroups([path])
+    except (OSError, KeyError) as exc:
+        for path in made:
+            tempspace.remove_cgroup(path)
+        raise SandboxError(f"cgroup {name}: {exc}") from None
     return made
-
-
-def remove_cgroups(paths):
-    for path in paths:
-        for _ in range(50):  # the last processes may take a moment to leave
-            try:
-                os.rmdir(path)
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.02)
 
 
 class Sandbox:
@@ -146,40 +187,44 @@ class Sandbox:
         self.solution_dir = solution_dir
         self.code_dir = code_dir or compiled_code()
         self.mode = mode or detect_mode()
+        self.plan = plan(self.mode)
         self.limits = {**LIMITS, **(limits or {})}
         self.uid = _next_uid() if os.geteuid() == 0 else os.getuid()
         self.proc = None
         self.problem = None
+        self.data = None
         self._lock = threading.Lock()
         self._job = None
         self._stderr = bytearray()
         self._cgroups = []
-        self.cgroup_controllers = []
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self):
-        self._job = tempfile.mkdtemp(prefix="grader-job-")
+        """Start the zygote; returns self once it is ready. The launcher gets a parent-death
+        signal tied to the calling thread: start sandboxes from a thread that outlives them."""
+        self._job = tempspace.mkdtemp("job")
+        _live.add(self)
         os.chmod(self._job, 0o711)
         root = os.path.join(self._job, "root")
         os.mkdir(root)
+        private = self.plan["unprivileged_uid"]
         if self.mode == "plain":
             for name in ("work", "data"):
                 os.mkdir(os.path.join(self._job, name))
-            if os.geteuid() == 0:  # only this sandbox's uid may enter its folders
+            if private:  # only this sandbox's uid may enter its folders
                 os.chmod(os.path.dirname(self.solution_dir), 0o711)
                 for path in (os.path.join(self._job, "work"), os.path.join(self._job, "data"),
                              self.solution_dir):
                     os.chown(path, self.uid, self.uid)
                     os.chmod(path, 0o700)
-        if self.mode == "root":
-            made = make_cgroups(os.path.basename(self._job))
-            self._cgroups, self.cgroup_controllers = list(made.values()), sorted(made)
+        if self.plan["cgroups"]:
+            self._cgroups = make_cgroups(os.path.basename(self._job), self.plan["cgroups"])
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         cfg = {"mode": self.mode, "ctl_fd": theirs.fileno(), "root": root,
                "code": self.code_dir, "solution": self.solution_dir,
                "work": os.path.join(self._job, "work"), "uid": self.uid,
                "helper_uid": HELPER_UID, "host_uid": os.getuid(), "host_gid": os.getgid(),
-               "drop_uid": self.mode == "plain" and os.geteuid() == 0,
+               "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
                "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
@@ -195,6 +240,14 @@ class Sandbox:
         if not ready.get("ready"):
             self.problem = ready.get("problem") or "the sandbox did not start"
             raise SandboxError(self.problem)
+        data = self.host_path(self.inner("data"))
+        owner = self.uid if private else None
+        try:  # opened now, before any learner code runs: see grader/boundary.py
+            self.data = boundary.Folder.trusted(data, owner=owner,
+                                                expect_uid=owner if owner is not None
+                                                else os.geteuid())
+        except OSError as exc:
+            raise SandboxError(f"the data area cannot be opened: {exc}") from None
         return self
 
     def _drain(self):
@@ -202,24 +255,35 @@ class Sandbox:
             if len(self._stderr) < 65536:
                 self._stderr += chunk[:65536 - len(self._stderr)]
 
+    def kill(self):
+        """End the whole sandbox now (safe from any thread; close() still cleans up)."""
+        proc = self.proc
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def close(self):
+        if self.data is not None:
+            self.data.close()
+            self.data = None
         if self.proc is not None:
             try:
                 self._ctl.send(json.dumps({"op": "quit"}).encode())
             except OSError:
                 pass
-            try:
-                os.killpg(self.proc.pid, 9)
-            except OSError:
-                pass
+            self.kill()
             self.proc.wait()
             self._ctl.close()
             self.proc = None
         if self._job:
-            shutil.rmtree(self._job, ignore_errors=True)
+            boundary.remove_tree(self._job)
             self._job = None
-        remove_cgroups(self._cgroups)
+        for path in self._cgroups:
+            tempspace.remove_cgroup(path)
         self._cgroups = []
+        _live.discard(self)
 
     def __enter__(self):
         return self.start()
@@ -240,15 +304,11 @@ class Sandbox:
             name, os.path.join(self._job or "", name))
 
     def host_path(self, inner_path):
-        """The path the grader uses to read or write what the server sees at `inner_path`."""
+        """Where the grader finds what the server sees at `inner_path` (used once, in start(),
+        to open `data` while no learner code has run; never to read or write later)."""
         if self.isolated:
             return f"/proc/{self.proc.pid}/root{self._job}/root{inner_path}"
         return inner_path
-
-    def give(self, host_path):
-        """Make a file or folder the grader created in the data area the learner's."""
-        if os.geteuid() == 0 and self.mode != "userns":
-            os.chown(host_path, self.uid, self.uid)
 
     # -- commands ------------------------------------------------------------------------
     def _receive(self, timeout):
@@ -299,9 +359,9 @@ class Sandbox:
             raise
         finally:
             os.close(write_end)
-        chunks, deadline = [], time.monotonic() + timeout
+        chunks, size, deadline = [], 0, time.monotonic() + timeout
         with os.fdopen(read_end, "rb") as pipe:
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and size <= BROWSE_MAX_BYTES:
                 ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
                 if not ready:
                     break
@@ -309,9 +369,11 @@ class Sandbox:
                 if not chunk:
                     break
                 chunks.append(chunk)
+                size += len(chunk)
         try:
-            return json.loads(b"".join(chunks))
-        except ValueError:
+            answer = json.loads(b"".join(chunks))
+            return answer if isinstance(answer, dict) else {"error": "not an object"}
+        except (ValueError, RecursionError):
             return {"error": "the browser helper gave no answer"}
 
     def sweep(self):
@@ -322,34 +384,29 @@ class Sandbox:
         return bytes(self._stderr[-2000:]).decode("utf-8", "replace")
 
     def protections(self):
-        root = os.geteuid() == 0
-        dropped = (self.mode == "root") or (self.mode == "plain" and root)
-        return {
-            "mode": self.mode,
-            "isolated_python": True,
-            "minimal_environment": True,
-            "fresh_working_folder": True,
-            "rlimits": sorted(["RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE",
-                               "RLIMIT_CORE"] + (["RLIMIT_NPROC"] if dropped else [])),
-            "unprivileged_uid": dropped,
-            "no_capabilities": dropped or self.mode == "userns" or not root,
-            "network_namespace": self.isolated,
-            "private_filesystem": self.isolated,
-            "pid_namespace": self.isolated,
-            "disk_quota_mib": DISK_MIB if self.isolated else None,
-            "cgroups": self.cgroup_controllers or None,
-            "timeouts": True,
-            "process_group_killed": True,
-        }
+        return dict(self.plan)
+
+
+def kill_all():
+    """Kill every sandbox this process started and has not closed (it is about to exit)."""
+    for box in list(_live):
+        box.kill()
 
 
 class ServerProcess:
-    """One forked notes server: pipes for the client, its stderr, and how to stop it."""
+    """One forked notes server: pipes for the client, its stderr, and how to stop it.
+
+    Writing to it never blocks for more than `SEND_TIMEOUT` seconds (a server that does not
+    read its input is treated as gone); its stdout is read by the grader's harness from
+    `stdout_fd`; at most 32 KiB of its stderr is kept."""
 
     def __init__(self, sandbox, pid, stdin_fd, stdout_fd, stderr_fd):
         self.sandbox, self.pid = sandbox, pid
-        self.stdin = os.fdopen(stdin_fd, "wb", buffering=0)
-        self.stdout = os.fdopen(stdout_fd, "rb")
+        self.stdout_fd = stdout_fd
+        self._stdin = stdin_fd
+        os.set_blocking(stdin_fd, False)
+        self._stdin_lock = threading.Lock()
+        self._closing = False
         self._stderr = bytearray()
         self._stderr_fd = stderr_fd
         self.exit_code = None
@@ -362,19 +419,35 @@ class ServerProcess:
                     self._stderr += chunk[:32768 - len(self._stderr)]
 
     def send(self, data):
-        try:
-            self.stdin.write(data)
-        except (OSError, ValueError):  # the server is gone or we closed its input
-            raise wire.ConnectionClosed("the server's input is closed") from None
+        view, deadline = memoryview(data), time.monotonic() + SEND_TIMEOUT
+        with self._stdin_lock:
+            while view:
+                if self._stdin is None or self._closing or time.monotonic() > deadline:
+                    raise wire.ConnectionClosed("the server's input is closed or full")
+                try:
+                    view = view[os.write(self._stdin, view):]
+                except BlockingIOError:
+                    poller = select.poll()
+                    poller.register(self._stdin, select.POLLOUT)
+                    poller.poll(100)
+                except OSError:  # the server is gone
+                    raise wire.ConnectionClosed("the server's input is closed") from None
 
     def stderr(self):
         return bytes(self._stderr).decode("utf-8", "replace")
 
     def close_input(self):
-        try:
-            self.stdin.close()
-        except OSError:
-            pass
+        self._closing = True
+        with self._stdin_lock:
+            if self._stdin is not None:
+                os.close(self._stdin)
+                self._stdin = None
+
+    def close_output(self):
+        """Close our end of its stdout (once nothing reads it any more)."""
+        if self.stdout_fd is not None:
+            os.close(self.stdout_fd)
+            self.stdout_fd = None
 
     def stop(self, grace=2.0):
         """Close its stdin, give it `grace` seconds to exit, then kill its process group."""

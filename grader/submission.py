@@ -6,27 +6,44 @@ in `soluciones/`), or a .zip of any of these. From a notebook only the cells tha
 taken; the notebook is never executed. When the same file comes twice, the last one wins
 (files before notebooks, in name order; cells in notebook order), and the report says so.
 
-Everything is read as data, with caps (file size, zip entries and total size, no links, no
-paths leaving the archive), and every problem becomes a Spanish sentence for the report.
+The submission is as hostile as the learner's server (the instructor only chose its path), so
+it is read like grader/boundary.py reads the sandbox: from descriptors, one name at a time,
+never following a link (the submission itself included), never opening a FIFO or a device
+(O_PATH, then S_ISREG), with caps on file sizes, folder entries, zip entries and unpacked bytes.
+A .zip is read in memory: nothing is unpacked to disk. Anything wrong in it (a damaged,
+encrypted or truncated archive, a notebook nested too deep, text that is not UTF-8) becomes a
+Spanish sentence in the report, never an exception.
 
 Deliberate simplifications: only `%%writefile` cells are read (no `-a` append semantics
-beyond taking the cell as the whole file); folders are read two levels deep at most.
+beyond taking the cell as the whole file); folders are read two levels deep at most; an
+archive with any unreadable entry is refused as a whole.
 """
 
+import errno
+import io
 import json
 import os
 import re
 import stat
-import tempfile
 import zipfile
+
+from grader import boundary
+from grader.escape import has_surrogates, one_line
 
 MAX_FILE = 1 << 20          # one .py or one notebook cell
 MAX_NOTEBOOK = 8 << 20
+MAX_ARCHIVE = 64 << 20      # the .zip file itself
 MAX_ZIP_ENTRIES = 200
 MAX_ZIP_TOTAL = 16 << 20
+MAX_FOLDER_ENTRIES = 1000
 WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?[\"']?(?:[^\s\"']*/)?(ejercicio[234]\.py)"
                        r"[\"']?\s*$")
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "__MACOSX"}
+SOLUTION_NAMES = ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py")
+
+
+class Unreadable(Exception):
+    """Part of the submission cannot be read; the message is Spanish."""
 
 
 class Prepared:
@@ -38,96 +55,211 @@ class Prepared:
         self.origin = {}
         self.problems = []
 
+    def problem(self, text):
+        self.problems.append(one_line(text, limit=400))
+
     def add(self, name, text, origin):
         if name in self.files and self.origin[name] != origin:
-            self.problems.append(f"{name} aparece más de una vez; se usa la de {origin} "
-                                 f"(no la de {self.origin[name]})")
+            self.problem(f"{name} aparece más de una vez; se usa la de {origin} "
+                         f"(no la de {self.origin[name]})")
         self.files[name] = text
         self.origin[name] = origin
 
     def write(self, folder):
-        os.makedirs(folder, exist_ok=True)
-        for name, text in self.files.items():
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(os.path.join(folder, name), 0o644)
+        """Write the solution files into `folder` (new, the grader's own; made here)."""
+        os.mkdir(folder, 0o755)
+        target = boundary.Folder.trusted(folder)
+        try:
+            for name, text in self.files.items():
+                target.write_file(name, text.encode("utf-8", "surrogatepass"))
+        finally:
+            target.close()
         os.chmod(folder, 0o755)
         return folder
 
 
+# -- where the files come from: a folder on disk or an archive in memory -------------------------
+class DiskFolder:
+    """A folder of the submission, read through its descriptor."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def entries(self):
+        """[(name, kind)] sorted by name; kind: "file", "dir", "link" or "other"."""
+        found = []
+        with os.scandir(self.fd) as scan:
+            for entry in scan:
+                if len(found) >= MAX_FOLDER_ENTRIES:
+                    raise Unreadable(f"la carpeta tiene más de {MAX_FOLDER_ENTRIES} entradas; "
+                                     "no se lee")
+                try:
+                    mode = os.stat(entry.name, dir_fd=self.fd, follow_symlinks=False).st_mode
+                except FileNotFoundError:
+                    continue
+                kind = "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) \
+                    else "link" if stat.S_ISLNK(mode) else "other"
+                found.append((entry.name, kind))
+        return sorted(found)
+
+    def size(self, name):
+        return os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_size
+
+    def read(self, name, limit):
+        data, _ = boundary.read_regular(self.fd, name, limit)
+        return data
+
+    def folder(self, name):
+        return DiskFolder(os.open(name, boundary.DIR_FLAGS, dir_fd=self.fd))
+
+    def close(self):
+        os.close(self.fd)
+
+
+class MemoryFolder:
+    """A folder of an archive, already unpacked in memory: {name: bytes | MemoryFolder}."""
+
+    def __init__(self):
+        self.children = {}
+
+    def entries(self):
+        return sorted((name, "dir" if isinstance(child, MemoryFolder) else "file")
+                      for name, child in self.children.items())
+
+    def size(self, name):
+        return len(self.children[name])
+
+    def read(self, name, limit):
+        return self.children[name][:limit + 1]
+
+    def folder(self, name):
+        return self.children[name]
+
+    def close(self):
+        pass
+
+
+# -- reading -------------------------------------------------------------------------------------
 def prepare(path, name=None):
     """Read a submission at `path`; never raises for anything inside it."""
     prepared = Prepared(name or os.path.basename(os.path.normpath(path)) or path)
     try:
-        if os.path.islink(path):
-            prepared.problems.append("la entrega es un enlace simbólico; no se sigue")
-        elif os.path.isdir(path):
-            read_folder(prepared, path, path)
-        elif not os.path.isfile(path):
-            prepared.problems.append("no existe o no es un archivo ni una carpeta")
-        elif path.endswith(".zip"):
-            read_zip(prepared, path)
-        else:
-            read_file(prepared, path, os.path.basename(path))
-    except (OSError, ValueError) as exc:
-        prepared.problems.append(f"no se pudo leer la entrega ({type(exc).__name__})")
+        read_submission(prepared, path)
+    except Unreadable as exc:
+        prepared.problem(str(exc))
+    except (OSError, ValueError, RecursionError, MemoryError, boundary.Refused) as exc:
+        prepared.problem(f"no se pudo leer la entrega ({type(exc).__name__})")
     if not prepared.files:
-        prepared.problems.append("no encontré ninguna solución: se esperan ejercicio2.py, "
-                                 "ejercicio3.py o ejercicio4.py, o un notebook con celdas "
-                                 "%%writefile soluciones/ejercicioN.py")
+        prepared.problem("no encontré ninguna solución: se esperan ejercicio2.py, "
+                         "ejercicio3.py o ejercicio4.py, o un notebook con celdas "
+                         "%%writefile soluciones/ejercicioN.py")
     return prepared
 
 
-def read_folder(prepared, folder, top, depth=0):
-    entries = sorted(os.listdir(folder))
-    files = [e for e in entries if os.path.isfile(os.path.join(folder, e))]
+def read_submission(prepared, path):
+    parent, base = os.path.split(os.path.normpath(path))
+    try:
+        parent_fd = os.open(parent or ".", os.O_RDONLY | os.O_DIRECTORY | boundary.CLOEXEC)
+    except OSError:
+        prepared.problem("no existe o no es un archivo ni una carpeta")
+        return
+    try:
+        if base in ("", ".", ".."):  # the path names a folder through "." or "/"
+            folder = DiskFolder(os.dup(parent_fd))
+            kind = "dir"
+        else:
+            try:
+                mode = os.stat(base, dir_fd=parent_fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                prepared.problem("no existe o no es un archivo ni una carpeta")
+                return
+            kind = "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) \
+                else "link" if stat.S_ISLNK(mode) else "other"
+            folder = DiskFolder(os.open(base, boundary.DIR_FLAGS, dir_fd=parent_fd)) \
+                if kind == "dir" else None
+        if kind == "link":
+            prepared.problem("la entrega es un enlace simbólico; no se sigue")
+        elif kind == "other":
+            prepared.problem("la entrega no es un archivo normal ni una carpeta (¿una FIFO, un "
+                             "socket o un dispositivo?); no se abre")
+        elif kind == "dir":
+            try:
+                read_folder(prepared, folder, "")
+            finally:
+                folder.close()
+        elif base.endswith(".zip"):
+            read_zip(prepared, DiskFolder(parent_fd), base)
+        else:
+            read_file(prepared, DiskFolder(parent_fd), base, base, top=True)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            prepared.problem("la entrega cambió mientras se leía (un enlace simbólico); no se "
+                             "sigue")
+        else:
+            raise
+    finally:
+        os.close(parent_fd)
+
+
+def read_folder(prepared, folder, prefix, depth=0):
+    entries = folder.entries()
+    files = [name for name, kind in entries if kind == "file"]
     ordered = [e for e in files if e.endswith(".py")] + [e for e in files
                                                          if e.endswith(".ipynb")]
-    for entry in ordered:
-        full = os.path.join(folder, entry)
-        label = os.path.relpath(full, top)
-        if os.path.islink(full):
-            prepared.problems.append(f"{label} es un enlace simbólico; se ignora")
+    for name, kind in entries:
+        label = prefix + name
+        if kind == "link" and not name.startswith("."):
+            prepared.problem(f"{label} es un enlace simbólico; se ignora")
+        elif kind == "other" and name.endswith((".py", ".ipynb")):
+            prepared.problem(f"{label} no es un archivo normal (FIFO, socket o dispositivo); "
+                             "se ignora")
+    for name in ordered:
+        read_file(prepared, folder, name, prefix + name)
+    for name, kind in entries:
+        if kind != "dir" or name.startswith(".") or name in SKIP_DIRS:
             continue
-        read_file(prepared, full, label)
-    for entry in entries:
-        full = os.path.join(folder, entry)
-        if entry.startswith(".") or entry in SKIP_DIRS or not os.path.isdir(full):
-            continue
-        if os.path.islink(full):
-            prepared.problems.append(f"{os.path.relpath(full, top)}/ es un enlace simbólico; "
-                                     "se ignora")
-        elif (entry == "soluciones" and depth <= 1) or (depth == 0 and len(entries) == 1):
-            read_folder(prepared, full, top, depth + 1)
+        if (name == "soluciones" and depth <= 1) or (depth == 0 and len(entries) == 1):
+            child = folder.folder(name)
+            try:
+                read_folder(prepared, child, f"{prefix}{name}/", depth + 1)
+            finally:
+                child.close()
 
 
-def read_file(prepared, path, label):
-    size = os.lstat(path).st_size
+def read_file(prepared, folder, name, label, top=False):
     if label.endswith(".ipynb"):
-        if size > MAX_NOTEBOOK:
-            prepared.problems.append(f"{label}: el notebook pesa demasiado "
-                                     f"({size // 1024} KiB); se ignora")
-            return
-        with open(path, "rb") as handle:
-            read_notebook(prepared, handle.read(), label)
+        limit, what = MAX_NOTEBOOK, "el notebook pesa demasiado"
     elif label.endswith(".py"):
-        if size > MAX_FILE:
-            prepared.problems.append(f"{label}: demasiado grande ({size // 1024} KiB); "
-                                     "se ignora")
-            return
-        with open(path, "rb") as handle:
-            text = decode(prepared, handle.read(), label)
-        if text is not None:
-            prepared.add(os.path.basename(label), text, label)
+        limit, what = MAX_FILE, "demasiado grande"
     else:
-        prepared.problems.append(f"{label}: no es ni .py ni .ipynb ni .zip; se ignora")
+        if top:
+            prepared.problem(f"{label}: no es ni .py ni .ipynb ni .zip; se ignora")
+        return
+    size = folder.size(name)
+    if size > limit:
+        prepared.problem(f"{label}: {what} ({size // 1024} KiB); se ignora")
+        return
+    try:
+        data = folder.read(name, limit)
+    except boundary.Refused as exc:
+        prepared.problem(f"{exc}; se ignora")
+        return
+    if len(data) > limit:  # it grew since we looked
+        prepared.problem(f"{label}: {what}; se ignora")
+        return
+    if label.endswith(".ipynb"):
+        read_notebook(prepared, data, label)
+        return
+    text = decode(prepared, data, label)
+    if text is not None:
+        prepared.add(name, text, label)
 
 
 def decode(prepared, data, label):
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        prepared.problems.append(f"{label}: no está en UTF-8 (byte {exc.start}); se ignora")
+        prepared.problem(f"{label}: no está en UTF-8 (byte {exc.start}); se ignora")
         return None
 
 
@@ -140,9 +272,9 @@ def read_notebook(prepared, data, label):
         cells = notebook["cells"]
         if not isinstance(cells, list):
             raise TypeError
-    except (ValueError, KeyError, TypeError):
-        prepared.problems.append(f"{label}: no es un notebook válido (JSON roto o sin "
-                                 "'cells'); ábrelo y guárdalo de nuevo en Jupyter")
+    except (ValueError, KeyError, TypeError, RecursionError):
+        prepared.problem(f"{label}: no es un notebook válido (JSON roto, anidado sin fin o "
+                         "sin 'cells'); ábrelo y guárdalo de nuevo en Jupyter")
         return
     found = 0
     for number, cell in enumerate(cells, 1):
@@ -157,53 +289,80 @@ def read_notebook(prepared, data, label):
         match = WRITEFILE.match(first.strip())
         if not match:
             continue
-        if len(rest.encode()) > MAX_FILE:
-            prepared.problems.append(f"{label}, celda {number}: demasiado grande; se ignora")
+        if len(rest.encode("utf-8", "surrogatepass")) > MAX_FILE:
+            prepared.problem(f"{label}, celda {number}: demasiado grande; se ignora")
+            continue
+        if has_surrogates(rest):
+            prepared.problem(f"{label}, celda {number}: contiene caracteres que no son UTF-8 "
+                             "válido; se ignora")
             continue
         found += 1
         prepared.add(match.group(1), rest, f"{label} (celda {number})")
     if not found:
-        prepared.problems.append(f"{label}: ninguna celda empieza por "
-                                 "%%writefile soluciones/ejercicioN.py")
+        prepared.problem(f"{label}: ninguna celda empieza por "
+                         "%%writefile soluciones/ejercicioN.py")
 
 
-def read_zip(prepared, path):
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError):
-        prepared.problems.append("el .zip está dañado o no es un zip")
+def read_zip(prepared, folder, name):
+    size = folder.size(name)
+    if size > MAX_ARCHIVE:
+        prepared.problem(f"el .zip pesa demasiado ({size >> 20} MiB); no se abre")
         return
-    with archive, tempfile.TemporaryDirectory(prefix="grader-zip-") as folder:
-        infos = archive.infolist()
-        if len(infos) > MAX_ZIP_ENTRIES:
-            prepared.problems.append(f"el .zip tiene {len(infos)} entradas (máximo "
-                                     f"{MAX_ZIP_ENTRIES}); no se abre")
-            return
-        total = 0
-        for info in infos:
-            parts = info.filename.replace("\\", "/").split("/")
-            mode = info.external_attr >> 16
-            if info.filename.startswith("/") or ".." in parts or ":" in parts[0]:
-                prepared.problems.append(f"el .zip contiene una ruta peligrosa "
-                                         f"({info.filename!r}); se ignora esa entrada")
-                continue
-            if stat.S_ISLNK(mode):
-                prepared.problems.append(f"el .zip contiene un enlace simbólico "
-                                         f"({info.filename!r}); se ignora")
-                continue
-            if info.is_dir() or parts[-1].startswith("."):
-                continue
-            target = os.path.join(folder, *[p for p in parts if p])
-            data = b""
-            with archive.open(info) as source:
-                while chunk := source.read(65536):
-                    data += chunk
-                    total += len(chunk)
-                    if len(data) > MAX_NOTEBOOK or total > MAX_ZIP_TOTAL:
-                        prepared.problems.append("el .zip descomprimido es demasiado grande "
-                                                 "(¿una bomba zip?); no se abre")
-                        return
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "wb") as handle:
-                handle.write(data)
-        read_folder(prepared, folder, folder)
+    try:
+        tree = unpack(folder.read(name, MAX_ARCHIVE), prepared)
+    except Unreadable as exc:
+        prepared.problem(str(exc))
+        return
+    except Exception as exc:  # any archive error at all (CRC, encryption, truncation, codec)
+        prepared.problem(f"el .zip está dañado, cifrado o incompleto ({type(exc).__name__}: "
+                         f"{exc}); no se abre: vuelve a comprimir tu entrega")
+        return
+    if tree is not None:
+        read_folder(prepared, tree, "")
+
+
+def unpack(data, prepared):
+    """The archive as a MemoryFolder, or None when it is refused (the reason is reported)."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    infos = archive.infolist()
+    if len(infos) > MAX_ZIP_ENTRIES:
+        prepared.problem(f"el .zip tiene {len(infos)} entradas (máximo {MAX_ZIP_ENTRIES}); no "
+                         "se abre")
+        return None
+    top, total = MemoryFolder(), 0
+    for info in infos:
+        parts = info.filename.replace("\\", "/").split("/")
+        mode = info.external_attr >> 16
+        if info.filename.startswith("/") or ".." in parts or ":" in parts[0] \
+                or "\0" in info.filename:
+            prepared.problem(f"el .zip contiene una ruta peligrosa ({info.filename!r}); se "
+                             "ignora esa entrada")
+            continue
+        if stat.S_ISLNK(mode):
+            prepared.problem(f"el .zip contiene un enlace simbólico ({info.filename!r}); se "
+                             "ignora")
+            continue
+        parts = [p for p in parts if p not in ("", ".")]
+        if info.is_dir() or not parts or parts[-1].startswith("."):
+            continue
+        content = bytearray()
+        with archive.open(info) as source:
+            while chunk := source.read(65536):
+                content += chunk
+                total += len(chunk)
+                if len(content) > MAX_NOTEBOOK or total > MAX_ZIP_TOTAL:
+                    prepared.problem("el .zip descomprimido es demasiado grande (¿una bomba "
+                                     "zip?); no se abre")
+                    return None
+        place = top
+        for part in parts[:-1]:
+            child = place.children.setdefault(part, MemoryFolder())
+            if not isinstance(child, MemoryFolder):
+                raise Unreadable(f"el .zip contiene {part!r} como archivo y como carpeta; no "
+                                 "se abre")
+            place = child
+        if isinstance(place.children.get(parts[-1]), MemoryFolder):
+            raise Unreadable(f"el .zip contiene {parts[-1]!r} como archivo y como carpeta; no "
+                             "se abre")
+        place.children[parts[-1]] = bytes(content)
+    return top

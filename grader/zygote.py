@@ -4,7 +4,9 @@ Run by the grader (never imported by it) as
 
     /usr/bin/python3 -I grader/zygote.py CONFIG_JSON      (the control socket is an open fd)
 
-Stdlib only, single-threaded (it forks). What it does, depending on `config["mode"]`:
+Stdlib only, single-threaded (it forks). It first ties itself to the grader (parent-death
+signal: if the grader dies, so does the sandbox), joins the cgroups the grader made for it,
+then builds what `config["mode"]` allows:
 
 - "root" (the grader runs as root on Linux): new mount, network, PID, IPC and UTS namespaces;
   a tmpfs becomes the new root with read-only binds of /usr (and /lib*), the server code and
@@ -15,6 +17,13 @@ Stdlib only, single-threaded (it forks). What it does, depending on `config["mod
   namespace; servers drop every capability instead of changing uid.
 - "plain": no namespaces; servers only get a new session, rlimits and a minimal environment.
 
+Then the zygote hardens itself, so that everything it forks inherits it, exactly as
+`config["plan"]` (grader.sandbox.plan, computed once per mode) says: its own empty session
+keyring (KEYCTL_JOIN_SESSION_KEYRING), an empty capability bounding set and no ambient
+capabilities, no_new_privs, and a seccomp filter (x86_64 or aarch64, checked; any other ABI,
+x32 included, is killed) that denies the system calls the plan lists. If any of it fails, the
+zygote reports the problem instead of "ready", and the grader does not use this mode.
+
 The zygote imports the server modules once, runs no learner code itself, and answers small
 JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
 the message), `browse` (fork a one-shot HTTP helper inside the sandbox's network namespace, so
@@ -22,8 +31,8 @@ the grader can "open" the setup page that listens on the sandbox's own 127.0.0.1
 `status`, `sweep` (kill every process of the sandbox but the zygote) and `quit`. When the
 zygote dies, the kernel kills everything left in its PID namespace.
 
-Deliberate simplifications: no seccomp filter and no cgroup; the memory cap is RLIMIT_AS per
-process; the tmpfs size caps the disk the learner can fill.
+Deliberate simplifications: cgroup v1 only (pids, memory, cpu, made by the grader); the memory
+cap per process is RLIMIT_AS; the tmpfs size caps the disk the learner can fill.
 """
 
 import ctypes
@@ -41,6 +50,42 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 22, 47, 4
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = 0x80000000, 0x50000, 0x7FFF0000
+BPF_LD_W_ABS, BPF_JEQ, BPF_JGE, BPF_JSET, BPF_RET = 0x20, 0x15, 0x35, 0x45, 0x06
+EPERM, ENOSYS, EINVAL = 1, 38, 22
+KEYCTL_JOIN_SESSION_KEYRING = 1
+X32_BIT = 0x40000000
+CLONE_NAMESPACES = 0x7E020000  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
+    "x86_64": {"keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425,
+               "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 323,
+               "perf_event_open": 298, "bpf": 321, "ptrace": 101, "process_vm_readv": 310,
+               "process_vm_writev": 311, "pidfd_getfd": 438, "mount": 165, "umount2": 166,
+               "pivot_root": 155, "unshare": 272, "setns": 308, "open_tree": 428,
+               "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+               "fspick": 433, "mount_setattr": 442, "chroot": 161, "kexec_load": 246,
+               "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+               "delete_module": 176, "acct": 163, "swapon": 167, "swapoff": 168,
+               "reboot": 169, "quotactl": 179, "name_to_handle_at": 303,
+               "open_by_handle_at": 304, "fanotify_init": 300, "personality": 135,
+               "syslog": 103, "vhangup": 153, "clone3": 435, "clone": 56},
+    "aarch64": {"keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425,
+                "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 282,
+                "perf_event_open": 241, "bpf": 280, "ptrace": 117, "process_vm_readv": 270,
+                "process_vm_writev": 271, "pidfd_getfd": 438, "mount": 40, "umount2": 39,
+                "pivot_root": 41, "unshare": 97, "setns": 268, "open_tree": 428,
+                "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+                "fspick": 433, "mount_setattr": 442, "chroot": 51, "kexec_load": 104,
+                "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
+                "delete_module": 106, "acct": 89, "swapon": 224, "swapoff": 225,
+                "reboot": 142, "quotactl": 60, "name_to_handle_at": 264,
+                "open_by_handle_at": 265, "fanotify_init": 262, "personality": 92,
+                "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220},
+}
+CLONE_RULE = "clone (namespace flags)"
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 INNER = "/sandbox"
 DEVICES = ("null", "zero", "random", "urandom")
@@ -64,6 +109,94 @@ def prctl(option, value):
     if not hasattr(_libc, "prctl"):  # not Linux: plain mode goes without
         return
     _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl {option}")
+
+
+def _prctl_raw(option, *args):
+    values = [ctypes.c_ulong(a) if isinstance(a, int) else a for a in args]
+    values += [ctypes.c_ulong(0)] * (4 - len(values))
+    return _libc.prctl(option, *values)
+
+
+# -- hardening (the zygote, once; everything it forks inherits it) -----------------------------
+def join_fresh_session_keyring():
+    """An empty, anonymous session keyring: no key of the grader's session is reachable."""
+    _libc.syscall.restype = ctypes.c_long
+    number = SYSCALLS[os.uname().machine]["keyctl"] if os.uname().machine in SYSCALLS \
+        else None
+    if number is None:
+        raise OSError(EINVAL, "keyctl: unknown architecture")
+    if _libc.syscall(ctypes.c_long(number), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING),
+                     None) < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"keyctl(JOIN_SESSION_KEYRING): {os.strerror(err)}")
+
+
+def drop_bounding_set():
+    """Empty the capability bounding set and the ambient set (nothing can be regained)."""
+    for cap in range(64):
+        if _prctl_raw(PR_CAPBSET_DROP, cap) != 0:
+            err = ctypes.get_errno()
+            if err == EINVAL:  # past the last capability this kernel knows
+                break
+            raise OSError(err, f"PR_CAPBSET_DROP {cap}: {os.strerror(err)}")
+    if _prctl_raw(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL) != 0 \
+            and ctypes.get_errno() != EINVAL:
+        err = ctypes.get_errno()
+        raise OSError(err, f"PR_CAP_AMBIENT: {os.strerror(err)}")
+
+
+def seccomp_program(denied, machine):
+    """The BPF program: right architecture or killed; x32 killed; each denied call EPERM
+    (clone3 ENOSYS, so that glibc falls back to clone); clone with namespace flags EPERM."""
+    numbers = SYSCALLS[machine]
+    program = [(BPF_LD_W_ABS, 0, 0, 4), (BPF_JEQ, 1, 0, AUDIT_ARCH[machine]),
+               (BPF_RET, 0, 0, SECCOMP_RET_KILL_PROCESS), (BPF_LD_W_ABS, 0, 0, 0)]
+    if machine == "x86_64":
+        program += [(BPF_JGE, 0, 1, X32_BIT), (BPF_RET, 0, 0, SECCOMP_RET_KILL_PROCESS)]
+    for name in denied:
+        if name == CLONE_RULE:
+            continue
+        code = ENOSYS if name == "clone3" else EPERM
+        program += [(BPF_JEQ, 0, 1, numbers[name]), (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | code)]
+    if CLONE_RULE in denied:
+        program += [(BPF_JEQ, 0, 3, numbers["clone"]), (BPF_LD_W_ABS, 0, 0, 16),
+                    (BPF_JSET, 0, 1, CLONE_NAMESPACES),
+                    (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+    return program + [(BPF_RET, 0, 0, SECCOMP_RET_ALLOW)]
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def install_seccomp(denied):
+    machine = os.uname().machine
+    if machine not in SYSCALLS:
+        raise OSError(EINVAL, f"seccomp: no syscall table for {machine}")
+    program = seccomp_program(denied, machine)
+    filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
+    fprog = _SockFprog(len(program), filters)
+    if _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
+                   ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp: {os.strerror(err)}")
+
+
+def harden(plan):
+    """Apply the plan's kernel-state protections to this process (and all it will fork)."""
+    if plan.get("fresh_session_keyring"):
+        join_fresh_session_keyring()
+    if plan.get("capability_bounding_set_empty"):
+        drop_bounding_set()
+    if plan.get("no_new_privs"):
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if plan.get("seccomp_denied"):
+        install_seccomp(plan["seccomp_denied"])
 
 
 def drop_capabilities():
@@ -275,7 +408,8 @@ class Zygote:
 
     def _confine(self, learner):
         cfg = self.cfg
-        if cfg["mode"] == "root" or cfg.get("drop_uid"):
+        private = cfg["plan"]["unprivileged_uid"]
+        if private:
             uid = cfg["uid"] if learner else cfg["helper_uid"]
             os.setgroups([])
             os.setresgid(uid, uid, uid)
@@ -283,8 +417,7 @@ class Zygote:
         elif cfg["mode"] == "userns":
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-        if self.isolated:
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         limits = cfg["limits"]
         for name, value in (("RLIMIT_AS", limits["memory_mib"] << 20),
                             ("RLIMIT_FSIZE", limits["file_mib"] << 20),
@@ -293,7 +426,7 @@ class Zygote:
             resource.setrlimit(getattr(resource, name), (value, value))
         cpu = limits["cpu_s"]
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        if cfg["mode"] == "root" or cfg.get("drop_uid"):  # per uid: only a private uid works
+        if "RLIMIT_NPROC" in cfg["plan"]["rlimits"]:  # per uid: only a private uid works
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
         os.chdir(cfg["work"] if learner else "/")
         os.umask(0o022)
@@ -350,6 +483,9 @@ def warm_up(cfg):
 # -- entry point --------------------------------------------------------------------------------
 def main():
     cfg = json.loads(sys.argv[1])
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
+    if os.getppid() != cfg["parent"]:  # the grader died before that took effect
+        return 1
     ctl = socket.socket(fileno=cfg["ctl_fd"])
     problem = None
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
@@ -377,6 +513,11 @@ def main():
         cfg = {**cfg, "work": INNER + "/work", "code_inner": INNER + "/code"}
     else:
         cfg = {**cfg, "code_inner": cfg["code"]}
+    if problem is None:
+        try:
+            harden(cfg["plan"])
+        except OSError as exc:
+            problem = f"hardening failed: {exc}"
     if problem is None:
         try:
             sys.path[:] = [cfg["code_inner"]] + [p for p in sys.path if p.startswith("/usr")]

@@ -5,34 +5,54 @@ sandbox's data area; `lab.server(revision, ...)` forks a notes server with the l
 solution and connects the grader's own MCP client to it (code/client.py, trusted code in the
 grader process); `run.call(...)` returns a `Call` with the result and every elicitation the
 server sent during that call. Everything a test decides is read from the wire and from the
-files, never from what the learner's process says about itself.
+files, never from what the learner's process says about itself: whether a tool exists is what
+`tools/list` answered, whether a hook exists does not matter (the server's defaults without a
+hook are the coarse safe ones, so the behaviour decides).
 
 `Grade.check` records one expectation in Spanish (what was sent, what came back, what was
 expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason.
 `Broken` means the server crashed, hung or sent garbage: the test scores 0 with status
 "error".
 
+The grader's side holds against a hostile server:
+- notes are laid out and read back only through grader.boundary (descriptors, no links, no
+  FIFOs, caps); a planted link or special file is a `Broken` test and a finding in the report;
+- what the server sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
+  cost per server (`MAX_RUN_COST`) and per submission (`MAX_SUBMISSION_COST`), `MAX_FRAMES`
+  frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded");
+- at most `MAX_HANDLERS` server-to-client requests are being answered at once: the reader
+  stops reading the server until one of them has been answered;
+- every timeout is cut to what is left of the submission's budget.
+
 Deliberate simplifications: a test runs its calls sequentially, except where concurrency is
 the point; timeouts are generous constants (a correct server answers in milliseconds).
 """
 
-import hashlib
 import json
 import os
 import re
+import select
 import threading
 import urllib.parse
 
-import store  # noqa: E402  (the grader's own trusted copy of the server code)
-import wire  # noqa: E402
-from client import Client  # noqa: E402
-from grader.paths import CODE_DIR  # noqa: F401  (puts code/ on sys.path)
+import store
+import wire
+from client import Client
+from grader import boundary
+from grader.escape import one_line
+from grader.sandbox import SandboxError
+from grader.state import OUT_OF_TIME
 
 REVISIONS = ("2025-11-25", "2026-07-28")
 CALL_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 MAX_FRAMES = 4000
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering
+MAX_LINE_BYTES = 1 << 20          # one frame from the learner's server
+MAX_RUN_COST = 8 << 20            # estimated memory kept for one server's frames
+MAX_SUBMISSION_COST = 48 << 20    # the same for every server of one submission
+MAX_NESTING = 48                  # JSON depth of one frame
+MAX_HANDLERS = 8                  # server-to-client requests answered at once
 
 
 class Abort(Exception):
@@ -72,58 +92,62 @@ class Grade:
 
 
 def short(value, limit=300):
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                          sort_keys=True, default=str)
-    return text if len(text) <= limit else text[:limit] + "…"
+    """A learner's value as one escaped line of at most `limit` characters."""
+    if not isinstance(value, str):
+        try:
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        except (TypeError, ValueError, RecursionError):
+            value = f"<{type(value).__name__}>"
+    return one_line(value, limit)
 
 
 # -- notes on disk -------------------------------------------------------------------------------
 class Tree:
-    """A test's private folder in the sandbox: notes written by the grader, read back by it."""
+    """A test's private folder in the sandbox: notes written by the grader, read back by it,
+    both only through grader.boundary (see there why nothing can redirect them)."""
 
     def __init__(self, lab, name):
         self.lab = lab
-        self.inner = f"{lab.sub.sandbox.inner('data')}/{name}"
-        self.host = lab.sub.sandbox.host_path(self.inner)
-        os.makedirs(self.host)
-        lab.sub.sandbox.give(self.host)
+        sandbox = lab.state.sandbox
+        self.inner = f"{sandbox.inner('data')}/{name}"
+        self.folders = {}
+        self.folders[""] = self._guarded(lambda: sandbox.data.make_dir(name))
         self.ids = {}  # note id -> relative path
 
+    def _guarded(self, action):
+        try:
+            return action()
+        except boundary.Refused as exc:
+            self.lab.state.dirty = True
+            if not isinstance(exc, boundary.Full):
+                self.lab.state.find(f"en la carpeta de datos del servidor: {exc}")
+            raise Broken(f"en la carpeta de datos de tu servidor: {exc}") from None
+
+    def _folder(self, relative):
+        if relative not in self.folders:
+            parent, _, name = relative.rpartition("/")
+            self.folders[relative] = self._guarded(
+                lambda: self._folder(parent).make_dir(name))
+        return self.folders[relative]
+
     def add(self, folder, filename, note_id, title, created="2025-03-02", body=None):
-        path = self.host
-        for part in folder.split("/"):
-            path = os.path.join(path, part)
-            if not os.path.isdir(path):
-                os.mkdir(path)
-                self.lab.sub.sandbox.give(path)
         text = store.render(note_id, title, created, body or f"Cuerpo de {note_id}.\n")
-        with open(os.path.join(path, filename), "w", encoding="utf-8") as handle:
-            handle.write(text)
-        self.lab.sub.sandbox.give(os.path.join(path, filename))
+        target = self._folder(folder)
+        self._guarded(lambda: target.write_file(filename, text.encode("utf-8")))
         self.ids[note_id] = f"{folder}/{filename}"
         return self
 
     def uri(self, folder):
         return "file://" + urllib.parse.quote(f"{self.inner}/{folder}")
 
-    def path(self, relative):
-        return os.path.join(self.host, relative)
-
     def snapshot(self):
         """{relative path: (sha256, inode)} of every file below this folder."""
-        files = {}
-        for folder, dirs, names in os.walk(self.host):
-            dirs.sort()
-            for name in sorted(names):
-                full = os.path.join(folder, name)
-                try:
-                    stat = os.lstat(full)
-                    with open(full, "rb") as handle:
-                        digest = hashlib.sha256(handle.read(1 << 20)).hexdigest()
-                except OSError:
-                    continue
-                files[os.path.relpath(full, self.host)] = (digest, stat.st_ino)
-        return files
+        return self._guarded(self.folders[""].snapshot)
+
+    def close(self):
+        for folder in self.folders.values():
+            folder.close()
+        self.folders = {}
 
 
 def describe_changes(before, after):
@@ -237,30 +261,164 @@ class Call:
         return [p for p in self.prompts if p.get("mode") == "url"]
 
 
+def frame_cost(line):
+    """An estimate of the memory a parsed frame keeps (containers and items cost more than
+    their characters): what the caps on kept frames count."""
+    return len(line) + 56 * (line.count(b"{") + line.count(b"[")) + 8 * line.count(b",")
+
+
+def nesting(value, limit=MAX_NESTING):
+    """True when `value` is nested deeper than `limit` (iterative: never a RecursionError)."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            pending += [(child, depth + 1) for child in item.values()]
+        elif isinstance(item, list):
+            pending += [(child, depth + 1) for child in item]
+    return False
+
+
+GARBAGE = b'"(frame refused by the grader)"\n'
+
+
+def classify(line):
+    """("request" | "other", line): what the client will make of it; a frame the client must
+    not even parse (nested too deep) is replaced by a string, which it answers as invalid."""
+    try:
+        msg = wire.parse(line)
+    except wire.RpcError:
+        return "other", line
+    except (RecursionError, MemoryError, ValueError):
+        return "other", GARBAGE
+    if nesting(msg):
+        return "other", GARBAGE
+    return ("request" if msg.get("kind") == "request" else "other"), line
+
+
 class Run:
     def __init__(self, lab, revision, argv, roots, elicitation, user, protocol=None):
         self.lab, self.revision = lab, revision
-        self.sandbox = lab.sub.sandbox
+        self.state = lab.state
+        self.sandbox = self.state.sandbox
         self.user = user or User()
         self.frames = []
         self._lock = threading.Lock()
-        self.flooded = False
+        self._slots = threading.Condition(threading.Lock())
+        self._in_flight = 0
+        self._reader = None
+        self._reading = False
+        self.cost = 0
+        self.flooded = None   # why the server was cut off, once it was
         self.dead = False
-        self.process = self.sandbox.spawn(argv)
-        self.client = Client(self.process.send, wire.read_lines(self.process.stdout),
-                             self.process.close_input, roots=roots, elicitation=elicitation,
+        self.closed = False
+        try:
+            self.process = self.sandbox.spawn(argv)
+        except SandboxError as exc:
+            if self.state.expired:
+                raise Broken(OUT_OF_TIME) from None
+            raise Broken(f"el entorno aislado no pudo arrancar otro servidor ({exc})") from None
+        self.client = Client(self._send, self._inbound(), self.process.close_input,
+                             roots=roots, elicitation=elicitation,
                              protocol=protocol or revision, user=self.user,
                              on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
 
+    # -- the wire, within the grader's caps ------------------------------------------------
+    def _lines(self):
+        """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
+        client refuses it) and the rest of it skipped. Ends when the run is closed."""
+        fd, buffer, skipping = self.process.stdout_fd, bytearray(), False
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._reading = True
+        try:
+            yield from self._split(fd, poller, buffer, skipping)
+        finally:
+            self._reading = False
+
+    def _split(self, fd, poller, buffer, skipping):
+        while not self.closed:
+            if not poller.poll(200):
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while True:
+                end = buffer.find(b"\n")
+                if end < 0:
+                    if len(buffer) > MAX_LINE_BYTES:
+                        if not skipping:
+                            yield bytes(buffer[:MAX_LINE_BYTES + 1])
+                        skipping = True
+                        del buffer[:]
+                    break
+                line = bytes(buffer[:end + 1])
+                del buffer[:end + 1]
+                if skipping:
+                    skipping = False
+                    continue
+                yield line
+
+    def _inbound(self):
+        self._reader = threading.get_ident()
+        for line in self._lines():
+            cost = frame_cost(line)
+            self.cost += cost
+            if self.cost > MAX_RUN_COST or not self.state.charge(cost, MAX_SUBMISSION_COST):
+                self._flood(f"el servidor envió demasiados datos (más de "
+                            f"{MAX_RUN_COST >> 20} MiB)")
+                return
+            kind, line = classify(line)
+            if kind == "request" and not self._take_slot():
+                return
+            yield line
+
+    def _take_slot(self):
+        with self._slots:
+            while self._in_flight >= MAX_HANDLERS and not self.closed:
+                self._slots.wait(0.2)
+            if self.closed:
+                return False
+            self._in_flight += 1
+            return True
+
+    def _send(self, data):
+        """Our frames to the server; an answer sent by a handler thread frees its slot."""
+        answer = threading.get_ident() != self._reader and _is_response(data)
+        try:
+            self.process.send(data)
+        finally:
+            if answer:
+                with self._slots:
+                    self._in_flight = max(0, self._in_flight - 1)
+                    self._slots.notify()
+
     def _on_frame(self, direction, msg):
         with self._lock:
-            if len(self.frames) >= MAX_FRAMES:
-                if not self.flooded:
-                    self.flooded = True
-                    threading.Thread(target=self.kill, daemon=True).start()
-                    self.lab.sub.dirty = True
+            if self.flooded:
                 return
-            self.frames.append((direction, msg))
+            if len(self.frames) >= MAX_FRAMES:
+                flood = True
+            else:
+                flood = False
+                self.frames.append((direction, msg))
+        if flood:
+            self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
+
+    def _flood(self, reason):
+        with self._lock:
+            if self.flooded:
+                return
+            self.flooded = reason
+            self.frames = []  # nothing it sent is kept any more
+        self.state.dirty = True
+        threading.Thread(target=self.kill, daemon=True).start()
 
     def mark(self, name):
         with self._lock:
@@ -275,21 +433,33 @@ class Run:
     def died(self):
         """Why the server stopped answering (its exit code, the end of its stderr)."""
         self.dead = True
-        self.lab.sub.dirty = True
-        code = self.process.status(wait=2.0)  # it may still be on its way out
+        self.state.dirty = True
+        if self.state.expired:
+            return OUT_OF_TIME
+        code = self.process.status(wait=min(2.0, self.state.left()))
         tail = self.process.stderr().strip().splitlines()[-3:]
         why = f"el servidor terminó (código {code})" if code is not None \
             else "el servidor dejó de responder"
         if self.flooded:
-            why = f"el servidor envió más de {MAX_FRAMES} mensajes"
-        return why + (": " + " | ".join(tail) if tail else "")
+            why = self.flooded
+        return why + (": " + one_line(" | ".join(tail), 600) if tail else "")
 
-    def connect(self):
+    def _budget(self, wanted):
+        """`wanted` seconds, or what is left of the budget if that is less."""
+        left = self.state.left()
+        if left <= 0:
+            raise Broken(OUT_OF_TIME)
+        return min(wanted, left)
+
+    def connect(self, timeout=CONNECT_TIMEOUT):
+        self.client.timeout = self._budget(timeout)
         try:
             self.client.connect()
         except Exception as exc:
             raise Broken(f"no se pudo iniciar la sesión MCP ({type(exc).__name__}): "
                          + self.died()) from None
+        finally:
+            self.client.timeout = CONNECT_TIMEOUT
         return self
 
     def prompts_since(self, start):
@@ -310,26 +480,29 @@ class Run:
         return found
 
     def call(self, name, arguments=None, timeout=CALL_TIMEOUT):
-        strikes = self.lab.sub.strikes
+        strikes = self.state.strikes
         if name in strikes:
             raise Broken(strikes[name])
+        wait = self._budget(timeout)
         self.user.new_call()
         start = len(self.frames)
         result = error = None
         try:
-            result = self.client.call_tool(name, arguments or {}, timeout=timeout,
+            result = self.client.call_tool(name, arguments or {}, timeout=wait,
                                            max_rounds=MAX_PROMPTS + 3)
         except TimeoutError:
+            if self.state.left() <= 0:
+                raise Broken(OUT_OF_TIME) from None
             strikes[name] = f"{name} no respondió en {timeout:.0f} s (en esta u otra prueba)"
             self.kill()
             self.died()
             raise Broken(f"{name} no respondió en {timeout:.0f} s") from None
         except wire.RpcError as exc:
-            error = f"{exc.code}: {exc.message}"
+            error = f"{exc.code}: {one_line(exc.message, 300)}"
         except (wire.ConnectionClosed, OSError, ValueError) as exc:
             raise Broken(f"{name}: {self.died()} ({type(exc).__name__})") from None
         except RuntimeError as exc:  # still input_required after the rounds we allow
-            error = f"sin resultado final: {exc}"
+            error = f"sin resultado final: {one_line(exc, 300)}"
         if self.flooded:
             raise Broken(self.died())
         if result is not None and not isinstance(result, dict):
@@ -337,55 +510,76 @@ class Run:
         return Call(result, error, self.prompts_since(start), self.frames[start:])
 
     def set_roots(self, uris):
+        self.client.timeout = self._budget(CONNECT_TIMEOUT)
         try:
             self.client.set_roots(uris)
         except Exception as exc:
             raise Broken(f"tras cambiar las roots el servidor no volvió a pedirlas "
                          f"({type(exc).__name__}): {self.died()}") from None
+        finally:
+            self.client.timeout = CONNECT_TIMEOUT
 
     def tools(self):
+        """{name: description} of what tools/list answers (names that are strings only)."""
+        self.client.timeout = self._budget(CONNECT_TIMEOUT)
         try:
-            return {t.get("name"): t for t in self.client.list_tools() if isinstance(t, dict)}
+            listed = self.client.list_tools()
+            if not isinstance(listed, list):
+                raise TypeError("tools is not a list")
+            return {t["name"]: t for t in listed
+                    if isinstance(t, dict) and isinstance(t.get("name"), str)}
         except Exception as exc:
             raise Broken(f"tools/list falló ({type(exc).__name__}): {self.died()}") from None
+        finally:
+            self.client.timeout = CONNECT_TIMEOUT
 
     def notifications(self, method):
         return [n for n in list(self.client.notifications) if n.get("method") == method]
 
     def close(self):
+        self.closed = True
+        with self._slots:
+            self._slots.notify_all()
         self.kill()  # SIGKILL to its process group; the zygote reaps it
         self.process.close_input()
         self.client.close()
+        if not self._reading:  # the reader has let go of the pipe (it does within 0.2 s)
+            self.process.close_output()
+
+
+def _is_response(data):
+    try:
+        msg = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(msg, dict) and "method" not in msg and "id" in msg
 
 
 class Lab:
     """One test's workspace: its folders, its servers; everything is stopped afterwards."""
 
-    def __init__(self, sub, index):
-        self.sub, self.index = sub, index
+    def __init__(self, state, index):
+        self.state, self.index = state, index
         self.runs = []
-        self._trees = 0
+        self.trees = []
 
     def require_solution(self):
-        if self.sub.broken:
-            raise Broken(self.sub.broken)
-
-    def require_hook(self, hook, what):
-        self.require_solution()
-        if hook not in self.sub.meta.get("hooks", []):
-            raise Abort(f"no registraste {hook} (falta {what} en tu solución; el servidor "
-                        "no lo cargó)")
+        if self.state.broken:
+            raise Broken(self.state.broken)
 
     def require_tool(self, name):
+        """Gate on what the server's tools/list answered (observed once per submission)."""
         self.require_solution()
-        if name not in self.sub.meta.get("tools", []):
-            raise Abort(f"no registraste la herramienta {name} en tu solución "
-                        "(@extension.tool(\"{name}\", ...))".replace("{name}", name))
+        if name not in self.state.tools:
+            raise Abort(f"tu servidor no ofrece la herramienta {name}: tools/list no la "
+                        f"incluye (¿falta @extension.tool(\"{name}\", ...) en tu solución, o "
+                        "no se cargó?)")
 
     def folders(self, *notes):
         """A fresh folder tree; each note is (folder, filename, id, title)."""
-        self._trees += 1
-        tree = Tree(self, f"t{self.index}-{self._trees}")
+        self.require_solution()
+        tree = Tree(self, f"t{self.index}-{len(self.trees) + 1}")
+        self.trees.append(tree)
         for entry in notes:
             tree.add(*entry)
         return tree
@@ -394,14 +588,13 @@ class Lab:
         """A server kept for the whole submission (one per revision) and re-pointed at this
         test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
         server that died or misbehaved is replaced, so one test's crash costs only itself."""
-        shared = self.sub.memo.setdefault("shared", {})
-        run = shared.get(revision)
+        run = self.state.shared.get(revision)
         if run is not None and (run.dead or run.flooded or run.process.status() is not None):
             run.close()
             run = None
         if run is None:
-            run = shared[revision] = self.server(revision, roots=roots, answers=answers,
-                                                 keep=True)
+            run = self.state.shared[revision] = self.server(revision, roots=roots,
+                                                            answers=answers, keep=True)
             return run
         run.lab = self
         run.user = run.client.user = User(answers)
@@ -414,14 +607,14 @@ class Lab:
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
                answers=(), browser=None, protocol=None, connect=True, keep=False):
         self.require_solution()
-        argv = ["serve", "--solution", self.sub.sandbox.inner("solution"),
+        argv = ["serve", "--solution", self.state.sandbox.inner("solution"),
                 "--sdk-version", sdk, "--setup-wait", str(setup_wait)]
         user = User(answers)
         run = Run(self, revision, argv, list(roots) if roots is not None else None,
                   elicitation, user, protocol=protocol)
-        (self.sub.memo.setdefault("kept", []) if keep else self.runs).append(run)
+        (self.state.kept if keep else self.runs).append(run)
         if browser:
-            user.browser = SandboxBrowser(self.sub.sandbox, run, decision=browser)
+            user.browser = SandboxBrowser(self.state.sandbox, run, decision=browser)
         return run.connect() if connect else run
 
     def close(self):
@@ -431,3 +624,6 @@ class Lab:
             except Exception:
                 pass
         self.runs = []
+        for tree in self.trees:
+            tree.close()
+        self.trees = []

@@ -17,7 +17,6 @@ import url_mode
 from grader.checks.harness import REVISIONS, Broken, short
 from grader.checks.plugin import graded
 
-GUARD = ("url_mode_guard", "@extension.url_mode_guard")
 CAPS = {"form+url": {"form": {}, "url": {}}, "url": {"url": {}}, "form": {"form": {}},
         "{}": {}, "ninguna": False}
 URL, MANUAL = "modo URL", "alternativa manual"
@@ -29,7 +28,7 @@ def decide(lab, sdk, protocol, caps):
     Memoised per submission: one server per SDK version (and per 2025 handshake), every
     2026-07-28 case of that version rides on it as a stateless request.
     """
-    memo = lab.sub.memo.setdefault("ej3", {})
+    memo = lab.state.url_decisions
     key = (sdk, protocol, caps)
     if key not in memo:
         try:
@@ -40,7 +39,7 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    servers = lab.sub.memo.setdefault("ej3-servers", {})  # kept for the whole submission
+    servers = lab.state.url_servers  # kept for the whole submission
     if protocol == "2026-07-28":
         run = next((r for (v, _, _), r in servers.items() if v == sdk), None)
         if run is None:
@@ -63,7 +62,6 @@ def observe(lab, sdk, protocol, caps):
 
 
 def table(lab, grade, cases):
-    lab.require_hook(*GUARD)
     wrong = []
     for sdk, protocol, caps, expected in cases:
         got = decide(lab, sdk, protocol, caps)
@@ -121,7 +119,6 @@ def test_client_must_declare_url_elicitation(lab, grade):
 
 
 def url_flow(lab, revision, answers, browser=None, setup_wait=30.0):
-    lab.require_hook(*GUARD)
     run = lab.server(revision, roots=None, sdk="2.3.0", setup_wait=setup_wait,
                      answers=answers, browser=browser)
     return run, run.call("notes_setup")

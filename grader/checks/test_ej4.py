@@ -2,9 +2,9 @@
 
 Protocol 2025-11-25 (the revision with roots/list_changed). The main scenario is played once
 per submission and several tests read different facts from it: the learner's roots
-`Trabajo` and `Personal`, four open handles, then `Personal` is removed. The server's own
-default reaction is correct, so every test first requires that the solution registered
-`on_roots_changed`.
+`Trabajo` and `Personal`, four open handles, then `Personal` is removed. Without a reaction
+the server revokes every handle on any roots change (the coarse safe default), so every test
+first requires, as observed behaviour, that the handles still inside the roots survived.
 """
 
 import threading
@@ -13,7 +13,6 @@ import time
 from grader.checks.harness import Broken, describe_changes
 from grader.checks.plugin import graded
 
-HOOK = ("on_roots_changed", "@extension.on_roots_changed")
 REVISION = "2025-11-25"
 EVENTUALLY = 2.0  # how long a handle may take to stop working in the "eventually" checks
 
@@ -42,17 +41,27 @@ def dying(run, handles, limit=EVENTUALLY):
 
 def removal(lab):
     """Trabajo + Personal, four handles, then Personal is removed. Played once."""
-    memo = lab.sub.memo
-    if "ej4" in memo:
-        if isinstance(memo["ej4"], Broken):
-            raise memo["ej4"]
-        return memo["ej4"]
+    state = lab.state
+    if state.roots_removal is not None:
+        if isinstance(state.roots_removal, Broken):
+            raise state.roots_removal
+        return state.roots_removal
     try:
-        memo["ej4"] = play_removal(lab)
+        state.roots_removal = play_removal(lab)
     except Broken as exc:
-        memo["ej4"] = exc
+        state.roots_removal = exc
         raise
-    return memo["ej4"]
+    return state.roots_removal
+
+
+def reacted(lab, grade):
+    """The removal's facts, gated on a reaction finer than the server's default one."""
+    facts = removal(lab)
+    grade.require(any(facts["survivors"].values()),
+                  "tras quitar la root Personal también dejaron de funcionar los handles de "
+                  "Trabajo: tu reacción revoca todos los handles, lo mismo que hace el "
+                  "servidor sin @extension.on_roots_changed")
+    return facts
 
 
 def play_removal(lab):
@@ -85,8 +94,7 @@ def some_revocation(grade, facts):
 @graded("ejercicio4", 2, "al quitar una root, todos los handles abiertos bajo ella dejan de "
         "funcionar")
 def test_handles_under_a_removed_root_stop_working(lab, grade):
-    lab.require_hook(*HOOK)
-    facts = removal(lab)
+    facts = reacted(lab, grade)
     for note, works in facts["eventually"].items():
         grade.check(not works, f"notes_read del handle de {note} (bajo Personal) da isError",
                     got="sigue leyendo la nota", expected="isError: true")
@@ -94,8 +102,7 @@ def test_handles_under_a_removed_root_stop_working(lab, grade):
 
 @graded("ejercicio4", 1, "los handles que siguen dentro de las nuevas roots siguen funcionando")
 def test_handles_inside_the_new_roots_keep_working(lab, grade):
-    lab.require_hook(*HOOK)
-    facts = removal(lab)
+    facts = reacted(lab, grade)
     some_revocation(grade, facts)
     for note, works in facts["survivors"].items():
         grade.check(works and facts["bodies"][note] == f"Cuerpo de {note}.\n",
@@ -107,8 +114,7 @@ def test_handles_inside_the_new_roots_keep_working(lab, grade):
 @graded("ejercicio4", 1, "la revocación es inmediata: la primera llamada tras el cambio ya "
         "falla")
 def test_revocation_is_immediate(lab, grade):
-    lab.require_hook(*HOOK)
-    facts = removal(lab)
+    facts = reacted(lab, grade)
     some_revocation(grade, facts)
     for note in ("n-p1", "n-p2"):
         grade.check(not facts["at_once"][note], f"la primera lectura de {note} tras cambiar "
@@ -118,8 +124,7 @@ def test_revocation_is_immediate(lab, grade):
 
 @graded("ejercicio4", 1, "revocar no toca ningún archivo")
 def test_revocation_changes_nothing_on_disk(lab, grade):
-    lab.require_hook(*HOOK)
-    facts = removal(lab)
+    facts = reacted(lab, grade)
     some_revocation(grade, facts)
     grade.check(not facts["changes"], "las notas siguen igual en disco",
                 got=facts["changes"], expected="ningún cambio")
@@ -127,8 +132,7 @@ def test_revocation_changes_nothing_on_disk(lab, grade):
 
 @graded("ejercicio4", 1, "compara rutas por componentes: Notes no contiene a Notes-evil")
 def test_a_sibling_sharing_a_prefix_is_another_root(lab, grade):
-    lab.require_hook(*HOOK)
-    some_revocation(grade, removal(lab))
+    some_revocation(grade, reacted(lab, grade))
     tree = lab.folders(("Notes", "a.md", "n-a", "Alfa"), ("Notes-evil", "b.md", "n-b", "Beta"))
     both = [tree.uri("Notes"), tree.uri("Notes-evil")]
     run = lab.server(REVISION, roots=both)
@@ -147,8 +151,7 @@ def test_a_sibling_sharing_a_prefix_is_another_root(lab, grade):
 
 @graded("ejercicio4", 1, "durante el cambio de roots ninguna llamada ve un conjunto a medias")
 def test_concurrent_calls_never_see_a_half_swapped_boundary(lab, grade):
-    lab.require_hook(*HOOK)
-    some_revocation(grade, removal(lab))
+    some_revocation(grade, reacted(lab, grade))
     tree = lab.folders(*[("A", f"a{i}.md", f"n-a{i}", f"Nota A{i}") for i in range(3)],
                        *[("B", f"b{i}.md", f"n-b{i}", f"Nota B{i}") for i in range(2)])
     run = lab.server(REVISION, roots=[tree.uri("A")])

@@ -1,0 +1,323 @@
+"""The one trust boundary: every file operation the grader makes where a submission can write.
+
+The grader runs as root outside the sandbox, while the learner's processes may change the data
+area under it at any moment: swap a folder for a symbolic link, put a FIFO where a note was,
+chain a thousand folders. So nothing here ever resolves a path that goes through a place the
+submission can write. Every operation starts from a directory descriptor that the grader
+opened before any learner code ran (`Folder.trusted`) and goes down one name at a time:
+
+- a name is one path component (never "", ".", "..", never a "/"), looked up with `dir_fd` and
+  `O_NOFOLLOW`: a symbolic link (`/proc/self/...` magic links included) is never traversed;
+- folders are opened with `O_DIRECTORY | O_NOFOLLOW`: the kernel refuses a link, a FIFO or a
+  device before opening anything;
+- files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` (never an existing file, never through
+  a link) and handed to the sandbox's uid with `fchown` on that very descriptor; folders are
+  created with `mkdir` and then opened and checked (a folder, made by us) before `fchown`;
+- files are read by taking an `O_PATH` descriptor, checking `S_ISREG` with `fstat`, and only
+  then reopening that same inode read-only through /proc/self/fd: a FIFO or a device is never
+  opened, so it can neither block the grader nor notice it;
+- caps on depth, entries and bytes: a deep chain, a flood of entries or a huge file is a
+  finding, never a stall, a crash or a RecursionError.
+
+What is not what the grader made (a link, a special file, a name that was there before the
+grader created it, a folder swapped under it) raises `Refused`, with a Spanish sentence for the
+learner's report. A full disk raises `Full` (a subclass): the sandbox's tmpfs is its own, so
+only the submission can have filled it. `remove_tree` deletes a folder the grader made that a
+submission may have filled, without following links and without recursion.
+
+Deliberate simplifications: Linux semantics (O_PATH, /proc/self/fd); where O_PATH does not
+exist, files are opened with O_NONBLOCK | O_NOFOLLOW and checked after opening.
+"""
+
+import errno
+import hashlib
+import os
+import stat
+
+O_PATH = getattr(os, "O_PATH", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | CLOEXEC
+MAX_DEPTH = 12
+MAX_ENTRIES = 2000
+MAX_FILE_BYTES = 1 << 20     # what is hashed of one file (the grader's notes are tiny)
+MAX_TOTAL_BYTES = 32 << 20   # what one snapshot reads in all
+FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+class Refused(Exception):
+    """Something the grader did not make is where it looked; the message is Spanish."""
+
+
+class Full(Refused):
+    """The sandbox's disk (its own tmpfs) is full."""
+
+
+def _name(name):
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\0" in name:
+        raise ValueError(f"not a single path component: {name!r}")  # a grader bug
+    return name
+
+
+def _refuse(label, exc):
+    if isinstance(exc, OSError) and exc.errno in FULL:
+        return Full("el disco del entorno aislado está lleno (lo llenó tu solución); el "
+                    f"corrector no pudo crear {label}")
+    if isinstance(exc, OSError) and exc.errno == errno.EEXIST:
+        return Refused(f"{label} ya existía antes de que el corrector lo creara: algo de tu "
+                       "solución lo puso ahí; el corrector no lo usa")
+    if isinstance(exc, OSError) and exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return Refused(f"{label} fue sustituido por un enlace simbólico o por algo que no es "
+                       "una carpeta; el corrector no lo sigue")
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+    return Refused(f"el corrector no pudo usar {label} ({reason})")
+
+
+def _kind(mode):
+    if stat.S_ISLNK(mode):
+        return "un enlace simbólico"
+    if stat.S_ISFIFO(mode):
+        return "una FIFO"
+    if stat.S_ISSOCK(mode):
+        return "un socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "un dispositivo"
+    return "un archivo especial"
+
+
+def read_regular(dir_fd, name, limit, label=None):
+    """(bytes, stat) of the regular file `name` in `dir_fd`: at most `limit` + 1 bytes.
+
+    Never follows a link and never opens anything but a regular file."""
+    label = label or name
+    if O_PATH and os.path.isdir("/proc/self/fd"):
+        handle = os.open(_name(name), O_PATH | os.O_NOFOLLOW | CLOEXEC, dir_fd=dir_fd)
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode):
+                raise Refused(f"{label} es {_kind(info.st_mode)}, no un archivo normal; el "
+                              "corrector no lo abre")
+            fd = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NOCTTY | CLOEXEC)
+        finally:
+            os.close(handle)
+    else:
+        fd = os.open(_name(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC,
+                     dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"{label} es {_kind(info.st_mode)}, no un archivo normal")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks), info
+    finally:
+        os.close(fd)
+
+
+class Folder:
+    """An open folder; everything below it is reached from its descriptor, one name at a time.
+
+    `owner` (a uid) is who gets what the grader creates in it (None: leave it to the grader)."""
+
+    def __init__(self, fd, label, owner=None):
+        self.fd, self.label, self.owner = fd, label, owner
+
+    @classmethod
+    def trusted(cls, path, owner=None, expect_uid=None):
+        """Open a folder on a path no submission can write to (checked: a folder, its owner)."""
+        fd = os.open(path, DIR_FLAGS)
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode) or (expect_uid is not None
+                                              and info.st_uid != expect_uid):
+            os.close(fd)
+            raise OSError(errno.EPERM, f"{path} is not the folder the grader made")
+        return cls(fd, "", owner)
+
+    def _label(self, name):
+        return f"{self.label}/{name}" if self.label else name
+
+    def make_dir(self, name):
+        """A new folder `name` here (it must not exist), owned by `owner`."""
+        label = self._label(name)
+        try:
+            os.mkdir(_name(name), 0o755, dir_fd=self.fd)
+            fd = os.open(name, DIR_FLAGS, dir_fd=self.fd)
+        except OSError as exc:
+            raise _refuse(label, exc) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+                raise Refused(f"{label} fue sustituida por otra carpeta justo después de "
+                              "crearla; el corrector no la usa")
+            if self.owner is not None:
+                os.fchown(fd, self.owner, self.owner)
+        except OSError as exc:
+            os.close(fd)
+            raise _refuse(label, exc) from None
+        except Refused:
+            os.close(fd)
+            raise
+        return Folder(fd, label, self.owner)
+
+    def write_file(self, name, data):
+        """A new regular file `name` here with `data` (it must not exist), owned by `owner`."""
+        label = self._label(name)
+        try:
+            fd = os.open(_name(name), NEW_FILE_FLAGS, 0o644, dir_fd=self.fd)
+        except OSError as exc:
+            raise _refuse(label, exc) from None
+        try:
+            if self.owner is not None:
+                os.fchown(fd, self.owner, self.owner)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:
+            raise _refuse(label, exc) from None
+        finally:
+            os.close(fd)
+
+    def snapshot(self, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES,
+                 max_file=MAX_FILE_BYTES, max_total=MAX_TOTAL_BYTES):
+        """{relative path: (sha256 of the first `max_file` bytes, inode)} of every file below.
+
+        Raises Refused for a link, a special file, a swapped folder, or when a cap is hit."""
+        files, entries, total = {}, 0, 0
+        pending = [(os.dup(self.fd), "", 0)]
+        try:
+            while pending:
+                fd, prefix, depth = pending.pop()
+                try:
+                    names = sorted(_listing(fd, max_entries - entries, prefix or "."))
+                    entries += len(names)
+                    for name in names:
+                        relative = f"{prefix}/{name}" if prefix else name
+                        label = self._label(relative)
+                        try:
+                            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                        except FileNotFoundError:  # moved away by the server meanwhile
+                            continue
+                        if stat.S_ISDIR(info.st_mode):
+                            if depth + 1 >= max_depth:
+                                raise Refused(f"{label}: demasiados niveles de carpetas (más "
+                                              f"de {max_depth}); el corrector no sigue")
+                            try:
+                                child = os.open(name, DIR_FLAGS, dir_fd=fd)
+                            except FileNotFoundError:
+                                continue
+                            except OSError as exc:
+                                raise _refuse(label, exc) from None
+                            if os.fstat(child).st_ino != info.st_ino:
+                                os.close(child)
+                                raise Refused(f"{label} cambió mientras el corrector la leía")
+                            pending.append((child, relative, depth + 1))
+                        elif stat.S_ISREG(info.st_mode):
+                            try:
+                                data, opened = read_regular(fd, name, max_file, label)
+                            except FileNotFoundError:
+                                continue
+                            except OSError as exc:
+                                raise _refuse(label, exc) from None
+                            total += min(len(data), max_file)
+                            if total > max_total:
+                                raise Refused("las notas ocupan demasiado (más de "
+                                              f"{max_total >> 20} MiB); el corrector no sigue")
+                            files[relative] = (hashlib.sha256(data[:max_file]).hexdigest(),
+                                               opened.st_ino)
+                        else:
+                            raise Refused(f"{label} es {_kind(info.st_mode)}; el corrector no "
+                                          "lo sigue ni lo abre")
+                finally:
+                    os.close(fd)
+        finally:
+            for fd, _, _ in pending:
+                os.close(fd)
+        return files
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _listing(fd, room, label):
+    """The names in the folder `fd`; Refused when there are more than `room`."""
+    names = []
+    with os.scandir(fd) as scan:
+        for entry in scan:
+            if len(names) >= room:
+                raise Refused(f"demasiadas entradas en las carpetas de notas ({label}); el "
+                              "corrector no sigue")
+            names.append(entry.name)
+    return names
+
+
+def remove_tree(path):
+    """Delete `path` and everything below it; never follows a link, never recurses.
+
+    Subfolders are moved up next to the one being emptied (renameat within the same folder
+    tree), so a chain thousands of levels deep needs three descriptors, not thousands."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(path)
+        return
+    top = os.open(path, DIR_FLAGS)
+    counter = 0
+    try:
+        progress = True
+        while progress:  # a pass that removes nothing means what is left cannot be removed
+            progress = False
+            with os.scandir(top) as scan:
+                names = [entry.name for entry in scan]
+            for name in names:
+                try:
+                    info = os.stat(name, dir_fd=top, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if not stat.S_ISDIR(info.st_mode):
+                    progress |= _quietly(os.unlink, name, dir_fd=top)
+                    continue
+                try:
+                    fd = os.open(name, DIR_FLAGS, dir_fd=top)
+                except OSError:
+                    continue
+                try:
+                    os.fchmod(fd, 0o700)
+                    with os.scandir(fd) as scan:
+                        inner = [entry.name for entry in scan]
+                    for child in inner:
+                        try:
+                            kind = os.stat(child, dir_fd=fd, follow_symlinks=False).st_mode
+                        except FileNotFoundError:
+                            continue
+                        if stat.S_ISDIR(kind):
+                            counter += 1
+                            progress |= _quietly(os.rename, child,
+                                                 f".grader-rm-{os.getpid()}-{counter}",
+                                                 src_dir_fd=fd, dst_dir_fd=top)
+                        else:
+                            progress |= _quietly(os.unlink, child, dir_fd=fd)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+                progress |= _quietly(os.rmdir, name, dir_fd=top)
+    finally:
+        os.close(top)
+    _quietly(os.rmdir, path)
+
+
+def _quietly(function, *args, **kwargs):
+    try:
+        function(*args, **kwargs)
+        return True
+    except OSError:
+        return False

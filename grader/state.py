@@ -1,0 +1,73 @@
+"""`SubmissionState`: everything the grading of one submission keeps, in one typed object.
+
+grader.runner creates it (`state`), hands it to the pytest plugin (`plugin.state`), and each
+test's `Lab` reaches it as `lab.state`. What the server said about itself is not in here: only
+what the grader observed (the tools `tools/list` named, what came back on the wire, the disk).
+
+The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
+timeout may still use, so no call ever waits past the budget.
+
+Deliberate simplifications: one submission per state; the per-exercise caches are plain typed
+fields (the tests are the only writers).
+"""
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+OUT_OF_TIME = "se agotó el tiempo total de corrección de esta entrega"
+
+
+@dataclass
+class SubmissionState:
+    only: frozenset = frozenset()             # exercises to grade (empty: all)
+    budget: float = 240.0                     # seconds of wall time for the whole submission
+    deadline: float = 0.0                     # time.monotonic() when the watchdog fires
+    sandbox: object = None                    # grader.sandbox.Sandbox
+    tools: frozenset = frozenset()            # tool names observed with tools/list
+    broken: str | None = None                 # why nothing can be graded (Spanish)
+    expired: bool = False                     # the watchdog fired
+    dirty: bool = False                       # sweep the sandbox after this test
+    counter: int = 0                          # tests started (each Lab gets its number)
+    frame_cost: int = 0                       # estimated bytes of frames kept, all servers
+    strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
+    shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2
+    kept: list = field(default_factory=list)           # every Run kept beyond its test
+    url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
+    url_servers: dict = field(default_factory=dict)    # (sdk, protocol, caps) -> Run
+    roots_removal: object = None                       # exercise 4's facts (or its Broken)
+    expected: dict = field(default_factory=dict)       # nodeid -> test spec
+    results: dict = field(default_factory=dict)        # nodeid -> test result
+    collected: dict = field(default_factory=dict)      # check file name -> graded tests in it
+    findings: list = field(default_factory=list)       # planted links and the like (Spanish)
+    internal_errors: list = field(default_factory=list)  # the grader's own faults (exit 3)
+    warnings: list = field(default_factory=list)         # for the instructor's stderr only
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self):
+        self.only = frozenset(self.only or ())
+        self.deadline = self.deadline or time.monotonic() + self.budget
+
+    def left(self):
+        """Seconds of budget left (0 when it is spent)."""
+        return max(0.0, self.deadline - time.monotonic())
+
+    def expire(self):
+        """The watchdog: the budget is spent, so the sandbox ends now, whatever it is doing."""
+        with self.lock:
+            self.expired = True
+            self.broken = self.broken or OUT_OF_TIME
+            sandbox = self.sandbox
+        if sandbox is not None:
+            sandbox.kill()
+
+    def charge(self, cost, limit):
+        """Count `cost` bytes of kept frames; False once the submission's total passes `limit`."""
+        with self.lock:
+            self.frame_cost += cost
+            return self.frame_cost <= limit
+
+    def find(self, text):
+        with self.lock:
+            if text not in self.findings:
+                self.findings.append(text)

@@ -1,0 +1,139 @@
+"""The grader's temporary folders and cgroups: named after their owner, removed when it dies.
+
+Every temporary folder is `<tmp>/grader-<pid>.<start>-<kind>-XXXXXXXX` and every cgroup
+`grader-<pid>.<start>-job-XXXXXXXX`, where `<pid>.<start>` names the grader process that made
+it: its process id and its start time (clock ticks since boot, from /proc/<pid>/stat), so a
+recycled pid never matches. The sandbox launchers die with the grader process that started
+them (parent-death signal), so what a killed grader leaves behind is only folders and empty
+cgroups; `clean_stale()` removes those of grader processes that no longer exist. It runs when
+the grader starts and whenever the pool replaces a worker it had to kill.
+
+Names that do not follow the pattern (anything another program made) are never touched.
+
+Deliberate simplifications: the temp dir is tempfile.gettempdir() of the process that cleans
+(TMPDIR); a grader that used another TMPDIR cleans its own leftovers on its next start.
+"""
+
+import os
+import re
+import signal
+import tempfile
+import time
+
+from grader import boundary
+
+PATTERN = re.compile(r"^grader-(\d+)\.(\d+)-[a-z]+-")
+CGROUP_ROOT = "/sys/fs/cgroup"
+CGROUP_CONTROLLERS = ("pids", "memory", "cpu")
+_tags = {}
+
+
+def start_time(pid):
+    """The start time of process `pid` (clock ticks since boot), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        if not os.path.isdir("/proc/self"):  # no procfs: the pid alone
+            try:
+                os.kill(pid, 0)
+                return 0
+            except ProcessLookupError:
+                return None
+            except OSError:
+                return 0
+        return None
+
+
+def tag():
+    pid = os.getpid()
+    if pid not in _tags:
+        _tags[pid] = f"{pid}.{start_time(pid) or 0}"
+    return _tags[pid]
+
+
+def mkdtemp(kind):
+    """A new private folder named after this process (mode 0700)."""
+    return tempfile.mkdtemp(prefix=f"grader-{tag()}-{kind}-")
+
+
+def _owner_alive(name):
+    match = PATTERN.match(name)
+    if not match:
+        return True  # not ours: never touched
+    return start_time(int(match.group(1))) == int(match.group(2))
+
+
+def _mine(name):
+    return name.startswith(f"grader-{tag()}-")
+
+
+def cgroup_parents():
+    """{controller: the folder our sandboxes' cgroups go in} (those that exist)."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            mine = {line.split(":")[1]: line.split(":", 2)[2].strip()
+                    for line in handle if line.count(":") >= 2}
+    except OSError:
+        return {}
+    parents = {}
+    for controller in CGROUP_CONTROLLERS:
+        folder = os.path.join(CGROUP_ROOT, controller, mine.get(controller, "/").lstrip("/"))
+        if os.path.isdir(folder):
+            parents[controller] = folder
+    return parents
+
+
+def remove_cgroup(path, wait=1.0):
+    """Kill whatever is still in a cgroup of ours, then remove it (retrying while it empties)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as handle:
+                for pid in handle.read().split():
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (OSError, ValueError):
+                        pass
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+
+
+def _sweep(select):
+    folder = tempfile.gettempdir()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    for name in names:
+        if PATTERN.match(name) and select(name):
+            boundary.remove_tree(os.path.join(folder, name))
+    for parent in cgroup_parents().values():
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            if PATTERN.match(name) and select(name):
+                remove_cgroup(os.path.join(parent, name))
+
+
+def clean_stale():
+    """Remove the temp folders and cgroups of grader processes that no longer exist."""
+    _sweep(lambda name: not _owner_alive(name))
+
+
+def remove_own():
+    """Remove this process's temp folders and cgroups (it is about to exit)."""
+    _sweep(_mine)
