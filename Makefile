@@ -66,7 +66,7 @@ test: venv chromium clients lite-venv
 lab: venv
 	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
 
-bench: venv
+bench: venv lite-venv
 	@if [ -f benchmarks/__main__.py ]; then $(BIN)/python -m benchmarks; \
 	else found=; for f in benchmarks/[!_]*.py; do [ -f "$$f" ] || continue; found=1; \
 	  echo "== $$f"; $(BIN)/python "$$f" || exit 1; done; \

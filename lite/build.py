@@ -168,9 +168,9 @@ def stage_content(dest: Path, repo: Path = REPO) -> Path:
 # ---------------------------------------------------------------- pyodide from npm
 
 
-def npm_pyodide() -> Path:
-    """`npm ci` into build/lite-cache/npm (only when the lock file changed); the package dir."""
-    folder = CACHE / "npm"
+def npm_pyodide(cache: Path = CACHE) -> Path:
+    """`npm ci` into CACHE/npm (only when the lock file changed); the package dir."""
+    folder = cache / "npm"
     lock = (LITE / "package-lock.json").read_bytes()
     stamp = folder / "node_modules" / ".lite-stamp"
     package = folder / "node_modules" / "pyodide"
@@ -326,8 +326,8 @@ def check_site(site: Path) -> None:
             raise BuildError(f"{project} is missing from the site's package index")
 
 
-def build(content: Path, out: Path, sourcemaps: bool, digest: str) -> None:
-    npm_package = npm_pyodide()
+def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path = CACHE) -> None:
+    npm_package = npm_pyodide(cache)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="lite-work-", dir=out.parent) as tmp:
         work = Path(tmp) / "lite-dir"
@@ -335,12 +335,12 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str) -> None:
         for name in ("jupyter-lite.json", "overrides.json"):
             shutil.copy2(LITE / name, work / name)
         shipped = offline_pyodide(npm_package, work / "static" / "pyodide",
-                                  CACHE / "wheels")
+                                  cache / "wheels")
         log(f"Pyodide {json.loads((npm_package / 'package.json').read_text())['version']} "
             f"with {len(shipped)} wheels: {', '.join(shipped)}")
         pypi = work / "pypi"
         pypi.mkdir()
-        for wheel in download_wheels(PIPLITE_PINS, CACHE / "wheels").values():
+        for wheel in download_wheels(PIPLITE_PINS, cache / "wheels").values():
             shutil.copy2(wheel, pypi / wheel.name)
         course = course_wheel(content, pypi, digest)
         log(f"piplite index: {', '.join(sorted(p.name for p in pypi.glob('*.whl')))}")
@@ -399,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="content folder (default: stage code/ and lessons/ of the repo)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="site folder")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help="download cache (default: build/lite-cache)")
     parser.add_argument("--sourcemaps", action="store_true",
                         help="keep the JavaScript source maps (about 45 MB more)")
     parser.add_argument("--update-pins", action="store_true", help=update_pins.__doc__)
@@ -422,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"{out} is up to date")
                 return 0
             start = time.monotonic()
-            build(content, out, args.sourcemaps, digest)
+            build(content, out, args.sourcemaps, digest, args.cache.resolve())
         total, without_maps, count = site_size(out)
         log(f"built {out} in {time.monotonic() - start:.1f}s: {count} files, "
             f"{total / 1e6:.1f} MB ({without_maps / 1e6:.1f} MB without source maps)")

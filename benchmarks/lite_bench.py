@@ -1,0 +1,143 @@
+"""Benchmark: the JupyterLite edition, from build to the first answered form, in one run.
+
+    .venv/bin/python benchmarks/lite_bench.py [--loads N]      (or `make bench`)
+
+1. Build time. The cold build uses an empty download cache and no pip or npm cache, so
+   Pyodide and every wheel come from the registries. The warm build (`--force`) uses the
+   cache the cold build filled. A third build keeps the source maps, to measure them.
+2. Site size, with and without source maps.
+3. Time to kernel idle: the probe notebook opened in a fresh browser context (an empty HTTP
+   cache, as on a learner's first visit) until the status bar reads
+   "Python (Pyodide) | Idle". Measured N times.
+4. Time to the first answered form, on the first load: first cell, imports, the form cell,
+   a click on «Aceptar», the result in the widget. Also the click-to-result time alone.
+
+The site is the one tests/lite uses (the staged course plus tests/lite/probe/), built into a
+temporary folder, served by `python3 -m http.server` on 127.0.0.1 and driven in Debian's
+chromium through tests/lite/litesite.py. Every request to another host is refused.
+Not a test: numbers on a shared 2-core machine are noisy, so nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "lite"))
+
+import litesite as L  # noqa: E402
+
+
+def timed_build(content: Path, out: Path, cache: Path, *extra: str, env=None) -> float:
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        build = L.build_site(content, out, "--force", "--cache", str(cache), *extra)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return build.seconds
+
+
+def mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def first_answered_form(page, base: str) -> dict[str, float]:
+    """Open the probe, answer its form with real clicks; seconds from the page opening."""
+    start = time.monotonic()
+    L.open_notebook(page, base, L.PROBE_PATH)
+    idle = time.monotonic() - start
+    L.run_cell(page, L.cell_at(page, 1))
+    L.wait_ran(page, L.cell_at(page, 1))
+    setup = time.monotonic() - start
+    L.run_cell(page, "PROBE:imports")
+    L.wait_output(page, "PROBE:imports", "PROBE-IMPORT")
+    L.run_cell(page, "PROBE:form")
+    form = L.cell(page, "PROBE:form")
+    L.wait_output(page, form, "PROBE-FORM")
+    form.locator(".widget-dropdown select").select_option("note-14")
+    shown = time.monotonic() - start
+    click = time.monotonic()
+    form.locator("button.jupyter-button", has_text="Aceptar").click()
+    L.wait_output(page, form, "PROBE-RESULT")
+    done = time.monotonic()
+    return {"idle": idle, "first cell done": setup, "form shown": shown,
+            "answered": done - start, "click to result": done - click}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--loads", type=int, default=3, help="fresh page loads to time")
+    args = parser.parse_args()
+    if not L.LITE_PYTHON.exists():
+        print("lite_bench: .venv-lite is missing; run `make lite-venv`", file=sys.stderr)
+        return 1
+    chromium = L.find_chromium()
+    if chromium is None:
+        print("lite_bench: chromium not found; run `make chromium`", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="lite-bench-") as tmp:
+        tmp = Path(tmp)
+        content = L.stage_probe_content(tmp / "content")
+        site, cache = tmp / "site", tmp / "cache"
+        no_caches = {"PIP_NO_CACHE_DIR": "1", "npm_config_cache": str(tmp / "npm-cache")}
+        cold = timed_build(content, site, cache, env=no_caches)
+        warm = timed_build(content, site, cache)
+        maps = timed_build(content, tmp / "site-maps", cache, "--sourcemaps")
+        load = L.load_build_module()
+        total, _, files = load.site_size(site)
+        with_maps, without_maps, files_maps = load.site_size(tmp / "site-maps")
+        print(f"build, cold (registries, no caches): {cold:6.1f} s")
+        print(f"build, warm (download cache):        {warm:6.1f} s")
+        print(f"build, warm, with source maps:       {maps:6.1f} s")
+        print(f"site size: {mb(total)} in {files} files as built (no source maps); "
+              f"with source maps {mb(with_maps)} in {files_maps} files "
+              f"({mb(with_maps - without_maps)} of maps)")
+
+        server = L.serve(site)
+        runs = []
+        try:
+            with L.NetworkRecorder() as proxy, sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium,
+                                            args=L.chromium_args(proxy.port))
+                for i in range(max(1, args.loads)):
+                    context = browser.new_context(viewport={"width": 1400, "height": 900})
+                    seen = L.guard_network(context, server.url)
+                    page = context.new_page()
+                    page.set_default_timeout(60_000)
+                    if i == 0:
+                        runs.append(first_answered_form(page, server.url))
+                    else:
+                        runs.append({"idle": L.open_notebook(page, server.url, L.PROBE_PATH)})
+                    context.close()
+                    if seen["blocked"]:
+                        print(f"WARNING: blocked requests: {seen['blocked']}")
+                browser.close()
+                outside = L.left_the_machine(proxy.attempts)
+        finally:
+            server.stop()
+        idles = [r["idle"] for r in runs]
+        first = runs[0]
+        print(f"kernel idle after opening ({len(idles)} fresh loads): "
+              f"min {min(idles):.1f} s, median {statistics.median(idles):.1f} s, "
+              f"max {max(idles):.1f} s")
+        print(f"first answered form (first load): idle {first['idle']:.1f} s, "
+              f"first cell done {first['first cell done']:.1f} s, "
+              f"form shown {first['form shown']:.1f} s, "
+              f"answered {first['answered']:.1f} s after opening; "
+              f"click to result {first['click to result']:.2f} s")
+        print(f"requests that tried to leave 127.0.0.1: {len(outside)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
