@@ -1,39 +1,43 @@
 """What a tool sees: the roots, the notes and the user, the same in both protocol revisions.
 
 A tool calls `ctx.roots`, `ctx.notes()`, `ctx.elicit_form(...)`, `ctx.elicit_url(...)` and
-never asks which revision is spoken:
+never asks which revision is spoken, nor waits for anything. A question the tool has no answer
+for yet stops the run (`NeedInput`); the session sends it to the client and runs the tool
+again, from the start, when the answer comes. On that run the same question returns the
+answer. So a tool must ask before it changes anything (the rule anyway), and must ask the same
+way on every run: what it decides from the disk or the roots before asking (which notes
+match) and values that must not change (a flow id) go through `ctx.memo(...)`, and what it is
+about to touch is re-checked inside `ctx.hold()`, because the world may have changed while
+the user was answering.
 
-- `LiveContext` (2025-11-25): a question is a real request to the client (`roots/list`,
-  `elicitation/create`) and the call waits for the answer.
-- `RetryContext` (2026-07-28): the tool is run again on every retry of the call. Questions
-  already answered (in `inputResponses`, or carried in the sealed `requestState`) return their
-  answer; the first unanswered one stops the run with `NeedInput`, which the session turns into
-  an `input_required` result. So a tool must ask before it changes anything, which is the rule
-  anyway, and a question must be asked the same way on every run.
+- At 2025-11-25 a question is a real request to the client (`elicitation/create`) and the
+  roots are the session's (asked with `roots/list`, kept up to date by `list_changed`).
+- At 2026-07-28 a question is an entry of an `input_required` result, and the roots are asked
+  the same way, once per request.
 
-Deliberate simplifications: one question per round (no batching), keyed by the order in
-which the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots).
+An answer is bound to a digest of its question: if the question changed between two runs (the
+roots changed while the form was open, so other notes match), the old answer is stale and the
+question is asked again.
+
+Deliberate simplifications: one question per round (no batching), keyed by the order in which
+the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for waits).
 """
 
 from contextlib import nullcontext
 
 import elicitation
-import wire
 from request_state import digest
-from server import MissingCapability, ToolError
 from store import scan
+from tooling import MissingCapability, ToolError, URLElicitationRequired
 
-STATELESS_VERSION = "2026-07-28"
-NO_ROOTS = ("Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
-            "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
-            "o arranca el servidor con --root /ruta/a/tus/notas.")
+MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
 
 
 class NeedInput(BaseException):
-    """Stops a 2026-07-28 tool run at a question it has no answer for yet.
+    """Stops a tool run at a question it has no answer for yet (key, request object).
 
     A BaseException, like KeyboardInterrupt, so that a tool's `except Exception` cannot
-    swallow it by accident.
+    swallow it by accident. The same holds for the two below.
     """
 
     def __init__(self, key, request):
@@ -41,32 +45,57 @@ class NeedInput(BaseException):
         self.key, self.request = key, request
 
 
-# -- what a tool sees -------------------------------------------------------------------------
+class NeedRoots(BaseException):
+    """Stops a 2025-11-25 run while the client's roots are being asked (roots/list)."""
+
+
+class WaitFlow(BaseException):
+    """Stops a run until a URL-mode flow finishes or `seconds` pass (never blocking)."""
+
+    def __init__(self, key, elicitation_id, seconds):
+        super().__init__(key)
+        self.key, self.elicitation_id, self.seconds = key, elicitation_id, seconds
+
+
 class ToolContext:
-    """Everything a tool may use: the roots, the notes, the user (through elicitation)."""
+    """Everything a tool may use: the roots, the notes, the user (through elicitation).
 
-    stateless = False
+    `call` is the session's record of this tools/call: its revision, the client's
+    capabilities, and the answers, question digests and memos gathered so far.
+    """
 
-    def __init__(self, session, protocol_version, client_capabilities):
+    def __init__(self, session, call):
         self.session = session
         self.server = session.server
-        self.protocol_version = protocol_version
-        self.client_capabilities = client_capabilities
-        self.handles = session.boundary.handles
+        self.call = call
+        self.protocol_version = call.protocol
+        self.client_capabilities = call.capabilities
+        self.stateless = call.stateless
+        self.handles = session.handles
+        self._roots = None
+        self._counters = {}
 
-    # roots and notes
+    # -- roots and notes ---------------------------------------------------------------------
     @property
     def roots(self):
-        raise NotImplementedError
+        """The RootSet this call acts against (it cannot change during one run)."""
+        if self._roots is None:
+            self._roots = self.session.roots_for(self)
+        return self._roots
 
     def hold(self):
-        """`with ctx.hold() as roots:` do a side effect against roots that cannot change."""
-        return self.session.boundary.hold(self.server.config.roots_timeout)
+        """`with ctx.hold() as roots:` do a side effect against these roots.
+
+        One run is never interleaved with a roots change, so nothing needs locking: this is
+        the place where a tool re-checks what it is about to touch.
+        """
+        return nullcontext(self.roots)
 
     def notes(self):
         return scan(self.roots)
 
     def find_notes(self, title):
+        """Notes inside the roots whose title matches, ignoring case and surrounding spaces."""
         wanted = title.strip().casefold()
         return [note for note in self.notes() if note.title.strip().casefold() == wanted]
 
@@ -76,7 +105,7 @@ class ToolContext:
             raise ToolError(f"No hay ninguna nota con id {note_id!r} dentro de las roots.")
         return note
 
-    # the user
+    # -- the user ------------------------------------------------------------------------------
     def elicit_form(self, message, properties, required=()):
         """Ask the user to fill a form; returns an elicitation.Answer, checked on our side."""
         if not elicitation.supports_form(self.client_capabilities):
@@ -94,14 +123,53 @@ class ToolContext:
         if not elicitation.supports_url(self.client_capabilities):
             raise MissingCapability("Este cliente no declaró elicitation.url.",
                                     {"elicitation": {"url": {}}})
+        return self._answer(None, self._ask("elicitation/create",
+                                            self.url_params(message, url, elicitation_id)))
+
+    def url_params(self, message, url, elicitation_id):
         params = {"mode": "url", "message": message, "url": url}
         if not self.stateless:
             params["elicitationId"] = elicitation_id  # gone in 2026-07-28
-        return self._answer(None, self._ask("elicitation/create", params))
+        return params
+
+    def require_url(self, message, url, elicitation_id):
+        """This request cannot go on until the user finishes a URL-mode step.
+
+        2025-11-25: ends the request with the -32042 error carrying the URL elicitation (the
+        client opens it, and retries once the page is done). 2026-07-28, where -32042 is
+        retired: asks in-band, like `elicit_url`, and returns the Answer.
+        """
+        if self.stateless:
+            return self.elicit_url(message, url, elicitation_id)
+        if not elicitation.supports_url(self.client_capabilities):
+            raise MissingCapability("Este cliente no declaró elicitation.url.",
+                                    {"elicitation": {"url": {}}})
+        raise URLElicitationRequired([self.url_params(message, url, elicitation_id)])
+
+    def wait_flow(self, record, seconds):
+        """Give the user up to `seconds` to finish the URL flow `record`; returns its status.
+
+        The run is parked, never blocked: it runs again when the page completes the flow or
+        the time is up, whichever comes first, and then this returns "completed", "denied"
+        or "pending".
+        """
+        if record.status != "pending":
+            return record.status
+        key = self._next("wait")
+        if key in self.call.answers:  # this wait is over: the time ran out
+            return record.status
+        raise WaitFlow(key, record.elicitation_id, seconds)
 
     def memo(self, key, make):
-        """A value that stays the same on every retry of this call (e.g. a flow id)."""
-        return make()
+        """A value that stays the same on every run of this call (e.g. a flow id)."""
+        if key not in self.call.memos:
+            self.call.memos[key] = make()
+        return self.call.memos[key]
+
+    # -- questions -----------------------------------------------------------------------------
+    def ask_roots(self):
+        """2026-07-28: this request's roots, asked as an input request."""
+        return self._ask_keyed("roots", {"method": "roots/list", "params": {}})
 
     def _answer(self, schema, result):
         try:
@@ -111,71 +179,24 @@ class ToolContext:
                 from None
 
     def _ask(self, method, params):
-        raise NotImplementedError
+        return self._ask_keyed(self._next("ask"), {"method": method, "params": params})
 
-
-class LiveContext(ToolContext):
-    """2025-11-25: questions are real requests to the client, and the call waits."""
-
-    @property
-    def roots(self):
-        roots = self.session.boundary.current(self.server.config.roots_timeout)
-        if roots.source == "none":
-            raise ToolError(NO_ROOTS)
-        if roots.source == "error":
-            raise ToolError("No pude leer tus roots (roots/list falló): no toco ningún archivo.")
-        return roots
-
-    def hold(self):
-        self.roots  # noqa: B018 -- raises the clear error when there is no boundary at all
-        return super().hold()
-
-    def _ask(self, method, params):
-        try:
-            return self.session.conn.request(method, params,
-                                              timeout=self.server.config.elicit_timeout)
-        except wire.RpcError as exc:
-            raise ToolError(f"El cliente no pudo responder a {method}: {exc.message}") from None
-        except TimeoutError:
-            raise ToolError("Nadie respondió al formulario a tiempo; no hice nada.") from None
-
-
-class RetryContext(ToolContext):
-    """2026-07-28: the tool re-runs on every retry; answers come from the client."""
-
-    stateless = True
-
-    def __init__(self, session, client_capabilities, answers, asked, memos):
-        super().__init__(session, STATELESS_VERSION, client_capabilities)
-        self.answers, self.asked, self.memos = answers, asked, memos
-        self._roots = None
-        self._asked = 0  # questions asked so far in this run: keys ask-1, ask-2, ...
-
-    @property
-    def roots(self):
-        if self._roots is None:
-            self._roots = self.session.request_roots(self)
-        return self._roots
-
-    def hold(self):
-        return nullcontext(self.roots)  # one request, one RootSet: nothing can swap it
-
-    def memo(self, key, make):
-        if key not in self.memos:
-            self.memos[key] = make()
-        return self.memos[key]
-
-    def ask_roots(self):
-        return self._ask_keyed("roots", {"method": "roots/list", "params": {}})
-
-    def _ask(self, method, params):
-        self._asked += 1
-        return self._ask_keyed(f"ask-{self._asked}", {"method": method, "params": params})
+    def _next(self, kind):
+        self._counters[kind] = self._counters.get(kind, 0) + 1
+        return f"{kind}-{self._counters[kind]}"
 
     def _ask_keyed(self, key, request):
-        question = digest(request)
-        if key in self.answers and self.asked.get(key) == question:
-            return self.answers[key]
-        self.asked[key] = question
-        self.answers.pop(key, None)  # an answer to another question is stale
+        call, question = self.call, digest(request)
+        if key in call.failed:
+            raise ToolError(call.failed[key])
+        if key in call.answers:
+            if call.asked.get(key) == question:
+                return call.answers[key]
+            call.stale += 1  # answered, but to another question: ask again
+            del call.answers[key]
+            if call.stale > MAX_STALE_ANSWERS:
+                raise ToolError("La herramienta cambia su pregunta en cada ejecución (¿usa la "
+                                "hora o valores al azar? guárdalos con ctx.memo): no sigo "
+                                "preguntando y no hice nada.")
+        call.asked[key] = question
         raise NeedInput(key, request)

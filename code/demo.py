@@ -1,12 +1,14 @@
 """The lesson on the real wire: three scenarios, then roots changing and URL mode.
 
 A simulated client (client.py) and the server (server.py, session.py) share this process but
-talk only through serialized JSON-RPC lines on an in-memory pipe, so every line printed after
+talk only through serialized JSON-RPC lines (transport.Loopback), so every line printed after
 `C→S` or `S→C` is exactly what crossed. The user is scripted (client.ScriptedUser) and so is
-the browser (client.Browser). Everything happens in a temporary folder, removed at the end.
+the browser (client.Browser, on the real local setup page). Everything happens in a temporary
+folder, removed at the end.
 
 Deliberate simplifications: long values (requestState, instructions) are shortened on screen,
-the 2026-07-28 `_meta` envelope is printed once, and the temporary folder is printed as `/…`.
+the 2026-07-28 `_meta` envelope is printed in full once and then only mentioned, and the
+temporary folder is printed as `/…`.
 """
 
 import json
@@ -15,23 +17,44 @@ import tempfile
 import textwrap
 
 import store
+import wire
 from client import Browser, Client, ScriptedUser
+from protocol import STATELESS_VERSION
 from server import Config, NotesServer
-from session import start_in_process
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
+
+# The lesson's notes: (folder, file, id, title, created). The demo, the notebooks and the
+# tests all start from these.
+LESSON_NOTES = (
+    ("Notas", "compra.md", "note-1", "Lista de la compra", "2025-06-01"),
+    ("Notas", "tps-2023.md", "note-3", "TPS report", "2023-04-12"),
+    ("Notas", "tps-2024.md", "note-7", "TPS report", "2024-04-10"),
+    ("Notas", "tps-2025.md", "note-14", "TPS report", "2025-04-09"),
+    ("Notas-privadas", "diario.md", "note-99", "Diario", "2025-01-01"),
+    ("Trabajo", "plan.md", "note-21", "Plan del trimestre", "2025-07-01"),
+)
+
+
+def write_lesson_notes(base, notes=LESSON_NOTES, body=lambda note_id: "…\n"):
+    """Create the lesson's folders under `base` and write its notes into them."""
+    for folder in sorted({entry[0] for entry in notes}):
+        os.makedirs(os.path.join(base, folder), exist_ok=True)
+    for folder, name, note_id, title, created in notes:
+        store.write_atomic(os.path.join(base, folder, name),
+                           store.render(note_id, title, created, body(note_id)))
 
 
 class Demo:
     def __init__(self, tmp, protocol, sdk_version, out=print):
         self.tmp, self.protocol, self.out = tmp, protocol, out
-        self.stateless = protocol == "2026-07-28"
+        self.stateless = protocol == STATELESS_VERSION
         self.notes = os.path.join(tmp, "Notas")
         self.private = os.path.join(tmp, "Notas-privadas")  # shares a prefix with Notas
         self.work = os.path.join(tmp, "Trabajo")
         self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10,
                                          demo_url_guard=True))
-        self.envelope_shown = False
+        self.envelope = None  # the last 2026-07-28 _meta envelope printed in full
 
     # -- printing ------------------------------------------------------------------------
     def title(self, text):
@@ -42,13 +65,14 @@ class Demo:
 
     def frame(self, direction, msg):
         who = "C→S" if direction == "→" else "S→C"
-        params = msg.get("params")
+        params, note = msg.get("params"), ""
         if isinstance(params, dict) and "_meta" in params:
-            if self.envelope_shown:  # the same 2026-07-28 envelope rides on every request
-                msg = {**msg, "params": {**params, "_meta": "«el mismo sobre _meta»"}}
-            self.envelope_shown = True
+            if params["_meta"] == self.envelope:  # the same 2026-07-28 envelope, again
+                msg = {**msg, "params": {k: v for k, v in params.items() if k != "_meta"}}
+                note = "   (+ el mismo _meta de antes)"
+            self.envelope = params["_meta"]
         text = json.dumps(_abbreviate(msg), ensure_ascii=False).replace(self.tmp, "/…")
-        self.out(textwrap.fill(text, 100, initial_indent=f"  {who} ",
+        self.out(textwrap.fill(text + note, 100, initial_indent=f"  {who} ",
                                subsequent_indent=" " * 6, break_long_words=False))
 
     def listing(self, folder):
@@ -57,32 +81,26 @@ class Demo:
 
     # -- driving the client --------------------------------------------------------------
     def connect(self, user=None, roots=None, elicitation=None):
-        client = Client(*start_in_process(self.server), roots=roots or [self.notes],
-                        elicitation=elicitation, protocol=self.protocol, user=user,
-                        on_frame=self.frame)
+        client = Client.local(self.server, roots=roots or [self.notes],
+                              elicitation=elicitation, protocol=self.protocol, user=user,
+                              on_frame=self.frame)
         return client.connect()
 
     def call(self, client, tool, arguments=None):
         self.out(f"» {tool} {json.dumps(arguments or {}, ensure_ascii=False)}"
                  .replace(self.tmp, "/…"))
-        result = client.call_tool(tool, arguments or {})
+        try:
+            result = client.call_tool(tool, arguments or {})
+        except wire.RpcError as exc:
+            self.out(f"« ✗ error JSON-RPC {exc.code}: {exc.message}")
+            return exc
         mark = "✗" if result.get("isError") else "✓"
         self.out(f"« {mark} {result['content'][0]['text']}".replace(self.tmp, "/…"))
         return result
 
     # -- the story -----------------------------------------------------------------------
     def setup_files(self):
-        for folder in (self.notes, self.private, self.work):
-            os.mkdir(folder)
-        notes = [(self.notes, "compra.md", "note-1", "Lista de la compra", "2025-06-01"),
-                 (self.notes, "tps-2023.md", "note-3", "TPS report", "2023-04-12"),
-                 (self.notes, "tps-2024.md", "note-7", "TPS report", "2024-04-10"),
-                 (self.notes, "tps-2025.md", "note-14", "TPS report", "2025-04-09"),
-                 (self.private, "diario.md", "note-99", "Diario", "2025-01-01"),
-                 (self.work, "plan.md", "note-21", "Plan del trimestre", "2025-07-01")]
-        for folder, name, note_id, title, created in notes:
-            store.write_atomic(os.path.join(folder, name),
-                               store.render(note_id, title, created, "…\n"))
+        write_lesson_notes(self.tmp)
 
     def intro(self):
         self.title("Roots y Elicitación · demo sobre el cable real")
@@ -121,12 +139,18 @@ class Demo:
 
     def disambiguation(self):
         self.title("Escenario 2 · Desambiguación: tres notas «TPS report»")
-        self.say("Adivinar sería peligroso y borrar las tres, catastrófico. El servidor pausa la "
-                 "llamada y envía elicitation/create en modo formulario: note_id (una de las "
-                 "tres, con su fecha) y confirm (booleano), ambos obligatorios.")
         if self.stateless:
-            self.say("En 2026-07-28 la pregunta viaja dentro de inputRequests y la respuesta "
-                     "vuelve en inputResponses al reintentar.")
+            self.say("Adivinar sería peligroso y borrar las tres, catastrófico. En 2026-07-28 el "
+                     "servidor no puede enviar peticiones: responde input_required con el "
+                     "formulario (note_id, una de las tres con su fecha, y confirm, un "
+                     "booleano; ambos obligatorios) dentro de inputRequests. El cliente se lo "
+                     "enseña al usuario y repite la llamada con la respuesta en inputResponses.")
+        else:
+            self.say("Adivinar sería peligroso y borrar las tres, catastrófico. El servidor deja "
+                     "la llamada en pausa y envía elicitation/create en modo formulario: "
+                     "note_id (una de las tres, con su fecha) y confirm (booleano), ambos "
+                     "obligatorios. Cuando llega la respuesta, vuelve a ejecutar la herramienta "
+                     "desde el principio, ya con ella.")
         self.say("Primero el usuario cierra el formulario con «Rechazar» (decline):")
         self.user.answers.append({"action": "decline"})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
@@ -174,7 +198,7 @@ class Demo:
         self.call(self.client, "notes_list")
 
     def url_mode(self):
-        self.title("notes_setup · modo URL")
+        self.title("notes_setup y notes_sync · modo URL")
         self.say("Configurar la sincronización exige autorizar a un tercero: eso es un secreto "
                  "y nunca va en un formulario. Un cliente que solo declaró elicitation: {} "
                  "(solo formulario) no recibe nunca una URL, y el servidor tampoco le pide la "
@@ -186,16 +210,31 @@ class Demo:
                  "nunca. La demo usa una guarda fija que solo mira el protocolo y si el "
                  "cliente declaró elicitation.url; la de verdad también mira la versión del "
                  "SDK, y escribirla es el ejercicio 3.")
+        if self.stateless:
+            self.say("notes_sync necesita la configuración hecha. Sin ella, en 2026-07-28 pide "
+                     "el modo URL dentro de input_required (el error -32042 de 2025-11-25 ya no "
+                     "existe). Esta vez el usuario dice que no:")
+            self.user.answers.append({"action": "decline"})
+        else:
+            self.say("notes_sync necesita la configuración hecha. Sin ella responde con el error "
+                     "-32042 (URLElicitationRequiredError): la petición no puede seguir hasta "
+                     "que el usuario complete la URL que va en data.elicitations; el cliente "
+                     "podría abrirla y reintentar. Aquí configuramos con notes_setup:")
+        self.call(self.client, "notes_sync")
         self.say("El cliente principal sí declaró elicitation.url. El servidor lo manda a una "
                  "página (aquí, una página local en 127.0.0.1 que simula al proveedor). "
                  "«accept» solo significa «acepto abrirla»: la configuración termina cuando la "
-                 "página se lo confirma al servidor.")
+                 "página se lo confirma al servidor. La llamada espera como mucho unos "
+                 "segundos (nunca lo que tarda un cliente en rendirse); si el usuario tarda "
+                 "más, responde «pendiente» y basta con volver a llamar.")
         if self.stateless:
             self.say("En 2026-07-28 la petición URL ya no lleva elicitationId ni hay "
                      "notifications/elicitation/complete: el cliente reintenta cuando el usuario "
                      "termina, y el servidor consulta su propio registro del flujo.")
         self.user.answers.append({"action": "accept"})
         self.call(self.client, "notes_setup")
+        self.say("Con la sincronización configurada, notes_sync ya funciona:")
+        self.call(self.client, "notes_sync")
 
     def finish(self):
         self.client.close()
@@ -222,6 +261,8 @@ DIFFERENCES = (
     "orientativas. El límite lo sigue imponiendo el servidor.",
     "En modo URL desaparecen elicitationId y notifications/elicitation/complete: el cliente "
     "reintenta cuando el usuario termina.",
+    "El error -32042 (URLElicitationRequiredError) queda reservado y no se usa: una petición "
+    "que necesita el modo URL lo pide dentro de input_required.",
 )
 
 

@@ -25,23 +25,28 @@ the notebooks and the grader all run solutions that way. A file that fails to lo
 reported (in `initialize` under `_meta`, and on stderr) and the server starts without it.
 
 What a tool receives (`ctx`, see context.py): `ctx.roots`, `ctx.notes()`,
-`ctx.find_notes(title)`, `ctx.find_note(id)`, `ctx.hold()`, `ctx.handles`,
-`ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
-`ctx.protocol_version`, `ctx.client_capabilities`. It returns `server.ok(text, data)` or a
-string, or raises `server.ToolError(message)`.
+`ctx.find_notes(title)` (case and surrounding spaces ignored), `ctx.find_note(id)`,
+`ctx.hold()`, `ctx.handles`, `ctx.elicit_form(message, properties, required)`,
+`ctx.elicit_url(...)`, `ctx.memo(key, make)`, `ctx.protocol_version`,
+`ctx.client_capabilities`. It returns `ok(text, data)` or a string, or raises
+`ToolError(message)` (both importable from `server` or `tooling`). A tool runs again from the
+start after each answer the user gives, so it asks before it changes anything.
 
 A guard receives the simulated SDK version (`--sdk-version`, or the NOTES_SDK_VERSION
 variable), the negotiated protocol version and the client's capabilities, and returns True
 only when URL mode may be used. A roots reaction receives a `server.RootsChange` (old and new
 RootSet, the open handles) and calls `change.revoke(handle)`; the server applies the new roots
-and the revocations together, under one lock, when it returns.
+and the revocations together, between two tool runs, when it returns.
+
+Deliberate simplifications: a solution runs inside the server process with its full power
+(the grader isolates the whole process instead); a file that fails is skipped, not retried.
 """
 
 import os
 import runpy
 import traceback
 
-from server import Tool
+from tooling import Tool
 
 
 class Extension:

@@ -2,13 +2,16 @@
 
     python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V]
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
-                               [--setup-wait S] [--url-ttl S]
+                               [--demo-url-guard] [--setup-wait S] [--url-ttl S]
+                               [--state-ttl S] [--trace FILE]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
 roots come from the client; `--root` sets them for clients that do not declare the roots
 capability, and limits them for clients that do. `--sdk-version` (default: the
 NOTES_SDK_VERSION variable, else 2.3.0; an empty value means "unknown") is the SDK version
 this stdlib server pretends to run on: it only feeds the URL-mode guard.
+
+Deliberate simplifications: options only, no configuration file; the demo takes no input.
 """
 
 import argparse
@@ -17,9 +20,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import session  # noqa: E402
+import transport  # noqa: E402
 import wire  # noqa: E402
-from server import SIMULATED_SDK_VERSION, Config, NotesServer  # noqa: E402
+from protocol import SIMULATED_SDK_VERSION  # noqa: E402
+from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
+
+DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
 
 
 def parse_args(argv):
@@ -35,16 +41,24 @@ def parse_args(argv):
                         help="without a solution guard, use the demo's fixed URL-mode guard "
                              "(it ignores the SDK version); without any guard, no URL mode")
     parser.add_argument("--solution", metavar="PATH", help="a learner's solution file or folder")
-    parser.add_argument("--setup-wait", type=float, default=300.0,
-                        help="seconds notes_setup waits for the setup page")
-    parser.add_argument("--url-ttl", type=float, default=600.0,
+    parser.add_argument("--setup-wait", type=setup_wait, default=DEFAULTS.setup_wait,
+                        help="seconds a call waits for the setup page after consent "
+                             f"(at most {MAX_SETUP_WAIT:g}: clients give up after 60)")
+    parser.add_argument("--url-ttl", type=float, default=DEFAULTS.url_ttl,
                         help="seconds a URL elicitation stays valid")
-    parser.add_argument("--state-ttl", type=float, default=600.0,
+    parser.add_argument("--state-ttl", type=float, default=DEFAULTS.state_ttl,
                         help="seconds a 2026-07-28 requestState stays valid")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
     return parser.parse_args(argv)
+
+
+def setup_wait(text):
+    seconds = float(text)
+    if not 0 <= seconds <= MAX_SETUP_WAIT:
+        raise argparse.ArgumentTypeError(f"between 0 and {MAX_SETUP_WAIT:g} seconds")
+    return seconds
 
 
 def serve(args):
@@ -76,7 +90,7 @@ def serve(args):
     if args.trace:
         lines, write = wire.traced(lines, write, open(args.trace, "ab", buffering=0))
     try:
-        session.run(server, lines, lambda data: (write(data), wire_out.flush()))
+        transport.serve_stdio(server, lines, lambda data: (write(data), wire_out.flush()))
     except KeyboardInterrupt:
         pass
     finally:

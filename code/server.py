@@ -1,118 +1,47 @@
-"""The notes server: its tools, its hooks, and the boundary every side effect goes through.
+"""The notes server: its configuration, its tools, and the two hooks a solution may replace.
 
 `NotesServer` is shared by every connection (the demo opens several, `serve` one). It holds
-the configuration, the tool registry (the four lesson tools, the handle tools, and whatever a
-learner's solution adds), the two hooks a solution may replace (the URL-mode guard and the
-reaction to roots changing), and the URL flow records.
+the configuration, the tool registry (the lesson's tools from tools.py and whatever a
+learner's solution adds), the URL flow records, and the two hooks of the exercises:
 
-`Boundary` is one client's view of the world: its current RootSet and the notes it holds
-open. Every read, write, delete or archive runs inside `with boundary.hold() as roots:`, and a
-roots change swaps the set and re-checks the handles inside the same lock, so no call ever sees
-half of the old boundary and half of the new one.
+- the URL-mode guard (exercise 3): may the server send a URL-mode elicitation, given the SDK
+  it runs on, the negotiated protocol and what the client declared? Without a guard the
+  answer is always no; `--demo-url-guard` installs the demo's fixed one (url_mode.demo_guard).
+- the reaction to a roots change (exercise 4): which open handles stop working. Without a
+  reaction the server revokes every open handle on any change, which is safe but coarse.
 
-Deliberate simplifications: tool arguments are checked against a small subset of JSON Schema
-(required keys, primitive types); everything is in one process and in memory.
+A roots change is applied by the session between two tool runs: the reaction sees a
+`RootsChange` (old and new RootSet, the open handles) and stages revocations; the session
+applies them together with the new roots, so no call sees half of each.
+
+Deliberate simplifications: everything is in one process and in memory; the setup page is a
+local web page (setup_page.py) started on first use.
 """
 
 import os
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import tools
 import url_mode
+from protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
 from roots import RootSet
-from store import Handles
+from tooling import MissingCapability, Tool, ToolError, error_result, ok  # noqa: F401
 
-SERVER_INFO = {"name": "notas-roots-elicitacion", "title": "Notas (lección Roots y Elicitación)",
-               "version": "1.0.0"}
-SIMULATED_SDK_VERSION = "2.3.0"  # what the stdlib server pretends to run on (see the guard)
-SOLUTION_META_KEY = "io.github.curso-mcp/solution"
-
-
-class ToolError(Exception):
-    """Raised by a tool: the call ends with `isError: true` and this message."""
-
-
-class MissingCapability(ToolError):
-    """The tool needs a client capability that was not declared.
-
-    A tool error at 2025-11-25; a -32021 protocol error at 2026-07-28.
-    """
-
-    def __init__(self, message, required):
-        super().__init__(message)
-        self.required = required
-
-
-def ok(text, structured=None):
-    result = {"content": [{"type": "text", "text": text}], "isError": False}
-    if structured is not None:
-        result["structuredContent"] = structured
-    return result
-
-
-def error_result(text):
-    return {"content": [{"type": "text", "text": text}], "isError": True}
-
-
-@dataclass
-class Tool:
-    name: str
-    description: str
-    handler: object  # handler(ctx, **arguments) -> result dict or str
-    input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})
-    annotations: dict = field(default_factory=dict)
-    output_schema: dict | None = None
-    title: str | None = None
-    origin: str = "base"  # "base" or the solution file it came from
-
-    def describe(self):
-        entry = {"name": self.name, "description": self.description,
-                 "inputSchema": self.input_schema}
-        if self.title:
-            entry["title"] = self.title
-        if self.annotations:
-            entry["annotations"] = self.annotations
-        if self.output_schema:
-            entry["outputSchema"] = self.output_schema
-        return entry
-
-    def argument_problem(self, arguments):
-        """A Spanish sentence describing what is wrong with the arguments, or None."""
-        properties = self.input_schema.get("properties", {})
-        for name in self.input_schema.get("required", []):
-            if name not in arguments:
-                return f"falta el argumento obligatorio {name!r}"
-        for name, value in arguments.items():
-            if name not in properties:
-                return f"argumento desconocido {name!r}"
-            expected = properties[name].get("type")
-            if expected and not _has_type(value, expected):
-                return f"el argumento {name!r} debe ser de tipo {expected}"
-        return None
-
-
-TYPE_CHECKS = {"string": lambda v: isinstance(v, str),
-               "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-               "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-               "boolean": lambda v: isinstance(v, bool),
-               "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
-
-
-def _has_type(value, expected):
-    return TYPE_CHECKS.get(expected, lambda v: True)(value)
+MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 
 
 @dataclass
 class Config:
     roots: list = field(default_factory=list)  # --root: the boundary for clients without roots
     sdk_version: str | None = SIMULATED_SDK_VERSION
+    demo_url_guard: bool = False    # use url_mode.demo_guard when no solution brings a guard
     elicit_timeout: float = 600.0   # how long a form may stay open
     roots_timeout: float = 30.0     # how long the client may take to answer roots/list
-    setup_wait: float = 300.0       # how long notes_setup waits for the setup page
+    setup_wait: float = 10.0        # how long a call waits for the setup page (<= 45 s)
     url_ttl: float = 600.0          # lifetime of a URL elicitation record
     state_ttl: float = 600.0        # lifetime of a 2026-07-28 requestState
-    demo_url_guard: bool = False    # use url_mode.demo_guard when no solution brings a guard
+    setup_page: str = "http"        # "http": a real page on 127.0.0.1; "inline": no socket
     subject: str = field(default_factory=lambda: "local:" + _os_user())
 
     def configured_roots(self):
@@ -128,14 +57,14 @@ def _os_user():
     try:
         import pwd
         return pwd.getpwuid(os.getuid()).pw_name
-    except (ImportError, KeyError):
-        return str(os.getuid())
+    except (ImportError, KeyError, OSError):
+        return "anon"
 
 
-# -- the boundary ------------------------------------------------------------------------------
+# -- a roots change --------------------------------------------------------------------------
 class RootsChange:
-    """What a roots-change reaction sees. It stages revocations; the server applies them
-    together with the new RootSet, atomically, once the reaction returns."""
+    """What a roots-change reaction sees. It stages revocations; the session applies them
+    together with the new RootSet once the reaction returns."""
 
     def __init__(self, old_roots, new_roots, handles):
         self.old_roots, self.new_roots = old_roots, new_roots
@@ -153,65 +82,9 @@ def revoke_every_handle(change):
         change.revoke(handle, "las roots cambiaron y el servidor no sabe re-comprobar handles")
 
 
-class Boundary:
-    def __init__(self):
-        self.roots = RootSet(source="pending")
-        self.handles = Handles()
-        self.lock = threading.RLock()          # held by every side effect and every swap
-        self._changed = threading.Condition()
-        self._pending = 1                      # roots re-asks not finished (1: the first one)
-        self._inside = threading.local()       # how deep this thread is inside hold()
-
-    def refresh_announced(self):
-        """Called on the reader thread as soon as list_changed arrives, before any later
-        request is read: calls that come after it wait for the new roots."""
-        with self._changed:
-            self._pending += 1
-
-    def refresh_finished(self):
-        with self._changed:
-            self._pending -= 1
-            self._changed.notify_all()
-
-    def current(self, timeout):
-        """The RootSet to act on; waits until no roots re-ask is in flight."""
-        if getattr(self._inside, "depth", 0):  # inside hold(): the set cannot change now
-            return self.roots
-        with self._changed:
-            if not self._changed.wait_for(lambda: self._pending == 0, timeout):
-                raise ToolError("el cliente no respondió a roots/list a tiempo")
-            return self.roots
-
-    @contextmanager
-    def hold(self, timeout):
-        """`with boundary.hold(t) as roots:` run a side effect against a stable RootSet."""
-        self.current(timeout)
-        with self.lock:
-            self._inside.depth = getattr(self._inside, "depth", 0) + 1
-            try:
-                yield self.roots
-            finally:
-                self._inside.depth -= 1
-
-    def swap(self, new_roots, reaction, log):
-        """Install `new_roots`; the reaction re-checks open handles inside the same lock."""
-        with self.lock:
-            change = RootsChange(self.roots, new_roots, self.handles.live())
-            try:
-                reaction(change)
-                revoked = change.revoked.values()
-            except Exception as exc:  # fail closed: a broken reaction keeps nothing open
-                log(f"roots reaction failed ({type(exc).__name__}: {exc}); revoking every handle")
-                revoked = [(h, "la reacción al cambio de roots falló") for h in change.handles]
-            for handle, reason in revoked:
-                self.handles.revoke(handle, reason)
-            self.roots = new_roots
-
-
 # -- the server ------------------------------------------------------------------------------
 class NotesServer:
     def __init__(self, config=None, extension=None, log=None):
-        import tools  # the lesson's tools register themselves on the server
         self.config = config or Config()
         self.log = log or (lambda text: None)
         self.tools = {}
@@ -264,11 +137,13 @@ class NotesServer:
         return answer is True
 
     def setup_page(self):
-        """The local stand-in for the provider's consent page, started on first use."""
+        """The stand-in for the provider's consent page, started on first use."""
         with self._setup_lock:
             if self._setup_page is None:
-                from setup_page import SetupPage
-                self._setup_page = SetupPage(self.flows, log=self.log)
+                import setup_page
+                page = setup_page.SetupPage(self.flows, SYNC_PROVIDER)
+                self._setup_page = setup_page.serve_http(page, log=self.log) \
+                    if self.config.setup_page == "http" else page
             return self._setup_page
 
     def close(self):

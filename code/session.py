@@ -1,78 +1,165 @@
-"""Sessions: the MCP lifecycle on one connection, in both protocol revisions.
+"""Sessions: the MCP lifecycle of one client, as a single-threaded core.
 
-2025-11-25 (and 2025-06-18): the client sends `initialize`, declares its capabilities once,
-and the server may send *it* requests mid-call: `roots/list`, `elicitation/create`. The roots
-are fetched after `notifications/initialized` and again after every
-`notifications/roots/list_changed`.
+The core never blocks and never starts a thread. `receive(line)` takes one incoming frame;
+everything the session does comes out through what the driver gave it: `send(frame)` writes
+one frame, and `clock.call_later(seconds, fn)` / `clock.call_soon(fn)` ask to be called back
+(a timeout, a progress tick, a setup page finishing on another thread). A tool that needs the
+user or the roots is *parked*: the session sends (or returns) the question, keeps the call
+aside, and runs the tool again from the start when the answer comes (context.py). The stdio
+server feeds this core from a reader thread under one lock; the browser feeds it from the
+kernel's event loop (transport.py).
 
-2026-07-28: no handshake. Every request carries `_meta` (protocol version, client
-capabilities); the server cannot send requests. When a tool needs the user or the roots, the
-call answers `input_required`, and the client retries it with `inputResponses` and the sealed
+2025-11-25 (and 2025-06-18): `initialize` negotiates; after `notifications/initialized` and
+after every `notifications/roots/list_changed` the server asks `roots/list`. A call that needs
+the roots waits while a roots/list is unanswered, and a roots change (the new RootSet and the
+reaction's revocations) happens between two runs, never during one: no call sees half of each.
+Questions are `elicitation/create` requests sent mid-call.
+
+2026-07-28: no handshake; every request carries `_meta` with the version and the client's
+capabilities, and the server sends no requests. A question ends the request with an
+`input_required` result; the client retries with `inputResponses` and the sealed
 `requestState` (request_state.py).
 
-Tools do not care which revision is spoken: see context.py for what they see.
+Cancellation: `notifications/cancelled` drops a parked call. Nothing of it runs again, no
+result is sent, and (2025-11-25) the client is told that the server's own pending questions
+for that call are void, so it can close the form.
 
-Deliberate simplifications: one client per connection; a 2026-07-28 request may use the same
-pipe as a 2025 session (each request is judged by its own `_meta`).
+Deliberate simplifications: one client per session; a 2026-07-28 request may share the pipe
+of a 2025 session (each request is judged by its own `_meta`); answers are kept in memory.
 """
 
 import secrets
-import threading
+from dataclasses import dataclass, field
 
 import wire
-from context import NO_ROOTS, STATELESS_VERSION, LiveContext, NeedInput, RetryContext
-from request_state import Sealer, StateError
-from roots import RootError, RootSet
-from server import (
+from context import NeedInput, NeedRoots, ToolContext, WaitFlow
+from protocol import (
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE,
+    META_CAPABILITIES,
+    META_SERVER_INFO,
+    META_VERSION,
+    MISSING_CLIENT_CAPABILITY,
     SERVER_INFO,
     SOLUTION_META_KEY,
-    Boundary,
-    MissingCapability,
-    ToolError,
-    error_result,
-    ok,
+    STATELESS_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED,
 )
+from request_state import Sealer, StateError
+from roots import RootError, RootSet
+from server import RootsChange
+from store import Handles
+from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result, ok
 
-HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+PROGRESS_EVERY = 2.0  # seconds between notifications/progress while a call waits for a page
+MAX_RUNS = 64         # runs of one call: far above what any lesson tool needs
+
+NO_ROOTS = ("Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
+            "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
+            "o arranca el servidor con --root /ruta/a/tus/notas.")
+EMPTY_ROOTS = ("Tu cliente no compartió ninguna carpeta (su lista de roots está vacía), así que "
+               "no puedo tocar ningún archivo. Comparte la carpeta de tus notas como root en el "
+               "cliente. Si el cliente declara roots, --root solo limita lo que comparte; si no "
+               "las declara, arranca el servidor con --root /ruta/a/tus/notas.")
+NO_OVERLAP = ("Ninguna de las carpetas que compartió tu cliente está dentro de las carpetas de "
+              "--root del servidor, así que no puedo tocar ningún archivo. Comparte una carpeta "
+              "que esté dentro de --root (o arranca el servidor con otra --root).")
+ROOTS_FAILED = "No pude leer tus roots (roots/list falló): no toco ningún archivo."
+ROOTS_LATE = "El cliente no respondió a roots/list a tiempo: no toco ningún archivo."
+NOBODY_ANSWERED = "Nadie respondió a tiempo; no hice nada."
+
+INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
+                "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
+                "ambigua o necesita configuración.")
 
 
-# -- the session ------------------------------------------------------------------------------
+@dataclass
+class Call:
+    """One tools/call in progress: what its tool asked so far and what it waits for."""
+
+    request_id: object           # the client's JSON-RPC id
+    name: str
+    arguments: dict
+    protocol: str
+    capabilities: dict
+    stateless: bool
+    progress_token: object = None
+    answers: dict = field(default_factory=dict)   # question key -> the client's result
+    asked: dict = field(default_factory=dict)     # question key -> digest of the question
+    memos: dict = field(default_factory=dict)
+    failed: dict = field(default_factory=dict)    # question key -> why no answer will come
+    timers: dict = field(default_factory=dict)    # name -> handle with .cancel()
+    stale: int = 0
+    runs: int = 0
+    done: bool = False
+
+
 class Session:
-    """One client on one connection. Call `attach(connection)` before feeding it lines."""
+    """One client. `receive(line)` for each incoming frame; `close()` at the end."""
 
-    def __init__(self, server):
+    def __init__(self, server, send, clock):
         self.server = server
+        self.config = server.config
+        self.send = send
+        self.clock = clock
         self.id = secrets.token_hex(8)
-        self.conn = None
-        self.boundary = Boundary()
-        self.protocol_version = None  # negotiated by initialize (2025 revisions)
+        self.handles = Handles()
+        self.sealer = Sealer(ttl_seconds=self.config.state_ttl)
+        self.protocol_version = None       # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
-        self._initialized = False
-        self._refresh_order = threading.Lock()  # one roots/list at a time, answers in order
-        self.sealer = Sealer(ttl_seconds=server.config.state_ttl)
+        self.initialized = False
+        self.roots = RootSet(source="pending")
+        self.calls = {}                    # client request id -> parked Call
+        self._questions = {}               # our request id -> (Call, question key)
+        self._roots_request = None         # our roots/list request id while unanswered
+        self._roots_timer = None
+        self._roots_again = False          # a list_changed came while it was unanswered
+        self._roots_waiters = []           # calls parked until the roots settle
+        self._flow_waiters = {}            # elicitation id -> [(Call, wait key)]
+        self._next_id = 0
 
-    def attach(self, connection):
-        self.conn = connection
-
-    @staticmethod
-    def blocking(method):
-        return method == "tools/call"
+    # -- frames in -----------------------------------------------------------------------------
+    def receive(self, line):
+        """Handle one incoming frame (bytes or str, with or without its newline)."""
+        if not line.strip():
+            return
+        try:
+            msg = wire.parse(line)
+        except wire.RpcError as err:
+            self.send(wire.error_response(err.msg_id, err))
+            return
+        if msg["kind"] == "response":
+            self._on_response(msg)
+        elif msg["kind"] == "notification":
+            self._on_notification(msg["method"], msg.get("params"))
+        else:
+            self._on_request(msg)
 
     def close(self):
-        with self.boundary.lock:
-            self.boundary.handles.close_all()
+        for call in list(self.calls.values()):
+            self._finish(call)
+        self.handles.close_all()
 
-    # -- dispatch ------------------------------------------------------------------------
-    def handle(self, msg):
+    def _on_request(self, msg):
+        try:
+            result = self._dispatch(msg)
+        except wire.RpcError as err:
+            self.send(wire.error_response(msg["id"], err))
+            return
+        except Exception as exc:  # a bug must never kill the session
+            self.server.log(f"internal error in {msg['method']}: {type(exc).__name__}: {exc}")
+            self.send(wire.error_response(msg["id"], wire.RpcError(wire.INTERNAL_ERROR,
+                                                                   "Internal error")))
+            return
+        if result is not None:  # None: a tools/call that answers later (or never)
+            self.send(wire.response(msg["id"], result))
+
+    def _dispatch(self, msg):
         method, params = msg["method"], msg.get("params") or {}
-        if msg["kind"] == "notification":
-            return self._notification(method)
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         if method == "server/discover" or META_VERSION in meta:
-            return self._stateless(method, params, meta)
+            return self._stateless(msg, method, params, meta)
         if method == "initialize":
             return self._initialize(params)
         if method == "ping":
@@ -80,26 +167,49 @@ class Session:
         if self.protocol_version is None:
             raise wire.RpcError(wire.INVALID_REQUEST, "Send initialize first")
         if method == "tools/list":
-            return {"tools": [t.describe() for t in self.server.tools.values()]}
+            return {"tools": self._tool_list()}
         if method == "tools/call":
-            return self._call(params, LiveContext(self, self.protocol_version,
-                                                  self.client_capabilities))
+            return self._start_call(msg, params, self.protocol_version,
+                                    self.client_capabilities, stateless=False)
         raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found: {method}")
 
-    def _notification(self, method):
-        if method == "notifications/initialized" and not self._initialized:
-            self._initialized = True
-            self._start(self.refresh_roots)  # the first fetch, already counted as pending
-        elif method == "notifications/roots/list_changed" and self._initialized:
-            self.boundary.refresh_announced()
-            self._start(self.refresh_roots)
-        return None  # cancelled and unknown notifications: nothing to do
+    def _on_notification(self, method, params):
+        params = params if isinstance(params, dict) else {}
+        if method == "notifications/initialized" and self.protocol_version and \
+                not self.initialized:
+            self.initialized = True
+            if self._declared_roots():
+                self._ask_roots()
+        elif method == "notifications/roots/list_changed" and self.initialized and \
+                self._declared_roots():
+            self._ask_roots()
+        elif method == "notifications/cancelled":
+            self._cancel(params.get("requestId"), params.get("reason"))
+        # anything else (progress, unknown methods): nothing to do, never answered
 
-    @staticmethod
-    def _start(target):
-        threading.Thread(target=target, daemon=True).start()
+    # -- frames out ----------------------------------------------------------------------------
+    def _request(self, method, params=None):
+        self._next_id += 1
+        self.send(wire.request(self._next_id, method, params))
+        return self._next_id
 
-    # -- 2025-11-25 ----------------------------------------------------------------------
+    def _on_response(self, msg):
+        msg_id = msg["id"]
+        error = wire.RpcError.from_dict(msg["error"]) if "error" in msg else None
+        if msg_id == self._roots_request:
+            self._roots_answered(msg.get("result"), error)
+        elif msg_id in self._questions:
+            call, key = self._questions.pop(msg_id)
+            self._cancel_timer(call, f"question-{msg_id}")
+            if error is not None:
+                call.failed[key] = f"El cliente no pudo responder: {error.message}"
+            else:
+                call.answers[key] = msg["result"]
+            self._run(call)
+        else:  # a late answer (the call was cancelled or timed out) or a stray id
+            self.server.log(f"ignored a response to unknown id {msg_id!r}")
+
+    # -- 2025-11-25: the handshake and the roots ------------------------------------------------
     def _initialize(self, params):
         capabilities = params.get("capabilities")
         if self.protocol_version is not None:
@@ -110,8 +220,10 @@ class Session:
                                 "initialize needs protocolVersion and capabilities")
         requested = params["protocolVersion"]
         self.protocol_version = requested if requested in HANDSHAKE_VERSIONS \
-            else HANDSHAKE_VERSIONS[0]
+            else LATEST_HANDSHAKE
         self.client_capabilities = capabilities
+        if not self._declared_roots():  # nothing to ask: the server's own folders, or none
+            self.roots = self.config.configured_roots() or RootSet(source="none")
         result = {"protocolVersion": self.protocol_version,
                   "capabilities": self.server.capabilities(), "serverInfo": SERVER_INFO,
                   "instructions": INSTRUCTIONS}
@@ -119,41 +231,84 @@ class Session:
             result["_meta"] = {SOLUTION_META_KEY: self.server.solution}
         return result
 
-    def notify_complete(self, elicitation_id):
-        """Tell this client its URL elicitation finished (only 2025-11-25 has the message)."""
-        if self.protocol_version == "2025-11-25":
+    def _declared_roots(self):
+        return isinstance(self.client_capabilities.get("roots"), dict)
+
+    def _ask_roots(self):
+        if self._roots_request is not None:  # answers come in order: ask again after this one
+            self._roots_again = True
+            return
+        self._roots_request = self._request("roots/list")
+        request_id = self._roots_request
+        self._roots_timer = self.clock.call_later(
+            self.config.roots_timeout, lambda: self._roots_answered(None, TimeoutError(),
+                                                                    request_id))
+
+    def _roots_answered(self, result, error, request_id=None):
+        if request_id is not None and request_id != self._roots_request:
+            return  # a timer for a roots/list that was answered in time
+        self._roots_request = None
+        self._roots_timer.cancel()
+        if error is not None:
+            self.server.log(f"roots/list failed ({error or 'no answer in time'}); allowing "
+                            "no folder until it works")
+            new = RootSet(source="error")
+        else:
             try:
-                self.conn.notify("notifications/elicitation/complete",
-                                 {"elicitationId": elicitation_id})
-            except wire.ConnectionClosed:
-                pass
+                new = self.config.limit(RootSet.from_list_result(result))
+            except RootError as exc:
+                self.server.log(f"roots/list answer refused ({exc}); allowing no folder")
+                new = RootSet(source="error")
+        self._swap(new)
+        if self._roots_again:
+            self._roots_again = False
+            self._ask_roots()
+            return
+        waiters, self._roots_waiters = self._roots_waiters, []
+        for call in waiters:
+            self._cancel_timer(call, "roots")
+            self._run(call)
 
-    def refresh_roots(self):
-        """Ask roots/list and swap the boundary; on any failure, fail closed (no roots)."""
+    def _swap(self, new_roots):
+        """Install `new_roots` and the reaction's revocations together, between two runs."""
+        change = RootsChange(self.roots, new_roots, self.handles.live())
         try:
-            with self._refresh_order:
-                self.boundary.swap(self._fetch_roots(), self.server.roots_reaction,
-                                   self.server.log)
-        finally:
-            self.boundary.refresh_finished()
+            self.server.roots_reaction(change)
+            revoked = change.revoked.values()
+        except Exception as exc:  # fail closed: a broken reaction keeps nothing open
+            self.server.log(f"roots reaction failed ({type(exc).__name__}: {exc}); revoking "
+                            "every handle")
+            revoked = [(h, "la reacción al cambio de roots falló") for h in change.handles]
+        for handle, reason in revoked:
+            self.handles.revoke(handle, reason)
+        self.roots = new_roots
 
-    def _fetch_roots(self):
-        if not isinstance(self.client_capabilities.get("roots"), dict):
-            return self.server.config.configured_roots() or RootSet(source="none")
-        try:
-            result = self.conn.request("roots/list", timeout=self.server.config.roots_timeout)
-            return self.server.config.limit(RootSet.from_list_result(result))
-        except (wire.RpcError, wire.ConnectionClosed, TimeoutError, RootError) as exc:
-            self.server.log(f"roots/list failed ({exc}); allowing no folder until it works")
-            return RootSet(source="error")
+    def roots_for(self, ctx):
+        """The RootSet one run acts against; parks the run while the roots are being asked."""
+        if ctx.stateless:
+            return self._request_roots(ctx)
+        if "roots" in ctx.call.failed:
+            raise ToolError(ctx.call.failed["roots"])
+        if self._roots_request is not None or self.roots.source == "pending":
+            raise NeedRoots
+        return self._usable(self.roots)
 
-    # -- 2026-07-28 ----------------------------------------------------------------------
-    def _stateless(self, method, params, meta):
+    def _usable(self, roots):
+        if roots.source == "none":
+            raise ToolError(NO_ROOTS)
+        if roots.source == "error":
+            raise ToolError(ROOTS_FAILED)
+        if not roots.roots:
+            raise ToolError(NO_OVERLAP if "+" in roots.source else EMPTY_ROOTS)
+        return roots
+
+    # -- 2026-07-28 ----------------------------------------------------------------------------
+    def _stateless(self, msg, method, params, meta):
         version = meta.get(META_VERSION)
         if method == "server/discover" and version is None:
             version = STATELESS_VERSION
         if version != STATELESS_VERSION:
-            raise wire.RpcError(wire.UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+            raise wire.RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                 {"supported": [STATELESS_VERSION, *HANDSHAKE_VERSIONS],
                                  "requested": str(version)})
         capabilities = meta.get(META_CAPABILITIES)
@@ -168,18 +323,18 @@ class Session:
                     "ttlMs": 0, "cacheScope": "private", "_meta": {**server_meta, **solution}}
         if method == "tools/list":
             return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
-                    "tools": [t.describe() for t in self.server.tools.values()],
-                    "_meta": server_meta}
+                    "tools": self._tool_list(), "_meta": server_meta}
         if method == "tools/call":
-            return self._call_stateless(params, capabilities)
+            return self._start_call(msg, params, STATELESS_VERSION, capabilities,
+                                    stateless=True)
         raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found at 2026-07-28: {method}")
 
-    def _call_stateless(self, params, capabilities):
-        name, arguments = params.get("name"), params.get("arguments") or {}
+    def _restore(self, call, params):
+        """A 2026-07-28 retry: open the sealed state and take the answers it asked for."""
         saved = {"answers": {}, "asked": {}, "memos": {}}
         if "requestState" in params:
             try:
-                saved = self.sealer.open(params["requestState"], name, arguments)
+                saved = self.sealer.open(params["requestState"], call.name, call.arguments)
             except StateError as exc:
                 self.server.log(f"refused requestState: {exc}")
                 raise wire.RpcError(wire.INVALID_PARAMS, "Invalid or expired requestState",
@@ -187,86 +342,211 @@ class Session:
         responses = params.get("inputResponses") or {}
         if not isinstance(responses, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
-        answers = {**saved["answers"], **{k: v for k, v in responses.items()
-                                          if k in saved["asked"]}}  # unknown keys: ignored
-        ctx = RetryContext(self, capabilities, answers, saved["asked"], saved["memos"])
-        try:
-            result = self._call(params, ctx)
-        except NeedInput as need:
-            state = self.sealer.seal(name, arguments, {"answers": ctx.answers,
-                                                       "asked": ctx.asked, "memos": ctx.memos})
-            return {"resultType": "input_required", "inputRequests": {need.key: need.request},
-                    "requestState": state}
-        return {**result, "resultType": "complete"}
+        call.asked, call.memos = saved["asked"], saved["memos"]
+        call.answers = {**saved["answers"], **{k: v for k, v in responses.items()
+                                               if k in saved["asked"]}}  # unknown keys ignored
 
-    def request_roots(self, ctx):
-        """The roots for one 2026-07-28 request: asked as an input request when declared."""
+    def _request_roots(self, ctx):
+        """The roots of one 2026-07-28 request: asked as an input request when declared."""
         if not isinstance(ctx.client_capabilities.get("roots"), dict):
-            configured = self.server.config.configured_roots()
+            configured = self.config.configured_roots()
             if configured is None:
                 raise MissingCapability(NO_ROOTS, {"roots": {}})
-            return configured
+            return self._usable(configured)
         try:
-            return self.server.config.limit(RootSet.from_list_result(ctx.ask_roots()))
+            return self._usable(self.config.limit(RootSet.from_list_result(ctx.ask_roots())))
         except RootError as exc:
             raise ToolError(f"La lista de roots no es válida: {exc}") from None
 
-    # -- both ----------------------------------------------------------------------------
-    def _call(self, params, ctx):
+    # -- calls -----------------------------------------------------------------------------------
+    def _tool_list(self):
+        return [t.describe() for t in self.server.tools.values()]
+
+    def _start_call(self, msg, params, protocol, capabilities, stateless):
         name, arguments = params.get("name"), params.get("arguments", {})
         tool = self.server.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise wire.RpcError(wire.INVALID_PARAMS, f"Unknown tool: {name!r}")
         if not isinstance(arguments, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "arguments must be an object")
-        problem = tool.argument_problem(arguments)
-        if problem:
-            return error_result(f"Argumentos no válidos para {name}: {problem}.")
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        token = meta.get("progressToken")
+        call = Call(msg["id"], name, arguments, protocol, capabilities, stateless,
+                    progress_token=token if wire.valid_id(token) else None)
+        if stateless:
+            self._restore(call, params)
+        self.calls[call.request_id] = call
+        self._run(call)
+        return None  # _run answered, or parked the call
+
+    def _run(self, call):
+        """Run the call's tool from the start; answer it, or park it until what it needs."""
+        if call.done:
+            return
+        call.runs += 1
         try:
-            result = tool.handler(ctx, **arguments)
+            if call.runs > MAX_RUNS:
+                raise ToolError("La herramienta se ejecutó demasiadas veces sin terminar.")
+            result = self._invoke(call)
+        except NeedInput as need:
+            if call.stateless:
+                state = self.sealer.seal(call.name, call.arguments, {
+                    "answers": call.answers, "asked": call.asked, "memos": call.memos})
+                self._answer(call, {"resultType": "input_required",
+                                    "inputRequests": {need.key: need.request},
+                                    "requestState": state})
+            else:
+                self._ask_client(call, need.key, need.request)
+            return
+        except NeedRoots:
+            self._roots_waiters.append(call)
+            self._set_timer(call, "roots", self.config.roots_timeout,
+                            lambda: self._roots_late(call))
+            return
+        except WaitFlow as wait:
+            self._park_on_flow(call, wait)
+            return
+        except wire.RpcError as err:
+            self._finish(call)
+            self.send(wire.error_response(call.request_id, err))
+            return
+        self._answer(call, {**result, "resultType": "complete"} if call.stateless else result)
+
+    def _invoke(self, call):
+        tool = self.server.tools[call.name]
+        problem = tool.argument_problem(call.arguments)
+        if problem:
+            return error_result(f"Argumentos no válidos para {call.name}: {problem}.")
+        ctx = ToolContext(self, call)
+        try:
+            result = tool.handler(ctx, **call.arguments)
         except MissingCapability as exc:
-            if ctx.stateless:
-                raise wire.RpcError(wire.MISSING_CLIENT_CAPABILITY, str(exc),
+            if call.stateless:
+                raise wire.RpcError(MISSING_CLIENT_CAPABILITY, str(exc),
                                     {"requiredCapabilities": exc.required}) from None
             return error_result(str(exc))
         except ToolError as exc:
             return error_result(str(exc))
-        except (wire.RpcError, NeedInput):
+        except URLElicitationRequired as exc:
+            if call.stateless:  # retired at 2026-07-28: ctx.require_url asks in-band there
+                self.server.log(f"tool {call.name} raised -32042 at 2026-07-28")
+                return error_result(f"Error interno en la herramienta {call.name}.")
+            raise wire.RpcError(URL_ELICITATION_REQUIRED, "URL elicitation required",
+                                {"elicitations": exc.elicitations}) from None
+        except (wire.RpcError, NeedInput, NeedRoots, WaitFlow):
             raise
         except Exception as exc:  # a bug in a tool is reported, never shown in detail
-            self.server.log(f"tool {name} crashed: {type(exc).__name__}: {exc}")
-            return error_result(f"Error interno en la herramienta {name}.")
+            self.server.log(f"tool {call.name} crashed: {type(exc).__name__}: {exc}")
+            return error_result(f"Error interno en la herramienta {call.name}.")
         if isinstance(result, str):
             return ok(result)
         if isinstance(result, dict) and isinstance(result.get("content"), list):
             return result
-        self.server.log(f"tool {name} returned {type(result).__name__}, not a result")
-        return error_result(f"La herramienta {name} devolvió un resultado no válido.")
+        self.server.log(f"tool {call.name} returned {type(result).__name__}, not a result")
+        return error_result(f"La herramienta {call.name} devolvió un resultado no válido.")
 
+    def _answer(self, call, result):
+        self._finish(call)
+        self.send(wire.response(call.request_id, result))
 
-def run(server, lines, write_bytes):
-    """Serve one client: read `lines` until EOF, write frames with `write_bytes`."""
-    session = Session(server)
-    session.attach(wire.Connection(write_bytes, session.handle, session.blocking, server.log))
-    try:
-        session.conn.serve(lines)
-    finally:
-        session.close()
+    def _finish(self, call):
+        """The call is over (answered, failed or cancelled): forget it and its timers."""
+        call.done = True
+        self.calls.pop(call.request_id, None)
+        for timer in call.timers.values():
+            timer.cancel()
+        call.timers.clear()
+        for question, (owner, _) in list(self._questions.items()):
+            if owner is call:
+                del self._questions[question]
+        if call in self._roots_waiters:
+            self._roots_waiters.remove(call)
+        for waiters in self._flow_waiters.values():
+            waiters[:] = [(c, k) for c, k in waiters if c is not call]
 
+    # -- parking --------------------------------------------------------------------------------
+    def _ask_client(self, call, key, request):
+        """2025-11-25: send the question as our own request; the answer re-runs the call."""
+        question = self._request(request["method"], request.get("params"))
+        self._questions[question] = (call, key)
+        self._set_timer(call, f"question-{question}", self.config.elicit_timeout,
+                        lambda: self._question_late(question))
 
-def start_in_process(server):
-    """Run a session on a thread; returns (send, lines, close) for a client in this process."""
-    to_server, to_client = wire.LinePipe(), wire.LinePipe()
+    def _question_late(self, question):
+        if question not in self._questions:
+            return
+        call, key = self._questions.pop(question)
+        self.send(wire.notification("notifications/cancelled", {
+            "requestId": question, "reason": "Nadie respondió a tiempo."}))
+        call.failed[key] = NOBODY_ANSWERED
+        self._run(call)
 
-    def serve():
-        try:
-            run(server, to_server, to_client.write)
-        finally:
-            to_client.close()
-    threading.Thread(target=serve, daemon=True).start()
-    return to_server.write, to_client, to_server.close
+    def _roots_late(self, call):
+        if call in self._roots_waiters:
+            self._roots_waiters.remove(call)
+            call.failed["roots"] = ROOTS_LATE
+            self._run(call)
 
+    def _park_on_flow(self, call, wait):
+        self._flow_waiters.setdefault(wait.elicitation_id, []).append((call, wait.key))
+        self._set_timer(call, wait.key, wait.seconds, lambda: self._flow_late(call, wait.key))
+        if call.progress_token is not None:
+            self._progress(call, wait, 0)
 
-INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
-                "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
-                "ambigua o necesita configuración.")
+    def _flow_late(self, call, key):
+        if not call.done:
+            call.answers[key] = "timeout"
+            for waiters in self._flow_waiters.values():
+                waiters[:] = [(c, k) for c, k in waiters if c is not call]
+            self._run(call)
+
+    def _progress(self, call, wait, ticks):
+        """Every PROGRESS_EVERY seconds while the call waits for the page: seconds waited."""
+        if call.done or wait.key in call.answers:
+            return
+        self.send(wire.notification("notifications/progress", {
+            "progressToken": call.progress_token, "progress": ticks * PROGRESS_EVERY,
+            "total": wait.seconds,
+            "message": "Esperando a que termines en la página de configuración…"}))
+        self._set_timer(call, "progress", PROGRESS_EVERY,
+                        lambda: self._progress(call, wait, ticks + 1))
+
+    def flow_finished(self, elicitation_id, notify):
+        """A URL flow of this session ended on its page (called via clock.call_soon)."""
+        if notify and self.protocol_version == LATEST_HANDSHAKE:
+            self.send(wire.notification("notifications/elicitation/complete",
+                                        {"elicitationId": elicitation_id}))
+        for call, key in self._flow_waiters.pop(elicitation_id, []):
+            self._cancel_timer(call, key)
+            self._run(call)
+
+    def flow_listener(self, stateless):
+        """What FlowStore calls (from any thread) when a flow started by this session ends."""
+        def finished(elicitation_id):
+            self.clock.call_soon(lambda: self.flow_finished(elicitation_id, not stateless))
+        return finished
+
+    # -- cancellation -------------------------------------------------------------------------
+    def _cancel(self, request_id, reason):
+        call = self.calls.get(request_id) if wire.valid_id(request_id) else None
+        if call is None:
+            return  # finished already, or never parked: nothing to stop
+        self.server.log(f"tools/call {request_id!r} ({call.name}) cancelled by the client"
+                        + (f": {reason}" if isinstance(reason, str) else ""))
+        questions = [q for q, (owner, _) in self._questions.items() if owner is call]
+        self._finish(call)
+        for question in questions:  # our own pending questions for it are void now
+            self.send(wire.notification("notifications/cancelled", {
+                "requestId": question,
+                "reason": "La llamada que hacía esta pregunta se canceló."}))
+
+    # -- timers ---------------------------------------------------------------------------------
+    def _set_timer(self, call, name, seconds, fn):
+        self._cancel_timer(call, name)
+        call.timers[name] = self.clock.call_later(seconds, fn)
+
+    @staticmethod
+    def _cancel_timer(call, name):
+        timer = call.timers.pop(name, None)
+        if timer is not None:
+            timer.cancel()

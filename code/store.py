@@ -11,7 +11,7 @@ A note is a `.md` file that starts with a header, a blank line, then the body:
 Writes go to a temporary file in the same folder and are renamed over the target, so a note
 is never half-written; deletes are a single unlink; archiving is a single rename into the
 root's `.archive/` folder that refuses to overwrite. Nothing here decides *whether* a path is
-allowed: callers pass paths that the roots already approved (see server.Boundary).
+allowed: callers pass paths that the roots already approved (see context.ToolContext.hold).
 
 Deliberate simplifications: notes are found by walking the roots on every listing (a stat
 per file; a file is parsed again only when its inode, size or mtime changed), and an open
@@ -167,18 +167,28 @@ def delete(note):
 
 
 def archive(note, root_path):
-    """Move the note into `<root>/.archive/` in one rename; never overwrite anything."""
+    """Move the note into `<root>/.archive/` in one rename; never overwrite anything.
+
+    The target name is first reserved with an exclusive create (it fails if a file with that
+    name is already archived), then the note is renamed over the reservation: the same file,
+    moved in one step, and no other note is ever replaced.
+    """
     target_dir = os.path.join(root_path, ARCHIVE_DIR)
     os.makedirs(target_dir, exist_ok=True)
     target = os.path.join(target_dir, os.path.basename(note.path))
     try:
-        os.link(note.path, target)  # fails if the target exists: nothing is overwritten
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     except FileExistsError:
         raise StoreError(f"ya hay una nota archivada con el nombre {os.path.basename(target)}") \
             from None
+    try:
+        os.rename(note.path, target)
     except FileNotFoundError:
+        os.unlink(target)
         raise StoreError(f"la nota {note.id} ya no existe") from None
-    os.unlink(note.path)  # the note now lives at `target`; removing the old name loses nothing
+    except BaseException:
+        os.unlink(target)
+        raise
     return target
 
 

@@ -1,9 +1,14 @@
-"""The lesson's tools: list, write, delete (with disambiguation), setup (URL mode), handles.
+"""The lesson's tools: list, write, delete (with disambiguation), setup and sync (URL mode),
+and the handles of exercise 4.
 
 Each tool asks before it acts: the roots first, then the user when the request is ambiguous or
 needs an out-of-band step, and only then, inside `ctx.hold()`, re-checks what it is about to
-touch and does it. The tool contract (names, arguments, results) is what the notebooks, the
-grader and external clients rely on.
+touch and does it. A tool runs again from the start after each answer (context.py), so asking
+first is also what makes that safe. The tool contract (names, arguments, results) is what the
+notebooks, the grader and external clients rely on.
+
+Deliberate simplifications: the "sync" is simulated (it counts the notes it would send), and
+the provider's credential never leaves url_mode.FlowStore.
 """
 
 import datetime
@@ -12,10 +17,9 @@ import secrets
 import elicitation
 import store
 import url_mode
+from protocol import SYNC_PROVIDER
 from roots import RootError
-from server import Tool, ToolError, ok
-
-SYNC_PROVIDER = "notas-sync"
+from tooling import Tool, ToolError, ok
 
 
 def notes_list(ctx):
@@ -49,7 +53,11 @@ def notes_write(ctx, uri, title, body, created=None):
 
 
 def notes_delete(ctx, title):
-    matches = ctx.find_notes(title)
+    # Which notes match is decided once per call: every run after an answer follows the same
+    # path (a roots change while the form is open must not turn "ask" into "delete the one
+    # left"); what changed meanwhile is caught by the re-check below.
+    matches = [store.Note(*fields) for fields in ctx.memo("matches", lambda: [
+        [n.id, n.title, n.created, n.path] for n in ctx.find_notes(title)])]
     if not matches:
         raise ToolError(f"No hay ninguna nota titulada {title!r} dentro de las roots.")
     target = matches[0]
@@ -91,48 +99,93 @@ def refusal_of(answer, nothing_done):
 def notes_setup(ctx):
     """First-run setup of the (simulated) sync service, through URL mode when allowed."""
     config = ctx.server.config
-    # decided once per call: a 2026-07-28 retry must not mistake its own success for "already"
-    if ctx.memo("configured_before", lambda: ctx.server.flows.is_configured(config.subject,
-                                                                             SYNC_PROVIDER)):
+    # decided once per call: a later run must not mistake its own success for "already"
+    if ctx.memo("configured_before", lambda: configured(ctx)):
         return ok("La sincronización ya estaba configurada.",
                   {"status": "configured", "already": True})
     if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
-        return ok(MANUAL_SETUP.format(version=config.sdk_version or "desconocida",
-                                      protocol=ctx.protocol_version),
-                  {"status": "manual", "reason": "url_mode_not_available"})
-    page = ctx.server.setup_page()
-    notify = None if ctx.stateless else ctx.session.notify_complete
-    flow_id = ctx.memo("flow", lambda: ctx.server.flows.start(
-        ctx.session.id, config.subject, SYNC_PROVIDER, notify).elicitation_id)
-    record = ctx.server.flows.get(flow_id)
-    if record is None:
-        raise ToolError("Este intento de configuración ya no existe; vuelve a llamar a "
-                        "notes_setup.")
-    url = page.url_for(flow_id)
-    problems = url_mode.url_problems(url)
-    if problems:
-        raise ToolError("No envío esta URL: " + "; ".join(problems))
-    answer = ctx.elicit_url("Conecta tus notas con Notas Sync (simulado). Se abrirá la página "
-                            "de autorización del proveedor; el servidor nunca verá tu clave.",
-                            url, flow_id)
+        return ok(manual_setup(ctx), {"status": "manual", "reason": "url_mode_not_available"})
+    record, url = start_flow(ctx)
+    answer = ctx.elicit_url(CONNECT_MESSAGE, url, record.elicitation_id)
     if answer.action != "accept":
         return ok("No se configuró nada: " + ("rechazaste abrir la página."
                                                if answer.action == "decline"
                                                else "cancelaste la configuración."),
                   {"status": "not_configured", "reason": answer.action})
-    # accept only means "I agreed to open it"; completion is confirmed by the page itself.
-    # At 2026-07-28 the retry comes after the user says they finished: do not hold it.
-    record.done.wait(0 if ctx.stateless else config.setup_wait)
-    if record.status == "completed":
-        return ok("Sincronización configurada. La credencial queda guardada en el servidor "
-                  "y no se muestra aquí.", {"status": "configured"})
-    if record.status == "denied":
+    # accept only means "I agreed to open it": the page itself confirms the end. Wait a little
+    # (parked, never blocking) so a quick user gets the final answer in this same call.
+    status = ctx.wait_flow(record, config.setup_wait)
+    if status == "completed":
+        return ok(CONFIGURED, {"status": "configured"})
+    if status == "denied":
         return ok("Rechazaste la autorización en el proveedor; no se configuró nada.",
                   {"status": "not_configured", "reason": "denied"})
-    return ok("La autorización sigue pendiente: termina en la página y vuelve a llamar a "
-              "notes_setup.", {"status": "pending"})
+    return ok(pending(ctx, "notes_setup"), {"status": "pending"})
 
 
+def notes_sync(ctx):
+    """Send the notes to the (simulated) sync service; it needs notes_setup done first.
+
+    Before the setup, at 2025-11-25 the request ends with the -32042 error carrying the URL
+    elicitation (the client opens the page and retries); at 2026-07-28 it asks in-band.
+    """
+    if not configured(ctx):
+        if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
+            raise ToolError("La sincronización aún no está configurada y este cliente no puede "
+                            "usar el modo URL: " + manual_setup(ctx))
+        record, url = start_flow(ctx)
+        answer = ctx.require_url(CONNECT_MESSAGE, url, record.elicitation_id)
+        if answer.action != "accept":
+            return ok("No se sincronizó nada: antes hay que autorizar Notas Sync.",
+                      {"synced": None, "reason": answer.action})
+        if ctx.wait_flow(record, ctx.server.config.setup_wait) != "completed":
+            return ok(pending(ctx, "notes_sync"), {"synced": None, "status": "pending"})
+    notes = ctx.notes()
+    return ok(f"Sincronizadas {len(notes)} nota(s) con Notas Sync (simulado).",
+              {"synced": len(notes), "ids": [n.id for n in notes]})
+
+
+def configured(ctx):
+    return ctx.server.flows.is_configured(ctx.server.config.subject, SYNC_PROVIDER)
+
+
+def start_flow(ctx):
+    """The URL flow of this call (the same one on every run) and its checked URL."""
+    flows = ctx.server.flows
+    flow_id = ctx.memo("flow", lambda: flows.start(
+        ctx.session.id, ctx.server.config.subject, SYNC_PROVIDER,
+        ctx.session.flow_listener(ctx.stateless)).elicitation_id)
+    record = flows.get(flow_id)
+    if record is None:
+        raise ToolError("Este intento de configuración ya no existe; vuelve a llamar a la "
+                        "herramienta.")
+    url = ctx.server.setup_page().url_for(flow_id)
+    problems = url_mode.url_problems(url)
+    if problems:
+        raise ToolError("No envío esta URL: " + "; ".join(problems))
+    return record, url
+
+
+def manual_setup(ctx):
+    return MANUAL_SETUP.format(version=ctx.server.config.sdk_version or "desconocida",
+                               protocol=ctx.protocol_version)
+
+
+def pending(ctx, tool):
+    if ctx.stateless:
+        then = (f"cuando termines en la página, vuelve a llamar a {tool} (en 2026-07-28 no hay "
+                "aviso de fin: el cliente se entera reintentando).")
+    else:
+        then = (f"cuando la página lo confirme te llegará notifications/elicitation/complete; "
+                f"entonces vuelve a llamar a {tool}.")
+    return "La autorización sigue pendiente: nada está configurado todavía. " + then[0].upper() \
+        + then[1:]
+
+
+CONNECT_MESSAGE = ("Conecta tus notas con Notas Sync (simulado). Se abrirá la página de "
+                   "autorización del proveedor: tu clave se escribe allí, nunca en este chat.")
+CONFIGURED = ("Sincronización configurada. La credencial del proveedor queda guardada en el "
+              "servidor: nunca pasa por el cliente ni por el modelo.")
 MANUAL_SETUP = (
     "Este cliente no puede usar el modo URL (SDK simulado {version}, protocolo {protocol}), así "
     "que no te pediré ninguna clave aquí. Configura la sincronización fuera de esta "
@@ -202,6 +255,11 @@ def register(server):
         notes_setup, annotations={"readOnlyHint": False, "destructiveHint": False,
                                   "idempotentHint": True, "openWorldHint": True},
         title="Configurar sincronización"))
+    server.add_tool(Tool(
+        "notes_sync", "Sincroniza las notas con Notas Sync; antes hace falta configurarla "
+        "(modo URL).", notes_sync, annotations={"readOnlyHint": True, "idempotentHint": True,
+                                                "openWorldHint": True},
+        title="Sincronizar notas"))
     for name, handler, text, props in (
             ("notes_open", notes_open, "Abre una nota y devuelve un handle para leerla luego.",
              {"note_id": STRING}),

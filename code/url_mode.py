@@ -1,4 +1,4 @@
-"""URL-mode elicitation: the version guard, the URL policy, and single-use flow records.
+"""URL-mode elicitation: the demo guard, the URL policy, and single-use flow records.
 
 URL mode (SEP-1036) sends the user to a web page instead of showing a form, so that secrets
 never cross the MCP client. Three pieces live here:
@@ -23,7 +23,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-URL_MODE_PROTOCOLS = ("2025-11-25", "2026-07-28")
+from elicitation import supports_url
+from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
+
+URL_MODE_PROTOCOLS = (LATEST_HANDSHAKE, STATELESS_VERSION)
 
 
 def demo_guard(sdk_version, protocol_version, client_capabilities):
@@ -33,10 +36,7 @@ def demo_guard(sdk_version, protocol_version, client_capabilities):
     ignores the SDK version on purpose: the demo knows what it runs on. It is NOT a guard for a
     real server (exercise 3 writes that one); without any guard the server never uses URL mode.
     """
-    if protocol_version not in URL_MODE_PROTOCOLS:
-        return False
-    elicitation = (client_capabilities or {}).get("elicitation")
-    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    return protocol_version in URL_MODE_PROTOCOLS and supports_url(client_capabilities)
 
 
 # -- URL policy -------------------------------------------------------------------------------
@@ -46,7 +46,8 @@ SENSITIVE_QUERY = re.compile(
 
 
 def is_loopback(host):
-    if host == "localhost":
+    """127.0.0.0/8, ::1, `localhost` and names under `.localhost` (RFC 6761)."""
+    if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -98,8 +99,7 @@ class FlowRecord:
     provider: str
     expires_at: float
     status: str = "pending"  # pending -> completed or denied, once; expiry is checked on use
-    on_complete: object = field(default=None, repr=False)  # e.g. send elicitation/complete
-    done: threading.Event = field(default_factory=threading.Event, repr=False)
+    on_complete: object = field(default=None, repr=False)  # the session's flow_finished
 
 
 class FlowStore:
@@ -139,7 +139,7 @@ class FlowStore:
 
     def complete(self, elicitation_id, nonce, provider, allowed=True):
         """Consume the record once. On consent the credential is stored here, never handed out;
-        then the session is told (`on_complete`) and anyone waiting is woken."""
+        then the session that started the flow is told (`on_complete`, from any thread)."""
         with self._lock:
             record = self.usable(elicitation_id)
             if not secrets.compare_digest(record.nonce.encode(), (nonce or "").encode()):
@@ -151,7 +151,6 @@ class FlowStore:
                 self._vault[(record.subject, provider)] = secrets.token_urlsafe(32)
         if record.on_complete is not None:
             record.on_complete(record.elicitation_id)
-        record.done.set()
         return record
 
     def is_configured(self, subject, provider):

@@ -518,7 +518,7 @@ class WidgetUser:
                        f"«{'Autorizar' if self.browser_decision == 'allow' else 'Rechazar'}».")
             browser = mcp_client.Browser(self.browser_decision)
             browser.visit(url)
-            page = _visible_text(browser.pages[-1] if browser.pages else "")
+            page = _visible_text(browser.pages[-1].get("body", "") if browser.pages else "")
             self._soon(self.panel.note, "🤖 La página respondió: " + _esc(page[:200]))
             return
         asyncio.run_coroutine_threadsafe(self.show_link(url), self.loop).result()

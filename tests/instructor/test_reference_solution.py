@@ -8,8 +8,8 @@ from conftest import REFERENCE
 from roots import RootSet
 from server import Config, NotesServer, RootsChange
 from server_support import NotesTree
-from session import start_in_process
 from store import Handles, Note
+from transport import start_in_process
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 

@@ -11,8 +11,8 @@ import pytest
 
 from client import Browser, Client, ScriptedUser
 from server import Config, NotesServer
-from session import start_in_process
-from setup_page import SetupPage
+from setup_page import SetupPage, serve_http
+from transport import start_in_process
 from url_mode import FlowError, FlowStore, demo_guard, url_problems
 
 URL = {"elicitation": {"form": {}, "url": {}}}
@@ -106,19 +106,20 @@ def test_an_expired_record_attaches_nothing():
     assert not flows.is_configured("local:ana", "notas-sync")
 
 
-def test_completion_tells_the_session_then_wakes_the_waiter():
-    order = []
+def test_completion_tells_the_session_that_started_the_flow_once():
+    told = []
     flows = FlowStore()
-    record = flows.start("s", "u", "p", on_complete=lambda eid: order.append(("notify", eid)))
+    record = flows.start("s", "u", "p", on_complete=told.append)
     flows.complete(record.elicitation_id, record.nonce, "p")
-    order.append(("woken", record.done.is_set()))
-    assert order == [("notify", record.elicitation_id), ("woken", True)]
+    with pytest.raises(FlowError):
+        flows.complete(record.elicitation_id, record.nonce, "p")
+    assert told == [record.elicitation_id]
 
 
 @pytest.fixture
 def page():
     flows = FlowStore()
-    setup = SetupPage(flows)
+    setup = serve_http(SetupPage(flows, "notas-sync"))
     yield setup, flows
     setup.close()
 
@@ -135,7 +136,20 @@ def http(url, form=None):
 def test_the_setup_page_listens_on_loopback_only(page):
     setup, _ = page
     assert setup.base.startswith("http://127.0.0.1:")
-    assert setup.httpd.server_address[0] == "127.0.0.1"
+    assert not url_problems(setup.url_for("abc"))
+
+
+def test_the_inline_page_answers_without_any_socket():
+    flows = FlowStore()
+    setup = SetupPage(flows, "notas-sync")
+    record = flows.start("s", "local:ana", "notas-sync")
+    url = setup.url_for(record.elicitation_id)
+    assert url.startswith("http://notas-sync.localhost/connect?") and not url_problems(url)
+    status, _, body = setup.handle("GET", url.split("localhost", 1)[1])
+    assert status == 200 and record.nonce in body
+    browser = Browser(fetch=setup.fetch)
+    browser.visit(url)
+    assert record.status == "completed" and flows.is_configured("local:ana", "notas-sync")
 
 
 def test_the_consent_page_shows_the_provider_and_is_not_cached(page):
@@ -197,6 +211,6 @@ def test_the_credential_never_appears_on_the_wire_or_in_logs(tmp_path):
     assert result["structuredContent"] == {"status": "configured"}
     assert again["structuredContent"] == {"status": "configured", "already": True}
     assert len(secrets) == 1
-    everything = "\n".join(frames + logs + user.browser.pages)
+    everything = "\n".join(frames + logs + [p.get("body", "") for p in user.browser.pages])
     assert secrets[0] not in everything
     assert not re.search(r"state=|nonce", "\n".join(logs))

@@ -1,0 +1,99 @@
+"""What a tool is: its description, its result, and the ways it can stop.
+
+A `Tool` is a name, a description, JSON Schemas for its input (and output) and a handler
+`handler(ctx, **arguments)` that returns `ok(text, data)` (or a plain string), or raises:
+
+- `ToolError(message)`: the call ends with `isError: true` and that message;
+- `MissingCapability(message, required)`: the client did not declare something the tool needs
+  (a tool error at 2025-11-25, a -32021 protocol error at 2026-07-28);
+- `URLElicitationRequired(elicitations)`: the request cannot go on until the user finishes a
+  URL-mode step (the -32042 error; 2025-11-25 only).
+
+Both the server (server.py) and the lesson's tools (tools.py) import this module, and a
+solution may too (`from server import ToolError, ok` keeps working).
+
+Deliberate simplifications: arguments are checked against a small subset of JSON Schema
+(required keys, unknown keys, primitive types), which is all the lesson's tools use.
+"""
+
+from dataclasses import dataclass, field
+
+
+class ToolError(Exception):
+    """Raised by a tool: the call ends with `isError: true` and this message."""
+
+
+class MissingCapability(ToolError):
+    """The tool needs a client capability that was not declared."""
+
+    def __init__(self, message, required):
+        super().__init__(message)
+        self.required = required
+
+
+class URLElicitationRequired(Exception):
+    """The request needs a URL-mode elicitation finished first (-32042, 2025-11-25 only).
+
+    `elicitations` is a list of URL-mode `elicitation/create` params, each with its
+    `elicitationId`. Tools raise it through `ctx.require_url(...)`, which asks in-band instead
+    at 2026-07-28, where -32042 is retired.
+    """
+
+    def __init__(self, elicitations):
+        super().__init__("URL elicitation required")
+        self.elicitations = elicitations
+
+
+def ok(text, structured=None):
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
+
+
+def error_result(text):
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+TYPE_CHECKS = {"string": lambda v: isinstance(v, str),
+               "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+               "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+               "boolean": lambda v: isinstance(v, bool),
+               "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    handler: object  # handler(ctx, **arguments) -> result dict or str
+    input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})
+    annotations: dict = field(default_factory=dict)
+    output_schema: dict | None = None
+    title: str | None = None
+    origin: str = "base"  # "base" or the solution file it came from
+
+    def describe(self):
+        entry = {"name": self.name, "description": self.description,
+                 "inputSchema": self.input_schema}
+        if self.title:
+            entry["title"] = self.title
+        if self.annotations:
+            entry["annotations"] = self.annotations
+        if self.output_schema:
+            entry["outputSchema"] = self.output_schema
+        return entry
+
+    def argument_problem(self, arguments):
+        """A Spanish sentence describing what is wrong with the arguments, or None."""
+        properties = self.input_schema.get("properties", {})
+        for name in self.input_schema.get("required", []):
+            if name not in arguments:
+                return f"falta el argumento obligatorio {name!r}"
+        for name, value in arguments.items():
+            if name not in properties:
+                return f"argumento desconocido {name!r}"
+            expected = properties[name].get("type")
+            if expected and not TYPE_CHECKS.get(expected, lambda v: True)(value):
+                return f"el argumento {name!r} debe ser de tipo {expected}"
+        return None
