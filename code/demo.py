@@ -19,7 +19,7 @@ import textwrap
 import store
 import wire
 from client import Browser, Client, ScriptedUser
-from protocol import STATELESS_VERSION
+from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
@@ -277,7 +277,7 @@ def _abbreviate(value, key=None):
     return value
 
 
-def run(protocol="2025-11-25", sdk_version=None, out=print):
+def run(protocol=LATEST_HANDSHAKE, sdk_version=None, out=print):
     with tempfile.TemporaryDirectory(prefix="notas-demo-") as tmp:
         demo = Demo(os.path.realpath(tmp), protocol, sdk_version, out)
         try:

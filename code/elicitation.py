@@ -15,6 +15,8 @@ import datetime
 import re
 from dataclasses import dataclass, field
 
+from protocol import FORM_ONLY, LATEST_HANDSHAKE
+
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 ACTIONS = ("accept", "decline", "cancel")
 
@@ -46,14 +48,14 @@ def supports_url(capabilities):
 
 
 # -- building forms ---------------------------------------------------------------------------
-def choice(options, title=None, description=None, protocol="2025-11-25"):
+def choice(options, title=None, description=None, protocol=LATEST_HANDSHAKE):
     """A single-select string property from (value, label) pairs.
 
     2025-11-25 and later: the titled `oneOf` form. 2025-06-18 had no `oneOf` here, only the
     (now deprecated) `enum` + `enumNames` pair, so older clients get that.
     """
     prop = {"type": "string"}
-    if protocol == "2025-06-18":
+    if protocol == FORM_ONLY:
         prop["enum"] = [value for value, _ in options]
         prop["enumNames"] = [label for _, label in options]
     else:
@@ -65,13 +67,13 @@ def choice(options, title=None, description=None, protocol="2025-11-25"):
     return prop
 
 
-def form(message, properties, required=(), protocol="2025-11-25"):
+def form(message, properties, required=(), protocol=LATEST_HANDSHAKE):
     """The params of a form `elicitation/create`, checked before anything is sent."""
     schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
     params = {"mode": "form", "message": message, "requestedSchema": schema}
-    if protocol == "2025-06-18":
+    if protocol == FORM_ONLY:
         del params["mode"]  # the field did not exist yet
     check_schema(message, schema, protocol)
     return params
@@ -88,7 +90,7 @@ _ALLOWED_KEYS = {
 }
 
 
-def check_schema(message, schema, protocol="2025-11-25"):
+def check_schema(message, schema, protocol=LATEST_HANDSHAKE):
     """Raise SchemaError unless this is a flat, primitive, secret-free form for `protocol`."""
     if not isinstance(message, str) or not message.strip():
         raise SchemaError("el mensaje de la elicitación no puede estar vacío")
@@ -129,18 +131,18 @@ def _check_property(name, prop, protocol):
     if kind == "string":
         if "format" in prop and prop["format"] not in STRING_FORMATS:
             raise SchemaError(f"{name!r}: format {prop['format']!r} no permitido")
-        if "oneOf" in prop and protocol == "2025-06-18":
+        if "oneOf" in prop and protocol == FORM_ONLY:
             raise SchemaError(f"{name!r}: oneOf no existe en 2025-06-18; usa enum + enumNames")
         _check_options(name, prop)
     elif kind == "array":
-        if protocol == "2025-06-18":
+        if protocol == FORM_ONLY:
             raise SchemaError(f"{name!r}: la selección múltiple llegó en 2025-11-25")
         items = prop.get("items")
         if not isinstance(items, dict) or not (
                 (items.get("type") == "string" and isinstance(items.get("enum"), list))
                 or isinstance(items.get("anyOf"), list)):
             raise SchemaError(f"{name!r}: un array solo puede ser una selección múltiple de enum")
-    if "default" in prop and protocol == "2025-06-18" and kind != "boolean":
+    if "default" in prop and protocol == FORM_ONLY and kind != "boolean":
         raise SchemaError(f"{name!r}: en 2025-06-18 solo los booleanos admiten default")
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import transport  # noqa: E402
 import wire  # noqa: E402
-from protocol import SIMULATED_SDK_VERSION  # noqa: E402
+from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION  # noqa: E402
 from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 
 DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
@@ -31,8 +31,8 @@ DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home f
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0])
     parser.add_argument("command", nargs="?", default="demo", choices=("demo", "serve"))
-    parser.add_argument("--protocol", default="2025-11-25",
-                        choices=("2025-11-25", "2026-07-28"), help="demo only")
+    parser.add_argument("--protocol", default=LATEST_HANDSHAKE,
+                        choices=(LATEST_HANDSHAKE, STATELESS_VERSION), help="demo only")
     parser.add_argument("--sdk-version",
                         default=os.environ.get("NOTES_SDK_VERSION", SIMULATED_SDK_VERSION),
                         help="simulated MCP SDK version for the URL-mode guard")

@@ -20,10 +20,11 @@ account. Here, being on loopback and started by the same local user stands in fo
 import html
 from urllib.parse import parse_qs, urlsplit
 
+from protocol import SYNC_PROVIDER
 from url_mode import FlowError
 
 MAX_BODY = 4096
-INLINE_BASE = "http://notas-sync.localhost"  # a loopback name (RFC 6761); no socket behind it
+INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
 
 
 class SetupPage:
