@@ -53,6 +53,7 @@ def node_env(home):
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["HOME"] = str(home)
     env.setdefault("MCP_INSPECTOR_SECRET_STORE", "memory")
+    env["npm_config_update_notifier"] = "false"  # HOME moved: ~/.npmrc is not read
     return env
 
 

@@ -19,8 +19,8 @@ from mcp.shared.exceptions import MCPError
 
 from server_support import serve_argv
 
-USER_THINKS = 3.0     # seconds the scripted user takes to answer the form
-CLIENT_GIVES_UP = 1.0  # the client's request timeout (or the stop button)
+USER_THINKS = 2.0     # seconds the scripted user takes to answer the form
+CLIENT_GIVES_UP = 0.5  # the client's request timeout (or the stop button)
 CHOSEN = {"note_id": "note-7", "confirm": True}
 
 
@@ -79,7 +79,7 @@ async def test_python_sdk_timeout_cancels_the_delete_and_nothing_is_deleted(tree
                                    read_timeout_seconds=CLIENT_GIVES_UP)
         assert time.monotonic() - started < CLIENT_GIVES_UP + 2
         assert "tim" in str(timed_out.value).lower()
-        await anyio.sleep(USER_THINKS + 1)  # past the moment the user would have answered
+        await anyio.sleep(USER_THINKS + 0.5)  # past the moment the user would have answered
         listed = await client.call_tool("notes_list", {})
     assert_cancel_honoured(tree, trace, snapshot)
     assert form == {"asked": 1, "closed": True}
@@ -99,7 +99,7 @@ def test_typescript_sdk_cancel_deletes_nothing_and_gets_no_response(tree, trace,
         answers=[{"action": "accept", "content": CHOSEN, "delayMs": USER_THINKS * 1000}],
         steps=[{"op": "callTool", "name": "notes_delete", "arguments": {"title": "TPS report"},
                 **give_up},
-               {"op": "sleep", "ms": (USER_THINKS + 1) * 1000},
+               {"op": "sleep", "ms": (USER_THINKS + 0.5) * 1000},
                {"op": "callTool", "name": "notes_list"}]), tmp_path)
     cancelled = report.step(0)
     assert not cancelled["ok"] and cancelled["ms"] < (CLIENT_GIVES_UP + 2) * 1000, cancelled

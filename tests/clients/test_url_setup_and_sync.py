@@ -3,8 +3,8 @@ request timeout, the page's completion arrives as notifications/elicitation/comp
 notes_sync teaches -32042 (2025-11-25) and input_required (2026-07-28) on the wire.
 
 The servers run with `--demo-url-guard` (without a guard there is no URL mode). Times are
-scaled down so `make test` stays fast: the client gives up after 3 s, the server waits
-`--setup-wait 1` s, and the user finishes the page 4 s after consenting, later than the
+scaled down so `make test` stays fast: the client gives up after 2 s, the server waits
+`--setup-wait 1` s, and the user finishes the page 3 s after consenting, later than the
 client's timeout would allow if the call were held open. NOTES_FULL_SCALE=1 runs the same
 shape at full scale: the SDK's default 60 s timeout, the server's default --setup-wait, and a
 user who finishes the page 90 s after consenting."""
@@ -31,8 +31,8 @@ from server_support import serve_argv
 
 FULL_SCALE = os.environ.get("NOTES_FULL_SCALE") == "1"
 SETUP_WAIT = 10 if FULL_SCALE else 1            # the server's bound (--setup-wait)
-CLIENT_TIMEOUT_MS = None if FULL_SCALE else 3000  # None: the SDK's default (60 s)
-PAGE_AFTER = 90 if FULL_SCALE else 4            # seconds from consent to the page's submit
+CLIENT_TIMEOUT_MS = None if FULL_SCALE else 2000  # None: the SDK's default (60 s)
+PAGE_AFTER = 90 if FULL_SCALE else 3            # seconds from consent to the page's submit
 SERVE = ["--demo-url-guard"] + ([] if FULL_SCALE else ["--setup-wait", SETUP_WAIT])
 BOTH_MODES = {"form": {}, "url": {}}
 URL_ELICITATION_REQUIRED = -32042
