@@ -20,11 +20,11 @@ extension = Extension()
 def notes_archive(ctx, title):
     matches = ctx.find_notes(title)  # solo notas dentro de las roots
     if not matches:
-        raise ToolError(f"No hay ninguna nota titulada {title!r} dentro de las roots.")
+        raise ToolError(f"Ninguna nota de tus roots se titula {title!r}; no archivé nada.")
     answer = ctx.elicit_form(
         f"¿Archivar la nota {title!r}? Elige cuál y confirma.",
         {"note_id": choice([(n.id, f"{n.title} · {n.created} · {n.id}") for n in matches],
-                           title="Nota", protocol=ctx.protocol_version),
+                           title="Nota que se archiva", protocol=ctx.protocol_version),
          "confirm": {"type": "boolean", "title": "Sí, archívala"}},
         required=["note_id", "confirm"])
     if answer.action != "accept" or answer.content.get("confirm") is not True:

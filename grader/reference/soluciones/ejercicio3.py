@@ -1,6 +1,7 @@
 """Ejercicio 3 (solución de referencia): ¿puede el servidor usar el modo URL?"""
 import re
 
+from elicitation import supports_url
 from extension import Extension
 
 extension = Extension()
@@ -35,5 +36,4 @@ def allow_url_mode(sdk_version_text, protocol_version, client_capabilities):
             return False
     elif protocol_version != "2025-11-25":
         return False
-    elicitation = (client_capabilities or {}).get("elicitation")
-    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    return supports_url(client_capabilities)  # elicitation.url declared (code/elicitation.py)
