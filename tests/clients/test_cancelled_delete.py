@@ -13,7 +13,7 @@ import time
 import anyio
 import mcp.types as types
 import pytest
-from clients_support import REPO, require_node, run_driver, scenario
+from clients_support import REPO, run_driver, scenario
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
@@ -88,9 +88,9 @@ async def test_python_sdk_timeout_cancels_the_delete_and_nothing_is_deleted(tree
 
 # -- the official TypeScript SDK ---------------------------------------------------------------
 @pytest.mark.parametrize("sdk, how", [("v1", "timeout"), ("v1", "abort"), ("v2", "timeout")])
-def test_typescript_sdk_cancel_deletes_nothing_and_gets_no_response(tree, trace, tmp_path,
+def test_typescript_sdk_cancel_deletes_nothing_and_gets_no_response(node, tree, trace,
+                                                                   tmp_path,
                                                                    sdk, how):
-    require_node()
     snapshot = tree.snapshot()
     give_up = {"timeoutMs": CLIENT_GIVES_UP * 1000} if how == "timeout" \
         else {"abortAfterMs": CLIENT_GIVES_UP * 1000}

@@ -19,7 +19,6 @@ from clients_support import (
     REPO,
     Driver,
     complete_setup_page,
-    require_node,
     run_driver,
     scenario,
     text_of,
@@ -52,8 +51,7 @@ def setup_steps():
 @pytest.mark.timeout(PAGE_AFTER + 180)
 @pytest.mark.parametrize("sdk", ["v1", "v2"])
 def test_a_setup_finished_after_the_client_timeout_ends_configured_with_no_error(
-        tree, trace, tmp_path, sdk):
-    require_node()
+        node, tree, trace, tmp_path, sdk):
     driver = Driver(scenario(sdk=sdk, serve=SERVE, trace=trace, roots=[tree.notes],
                              elicitation=BOTH_MODES, answers=[{"action": "accept"}],
                              steps=setup_steps()), tmp_path, timeout=PAGE_AFTER + 120)
@@ -81,9 +79,8 @@ def test_a_setup_finished_after_the_client_timeout_ends_configured_with_no_error
     assert report.data["clientErrors"] == []
 
 
-def test_accepting_and_never_opening_the_page_is_answered_within_the_bound(tree, trace,
+def test_accepting_and_never_opening_the_page_is_answered_within_the_bound(node, tree, trace,
                                                                            tmp_path):
-    require_node()
     report = run_driver(scenario(serve=SERVE, trace=trace, roots=[tree.notes],
                                  elicitation=BOTH_MODES, answers=[{"action": "accept"}],
                                  steps=[{"op": "callTool", "name": "notes_setup"},
@@ -94,9 +91,8 @@ def test_accepting_and_never_opening_the_page_is_answered_within_the_bound(tree,
     assert report.received("notifications/elicitation/complete") == []
 
 
-def test_a_setup_that_still_waits_reports_progress_to_a_client_that_asked(tree, trace,
+def test_a_setup_that_still_waits_reports_progress_to_a_client_that_asked(node, tree, trace,
                                                                           tmp_path):
-    require_node()
     report = run_driver(scenario(serve=["--demo-url-guard", "--setup-wait", "3"], trace=trace,
                                  roots=[tree.notes], elicitation=BOTH_MODES,
                                  answers=[{"action": "accept"}],
@@ -133,8 +129,8 @@ async def test_python_sdk_sync_before_setup_raises_url_elicitation_required(tree
     assert needed.url.startswith("http://127.0.0.1:")
 
 
-def test_typescript_sdk_sync_before_setup_gets_minus_32042_with_the_url(tree, trace, tmp_path):
-    require_node()
+def test_typescript_sdk_sync_before_setup_gets_minus_32042_with_the_url(node, tree, trace,
+                                                                      tmp_path):
     report = run_driver(scenario(serve=["--demo-url-guard"], trace=trace, roots=[tree.notes],
                                  elicitation=BOTH_MODES,
                                  steps=[{"op": "callTool", "name": "notes_sync"}]), tmp_path)
@@ -146,8 +142,7 @@ def test_typescript_sdk_sync_before_setup_gets_minus_32042_with_the_url(tree, tr
 
 
 @pytest.mark.anyio
-async def test_python_sdk_sync_at_2026_07_28_is_input_required_without_elicitation_id(
-        tree, trace):
+async def test_python_sdk_sync_at_2026_07_28_is_input_required_without_elicitation_id(tree, trace):
     seen = []
     async with python_client(tree, trace, "--demo-url-guard", mode="auto", seen=seen) as client:
         await client.call_tool("notes_sync", {})
