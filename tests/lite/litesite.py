@@ -300,8 +300,9 @@ def run_cell(page, target) -> None:
 
 
 def output_text(target) -> str:
-    area = target.locator(".jp-OutputArea")
-    return area.inner_text() if area.count() else ""
+    """The text of the cell's outputs (an Output widget inside nests its own output area)."""
+    area = target.locator(".jp-Cell-outputArea")
+    return area.first.inner_text() if area.count() else ""
 
 
 def error_text(target) -> str:

@@ -73,8 +73,9 @@ def test_probe_answers_a_form_with_real_clicks(lite_page):
 
     run_cell(page, "PROBE:imports")
     shown = wait_output(page, "PROBE:imports", "PROBE-IMPORT")
+    # mcp_ui is a module or a package (lessons/mcp_ui.py or lessons/mcp_ui/__init__.py)
     assert ("PROBE-IMPORT /a/b | /drive/probe | /drive/code/roots.py | "
-            "/drive/lessons/mcp_ui.py") in shown
+            "/drive/lessons/mcp_ui") in shown
 
     run_cell(page, "PROBE:form")
     form = cell(page, "PROBE:form")
@@ -82,6 +83,7 @@ def test_probe_answers_a_form_with_real_clicks(lite_page):
     form.locator(".widget-dropdown select").select_option("note-14")
     form.locator("button.jupyter-button", has_text="Aceptar").click()
     assert "PROBE-RESULT note-14 /notas/note-14" in wait_output(page, form, "PROBE-RESULT")
+    assert "PROBE-PRINTED note-14" in wait_output(page, form, "PROBE-PRINTED")
 
     run_cell(page, "PROBE:after")
     assert "PROBE-AFTER True note-14" in wait_output(page, "PROBE:after", "PROBE-AFTER")
@@ -100,5 +102,5 @@ def test_course_imports_without_a_service_worker(lite_page):
     run_cell(page, "PROBE:imports")
     shown = wait_output(page, "PROBE:imports", "PROBE-IMPORT")
     assert ("PROBE-IMPORT /a/b | /home/pyodide/curso/lessons | "
-            "/home/pyodide/curso/code/roots.py | /home/pyodide/curso/lessons/mcp_ui.py") in shown
+            "/home/pyodide/curso/code/roots.py | /home/pyodide/curso/lessons/mcp_ui") in shown
     assert_stayed_on_the_machine(lite_page)
