@@ -35,10 +35,15 @@ def code_cells(name: str) -> list:
     return [c for c in read(name).cells if c.cell_type == "code"]
 
 
+# A kernel in lessons/ finds mcp_ui there, and mcp_ui puts code/ on the path; the tests import
+# code/'s modules (client, demo...) directly too.
+for _folder in (REPO / "code", LESSONS):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
+
 def import_mcp_ui():
-    """The notebooks' UI module, imported the way a kernel in lessons/ imports it."""
-    if str(LESSONS) not in sys.path:
-        sys.path.insert(0, str(LESSONS))
+    """The notebooks' UI package, imported the way a kernel in lessons/ imports it."""
     import mcp_ui
 
     return mcp_ui

@@ -1,14 +1,20 @@
-"""The notebooks' client UI (lessons/mcp_ui.py), without a browser: widgets are plain objects
-here, a click is `button.click()`, and the event loop is asyncio's."""
+"""The notebooks' client UI (lessons/mcp_ui/), without a browser: widgets are plain objects
+here, a click is `button.click()`, and the event loop is asyncio's. The lab's server runs in
+this process (the same core as `main.py serve`), so every test drives the real wire."""
 
 from __future__ import annotations
 
 import asyncio
-import os
+import socket
+import subprocess
+import threading
 
 import ipywidgets as w
 import pytest
 from notebook_helpers import import_mcp_ui
+
+import client
+from demo import LESSON_NOTES
 
 ui = import_mcp_ui()
 
@@ -43,19 +49,33 @@ def in_loop(coro_fn):
 
 
 def texts(widget) -> str:
-    """All the visible text of a widget tree (descriptions, HTML, option labels)."""
+    """All the visible text of a widget tree, in order (descriptions, HTML, option labels)."""
     parts = []
-    stack = [widget]
-    while stack:
-        node = stack.pop()
-        for attr in ("description", "value", "placeholder"):
-            value = getattr(node, attr, None)
-            if isinstance(value, str):
-                parts.append(value)
-        if hasattr(node, "options"):
-            parts += [str(o[0] if isinstance(o, tuple) else o) for o in node.options]
-        stack += list(getattr(node, "children", ()))
+    for attr in ("description", "value", "placeholder"):
+        value = getattr(widget, attr, None)
+        if isinstance(value, str):
+            parts.append(value)
+    if hasattr(widget, "options"):
+        parts += [str(o[0] if isinstance(o, tuple) else o) for o in widget.options]
+    parts += [texts(child) for child in getattr(widget, "children", ())]
     return "\n".join(parts)
+
+
+async def until(condition, timeout=10.0):
+    """Let the loop run until `condition()` holds."""
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")
+
+
+def sent(conn, method):
+    return [m for d, m in conn.frames if d == "→" and m.get("method") == method]
+
+
+def received(conn, method):
+    return [m for d, m in conn.frames if d == "←" and m.get("method") == method]
 
 
 # -- the form ---------------------------------------------------------------------------------
@@ -66,7 +86,6 @@ def test_form_draws_one_field_per_property_with_the_right_widget():
         assert kinds == {"nombre": "Text", "correo": "Text", "desde": "DatePicker",
                          "edad": "Text", "nota": "Text", "avisos": "Checkbox",
                          "plan": "RadioButtons", "color": "RadioButtons", "dias": "VBox"}
-        return form
     in_loop(go)
 
 
@@ -150,11 +169,20 @@ def test_legacy_enum_names_are_used_as_labels():
         == [("A", "a"), ("B", "b")]
 
 
+def test_check_form_gives_the_servers_verdict(capsys):
+    assert ui.check_form("¿Entorno?", {"type": "object", "properties": {
+        "entorno": {"type": "string", "enum": ["a", "b"]}}})
+    assert not ui.check_form("Dame acceso.", {"type": "object", "properties": {
+        "api_key": {"type": "string"}}})
+    out = capsys.readouterr().out
+    assert "✓ El servidor lo enviaría" in out and "✗ El servidor se niega a enviarlo" in out
+
+
 # -- the URL consent dialog -------------------------------------------------------------------
-def consent(url):
+def consent(url, **options):
     async def go():
         return ui.ConsentDialog({"mode": "url", "message": "Conecta", "url": url,
-                                 "elicitationId": "e1"})
+                                 "elicitationId": "e1"}, **options)
     return in_loop(go)
 
 
@@ -180,51 +208,92 @@ def test_consent_does_not_warn_about_plain_http_on_loopback():
     assert consent("http://127.0.0.1:8123/connect?elicitation=e1").warnings == []
 
 
+def test_consent_says_where_the_page_will_open():
+    assert "verás un enlace" in consent("http://127.0.0.1:1/connect").html.value
+    inline = consent("http://notas-sync.localhost/connect", opens="inline").html.value
+    assert "simulación de esa página" in inline
+
+
 def test_the_page_link_appears_only_after_consent():
     async def go():
-        user = ui.WidgetUser(ui.CallPanel(visible=False), asyncio.get_running_loop())
+        user = ui.WidgetUser(ui.CallPanel(visible=False))
         url = "http://127.0.0.1:9/connect?elicitation=e1"
-        task = asyncio.ensure_future(user.ask({"mode": "url", "message": "m", "url": url,
-                                               "elicitationId": "e1"}))
+        task = asyncio.ensure_future(user.elicit({"mode": "url", "message": "m", "url": url,
+                                                  "elicitationId": "e1"}))
         await asyncio.sleep(0)
         assert "href" not in texts(user.panel.box)
-        dialog = user._open[-1]
-        dialog.buttons["accept"].click()
+        user._open[-1].buttons["accept"].click()
         assert await task == {"action": "accept"}
         assert "href" not in texts(user.panel.box)
-        await user.show_link(url)
+        await user.open_url(url)
         assert f'href="{url}"' in texts(user.panel.box)
     in_loop(go)
 
 
-# -- the user inside a real call ------------------------------------------------------------
+# -- the lab, in this process -----------------------------------------------------------------
 @pytest.fixture
 def lab(monkeypatch):
     monkeypatch.delenv("LESSON_USER", raising=False)
     monkeypatch.delenv("LESSON_KEEP_LAB", raising=False)
+    monkeypatch.delenv("LESSON_KERNEL", raising=False)
     notes = ui.NotesLab(quiet=True)
     yield notes
     notes.close()
 
 
-def test_a_call_stays_paused_until_the_form_is_answered(lab, capsys):
+@pytest.fixture
+def lite_lab(monkeypatch):
+    """A lab that behaves as in JupyterLite: calls do not wait for clicks, inline page."""
+    monkeypatch.delenv("LESSON_USER", raising=False)
+    monkeypatch.delenv("LESSON_KEEP_LAB", raising=False)
+    notes = ui.NotesLab(quiet=True, kernel=ui.env.JUPYTERLITE)
+    yield notes
+    notes.close()
+
+
+@pytest.fixture
+def no_thread_process_or_socket(monkeypatch):
+    """What Pyodide lacks, made to fail loudly here."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("JupyterLite cannot do this")
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    for use in ("bind", "listen", "connect", "connect_ex"):  # the loop's own pipe may stay
+        monkeypatch.setattr(socket.socket, use, refuse)
+
+
+def test_the_lab_starts_with_the_lessons_notes(lab):
+    assert sorted(lab.snapshot().values()) == sorted(n[2] for n in LESSON_NOTES)
+
+
+def test_in_jupyterlab_the_server_runs_in_the_kernel_and_the_page_is_a_real_local_page(lab):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_setup", simulate=True, scripted=[{"action": "decline"}],
+                        echo=False)
+        return conn
+    conn = in_loop(go)
+    assert conn.server.config.setup_page == "http" and conn.server.config.demo_url_guard
+    assert conn.last_url().startswith("http://127.0.0.1:")
+    assert conn.page_visits() == 0
+
+
+def test_a_call_stays_paused_until_the_form_is_answered(lab):
     async def go():
         conn = await lab.connect(quiet=True)
         call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
                                                scripted=[TPS]))  # ignored: nobody scripted
-        while not conn.user._open:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(1.0)
+        await until(lambda: conn.user._open)
+        await asyncio.sleep(0.5)
         assert not call.done(), "the call finished without an answer"
         assert "Notas/tps-2024.md" in lab.snapshot()
         form = conn.user._open[-1]
         form.fill({"note_id": "note-14", "confirm": True})
         form.buttons["accept"].click()
-        result = await call
-        return result, lab.snapshot()
-    result, after = in_loop(go)
+        return await call
+    result = in_loop(go)
     assert not result.is_error and result.data["deleted"]["id"] == "note-14"
-    assert "Notas/tps-2025.md" not in after and "Notas/tps-2024.md" in after
+    assert "Notas/tps-2025.md" not in lab.snapshot() and "Notas/tps-2024.md" in lab.snapshot()
 
 
 def test_the_scripted_user_plays_its_answers_through_the_form(lab, monkeypatch):
@@ -233,14 +302,38 @@ def test_the_scripted_user_plays_its_answers_through_the_form(lab, monkeypatch):
     async def go():
         conn = await lab.connect(quiet=True)
         result = await conn.call("notes_delete", {"title": "TPS report"}, scripted=[TPS])
-        form = conn.user.history[-1]
         status = [d for d in conn.user.panel.box.children if isinstance(d, w.VBox)][0]
-        return result, form, texts(status)
+        return result, conn.user.history[-1], texts(status)
     result, (params, answer), shown = in_loop(go)
     assert result.data["deleted"]["id"] == "note-7"
     assert answer == TPS and params["requestedSchema"]["required"] == ["note_id", "confirm"]
     assert "Usuario simulado (LESSON_USER=scripted)" in shown
     assert "Notas/tps-2024.md" not in lab.snapshot()
+
+
+def test_scripted_answers_the_form_refuses_are_sent_as_cancel(lab):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True, echo=False,
+                        scripted=[{"action": "accept", "content": {"note_id": "note-99",
+                                                                   "confirm": True}}])
+        return conn
+    conn = in_loop(go)
+    assert conn.last.questions[-1][1] == {"action": "cancel"}
+    assert [m["result"] for d, m in conn.frames[conn.last.frames[0]:] if d == "→"
+            and "action" in m.get("result", {})] == [{"action": "cancel"}]
+    assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_a_raw_answer_skips_the_form_and_the_server_still_refuses_it(lab):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        return await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                               echo=False, scripted=[ui.Raw({"action": "accept", "content": {
+                                   "note_id": "note-99", "confirm": True}})])
+    result = in_loop(go)
+    assert result.is_error and "no es una de las opciones" in result.text
+    assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
 
 
 def test_scripted_answers_are_ignored_without_lesson_user_scripted(monkeypatch):
@@ -252,33 +345,59 @@ def test_scripted_answers_are_ignored_without_lesson_user_scripted(monkeypatch):
 
 def test_a_form_left_open_when_the_call_ends_is_closed_with_cancel():
     async def go():
-        user = ui.WidgetUser(ui.CallPanel(visible=False), asyncio.get_running_loop())
-        task = asyncio.ensure_future(user.ask({"mode": "form", "message": "¿Cuál?",
-                                               "requestedSchema": {"type": "object",
-                                                                   "properties": {}}}))
+        user = ui.WidgetUser(ui.CallPanel(visible=False))
+        task = asyncio.ensure_future(user.elicit({"mode": "form", "message": "¿Cuál?",
+                                                  "requestedSchema": {"type": "object",
+                                                                      "properties": {}}}))
         await asyncio.sleep(0)
         user.end("La llamada terminó")
-        result = await task
-        return result, user
+        return await task, user
     result, user = in_loop(go)
     assert result == {"action": "cancel"}
     assert "La llamada terminó" in texts(user.panel.box)
 
 
-def test_interrupting_the_cell_sends_cancel_and_deletes_nothing(lab):
+def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab):
     async def go():
         conn = await lab.connect(quiet=True)
-        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
-                                               echo=False))
-        while not conn.user._open:
-            await asyncio.sleep(0.05)
+        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"}))
+        await until(lambda: conn.user._open)
+        form = conn.user._open[-1]
+        question = received(conn, "elicitation/create")[-1]["id"]
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        await asyncio.sleep(0.5)
-        return conn.user.history
-    history = in_loop(go)
-    assert history[-1][1] == {"action": "cancel"}
+        await until(lambda: received(conn, "notifications/cancelled"))
+        await asyncio.sleep(0.05)
+        return conn, form, question
+    conn, form, question = in_loop(go)
+    call_id = sent(conn, "tools/call")[-1]["id"]
+    assert [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")] == [call_id]
+    assert [m["params"]["requestId"] for m in received(conn, "notifications/cancelled")] \
+        == [question]
+    assert form.answered and all(b.disabled for b in form.buttons.values())
+    shown = texts(conn.last.panel.box)
+    assert "Detuviste la celda" in shown and "notifications/cancelled" in shown
+    assert "cancelled by the client" in shown  # the server's own log line, under the call
+    assert not [m for d, m in conn.frames if d == "→" and m.get("id") == question
+                and "method" not in m]  # a withdrawn question gets no answer
+    assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_a_form_the_server_withdraws_closes_with_a_note(lab):
+    async def go():
+        conn = await lab.connect(quiet=True, elicit_timeout=0.3)
+        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
+                                               echo=False))
+        await until(lambda: conn.user._open)
+        form = conn.user._open[-1]
+        return await call, form, conn
+    result, form, conn = in_loop(go)
+    assert result.text == "Nadie respondió a tiempo; no hice nada."
+    assert form.answered and "El servidor retiró esta pregunta" in form.status.value
+    assert "Nadie respondió a tiempo." in form.status.value
+    assert not [m for d, m in conn.frames if d == "→" and "result" in m
+                and "action" in m["result"]]  # nothing was answered for the withdrawn form
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
 
 
@@ -293,18 +412,34 @@ def test_url_flow_completes_with_the_scripted_user_and_browser(lab, monkeypatch,
     conn = in_loop(go)
     assert "✓ Consentimiento → página" in capsys.readouterr().out
     assert conn.page_visits() == 1
-    assert any(m.get("method") == "notifications/elicitation/complete" for _, m in conn.frames)
+    assert received(conn, "notifications/elicitation/complete")
+
+
+def test_declining_in_the_browser_configures_nothing(lab):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        return await conn.call("notes_setup", simulate=True, browser="deny", echo=False,
+                               scripted=[{"action": "accept"}])
+    result = in_loop(go)
+    assert result.data == {"status": "not_configured", "reason": "denied"}
 
 
 def test_close_stops_the_servers_and_removes_the_practice_folder(monkeypatch):
     monkeypatch.delenv("LESSON_KEEP_LAB", raising=False)
+    monkeypatch.delenv("LESSON_KERNEL", raising=False)
     notes = ui.NotesLab(quiet=True)
 
     async def go():
-        return await notes.connect(quiet=True)
+        conn = await notes.connect(quiet=True)
+        await conn.call("notes_setup", simulate=True, scripted=[{"action": "decline"}],
+                        echo=False)
+        return conn
     conn = in_loop(go)
+    url = conn.last_url()
+    assert client.http_fetch(url).get("status") == 200  # the page answers while it runs
     notes.close()
-    assert conn.process.poll() is not None
+    assert "error" in client.http_fetch(url)  # and no longer listens
+    assert conn.server not in ui.pages.PAGES.servers
     assert not notes.base.exists()
 
 
@@ -317,53 +452,130 @@ def test_check_fails_the_cell_only_in_unattended_runs(monkeypatch, capsys):
         ui.check(False, "bien", "mal")
 
 
-# -- transcripts ------------------------------------------------------------------------------
-@pytest.mark.parametrize("direction,msg,expected", [
-    ("→", {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-           "params": {"name": "notes_delete", "arguments": {"title": "TPS report"}}},
-     'C→S #3 tools/call notes_delete {"title":"TPS report"}'),
-    ("←", {"jsonrpc": "2.0", "id": 2, "method": "elicitation/create",
-           "params": form_params({"type": "object", "required": ["a"],
-                                  "properties": {"a": {"type": "boolean"}, "b": {
-                                      "type": "string"}}}, "¿Seguro?")},
-     "S→C #2 elicitation/create [form] «¿Seguro?» campos: a*, b"),
-    ("→", {"jsonrpc": "2.0", "id": 2, "result": {"action": "decline"}}, "C→S #2 ⤷ decline"),
-    ("←", {"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
-           "params": {"elicitationId": "abcdefghijklmnop"}},
-     "S→C notifications/elicitation/complete elicitationId=abcdefghij…"),
-    ("←", {"jsonrpc": "2.0", "id": 4, "result": {
-        "resultType": "input_required", "requestState": "v1.abcdefghijklmnopq",
-        "inputRequests": {"roots": {"method": "roots/list"}}}},
-     "S→C #4 ⤷ input_required {roots: roots/list} requestState=v1.abcdefghi…"),
-    ("←", {"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid"}},
-     "S→C #5 ⤷ error -32602: Invalid"),
-])
-def test_each_frame_is_summarized_on_one_line(direction, msg, expected):
-    assert ui.summarize_frame(direction, msg) == expected
+def test_connect_reports_the_equivalent_serve_command_with_configs_defaults(lab, capsys):
+    async def go():
+        return await lab.connect(solution="soluciones/", sdk_version="1.23.0")
+    in_loop(go)
+    out = capsys.readouterr().out
+    assert "Servidor: en este kernel, como `python code/main.py serve --demo-url-guard " \
+        "--setup-wait 45 --solution soluciones/ --sdk-version 1.23.0`" in out
+    assert "--setup-wait" not in " ".join(lab.server_argv(setup_wait=10.0))
+    assert ui.lab.Config().setup_wait == 10.0
 
 
-def test_the_sdk_elicitation_callback_returns_the_widget_answer(monkeypatch):
+# -- JupyterLite: a waiting cell gets no click, so calls return while a dialog waits ----------
+def test_in_jupyterlite_a_call_returns_while_the_form_waits_and_the_click_completes_it(
+        lite_lab, capsys, no_thread_process_or_socket):
+    async def go():
+        conn = await lite_lab.connect(quiet=True)
+        early = await conn.call("notes_delete", {"title": "TPS report"})
+        assert early.pending and conn.waiting()
+        assert "Notas/tps-2024.md" in lite_lab.snapshot()
+        lite_lab.check_chosen_note_deleted(conn)
+        await conn.read_handles()
+        again = await conn.call("notes_list")
+        assert again.pending
+        form = conn.user._open[-1]
+        form.fill({"note_id": "note-7", "confirm": True})
+        form.press("accept")  # the click, once the cell has ended
+        await until(lambda: not conn.waiting())
+        lite_lab.check_chosen_note_deleted(conn)
+        return conn, early
+    conn, early = in_loop(go)
+    out = capsys.readouterr().out
+    assert out.count("responde primero al formulario de arriba y vuelve a ejecutar esta "
+                     "celda") == 3
+    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in out
+    assert "« ✓ Borrada la nota note-7" not in out  # the cell had ended: not printed...
+    assert "« ✓ Borrada la nota note-7" in texts(conn.last.panel.box)  # ...but in the panel
+    assert [m["params"]["name"] for m in sent(conn, "tools/call")] == ["notes_delete"]
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_posts(
+        lite_lab, protocol, capsys, no_thread_process_or_socket):
+    async def go():
+        conn = await lite_lab.connect(protocol, quiet=True)
+        assert (await conn.call("notes_setup")).pending
+        conn.user._open[-1].press("accept")
+        await until(lambda: any("mcp-simulated-page" in c._dom_classes
+                                for c in conn.last.panel.box.children))
+        page = next(c for c in conn.last.panel.box.children
+                    if "mcp-simulated-page" in c._dom_classes)
+        assert "Simulación" in texts(page) and "Notas Sync" in texts(page)
+        assert conn.waiting()
+        next(b for b in page.children[1].children if b.description == "Autorizar").click()
+        if protocol == "2026-07-28":  # no completion notice: the person says when
+            await until(lambda: any(isinstance(c, w.Button) for c in
+                                    conn.last.panel.box.children))
+            assert conn.waiting()
+            [b for b in conn.last.panel.box.children if isinstance(b, w.Button)][-1].click()
+        await until(lambda: not conn.waiting())
+        lite_lab.check_url_flow(conn) if protocol == "2025-11-25" else None
+        return conn, texts(page)
+    conn, page = in_loop(go)
+    assert conn.last.result.data == {"status": "configured"}
+    assert "Notas Sync quedó autorizado" in page
+    assert conn.last_url().startswith("http://notas-sync.localhost/connect?elicitation=")
+    assert conn.page_visits() == 1
+    if protocol == "2025-11-25":
+        assert "✓ Consentimiento → página" in capsys.readouterr().out
+        assert "Llegó <code>notifications/elicitation/complete" \
+            in texts(conn.last.panel.box)
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_scripted_runs_answer_at_once_in_jupyterlite_too(lite_lab, monkeypatch, protocol,
+                                                         no_thread_process_or_socket):
+    monkeypatch.setenv("LESSON_USER", "scripted")
+
+    async def go():
+        conn = await lite_lab.connect(protocol, quiet=True)
+        deleted = await conn.call("notes_delete", {"title": "TPS report"}, scripted=[TPS])
+        setup = await conn.call("notes_setup", scripted=[{"action": "accept"}])
+        return deleted, setup
+    deleted, setup = in_loop(go)
+    assert not deleted.pending and deleted.data["deleted"]["id"] == "note-7"
+    assert setup.data == {"status": "configured"}
+
+
+def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
+        lite_lab, capsys, no_thread_process_or_socket):
+    async def go():
+        first = await lite_lab.connect(quiet=True)
+        await first.call("notes_setup", simulate=True, scripted=[{"action": "accept"}])
+        other = await lite_lab.connect(quiet=True)
+        await other.call("notes_setup", simulate=True, scripted=[{"action": "decline"}])
+        used, pending = first.last_url(), other.last_url()
+        capsys.readouterr()
+        ui.open_page(used)
+        assert ui.submit_page(pending, state="inventado") == 400
+        ui.open_page(pending.replace("elicitation=", "elicitation=otro"))
+        assert ui.submit_page(pending) == 200  # the real state, taken from the page
+        await until(lambda: received(other, "notifications/elicitation/complete"))
+    in_loop(go)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "HTTP 410: Enlace no válido este enlace ya se usó."
+    assert out[1].startswith("POST → HTTP 400: No se pudo completar el estado no coincide")
+    assert out[2] == "HTTP 410: Enlace no válido enlace desconocido."
+    assert out[3].startswith("POST → HTTP 200: Hecho Listo: Notas Sync quedó autorizado")
+
+
+# -- the official SDK ------------------------------------------------------------------------
+def test_the_sdk_elicitation_callback_returns_the_widget_answer():
     import mcp.types as types
 
-    monkeypatch.setenv("LESSON_USER", "scripted")
     params = types.ElicitRequestFormParams(
         message="¿Cuál?", requested_schema={"type": "object", "required": ["n"], "properties": {
             "n": {"type": "string", "oneOf": [{"const": "a", "title": "A"}]}}})
 
     async def go():
         user = ui.WidgetUser(ui.CallPanel(visible=False))
-        user.script = [{"action": "accept", "content": {"n": "a"}}]
+        user.begin(user.panel, [{"action": "accept", "content": {"n": "a"}}])
         return await user.sdk_elicitation(None, params)
     result = in_loop(go)
     assert isinstance(result, types.ElicitResult)
     assert (result.action, result.content) == ("accept", {"n": "a"})
-
-
-def test_importing_the_module_puts_code_on_the_path_and_prepares_soluciones():
-    assert os.path.isdir(ui.SOLUTIONS) and ui.SOLUTIONS.name == "soluciones"
-    import roots
-
-    assert os.path.dirname(roots.__file__) == str(ui.CODE)
 
 
 def test_the_sdk_client_waits_for_the_widget_click(lab):
@@ -375,8 +587,7 @@ def test_the_sdk_client_waits_for_the_widget_click(lab):
                           elicitation_callback=user.sdk_elicitation,
                           list_roots_callback=lab.sdk_roots(["Notas"])) as sdk:
             call = asyncio.ensure_future(sdk.call_tool("notes_delete", {"title": "TPS report"}))
-            while not user._open:
-                await asyncio.sleep(0.05)
+            await until(lambda: user._open)
             await asyncio.sleep(0.5)
             assert not call.done()
             form = user._open[-1]
@@ -392,24 +603,22 @@ def test_at_2026_07_28_the_url_flow_waits_for_i_am_done_then_retries(lab):
     async def go():
         conn = await lab.connect("2026-07-28", quiet=True)
         call = asyncio.ensure_future(conn.call("notes_setup", echo=False))
-        while not conn.user._open:
-            await asyncio.sleep(0.05)
+        await until(lambda: conn.user._open)
         conn.user._open[-1].buttons["accept"].click()
-        while not any(isinstance(b, w.Button) and b.description == "Ya terminé en la página"
-                      for b in conn.user.panel.box.children):
-            await asyncio.sleep(0.05)
-        retries_before = sum(m.get("method") == "tools/call" for _, m in conn.frames)
-        await asyncio.to_thread(ui.submit_page, conn.last_url())
+        await until(lambda: any(isinstance(b, w.Button) and b.description ==
+                                "Ya terminé en la página" for b in conn.user.panel.box.children))
+        retries_before = len(sent(conn, "tools/call"))
+        assert ui.submit_page(conn.last_url()) == 200
         await asyncio.sleep(0.3)
         assert not call.done(), "the client retried before the user said they were done"
-        assert sum(m.get("method") == "tools/call" for _, m in conn.frames) == retries_before
-        done = [b for b in conn.user.panel.box.children if isinstance(b, w.Button)][-1]
-        done.click()
+        assert len(sent(conn, "tools/call")) == retries_before
+        [b for b in conn.user.panel.box.children if isinstance(b, w.Button)][-1].click()
         return await call
     result = in_loop(go)
     assert result.data == {"status": "configured"}
 
 
+# -- the learner's solution runs in the kernel ------------------------------------------------
 CRASHING = '''from extension import Extension
 
 extension = Extension()
@@ -445,3 +654,50 @@ def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
         await lab.connect(solution=str(solution), quiet=True)
     in_loop(go)
     assert "⚠ No se cargó roto.py: SyntaxError en la línea 2" in capsys.readouterr().out
+
+
+# -- transcripts ------------------------------------------------------------------------------
+@pytest.mark.parametrize("direction,msg,expected", [
+    ("→", {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+           "params": {"name": "notes_delete", "arguments": {"title": "TPS report"}}},
+     'C→S #3 tools/call notes_delete {"title":"TPS report"}'),
+    ("←", {"jsonrpc": "2.0", "id": 2, "method": "elicitation/create",
+           "params": form_params({"type": "object", "required": ["a"],
+                                  "properties": {"a": {"type": "boolean"}, "b": {
+                                      "type": "string"}}}, "¿Seguro?")},
+     "S→C #2 elicitation/create [form] «¿Seguro?» campos: a*, b"),
+    ("→", {"jsonrpc": "2.0", "id": 2, "result": {"action": "decline"}}, "C→S #2 ⤷ decline"),
+    ("←", {"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+           "params": {"elicitationId": "abcdefghijklmnop"}},
+     "S→C notifications/elicitation/complete elicitationId=abcdefghij…"),
+    ("←", {"jsonrpc": "2.0", "id": 4, "result": {
+        "resultType": "input_required", "requestState": "v1.abcdefghijklmnopq",
+        "inputRequests": {"roots": {"method": "roots/list"}}}},
+     "S→C #4 ⤷ input_required {roots: roots/list} requestState=v1.abcdefghi…"),
+    ("←", {"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid"}},
+     "S→C #5 ⤷ error -32602: Invalid"),
+])
+def test_each_frame_is_summarized_on_one_line(direction, msg, expected):
+    assert ui.summarize_frame(direction, msg) == expected
+
+
+# -- check my work ---------------------------------------------------------------------------
+def test_revisar_says_so_where_no_checks_can_run(monkeypatch, tmp_path):
+    (tmp_path / "ejercicio2.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(ui.review, "runner", None)  # a kernel without processes
+    review = ui.revisar("ejercicio2", folder=tmp_path)
+    assert review.score is None and "no puede ejecutar el corrector" in review.problem
+
+
+def test_revisar_takes_its_verdict_from_the_runner_plugged_in(monkeypatch, tmp_path):
+    (tmp_path / "ejercicio2.py").write_text("x = 1\n", encoding="utf-8")
+    asked = []
+
+    def runner(exercise, folder, timeout):
+        asked.append((exercise, folder))
+        return ('{"score": 2, "max_score": 3, "tests": [{"name": "t", "score": 2, '
+                '"max_score": 3, "status": "failed", "output": "casi"}]}\n', "")
+    monkeypatch.setattr(ui.review, "runner", runner)
+    review = ui.revisar("ejercicio2", folder=tmp_path)
+    assert asked == [("ejercicio2", tmp_path)]
+    assert review.summary() == "ejercicio2: 2 de 3 puntos" and review.tests[0]["output"] == "casi"

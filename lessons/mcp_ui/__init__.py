@@ -1,0 +1,47 @@
+"""The notebook side of the lesson: an MCP client with an ipywidgets user interface.
+
+Every notebook in lessons/ does `import mcp_ui as ui` and uses what is re-exported here:
+
+    lab = ui.NotesLab()                   # a temporary notes folder (removed at the end)
+    conn = await lab.connect()            # a NotesServer in this kernel + the lesson's client
+    await conn.call("notes_delete", {"title": "TPS report"},
+                    scripted=[{"action": "accept", "content": {...}}])
+    conn.transcript(last_call=True)       # the frames that crossed, one line each
+    ui.revisar("ejercicio2")              # runs the grader on soluciones/ and shows feedback
+
+Who answers the server's questions (forms and URL consents): the learner, in the cell (the
+call waits for the click; in JupyterLite, where a waiting cell cannot get clicks, it returns
+and finishes in its panel); with LESSON_USER=scripted (what `make test` sets), or
+`simulate=True` on one call, a scripted user plays the answers listed in `scripted=[...]`
+through the same widgets.
+
+One file per job: forms.py (the form widget), consent.py (the URL consent), users.py (who
+answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
+checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
+review.py (check my work), recap.py (quiz and code tour). env.py says where things are and
+what the kernel can do; importing the package only puts code/ on sys.path.
+
+Deliberate simplifications: the same process runs the kernel, the server and the learner's
+solution (the grader isolates solutions; this is a practice lab).
+"""
+
+from . import env  # noqa: F401  (first: it puts code/ on sys.path for the modules below)
+from .checks import GUARD_CASES, check
+from .consent import ConsentDialog, preview_consent
+from .env import CODE, LESSONS, REPO, SOLUTIONS, Kernel, current_kernel, scripted_mode
+from .forms import ElicitationForm, FormField, check_form, options_of
+from .lab import NotesLab
+from .lab_client import CallRecord, LabClient, ToolResult
+from .pages import SimulatedPage, open_page, submit_page
+from .recap import code_tour, quiz
+from .review import Review, revisar
+from .transcript import peek_state, side_by_side, summarize_frame
+from .users import CallPanel, Raw, WidgetUser
+
+__all__ = [
+    "CODE", "GUARD_CASES", "LESSONS", "REPO", "SOLUTIONS", "CallPanel", "CallRecord",
+    "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NotesLab", "Raw",
+    "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
+    "current_kernel", "open_page", "options_of", "peek_state", "preview_consent", "quiz",
+    "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",
+]

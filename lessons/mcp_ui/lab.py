@@ -1,0 +1,226 @@
+"""The lab: a private notes folder for one notebook, and the connections it opened.
+
+    lab = NotesLab()                   # Notas/, Notas-privadas/, Trabajo/ with the lesson's notes
+    conn = await lab.connect()         # a NotesServer in this kernel + the lesson's client
+    lab.show("Notas"); lab.snapshot()  # what is on disk
+    lab.close()                        # stop every server and delete the folder
+
+Notas-privadas/ shares a prefix with Notas/ and is never shared; Trabajo/ is shared later.
+The notes are `demo.LESSON_NOTES`. The first NotesLab also creates lessons/soluciones/ (the
+`%%writefile soluciones/...` cells need it) and closes every lab when the kernel exits.
+`stdio_server` starts the same server as a process for the official SDK's `stdio_client`
+(notebook 5: CPython only), with `server_argv`.
+
+Environment: LESSON_KEEP_LAB (any value) makes `close()` keep the folder (the browser tests
+inspect it on disk).
+
+Deliberate simplifications: each connection has a server of its own (like a process each), so
+what one server remembers (a configured sync) is not seen by another.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import store
+from demo import LESSON_NOTES, write_lesson_notes
+from protocol import LATEST_HANDSHAKE
+from roots import path_to_uri
+from server import MAX_SETUP_WAIT, Config
+
+from . import checks
+from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path
+from .lab_client import LabClient
+from .pages import PAGES
+from .users import CallPanel, WidgetUser
+
+FOLDERS = ("Notas", "Notas-privadas", "Trabajo")
+_LABS: list[NotesLab] = []
+_closing_at_exit = False
+
+
+def note_body(note_id: str) -> str:
+    return f"Nota {note_id}.\n"
+
+
+class NotesLab:
+    def __init__(self, notes=LESSON_NOTES, quiet: bool = False, kernel=None):
+        _first_use()
+        self.kernel = kernel or current_kernel()  # env.Kernel: what this kernel can do
+        self.base = Path(tempfile.mkdtemp(prefix="notas-leccion-")).resolve()
+        self.clients: list[LabClient] = []
+        self._sdk_log = None
+        for folder in FOLDERS:
+            (self.base / folder).mkdir()
+        write_lesson_notes(str(self.base), notes, body=note_body)
+        _LABS.append(self)
+        if not quiet:
+            print(f"Carpeta de práctica: {self.base}  (en lo que sigue se muestra como …)")
+            self.show()
+
+    # -- paths -----------------------------------------------------------------------------
+    def path(self, *parts: str) -> str:
+        return str(self.base.joinpath(*parts))
+
+    def uri(self, *parts: str) -> str:
+        return path_to_uri(self.path(*parts))
+
+    def hide(self, text: str) -> str:
+        """Replace the temporary folder by … so that printed output does not change."""
+        for prefix in (str(self.base), path_to_uri(str(self.base))[len("file://"):]):
+            text = text.replace(prefix, "…")
+        return text
+
+    # -- what is on disk ------------------------------------------------------------------
+    def snapshot(self) -> dict:
+        """{relative path: note id} of every note file under the lab, archived ones too."""
+        found = {}
+        for path in sorted(self.base.rglob("*.md")):
+            note = store.read_note(str(path))
+            found[str(path.relative_to(self.base))] = note.id if note else "?"
+        return found
+
+    def show(self, *folders: str) -> None:
+        for folder in folders or FOLDERS:
+            names = sorted(p.name for p in (self.base / folder).glob("*.md"))
+            print(f"  📁 {folder}/: " + (", ".join(names) or "(vacía)"))
+            archived = self.base / folder / store.ARCHIVE_DIR
+            if archived.is_dir():
+                inside = sorted(p.name for p in archived.glob("*.md"))
+                print(f"     📦 {store.ARCHIVE_DIR}/: " + (", ".join(inside) or "(vacía)"))
+
+    def add_note(self, folder: str, name: str, note_id: str, title: str, created: str) -> None:
+        """Write one more note into the lab (folder relative to the lab)."""
+        write_lesson_notes(str(self.base), [(folder, name, note_id, title, created)],
+                           body=note_body)
+
+    def symlink(self, link: str, target: str) -> None:
+        """Create `link` (inside the lab) pointing at `target` (inside the lab)."""
+        os.symlink(self.path(*target.split("/")), self.path(*link.split("/")))
+
+    # -- servers and clients ----------------------------------------------------------------
+    def server_argv(self, solution=None, sdk_version=None, server_roots=(),
+                    setup_wait=None) -> list[str]:
+        """`python code/main.py serve ...` for this server (the demo's URL guard; a solution's
+        own url_mode_guard replaces it); options left at `server.Config`'s defaults are
+        left out."""
+        argv = [sys.executable, str(MAIN), "serve", "--demo-url-guard"]
+        if setup_wait is not None and setup_wait != Config().setup_wait:
+            argv += ["--setup-wait", f"{setup_wait:g}"]
+        if solution:
+            argv += ["--solution", str(solution_path(solution))]
+        if sdk_version is not None:
+            argv += ["--sdk-version", sdk_version]
+        for name in server_roots:
+            argv += ["--root", self.path(name)]
+        return argv
+
+    async def connect(self, protocol: str = LATEST_HANDSHAKE, *, roots=("Notas",),
+                      elicitation=None, solution=None, sdk_version=None, server_roots=(),
+                      setup_wait: float = MAX_SETUP_WAIT, quiet: bool = False,
+                      report_errors: bool = True, **config) -> LabClient:
+        """A notes server in this kernel and the lesson's client connected to it.
+
+        roots: folder names of the lab (or file:// URIs) the client shares; None declares no
+        roots capability. elicitation: None = form and url, {} = bare (form only), False =
+        none. solution: a file or folder with a learner's solution (`--solution`).
+        sdk_version: the simulated SDK for the URL guard ("" = unknown). setup_wait: how long
+        a call waits for the setup page after consent (a person needs a moment). Any other
+        keyword is a `server.Config` field (e.g. elicit_timeout=5).
+        """
+        settings = Config(roots=[self.path(name) for name in server_roots],
+                          demo_url_guard=True, setup_wait=setup_wait,
+                          setup_page=self.kernel.setup_page, **config)
+        if sdk_version is not None:
+            settings.sdk_version = sdk_version or None
+        shared = None if roots is None else [r if r.startswith("file:") else self.path(r)
+                                              for r in roots]
+        conn = LabClient(self, settings, protocol, shared, elicitation,
+                         solution=None if solution is None else solution_path(solution),
+                         argv=self.server_argv(solution, sdk_version, server_roots, setup_wait))
+        self.clients.append(conn)
+        await conn.start()
+        if report_errors:
+            conn.describe(full=not quiet)
+        return conn
+
+    def stdio_server(self, solution=None, sdk_version=None, server_roots=()):
+        """The same server as a process, started by the official SDK (`stdio_client`).
+
+        The server's log goes to a file in the lab: inside a kernel, sys.stderr is not a real
+        file and cannot be handed to a child process.
+        """
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        argv = self.server_argv(solution, sdk_version, server_roots)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(REPO))
+        if self._sdk_log is None:
+            self._sdk_log = open(self.base / "servidor-sdk.log", "a", encoding="utf-8")
+        return stdio_client(params, errlog=self._sdk_log)
+
+    def sdk_roots(self, roots=("Notas",)):
+        """A `list_roots_callback` for the official SDK's Client sharing these folders."""
+        import mcp.types as types
+
+        async def list_roots(context):
+            return types.ListRootsResult(roots=[
+                types.Root(uri=self.uri(name), name=name) for name in roots])
+        return list_roots
+
+    def user(self, scripted=(), simulate: bool = False) -> WidgetUser:
+        """A WidgetUser for the official SDK's Client; its forms appear in the running cell."""
+        user = WidgetUser(CallPanel(), fetch=PAGES.fetch)
+        if simulate or scripted_mode():
+            user.begin(user.panel, list(scripted))
+        return user
+
+    # -- exercise helpers --------------------------------------------------------------------
+    async def guard_table(self, solution=SOLUTIONS, cases=checks.GUARD_CASES) -> None:
+        await checks.guard_table(self, solution, cases)
+
+    def check_chosen_note_deleted(self, conn: LabClient) -> None:
+        checks.check_chosen_note_deleted(conn)
+
+    def check_url_flow(self, conn: LabClient) -> None:
+        checks.check_url_flow(conn)
+
+    guard_table.__doc__ = checks.guard_table.__doc__
+    check_chosen_note_deleted.__doc__ = checks.check_chosen_note_deleted.__doc__
+    check_url_flow.__doc__ = checks.check_url_flow.__doc__
+
+    def close(self) -> None:
+        """Stop every server this lab started and delete its folder (kept with
+        LESSON_KEEP_LAB)."""
+        for conn in self.clients:
+            conn.close()
+        self.clients.clear()
+        if self._sdk_log is not None:
+            self._sdk_log.close()
+            self._sdk_log = None
+        if os.environ.get("LESSON_KEEP_LAB"):
+            print(f"Servidores detenidos; la carpeta se conserva (LESSON_KEEP_LAB): {self.base}")
+        else:
+            shutil.rmtree(self.base, ignore_errors=True)
+        if self in _LABS:
+            _LABS.remove(self)
+
+
+def _first_use() -> None:
+    """What the package does not do on import: the solutions folder (%%writefile does not
+    create folders) and closing every lab when the kernel exits."""
+    global _closing_at_exit
+    SOLUTIONS.mkdir(exist_ok=True)
+    if not _closing_at_exit:
+        atexit.register(_close_all_labs)
+        _closing_at_exit = True
+
+
+def _close_all_labs() -> None:
+    for lab in list(_LABS):
+        lab.close()

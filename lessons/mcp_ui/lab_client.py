@@ -1,0 +1,375 @@
+"""The lab's connection: the notes server running in this kernel and the lesson's client.
+
+`LabClient` builds a `server.NotesServer` (with the demo URL guard and, if asked, a learner's
+solution loaded by `extension.load`) and a `client.AsyncClient.local` on the kernel's event
+loop: no process, no thread of ours, the same single-threaded core as `main.py serve`. The
+frames still cross as JSON lines and are kept for the transcripts. `call` shows each question
+in the call's panel (users.py) and prints the result, the server's warnings (⚠ servidor) and
+what the solution printed (│).
+
+Where a cell awaiting a click cannot get it (JupyterLite, env.Kernel), `await conn.call(...)`
+returns as soon as a dialog waits for the person, or when the call ends, whichever is first;
+the call goes on as an asyncio task and writes its result into its panel. Until it ends, the
+checks say «responde primero al formulario de arriba». Stopping a cell cancels the call on the
+wire (AsyncClient sends notifications/cancelled); a question the server withdraws closes.
+
+Deliberate simplifications: one call at a time per connection; a solution's print() while a
+call waits in the background goes to that call's panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import client
+import extension
+import wire
+from protocol import SOLUTION_META_KEY, STATELESS_VERSION
+from server import NotesServer
+
+from . import checks
+from .env import LESSONS, scripted_mode
+from .pages import PAGES
+from .text import esc, short_json
+from .transcript import frame_json, summarize_frame
+from .users import CallPanel, WidgetUser
+
+ROUTINE_LOG = ("setup page: ",)  # not repeated under each call
+ENDED = "La llamada terminó sin esta respuesta; el formulario se cerró."
+
+
+@dataclass
+class ToolResult:
+    """What a tools/call returned (or the protocol error it got, or that it still waits)."""
+
+    raw: dict
+    error: dict | None = None
+    pending: bool = False  # JupyterLite: the call goes on, waiting for the person
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None or bool(self.raw.get("isError"))
+
+    @property
+    def text(self) -> str:
+        if self.pending:
+            return "la llamada sigue abierta, esperando tu respuesta en el formulario"
+        if self.error is not None:
+            return f"error {self.error['code']}: {self.error['message']}"
+        content = self.raw.get("content") or [{}]
+        return str(content[0].get("text", ""))
+
+    @property
+    def data(self) -> dict:
+        return self.raw.get("structuredContent") or {}
+
+    def _ipython_display_(self):
+        """Nothing: `LabClient.call` already printed it. Use .text, .data or .raw."""
+
+
+@dataclass
+class CallRecord:
+    tool: str
+    arguments: dict
+    before: dict
+    after: dict = field(default_factory=dict)
+    questions: list = field(default_factory=list)  # (params, result) pairs
+    result: ToolResult | None = None
+    frames: tuple[int, int] = (0, 0)
+    panel: CallPanel | None = None
+
+
+class LabClient:
+    """One NotesServer in this kernel and the lesson's AsyncClient talking to it."""
+
+    def __init__(self, lab, config, protocol, roots, elicitation_caps, solution=None,
+                 argv=()):
+        self.lab, self.config, self.protocol = lab, config, protocol
+        self.solution = solution  # a path, or None
+        self.argv = list(argv)    # the `main.py serve` command this server stands for
+        self.frames: list[tuple[str, dict]] = []
+        self.log: list[str] = []
+        self.calls: list[CallRecord] = []
+        self.user = WidgetUser(fetch=PAGES.fetch, pages="inline"
+                               if config.setup_page == "inline" else "link")
+        self.user.wait_after_open = protocol == STATELESS_VERSION
+        self.user.on_waiting = self._person_needed
+        self.solution_info: dict | None = None
+        self.server = self.client = None
+        self._roots, self._elicitation = roots, elicitation_caps
+        self._task: asyncio.Task | None = None   # the call in progress
+        self._person: asyncio.Future | None = None  # set when it waits for the person
+        self._detached = False                    # the cell that made it has ended
+        self._asked_before = 0                    # len(user.history) when it started
+        self._log_shown = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        solution = None if self.solution is None else self._load(self.solution)
+        self.server = NotesServer(self.config, solution, log=self.log.append)
+        PAGES.add(self.server)
+        self.client = client.AsyncClient.local(
+            self.server, loop=asyncio.get_running_loop(), roots=self._roots,
+            elicitation=self._elicitation, protocol=self.protocol, user=self.user,
+            on_frame=self._on_frame)
+        self.client.on_notification = self._on_notification
+        await self.client.connect()
+        for direction, msg in self.frames:  # the initialize / server/discover answer
+            result = msg.get("result")
+            if direction == "←" and isinstance(result, dict) and (
+                    "protocolVersion" in result or "supportedVersions" in result):
+                self.solution_info = (result.get("_meta") or {}).get(SOLUTION_META_KEY)
+                break
+
+    def _load(self, path: Path):
+        """The learner's solution, loaded here; what its code prints is shown as │ lines."""
+        with self._captured():
+            solution = extension.load(str(path))
+        for tool in solution.tools:
+            tool.handler = self._printing(tool.handler)
+        for hook in ("url_guard", "roots_reaction"):
+            if getattr(solution, hook) is not None:
+                setattr(solution, hook, self._printing(getattr(solution, hook)))
+        return solution
+
+    def _printing(self, function):
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            with self._captured():
+                return function(*args, **kwargs)
+        return run
+
+    @contextlib.contextmanager
+    def _captured(self):
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                yield
+        finally:
+            for line in out.getvalue().splitlines():
+                self._show(f"  │ {self.lab.hide(line)}")
+
+    def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self.client is not None:
+            self.client.close()
+        if self.server is not None:
+            self.server.close()
+            PAGES.remove(self.server)
+
+    def describe(self, full: bool = True) -> None:
+        """What was started; a solution file that did not load is reported even when quiet."""
+        info = self.solution_info
+        if full:
+            shown = " ".join(_relative(self.lab.hide(a)) for a in self.argv[2:])
+            caps = json.dumps(self.client.capabilities, ensure_ascii=False,
+                              separators=(",", ":"))
+            print(f"Servidor: en este kernel, como `python code/main.py {shown}`")
+            print(f"Cliente: protocolo {self.protocol}, capacidades {caps}")
+            if info is not None:
+                loaded = ", ".join(info.get("files") or []) or "ningún archivo"
+                extra = info.get("tools", []) + info.get("hooks", [])
+                print(f"Solución cargada: {loaded}" + (f" → {', '.join(extra)}" if extra else ""))
+        for file, problem in ((info or {}).get("errors") or {}).items():
+            print(f"⚠ No se cargó {file}: {self.lab.hide(problem)}")
+
+    # -- calling tools -----------------------------------------------------------------------
+    @property
+    def last(self) -> CallRecord:
+        return self.calls[-1]
+
+    def waiting(self) -> bool:
+        """A call that returned early (JupyterLite) still waits for the person."""
+        return self._detached and self._task is not None and not self._task.done()
+
+    async def call(self, tool: str, arguments: dict | None = None, *, scripted=(),
+                   simulate: bool = False, browser: str = "allow",
+                   echo: bool = True) -> ToolResult:
+        """Call a tool; forms appear below and the call waits for your answer.
+
+        scripted: the answers (ElicitResult dicts) a simulated user gives, in order; used only
+        with LESSON_USER=scripted or simulate=True. browser: what the simulated browser clicks
+        on the setup page ("allow" or "deny").
+        """
+        if self.waiting():
+            print(checks.WAIT_FIRST)
+            return ToolResult({}, pending=True)
+        arguments = dict(arguments or {})
+        panel = CallPanel(visible=echo)
+        if echo:
+            print(f"» {tool} {self.lab.hide(short_json(arguments, 200))}")
+        self.user.begin(panel, list(scripted) if (simulate or scripted_mode()) else None,
+                        browser)
+        record = CallRecord(tool, arguments, self.lab.snapshot(), frames=(len(self.frames), 0),
+                            panel=panel)
+        self.calls.append(record)
+        self._asked_before = len(self.user.history)
+        loop = asyncio.get_running_loop()
+        self._detached, self._person = False, loop.create_future()
+        self._task = task = loop.create_task(self._run(record, echo))
+        if self.lab.kernel.awaits_clicks:
+            return await task  # stopping the cell cancels the task, and so the call
+        try:
+            await asyncio.wait({task, self._person}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task.done():
+            return task.result()
+        self._detached = True
+        if echo:
+            print("⏳ La llamada sigue abierta, esperando tu respuesta: contesta arriba; el "
+                  "resultado aparecerá allí mismo.")
+        return ToolResult({}, pending=True)
+
+    async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
+        try:
+            raw = await self.client.call_tool(record.tool, record.arguments)
+            result = ToolResult(raw)
+        except wire.RpcError as exc:
+            result = ToolResult({}, {"code": exc.code, "message": exc.message,
+                                     "data": exc.data})
+        except asyncio.CancelledError:
+            record.panel.note("⏹ Detuviste la celda: el cliente envió "
+                              "<code>notifications/cancelled</code> con el id de la llamada; "
+                              "el servidor la descarta sin hacer nada.", "#8a6d00")
+            self.user.end("Detuviste la celda: el formulario se cerró sin enviar nada.",
+                          answer=False)
+            self._finish(record, None)
+            # the server's own account, once it has read the cancellation
+            asyncio.get_running_loop().call_soon(self._show_log, record.panel)
+            raise
+        except BaseException:
+            self.user.end(ENDED)
+            raise
+        self.user.end(ENDED)
+        self._finish(record, result)
+        if echo:
+            self._show(f"« {'✗' if result.is_error else '✓'} {self.lab.hide(result.text)}")
+            self._show_log()
+        return result
+
+    def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
+        record.after = self.lab.snapshot()
+        record.questions = self.user.history[self._asked_before:]
+        record.result = result
+        record.frames = (record.frames[0], len(self.frames))
+
+    def _person_needed(self) -> None:
+        if self._person is not None and not self._person.done():
+            self._person.set_result(None)
+
+    def _show(self, line: str, panel: CallPanel | None = None) -> None:
+        """A line of the call's output: printed while its cell runs, else in its panel."""
+        if panel is None and self._detached and self.calls:
+            panel = self.calls[-1].panel
+        if panel is not None:
+            panel.note(f"<pre style='margin:0'>{esc(line)}</pre>")
+        else:
+            print(line)
+
+    def _show_log(self, panel: CallPanel | None = None) -> None:
+        """The server's log lines not shown yet (a crashed tool, a hook that failed...)."""
+        lines, self._log_shown = self.log[self._log_shown:], len(self.log)
+        for line in lines:
+            if line.strip() and not line.startswith(ROUTINE_LOG):
+                self._show(f"  ⚠ servidor: {self.lab.hide(line)}", panel)
+
+    async def set_roots(self, roots) -> None:
+        """The user changes what they share; at 2025-11-25 the server is told and re-asks."""
+        shared = [r if r.startswith("file:") else self.lab.path(r) for r in roots]
+        start = len(self.frames)
+        await self.client.set_roots(shared)
+        await asyncio.sleep(0)  # the server takes in the answer (queued before us)
+        print("Roots ahora: " + ", ".join(roots))
+        for line in self.transcript_lines(start=start):
+            print(line)
+        self._show_log()
+
+    async def read_handles(self) -> None:
+        """Try notes_read on every handle this client opened; print what still works."""
+        await checks.read_handles(self)
+
+    async def request(self, method: str, params: dict | None = None) -> dict:
+        """One raw JSON-RPC request (no input_required loop); prints the answer's gist."""
+        start = len(self.frames)
+        try:
+            result = await self.client.request(method, params or {})
+        except wire.RpcError as exc:
+            result = {"error": {"code": exc.code, "message": exc.message, "data": exc.data}}
+        answer = [summarize_frame(d, m) for d, m in self.frames[start:] if d == "←"]
+        print(self.lab.hide(answer[-1] if answer else short_json(result)))
+        return result
+
+    # -- what crossed ------------------------------------------------------------------------
+    def _on_frame(self, direction: str, msg: dict) -> None:
+        self.frames.append((direction, msg))
+        result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        if direction == "←" and result.get("resultType") == "input_required" and self._busy():
+            asked = ", ".join(f"{k} ({v.get('method')})"
+                              for k, v in (result.get("inputRequests") or {}).items())
+            self.last.panel.note(f"↩ input_required: el servidor pide {esc(asked)}; el "
+                                 "cliente responderá y repetirá la llamada con el "
+                                 "requestState sellado.", "#555")
+
+    def _on_notification(self, note: dict) -> None:
+        params = note.get("params") or {}
+        if note["method"] == "notifications/cancelled":
+            self.user.withdraw(params.get("requestId"), params.get("reason"))
+        elif note["method"] == "notifications/elicitation/complete" and self._busy():
+            eid = str(params.get("elicitationId", ""))
+            self.last.panel.note(
+                "📨 Llegó <code>notifications/elicitation/complete</code> (elicitationId "
+                f"<code>{esc(eid[:10])}…</code>): la página confirmó el resultado al "
+                "servidor.", "#1e6b30")
+
+    def _busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def transcript_lines(self, last_call: bool = False, full: bool = False,
+                         start: int = 0, end: int | None = None) -> list[str]:
+        if last_call:
+            start, end = self.last.frames[0], None if self._busy() else self.last.frames[1]
+        frames = self.frames[start:end]
+        if full:
+            return [self.lab.hide(frame_json(d, m)) for d, m in frames]
+        return [self.lab.hide(summarize_frame(d, m)) for d, m in frames]
+
+    def transcript(self, last_call: bool = False, full: bool = False) -> None:
+        """Print the frames that crossed (the last call's only, if asked)."""
+        if last_call and self.waiting():
+            print(checks.WAIT_FIRST)
+        for line in self.transcript_lines(last_call, full):
+            print(line)
+
+    def show_frame(self, index: int, last_call: bool = True) -> None:
+        """Print one frame (of the last call, by default) as indented JSON."""
+        start, end = (self.last.frames[0], None if self._busy() else self.last.frames[1]) \
+            if last_call else (0, None)
+        direction, msg = self.frames[start:end][index]
+        print(self.lab.hide(frame_json(direction, msg, indent=2)))
+
+    def last_url(self) -> str | None:
+        """The URL of the most recent URL-mode elicitation this client received."""
+        urls = [q.get("url") for q in client.questions_in(self.frames) if q.get("mode") == "url"]
+        return urls[-1] if urls else None
+
+    def page_visits(self) -> int:
+        """How many times this server's setup page was loaded (GET): its HTTP log, or the
+        loads of its simulated page."""
+        served = sum("setup page: GET /connect" in line for line in self.log)
+        return served + PAGES.visits.get(id(self.server), 0)
+
+
+def _relative(arg: str) -> str:
+    try:
+        return str(Path(arg).relative_to(LESSONS)) + ("/" if Path(arg).is_dir() else "")
+    except ValueError:
+        return arg
