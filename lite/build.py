@@ -16,10 +16,10 @@ their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
   ipywidgets and jupyterlab_widgets (lite/piplite-wheels.txt, sha256 pinned), and the course
   wheel `course-lite` made here from the content folder (see lite/course_lite.py).
 
-The content folder (--content) is copied into the site as its files. Without --content the
-course is staged from this repository: code/*.py and lessons/ (notebooks and UI module,
-without soluciones/). The built site never falls back to PyPI or a CDN: every URL it loads
-is relative to the site.
+The content folder (--content) is copied into the site as its files, without learner files
+(soluciones/) and caches. Without --content the course is staged from this repository:
+code/*.py and lessons/ (notebooks and UI module). The built site never falls back to PyPI
+or a CDN: every URL it loads is relative to the site.
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
@@ -153,6 +153,15 @@ def stamp_path(out: Path) -> Path:
 
 
 # ---------------------------------------------------------------- content
+
+
+def copy_content(source: Path, dest: Path) -> Path:
+    """A copy of a content folder holding only content_files() (no learner files, caches)."""
+    for path in content_files(source):
+        target = dest / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    return dest
 
 
 def stage_content(dest: Path, repo: Path = REPO) -> Path:
@@ -355,6 +364,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")
+        stamp_path(out).unlink(missing_ok=True)
         if out.exists():
             shutil.rmtree(out)
         site.rename(out)
@@ -416,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
             elif not args.content.is_dir():
                 raise BuildError(f"content folder not found: {args.content}")
             else:
-                content = args.content.resolve()
+                content = copy_content(args.content.resolve(), Path(tmp) / "content")
             digest = fingerprint(content, args.sourcemaps)
             stamp = stamp_path(out)
             if (not args.force and (out / "index.html").exists() and stamp.exists()

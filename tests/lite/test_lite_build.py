@@ -185,3 +185,10 @@ def test_readme_recommends_the_first_cell_the_probe_runs():
     block = re.search(r"<!-- first-cell -->\n```python\n(.*?)```", readme, re.S)
     assert block, "lite/README.md must show the first cell after <!-- first-cell -->"
     assert block[1].strip() == first_code_cell(PROBE_NOTEBOOK).strip()
+
+
+def test_a_given_content_folder_is_copied_without_learner_files(fake_repo, tmp_path):
+    copy = build.copy_content(fake_repo, tmp_path / "copy")
+    files = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
+    assert files == ["code/notes.txt", "code/roots.py", "lessons/01_x.ipynb",
+                     "lessons/mcp_ui/__init__.py"]
