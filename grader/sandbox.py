@@ -193,6 +193,9 @@ class Sandbox:
         self.proc = None
         self.problem = None
         self.data = None
+        self._errors = {}      # a server's stderr fd -> its ServerProcess (one reader thread)
+        self._errors_lock = threading.Lock()
+        self._errors_reader = None
         self._lock = threading.Lock()
         self._job = None
         self._stderr = bytearray()
@@ -254,6 +257,40 @@ class Sandbox:
         for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):
             if len(self._stderr) < 65536:
                 self._stderr += chunk[:65536 - len(self._stderr)]
+
+    def watch_stderr(self, fd, server):
+        """Keep what `server` writes on `fd` (its stderr), read by one thread per sandbox."""
+        with self._errors_lock:
+            self._errors[fd] = server
+            if self._errors_reader is None:
+                self._errors_reader = threading.Thread(target=self._read_errors, daemon=True)
+                self._errors_reader.start()
+
+    def _read_errors(self):
+        poller, watched = select.poll(), set()
+        while True:
+            with self._errors_lock:
+                current = dict(self._errors)
+                if not current and self.proc is None:
+                    self._errors_reader = None
+                    return
+            for fd in current.keys() - watched:
+                poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+                watched.add(fd)
+            for fd, _ in poller.poll(100):
+                server = current.get(fd)
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    chunk = b""
+                if chunk and server is not None:
+                    server.keep_stderr(chunk)
+                    continue
+                poller.unregister(fd)
+                watched.discard(fd)
+                with self._errors_lock:
+                    self._errors.pop(fd, None)
+                os.close(fd)
 
     def kill(self):
         """End the whole sandbox now (safe from any thread; close() still cleans up)."""
@@ -408,15 +445,12 @@ class ServerProcess:
         self._stdin_lock = threading.Lock()
         self._closing = False
         self._stderr = bytearray()
-        self._stderr_fd = stderr_fd
         self.exit_code = None
-        threading.Thread(target=self._drain, daemon=True).start()
+        sandbox.watch_stderr(stderr_fd, self)
 
-    def _drain(self):
-        with os.fdopen(self._stderr_fd, "rb") as pipe:
-            for chunk in iter(lambda: pipe.read1(65536), b""):
-                if len(self._stderr) < 32768:
-                    self._stderr += chunk[:32768 - len(self._stderr)]
+    def keep_stderr(self, chunk):
+        if len(self._stderr) < 32768:
+            self._stderr += chunk[:32768 - len(self._stderr)]
 
     def send(self, data):
         view, deadline = memoryview(data), time.monotonic() + SEND_TIMEOUT

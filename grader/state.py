@@ -42,7 +42,9 @@ class SubmissionState:
     findings: list = field(default_factory=list)       # planted links and the like (Spanish)
     internal_errors: list = field(default_factory=list)  # the grader's own faults (exit 3)
     warnings: list = field(default_factory=list)         # for the instructor's stderr only
+    handlers: int = 0                         # server-to-client requests being answered
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    slots: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def __post_init__(self):
         self.only = frozenset(self.only or ())
@@ -66,6 +68,22 @@ class SubmissionState:
         with self.lock:
             self.frame_cost += cost
             return self.frame_cost <= limit
+
+    def take_slot(self, limit, give_up):
+        """Wait until fewer than `limit` server requests are being answered (in all of this
+        submission's servers), then count one more; False if `give_up()` turns true first."""
+        with self.slots:
+            while self.handlers >= limit:
+                if give_up():
+                    return False
+                self.slots.wait(0.2)
+            self.handlers += 1
+            return True
+
+    def free_slots(self, count=1):
+        with self.slots:
+            self.handlers = max(0, self.handlers - count)
+            self.slots.notify_all()
 
     def find(self, text):
         with self.lock:

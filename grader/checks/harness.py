@@ -20,8 +20,8 @@ The grader's side holds against a hostile server:
 - what the server sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
   cost per server (`MAX_RUN_COST`) and per submission (`MAX_SUBMISSION_COST`), `MAX_FRAMES`
   frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded");
-- at most `MAX_HANDLERS` server-to-client requests are being answered at once: the reader
-  stops reading the server until one of them has been answered;
+- at most `MAX_HANDLERS` server-to-client requests are being answered at once, in all the
+  servers of a submission: a reader stops reading its server until one has been answered;
 - every timeout is cut to what is left of the submission's budget.
 
 Deliberate simplifications: a test runs its calls sequentially, except where concurrency is
@@ -53,6 +53,7 @@ MAX_RUN_COST = 8 << 20            # estimated memory kept for one server's frame
 MAX_SUBMISSION_COST = 48 << 20    # the same for every server of one submission
 MAX_NESTING = 48                  # JSON depth of one frame
 MAX_HANDLERS = 8                  # server-to-client requests answered at once
+CLIENT_WORKERS = 1                # threads per client answering them (the gate is above)
 
 
 class Abort(Exception):
@@ -285,17 +286,17 @@ GARBAGE = b'"(frame refused by the grader)"\n'
 
 
 def classify(line):
-    """("request" | "other", line): what the client will make of it; a frame the client must
-    not even parse (nested too deep) is replaced by a string, which it answers as invalid."""
+    """(message or None, line): the message as the client will parse it; a frame the client
+    must not even parse (nested too deep) is replaced by a string, which it ignores."""
     try:
         msg = wire.parse(line)
     except wire.RpcError:
-        return "other", line
+        return None, line
     except (RecursionError, MemoryError, ValueError):
-        return "other", GARBAGE
+        return None, GARBAGE
     if nesting(msg):
-        return "other", GARBAGE
-    return ("request" if msg.get("kind") == "request" else "other"), line
+        return None, GARBAGE
+    return msg, line
 
 
 class Run:
@@ -306,8 +307,7 @@ class Run:
         self.user = user or User()
         self.frames = []
         self._lock = threading.Lock()
-        self._slots = threading.Condition(threading.Lock())
-        self._in_flight = 0
+        self._held = {}       # server request id -> handler slots of the submission it holds
         self._reader = None
         self._reading = False
         self.cost = 0
@@ -321,7 +321,7 @@ class Run:
                 raise Broken(OUT_OF_TIME) from None
             raise Broken(f"el entorno aislado no pudo arrancar otro servidor ({exc})") from None
         self.client = Client(self._send, self._inbound(), self.process.close_input,
-                             roots=roots, elicitation=elicitation,
+                             workers=CLIENT_WORKERS, roots=roots, elicitation=elicitation,
                              protocol=protocol or revision, user=self.user,
                              on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
 
@@ -374,30 +374,47 @@ class Run:
                 self._flood(f"el servidor envió demasiados datos (más de "
                             f"{MAX_RUN_COST >> 20} MiB)")
                 return
-            kind, line = classify(line)
-            if kind == "request" and not self._take_slot():
-                return
+            msg, line = classify(line)
+            if msg is not None and msg["kind"] == "request":
+                if not self._take_slot(msg["id"]):
+                    return
+            elif msg is not None and msg.get("method") == "notifications/cancelled":
+                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                self._free_slot(params.get("requestId"))  # the client will not answer it
             yield line
 
-    def _take_slot(self):
-        with self._slots:
-            while self._in_flight >= MAX_HANDLERS and not self.closed:
-                self._slots.wait(0.2)
-            if self.closed:
-                return False
-            self._in_flight += 1
-            return True
+    def _take_slot(self, request_id):
+        if not self.state.take_slot(MAX_HANDLERS, lambda: self.closed):
+            return False
+        with self._lock:
+            self._held[request_id] = self._held.get(request_id, 0) + 1
+        return True
+
+    def _free_slot(self, request_id):
+        if not wire.valid_id(request_id):
+            return
+        with self._lock:
+            held = self._held.get(request_id, 0)
+            if held > 1:
+                self._held[request_id] = held - 1
+            elif held:
+                del self._held[request_id]
+        if held:
+            self.state.free_slots()
 
     def _send(self, data):
-        """Our frames to the server; an answer sent by a handler thread frees its slot."""
-        answer = threading.get_ident() != self._reader and _is_response(data)
+        """Our frames to the server; the answer to a server request frees its slot."""
+        answered = _answered(data)
         try:
             self.process.send(data)
+        except wire.ConnectionClosed:
+            if answered is None:
+                raise  # our own request: the caller learns the server is gone
+            # an answer to a server that is gone (or does not read): dropped, and the reader
+            # sees the end of its output; the client's worker thread carries on
         finally:
-            if answer:
-                with self._slots:
-                    self._in_flight = max(0, self._in_flight - 1)
-                    self._slots.notify()
+            if answered is not None:
+                self._free_slot(answered)
 
     def _on_frame(self, direction, msg):
         with self._lock:
@@ -538,21 +555,25 @@ class Run:
 
     def close(self):
         self.closed = True
-        with self._slots:
-            self._slots.notify_all()
         self.kill()  # SIGKILL to its process group; the zygote reaps it
         self.process.close_input()
         self.client.close()
+        with self._lock:  # requests it never got an answer to free their slots now
+            held, self._held = sum(self._held.values()), {}
+        self.state.free_slots(held)
         if not self._reading:  # the reader has let go of the pipe (it does within 0.2 s)
             self.process.close_output()
 
 
-def _is_response(data):
+def _answered(data):
+    """The id of the server request that `data` (one of our frames) answers, or None."""
     try:
         msg = json.loads(data)
     except ValueError:
-        return False
-    return isinstance(msg, dict) and "method" not in msg and "id" in msg
+        return None
+    if isinstance(msg, dict) and "method" not in msg and wire.valid_id(msg.get("id")):
+        return msg["id"]
+    return None
 
 
 class Lab:

@@ -25,8 +25,8 @@ URL, MANUAL = "modo URL", "alternativa manual"
 def decide(lab, sdk, protocol, caps):
     """What notes_setup does for this SDK version, protocol and declared capability.
 
-    Memoised per submission: one server per SDK version (and per 2025 handshake), every
-    2026-07-28 case of that version rides on it as a stateless request.
+    Memoised per submission: one server per 2025 handshake, and one per SDK version for
+    2026-07-28, where every case of that version rides on it as a stateless request.
     """
     memo = lab.state.url_decisions
     key = (sdk, protocol, caps)
@@ -41,11 +41,10 @@ def decide(lab, sdk, protocol, caps):
 def observe(lab, sdk, protocol, caps):
     servers = lab.state.url_servers  # kept for the whole submission
     if protocol == "2026-07-28":
-        run = next((r for (v, _, _), r in servers.items() if v == sdk), None)
+        run = next((r for (v, p, _), r in servers.items() if v == sdk and p == protocol), None)
         if run is None:
             run = servers[(sdk, protocol, caps)] = lab.server(
                 protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], keep=True)
-        run.client.protocol = "2026-07-28"
         run.client.capabilities = {} if CAPS[caps] is False \
             else {"elicitation": CAPS[caps]}
     else:
@@ -118,7 +117,12 @@ def test_client_must_declare_url_elicitation(lab, grade):
                        ("2.3.0", "2026-07-28", "ninguna", MANUAL)])
 
 
-def url_flow(lab, revision, answers, browser=None, setup_wait=30.0):
+def url_flow(lab, grade, revision, answers, browser=None, setup_wait=30.0):
+    """The URL flow with SDK 2.3.0, gated on a guard that decides (not a constant yes): the
+    flow itself is the server's code, so only a guard that says no where it must earns it."""
+    grade.require(decide(lab, "1.23.0", "2025-11-25", "form+url") == MANUAL,
+                  "tu guarda no decide: también usa el modo URL con el SDK 1.23.0, que no lo "
+                  "admite (una guarda que siempre dice que sí no cuenta para el flujo URL)")
     run = lab.server(revision, roots=None, sdk="2.3.0", setup_wait=setup_wait,
                      answers=answers, browser=browser)
     return run, run.call("notes_setup")
@@ -134,7 +138,7 @@ def sent_url(grade, call):
 @pytest.mark.parametrize("revision", REVISIONS)
 @graded("ejercicio3", 1, "la petición en modo URL está bien formada")
 def test_url_request_is_well_formed(lab, grade, revision):
-    run, call = url_flow(lab, revision, [{"action": "decline"}])
+    run, call = url_flow(lab, grade, revision, [{"action": "decline"}])
     request = sent_url(grade, call)
     url = request.get("url")
     problems = url_mode.url_problems(url) if isinstance(url, str) else ["no hay url"]
@@ -158,7 +162,7 @@ def test_url_request_is_well_formed(lab, grade, revision):
 @pytest.mark.parametrize("revision", REVISIONS)
 @graded("ejercicio3", 1, "aceptar sin visitar la página no cuenta como configurado")
 def test_accept_alone_is_not_completion(lab, grade, revision):
-    run, call = url_flow(lab, revision, [{"action": "accept"}], setup_wait=0.05)
+    run, call = url_flow(lab, grade, revision, [{"action": "accept"}], setup_wait=0.05)
     sent_url(grade, call)
     status = call.structured.get("status")
     grade.check(status != "configured" and not call.is_error,
@@ -173,7 +177,7 @@ def test_accept_alone_is_not_completion(lab, grade, revision):
 @pytest.mark.parametrize("revision", REVISIONS)
 @graded("ejercicio3", 2, "se completa solo después de enviar la página de configuración")
 def test_completion_comes_after_the_page_is_submitted(lab, grade, revision):
-    run, call = url_flow(lab, revision, [{"action": "accept"}], browser="allow")
+    run, call = url_flow(lab, grade, revision, [{"action": "accept"}], browser="allow")
     request = sent_url(grade, call)
     run.user.browser.wait()
     pages = run.user.browser.pages

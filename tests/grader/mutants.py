@@ -58,8 +58,8 @@ GUARD_PROTOCOL = """    if protocol_version == "2026-07-28":
     elif protocol_version != "2025-11-25":
         return False
 """
-GUARD_CAPABILITY = ("    return isinstance(elicitation, dict) and "
-                    "isinstance(elicitation.get(\"url\"), dict)\n")
+GUARD_CAPABILITY = ("    return supports_url(client_capabilities)  "
+                    "# elicitation.url declared (code/elicitation.py)\n")
 REACTION = """        if not change.new_roots.contains(os.path.realpath(handle.path)):
             change.revoke(handle, "su nota quedó fuera de las roots")
 """
@@ -128,7 +128,7 @@ MUTANTS = [
     Mutant("ignora_el_protocolo", "ejercicio3.py", GUARD_PROTOCOL, "",
            {"ej3/test_negotiated_protocol_counts"}),
     Mutant("elicitation_vacia_cuenta_como_url", "ejercicio3.py", GUARD_CAPABILITY,
-           "    return isinstance(elicitation, dict)\n",
+           "    return isinstance(client_capabilities.get(\"elicitation\"), dict)\n",
            {"ej3/test_client_must_declare_url_elicitation"}),
     Mutant("compara_rutas_con_startswith", "ejercicio4.py", REACTION,
            "        if not any(handle.path.startswith(root.path) "

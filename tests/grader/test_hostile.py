@@ -1,23 +1,42 @@
-"""Hostile submissions get zero, a clear report, and harm nothing.
+"""Hostile submissions get zero, a clear report, and harm nothing: not the host, not the grader.
 
-Graded in one batch together with the reference (so that a submission able to read another
-learner's files would find one), through grader.pool like `--batch`. IMPORTANT when
-developing the sandbox: run this file only in a throw-away clone (see grader/README.md).
+Everything here runs the grader of a throw-away copy of the repository under a throw-away venv
+(tests/grader/throwaway.py), as instructors run it: `python -m grader --batch DIR --jobs 2`,
+with its own TMPDIR. The hostile catalogue (tests/grader/hostile.py) is graded in one batch
+together with the reference, so that a submission able to read another learner's files would
+find one, and so that the reference is seen to keep full marks next to them. Outside the copy
+lie sentinels (a file, a folder, a FIFO) and a key in the session keyring: afterwards they are
+untouched, no FIFO was opened, the copy's grading files are unchanged, the working tree is
+unchanged, nothing is left running, and no temp folder or cgroup is left behind.
+
+`GRADER_UNDER_TEST=/some/checkout` grades with that checkout's code/ and grader/ instead (to
+see these tests fail on a grader without the boundary; only ever from a throw-away clone).
 """
 
+import csv
+import ctypes
+import hashlib
+import io
+import json
 import os
+import re
 import secrets
 import shutil
+import signal
+import subprocess
+import threading
+import time
 
 import pytest
-from hostile import HOSTILE, write_all
-from mutants import REFERENCE
+from hostile import AGAINST_THE_GRADER, HOSTILE, Host, write_all
+from throwaway import copy_repository, make_venv
 
-from grader import pool
+from grader.boundary import remove_tree
 from grader.paths import REPO_DIR
 
 TOKEN = "hostil-" + secrets.token_hex(6)
-REASONS = {  # what the report must say (in the problems or in every test's output)
+KEY_TOKEN = "llave-del-profesor-" + secrets.token_hex(6)
+REASONS = {  # what the report must say (in the problems or in some test's output)
     "sale_con_os_exit_0": "terminó",
     "sale_con_sys_exit_0": "no se cargó: SystemExit",
     "bucle_infinito_al_importar": "no arrancó",
@@ -30,63 +49,412 @@ REASONS = {  # what the report must say (in the problems or in every test's outp
     "notebook_roto": "no es un notebook válido",
     "no_utf8": "no está en UTF-8",
     "bucle_infinito_en_una_herramienta": "no respondió",
+    "precrea_las_carpetas_como_enlaces": "ya existía antes de que el corrector",
+    "enlaza_carpetas_al_host": "carpeta de datos de tu servidor",
+    "enlaza_notas_al_host": "carpeta de datos de tu servidor",
+    "fifo_en_las_notas": "carpeta de datos de tu servidor",
+    "cambia_carpetas_por_enlaces": "carpeta de datos de tu servidor",
+    "enlaces_a_proc_self": "carpeta de datos de tu servidor",
+    "cadena_de_carpetas_profunda": "carpeta de datos de tu servidor",
+    "llena_el_disco": "está lleno",
+    "sustitutos_y_escapes_ansi": "según tu servidor",
+    "meta_con_tipos_raros": "no ofrece la herramienta notes_archive",
+    "meta_presume_de_todo": "no ofrece la herramienta notes_archive",
+    "marcos_enormes": "demasiados datos",
+    "rafaga_de_peticiones": "no arrancó",
+    "llavero": "según tu servidor",
+    "entrega_fifo": "no es un archivo normal ni una carpeta",
+    "carpeta_con_fifo": "no es un archivo normal",
+    "soluciones_es_un_enlace": "enlace simbólico",
+    "carpeta_profunda": "no encontré ninguna solución",
+    "notebook_profundo": "no es un notebook válido",
+    "zip_cifrado": "dañado, cifrado o incompleto",
+    "zip_crc_malo": "dañado, cifrado o incompleto",
+    "zip_truncado": "dañado, cifrado o incompleto",
+    "zip_con_nombre_formula": "no está en UTF-8",
 }
-MARKERS = [os.path.join(REPO_DIR, f"PWNED-{TOKEN}"), f"/tmp/PWNED-{TOKEN}",
-           f"/root/PWNED-{TOKEN}", f"/PWNED-{TOKEN}", f"/usr/PWNED-{TOKEN}"]
+HOSTILE_NAMES = sorted(set(HOSTILE) | set(AGAINST_THE_GRADER) | set(REASONS))
+INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+MAX_GRADER_RSS_MIB = 192   # any grader process, grading the whole catalogue (512 before)
+MAX_GRADER_THREADS = 64    # any grader process (a burst of blocked requests made 1,600 before)
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL, ADD_KEY = {"x86_64": (250, 248), "aarch64": (219, 217)}.get(os.uname().machine,
+                                                                  (None, None))
+
+
+def tree_digest(folder):
+    """{relative path: sha256} of every file below `folder` (no caches)."""
+    found = {}
+    for parent, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(parent, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, folder)] = hashlib.sha256(handle.read()).hexdigest()
+    return found
+
+
+def find_named(top, name, max_depth=24):
+    """Paths below `top` called `name` (iterative, depth-capped: a fixture is 1,100 deep)."""
+    found, pending = [], [(top, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name == name:
+                found.append(entry.path)
+            if depth < max_depth and entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, depth + 1))
+    return found
+
+
+def described(path):
+    info = os.lstat(path)
+    return (info.st_mode, info.st_uid, info.st_gid, info.st_mtime_ns, info.st_size)
+
+
+class FifoWatch:
+    """Tells whether anyone opened a FIFO for reading (its writer's open() returns then)."""
+
+    def __init__(self, path):
+        self.path, self.opened, self.done = path, False, False
+        self.thread = threading.Thread(target=self._wait, daemon=True)
+        self.thread.start()
+
+    def _wait(self):
+        try:
+            fd = os.open(self.path, os.O_WRONLY)
+        except OSError:
+            return
+        if not self.done:
+            self.opened = True
+        os.close(fd)
+
+    def finish(self):
+        self.done = True
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer go
+        self.thread.join(timeout=5)
+        os.close(fd)
+        return self.opened
+
+
+def our_processes(marker):
+    """Processes whose command line contains `marker` (bytes)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if marker in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def cgroup_leftovers(before):
+    """Grader cgroups that appeared since `before` and whose owner process is dead."""
+    from grader.tempspace import PATTERN, cgroup_parents, start_time
+    left = []
+    for parent in cgroup_parents().values():
+        for name in os.listdir(parent):
+            match = PATTERN.match(name)
+            path = os.path.join(parent, name)
+            if match and path not in before \
+                    and start_time(int(match.group(1))) != int(match.group(2)):
+                left.append(path)
+    return left
+
+
+def cgroup_names():
+    from grader.tempspace import cgroup_parents
+    return {os.path.join(parent, name) for parent in cgroup_parents().values()
+            for name in os.listdir(parent)}
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    base = tmp_path_factory.mktemp("hostile")
-    made = write_all(str(base), REPO_DIR, TOKEN)
-    made["referencia"] = REFERENCE
-    jobs = [{"path": path, "name": name, "only": [], "budget": 240.0}
-            for name, path in made.items()]
-    results = {r["submission"]: r for r in pool.grade_all(jobs, workers=2)}
-    yield results, base
-    shutil.rmtree(base, ignore_errors=True)
+def world(tmp_path_factory):
+    """The copy, its venv, the host sentinels, the instructor's key, a private TMPDIR."""
+    base = tmp_path_factory.mktemp("hostil")
+    copy = copy_repository(os.environ.get("GRADER_UNDER_TEST", REPO_DIR), str(base / "copia"))
+    python = make_venv(str(base / "venv"))
+    host_dir = base / "host" / "carpeta"
+    host_dir.mkdir(parents=True)
+    (host_dir / f"archivo-{TOKEN}").write_text("secreto del host\n")
+    host_file = base / "host" / "archivo.txt"
+    host_file.write_text(f"contenido intacto {TOKEN}\n")
+    host_fifo = base / "host" / "fifo"
+    os.mkfifo(host_fifo)
+    tmpdir = base / "tmp"
+    tmpdir.mkdir()
+    key = None
+    if ADD_KEY is not None:
+        key = libc.syscall(ADD_KEY, b"user", KEY_TOKEN.encode(), KEY_TOKEN.encode(),
+                           len(KEY_TOKEN), ctypes.c_int(-3))  # the session keyring
+    world = {"base": base, "copy": copy, "python": python, "tmpdir": str(tmpdir),
+             "host": Host(copy, TOKEN, str(host_dir), str(host_file), str(host_fifo)),
+             "key": key if key and key > 0 else None}
+    yield world
+    if world["key"]:
+        libc.syscall(KEYCTL, 3, ctypes.c_int(world["key"]))  # KEYCTL_REVOKE
+    remove_tree(str(base))  # carpeta_profunda is deeper than shutil.rmtree can recurse
+
+
+def grader(world, *args, timeout=900, **popen):
+    """Start the copy's grader under the throw-away venv (never the working tree's)."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"],
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.Popen([world["python"], "-m", "grader", *args], cwd=world["copy"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+
+
+def finish(proc, timeout):
+    """(stdout, stderr, rusage of the process and everything it waited for)."""
+    chunks = {"out": b"", "err": b""}
+
+    def drain(key, stream):
+        chunks[key] = stream.read()
+
+    readers = [threading.Thread(target=drain, args=(k, s), daemon=True)
+               for k, s in (("out", proc.stdout), ("err", proc.stderr))]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    for reader in readers:
+        reader.join(max(0.0, deadline - time.monotonic()))
+    if any(reader.is_alive() for reader in readers):
+        proc.kill()  # a grader that hangs fails the tests, it does not hang them
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return chunks["out"], chunks["err"], usage
+
+
+def sample(marker, stop, peak):
+    """Peak threads of any grader process, and each one's peak resident memory (VmHWM)."""
+    while not stop.is_set():
+        for pid in our_processes(marker):
+            try:
+                peak["threads"] = max(peak["threads"], len(os.listdir(f"/proc/{pid}/task")))
+                with open(f"/proc/{pid}/status") as handle:
+                    for line in handle:
+                        if line.startswith("VmHWM:"):
+                            peak["rss"][pid] = int(line.split()[1]) // 1024
+            except (OSError, ValueError, IndexError):
+                pass
+        time.sleep(0.02)
+
+
+@pytest.fixture(scope="module")
+def graded(world):
+    batch = world["base"] / "clase"
+    batch.mkdir()
+    made = write_all(str(batch), world["copy"], TOKEN, world["host"])
+    shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
+                    batch / "referencia")
+    assert set(made) >= set(HOSTILE_NAMES)
+    host = world["host"]
+    sentinels = {path: described(path) for path in (host.file, host.folder, host.fifo)}
+    listing = sorted(os.listdir(host.folder))
+    with open(host.file, "rb") as handle:
+        content = handle.read()
+    copy_grader = tree_digest(os.path.join(world["copy"], "grader"))
+    real_tree = {part: tree_digest(os.path.join(REPO_DIR, part))
+                 for part in ("grader", "tests/grader")}
+    cgroups = cgroup_names()
+    fifo = FifoWatch(host.fifo)
+    out = world["base"] / "notas"
+    stop, peak = threading.Event(), {"threads": 0, "rss": {}}
+    sampler = threading.Thread(target=sample, args=(world["python"].encode(), stop, peak),
+                               daemon=True)
+    sampler.start()
+    started = time.monotonic()
+    proc = grader(world, "--batch", str(batch), "--jobs", "2", "--format", "json",
+                  "--out", str(out))
+    stdout, stderr, usage = finish(proc, timeout=float(os.environ.get("HOSTILE_TIMEOUT", 900)))
+    seconds = time.monotonic() - started
+    stop.set()
+    sampler.join()
+    results = {}
+    for line in stdout.decode().splitlines():
+        result = json.loads(line)
+        results[result["submission"]] = result
+    yield {"results": results, "returncode": proc.returncode, "stderr": stderr.decode(),
+           "seconds": seconds, "out": out, "peak_threads": peak["threads"],
+           "peak_rss_mib": max(peak["rss"].values(), default=0), "usage": usage,
+           "fifo_opened": fifo.finish(), "sentinels": sentinels, "listing": listing,
+           "content": content, "copy_grader": copy_grader, "real_tree": real_tree,
+           "cgroups": cgroups, "stdout": stdout.decode()}
 
 
 def everything(result):
-    return "\n".join([result["output"], *result["problems"], *[t["output"]
-                                                                for t in result["tests"]]])
-
-
-HOSTILE_NAMES = sorted(set(HOSTILE) | set(REASONS)
-                       | {"zip_con_rutas_peligrosas", "bomba_zip", "notebook_roto"})
+    return "\n".join([result["output"], *result["problems"],
+                      *[t["output"] for t in result["tests"]]])
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_hostile_submission_scores_zero_on_every_test(graded, name):
-    result = graded[0][name]
+    result = graded["results"][name]
     assert result["score"] == 0 and all(t["score"] == 0 for t in result["tests"]), \
         {t["id"]: t["output"] for t in result["tests"] if t["score"]}
-    assert len(result["tests"]) == len(graded[0]["referencia"]["tests"])
-    assert not result["internal_errors"]
+    assert len(result["tests"]) == len(graded["results"]["referencia"]["tests"])
 
 
 @pytest.mark.parametrize("name", sorted(REASONS))
 def test_hostile_submission_gets_a_clear_reason(graded, name):
-    assert REASONS[name] in everything(graded[0][name]), everything(graded[0][name])
+    assert REASONS[name] in everything(graded["results"][name]), \
+        everything(graded["results"][name])
 
 
 def test_reference_graded_next_to_them_still_gets_full_marks(graded):
-    result = graded[0]["referencia"]
+    result = graded["results"]["referencia"]
     assert result["score"] == result["max_score"] == 42, everything(result)
 
 
-def test_nothing_was_written_outside_the_sandboxes(graded):
-    assert [path for path in MARKERS if os.path.exists(path)] == []
-    assert not list(graded[1].rglob(f"PWNED-{TOKEN}"))
+def test_a_class_of_hostile_submissions_is_graded_with_exit_1_never_3(graded):
+    assert graded["returncode"] == 1, graded["stderr"][-3000:]
+    assert "internal error" not in graded["stderr"], graded["stderr"][-3000:]
+    assert set(graded["results"]) == set(HOSTILE_NAMES) | {"referencia"}
 
 
-def test_no_process_outlives_its_sandbox(graded):
-    survivors = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if TOKEN.encode() in handle.read():
-                    survivors.append(pid)
-        except OSError:
-            pass
-    assert survivors == []
+def test_host_file_folder_and_fifo_are_untouched(graded, world):
+    host = world["host"]
+    assert {path: described(path) for path in graded["sentinels"]} == graded["sentinels"]
+    assert sorted(os.listdir(host.folder)) == graded["listing"]
+    with open(host.file, "rb") as handle:
+        assert handle.read() == graded["content"]
+
+
+def test_no_fifo_planted_by_a_submission_was_opened(graded):
+    assert graded["fifo_opened"] is False
+
+
+def test_the_graders_own_files_are_unchanged(graded, world):
+    assert tree_digest(os.path.join(world["copy"], "grader")) == graded["copy_grader"]
+
+
+def test_the_working_tree_is_untouched(graded):
+    assert {part: tree_digest(os.path.join(REPO_DIR, part))
+            for part in ("grader", "tests/grader")} == graded["real_tree"]
+    assert not [p for p in os.listdir(REPO_DIR) if TOKEN in p]
+
+
+def test_nothing_was_written_outside_the_sandboxes(graded, world):
+    markers = [os.path.join(world["copy"], f"PWNED-{TOKEN}"), f"/tmp/PWNED-{TOKEN}",
+               f"/root/PWNED-{TOKEN}", f"/PWNED-{TOKEN}", f"/usr/PWNED-{TOKEN}"]
+    assert [path for path in markers if os.path.exists(path)] == []
+    assert not find_named(str(world["base"]), f"PWNED-{TOKEN}")
+
+
+def test_no_report_shows_a_host_name_or_a_kernel_key(graded, world):
+    reports = graded["stdout"] + "".join(path.read_text(errors="replace")
+                                         for path in graded["out"].rglob("*") if path.is_file())
+    assert f"archivo-{TOKEN}" not in reports  # the host folder's listing
+    assert f"contenido intacto {TOKEN}" not in reports  # the host file's content
+    assert KEY_TOKEN not in reports  # the instructor's session key
+
+
+def test_no_process_outlives_the_run(graded, world):
+    assert our_processes(TOKEN.encode()) == []
+    assert our_processes(world["tmpdir"].encode()) == []
+    assert our_processes(world["python"].encode()) == []
+
+
+def test_no_temp_folder_or_cgroup_is_left(graded, world):
+    assert os.listdir(world["tmpdir"]) == []
+    assert cgroup_leftovers(graded["cgroups"]) == []
+
+
+def test_reports_show_learner_text_as_inert_data(graded):
+    for path in (graded["out"] / "informes").glob("*.txt"):
+        text = path.read_text(encoding="utf-8")
+        assert not INVISIBLE.search(text), (path.name, INVISIBLE.search(text))
+    rows = list(csv.reader(io.StringIO((graded["out"] / "notas.csv").read_text())))
+    assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+               for row in rows for cell in row)
+    evil = graded["results"]["sustitutos_y_escapes_ansi"]
+    assert "\ufffd" in everything(evil) and "\\x1b[2J" in everything(evil)
+    assert "\x1b" not in graded["stdout"]
+
+
+def test_the_grader_stays_small_under_huge_frames_and_request_bursts(graded):
+    assert graded["peak_threads"] <= MAX_GRADER_THREADS
+    assert 0 < graded["peak_rss_mib"] <= MAX_GRADER_RSS_MIB, graded["peak_rss_mib"]
+
+
+# -- budgets and leftovers -------------------------------------------------------------------
+SLOW = '''
+import time
+
+from extension import Extension
+
+extension = Extension()
+
+
+@extension.tool("notes_archive", description="x", annotations={"destructiveHint": True},
+                input_schema={"type": "object", "required": ["title"],
+                              "properties": {"title": {"type": "string"}}})
+def notes_archive(ctx, title):
+    time.sleep(9.5)  # just under the per-call limit, every time
+    return {"content": [{"type": "text", "text": "tarde"}], "isError": False}
+'''
+
+
+@pytest.fixture(scope="module")
+def slow(world):
+    folder = world["base"] / "lento"
+    folder.mkdir()
+    (folder / "ejercicio2.py").write_text(SLOW)
+    return folder
+
+
+def test_a_slow_server_is_stopped_when_the_budget_runs_out(world, slow):
+    started = time.monotonic()
+    proc = grader(world, str(slow), "--budget", "5", "--format", "json")
+    stdout, stderr = proc.communicate(timeout=120)
+    seconds = time.monotonic() - started
+    result = json.loads(stdout)
+    assert proc.returncode == 1, stderr.decode()[-2000:]
+    assert result["score"] == 0
+    assert seconds < 5 + 10, seconds
+    assert "se agotó el tiempo total" in everything(result)
+    assert os.listdir(world["tmpdir"]) == []
+
+
+def test_a_killed_grader_leaves_nothing_once_the_next_run_starts(world, slow):
+    cgroups = cgroup_names()
+    proc = grader(world, str(slow), "--budget", "120")
+    deadline = time.monotonic() + 60
+    while not [n for n in os.listdir(world["tmpdir"]) if "-job-" in n]:
+        assert time.monotonic() < deadline, "the sandbox never started"
+        time.sleep(0.05)
+    time.sleep(1.0)  # the learner's server is running now
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    time.sleep(1.0)  # parent-death signals ripple down
+    assert our_processes(world["tmpdir"].encode()) == []
+    assert os.listdir(world["tmpdir"])  # a killed run could not clean up after itself...
+    again = grader(world, str(world["base"] / "no-existe"), "--format", "json")
+    again.communicate(timeout=120)
+    assert os.listdir(world["tmpdir"]) == []  # ...the next run does, at its start
+    assert cgroup_leftovers(cgroups) == []
+
+
+# -- the grader's own faults are exit 3 -------------------------------------------------------
+@pytest.mark.parametrize("content", ["raise ImportError('roto')\n", '"""Nada."""\n'],
+                         ids=["does-not-import", "collects-nothing"])
+def test_a_grading_file_that_fails_to_import_or_collects_nothing_is_exit_3(world, content,
+                                                                          tmp_path):
+    copy = copy_repository(world["copy"], str(tmp_path / "copia"))
+    with open(os.path.join(copy, "grader", "checks", "test_ej4.py"), "w") as handle:
+        handle.write(content)
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"]}
+    run = subprocess.run([world["python"], "-m", "grader",
+                          os.path.join(copy, "grader", "reference", "soluciones"),
+                          "--only", "ejercicio2"], cwd=copy, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 3, run.stdout[-2000:]
+    assert "test_ej4.py" in run.stderr

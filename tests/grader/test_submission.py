@@ -104,3 +104,67 @@ def test_the_reference_notebook_matches_the_reference_files():
         with open(os.path.join(REFERENCE_DIR, "soluciones", name), encoding="utf-8") as handle:
             assert handle.read() == text, f"run grader/reference/make_notebook.py ({name})"
     assert sorted(prepared.files) == ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py"]
+
+
+def test_a_fifo_submission_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "entrega")
+    prepared = prepare(str(tmp_path / "entrega"))  # an open() would block here for ever
+    assert prepared.files == {} and any("FIFO" in p for p in prepared.problems)
+
+
+def test_special_files_and_links_inside_a_folder_are_never_opened(tmp_path):
+    (tmp_path / "sol").mkdir()
+    os.mkfifo(tmp_path / "sol" / "ejercicio2.py")
+    os.symlink("/dev/zero", tmp_path / "sol" / "ejercicio3.py")
+    (tmp_path / "referencia").mkdir()
+    (tmp_path / "referencia" / "ejercicio4.py").write_text("robada = 1\n")
+    os.symlink(tmp_path / "referencia", tmp_path / "sol" / "soluciones")
+    prepared = prepare(str(tmp_path / "sol"))
+    assert prepared.files == {}
+    text = " ".join(prepared.problems)
+    assert "ejercicio2.py no es un archivo normal" in text
+    assert "ejercicio3.py es un enlace simbólico" in text
+    assert "soluciones es un enlace simbólico" in text
+
+
+def zipped(path, entries, compression=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return bytearray(path.read_bytes())
+
+
+@pytest.mark.parametrize("damage", ["encrypted", "bad-crc", "truncated", "not-a-zip"])
+def test_a_damaged_archive_is_refused_with_a_reason(tmp_path, damage):
+    path = tmp_path / "entrega.zip"
+    data = zipped(path, {"soluciones/ejercicio2.py": "x = 1\n" * 500},
+                  zipfile.ZIP_STORED if damage == "bad-crc" else zipfile.ZIP_DEFLATED)
+    if damage == "encrypted":
+        for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+            data[data.index(signature) + offset] |= 0x01
+    elif damage == "bad-crc":
+        data[30 + len("soluciones/ejercicio2.py") + 5] ^= 0xFF  # stored bytes: CRC mismatch
+    elif damage == "truncated":
+        data = data[:len(data) // 2]
+    else:
+        data = bytearray(b"no soy un zip")
+    path.write_bytes(bytes(data))
+    prepared = prepare(str(path))
+    assert prepared.files == {}
+    assert any("dañado, cifrado o incompleto" in p for p in prepared.problems), prepared.problems
+
+
+def test_a_notebook_nested_too_deep_gets_a_clear_report(tmp_path):
+    path = tmp_path / "profundo.ipynb"
+    path.write_text('{"cells": ' + "[" * 100000 + "]" * 100000 + "}")
+    prepared = prepare(str(path))
+    assert prepared.files == {} and any("no es un notebook válido" in p
+                                        for p in prepared.problems)
+
+
+def test_names_and_texts_from_a_submission_reach_the_problems_escaped(tmp_path):
+    path = tmp_path / "entrega.zip"
+    zipped(path, {"=HYPERLINK(1)\x1b[2J\n/ejercicio2.py": "x = 'año'\n".encode("latin-1")})
+    problem = prepare(str(path)).problems[0]
+    assert "\x1b" not in problem and "\n" not in problem
+    assert problem.startswith("=HYPERLINK(1)\\x1b[2J\\n/ejercicio2.py: no está en UTF-8")
