@@ -1,12 +1,21 @@
-"""Helpers for the notes server tests: a notes tree on disk, the server command line, and a
-checker that validates every frame the server wrote against the official schema."""
+"""Helpers for the notes server tests: a notes tree on disk, the server command line, a raw
+JSON-lines pipe to `serve`, test-only solution files, and a checker that validates every frame
+the server wrote against the official schema.
+
+`NOTES_CODE_DIR=/tmp/mut-code` points every test at another copy of `code/` (a mutated one, to
+prove that a test can fail); by default the tests use the repository's `code/`.
+"""
 
 import json
 import os
+import queue
+import subprocess
 import sys
+import textwrap
+import threading
 from pathlib import Path
 
-CODE = Path(__file__).resolve().parents[2] / "code"
+CODE = Path(os.environ.get("NOTES_CODE_DIR") or Path(__file__).resolve().parents[2] / "code")
 if str(CODE) not in sys.path:
     sys.path.insert(0, str(CODE))
 
@@ -52,6 +61,56 @@ class NotesTree:
 def serve_argv(*args, trace=None):
     argv = [sys.executable, "-I", MAIN, "serve", *map(str, args)]
     return argv + (["--trace", str(trace)] if trace else [])
+
+
+def write_solution(folder, source, name="solucion_de_prueba.py"):
+    """A test-only solution file for `serve --solution` (see code/extension.py)."""
+    path = Path(folder) / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+class RawPipe:
+    """`serve` on raw pipes: send JSON (or bytes) lines, receive parsed frames."""
+
+    def __init__(self, *args, trace=None, cwd=None):
+        self.proc = subprocess.Popen(serve_argv(*args, trace=trace), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(json.loads(line))
+
+    def send(self, data):
+        self.proc.stdin.write(data if isinstance(data, bytes) else
+                              (json.dumps(data) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def receive(self, timeout=10):
+        return self.lines.get(timeout=timeout)
+
+    def nothing_within(self, seconds):
+        try:
+            extra = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        raise AssertionError(f"unexpected frame {extra}")
+
+    def close(self):
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=10)
+
+
+def server_frames(path):
+    """Every frame the server wrote, parsed, in order (from a `serve --trace` file)."""
+    frames = []
+    for line in Path(path).read_text().splitlines():
+        entry = json.loads(line)
+        if entry["dir"] == "out":
+            frames.append(json.loads(entry["frame"]))
+    return frames
 
 
 def validate_trace(path):

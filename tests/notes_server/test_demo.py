@@ -23,6 +23,22 @@ def leftovers():
     return set(glob.glob(os.path.join(tempfile.gettempdir(), "notas-demo-*")))
 
 
+@pytest.fixture(scope="module")
+def transcript():
+    """The default demo's output (2025-11-25), run once for the tests that only read it."""
+    return run_demo().stdout
+
+
+def section(out, title):
+    """The transcript of the one section whose `════ ...` heading names `title`, up to the
+    next heading (the banner above the sections may use the same words), with its line
+    wrapping undone: every run of whitespace becomes one space."""
+    chunks = out.split("\n════ ")[1:]
+    found = [chunk for chunk in chunks if title in chunk.split("\n", 1)[0]]
+    assert len(found) == 1, f"no single section named {title!r}"
+    return " ".join(found[0].split("\n", 1)[1].split())
+
+
 @pytest.mark.parametrize("args", [(), ("demo",), ("--protocol", "2026-07-28")])
 def test_demo_runs_isolated_without_site_packages_and_exits_zero(args):
     before = leftovers()
@@ -37,22 +53,30 @@ def test_demo_runs_on_the_system_python_with_nothing_installed():
     assert run_demo(python=DEBIAN_PYTHON).returncode == 0
 
 
-def test_demo_shows_the_three_scenarios_on_the_wire_in_spanish():
-    out = run_demo().stdout
+def test_demo_shows_the_three_scenarios_on_the_wire_in_spanish(transcript):
+    out = transcript
     for heading in ("Escenario 1 · Camino feliz", "Escenario 2 · Desambiguación",
                     "Escenario 3 · Escritura fuera de las roots", "Las roots cambian",
                     "modo URL"):
-        assert heading in out
+        assert section(out, heading)
     for frame in ('"method": "initialize"', '"method": "roots/list"',
                   '"method": "elicitation/create"', '"mode": "form"', '"action": "decline"',
-                  '"action": "cancel"', '"method": "notifications/roots/list_changed"',
-                  '"mode": "url"', '"method": "notifications/elicitation/complete"'):
+                  '"action": "cancel"'):
         assert frame in out, frame
+    assert '"method": "notifications/roots/list_changed"' in section(out, "Las roots cambian")
     assert "SDK mcp 2.3.0" in out
 
 
-def test_demo_deletes_exactly_the_chosen_note_and_writes_nothing_outside():
-    out = run_demo().stdout
+def test_demo_url_mode_section_shows_the_2025_url_request_and_its_completion(transcript):
+    url_mode = section(transcript, "modo URL")
+    assert '"status": "manual"' in url_mode  # the form-only client first
+    assert '"mode": "url"' in url_mode and '"elicitationId":' in url_mode
+    assert '"method": "notifications/elicitation/complete"' in url_mode
+    assert '"status": "configured"' in url_mode
+
+
+def test_demo_deletes_exactly_the_chosen_note_and_writes_nothing_outside(transcript):
+    out = transcript
     assert "Borrada la nota note-7 (TPS report, 2024-04-10)" in out
     assert out.count("« ✓ No se borró nada") == 2
     assert out.count("« ✗ No escribí nada") == 2
@@ -64,15 +88,22 @@ def test_demo_deletes_exactly_the_chosen_note_and_writes_nothing_outside():
 def test_stateless_demo_shows_input_required_and_no_list_changed():
     out = run_demo("--protocol", "2026-07-28").stdout
     assert '"resultType": "input_required"' in out and '"inputResponses"' in out
-    assert "notifications/roots/list_changed\"" not in out.split("Las roots cambian")[1]
-    assert "elicitationId" not in out.split("modo URL")[1]
+    roots_change = section(out, "Las roots cambian")
+    assert '"method": "roots/list"' in roots_change  # the roots travel as an input request
+    assert "notifications/roots/list_changed\"" not in roots_change
+    url_mode = section(out, "modo URL")
+    assert '"mode": "url"' in url_mode and '"inputResponses"' in url_mode
+    assert '"status": "configured"' in url_mode
+    assert '"elicitationId"' not in url_mode  # the key is gone in 2026-07-28 (the text may
+    assert "notifications/elicitation/complete\"" not in url_mode  # still name them)
 
 
 def test_demo_says_which_sdk_version_it_simulates_and_that_its_guard_ignores_it():
     out = run_demo("--sdk-version", "1.22.0").stdout
     assert "SDK mcp 1.22.0" in out
-    assert "una guarda fija" in out and "ejercicio 3" in out
-    assert '"mode": "url"' in out  # the demo's fixed guard does not look at the version
+    url_mode = section(out, "modo URL")
+    assert "una guarda fija" in url_mode and "ejercicio 3" in url_mode
+    assert '"mode": "url"' in url_mode  # the demo's fixed guard does not look at the version
 
 
 def test_code_imports_nothing_outside_the_standard_library():

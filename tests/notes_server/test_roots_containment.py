@@ -1,32 +1,45 @@
 """Roots containment: the named traps, then generated paths against an independent resolver,
-then the end-to-end property: no URI ever makes the server change a file outside the roots."""
+then the end-to-end property: no URI ever makes the server change a file outside the roots.
+
+The generated paths lean on purpose toward what breaks containment: siblings that share the
+root's prefix, `..` (plain and percent-encoded) and symlinks that leave the root. Both
+properties run without Hypothesis' example database, so every run must find a bug by its own
+generation, not by replaying a saved failure.
+"""
 
 import os
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from client import Client
+from client import Client, spawn
 from roots import RootError, RootSet, path_to_uri, uri_to_path
-from server import Config, NotesServer
-from session import start_in_process
+from server_support import serve_argv
+
+
+def build_house(base):
+    """Notas/ (the root) with sub/ and a note inside; siblings Notas-evil/ and Notas-privadas/
+    that share its prefix, each with a note; inside Notas/, symlinks that leave it (salida/ to
+    Notas-privadas/, the relative prefijo/ to Notas-evil/, enlace.md to a note outside) and one
+    that stays inside (atajo/ to sub/)."""
+    for folder in ("Notas/sub", "Notas-evil", "Notas-privadas"):
+        (base / folder).mkdir(parents=True)
+    (base / "Notas" / "sub" / "dentro.md").write_text("title: Dentro\n\nse puede borrar")
+    (base / "Notas-privadas" / "diario.md").write_text("title: Diario\n\nsecreto")
+    (base / "Notas-evil" / "evil.md").write_text("title: Evil\n\nno tocar")
+    (base / "Notas" / "salida").symlink_to(base / "Notas-privadas")
+    (base / "Notas" / "prefijo").symlink_to(Path("..") / "Notas-evil")
+    (base / "Notas" / "atajo").symlink_to(base / "Notas" / "sub")
+    (base / "Notas" / "enlace.md").symlink_to(base / "Notas-privadas" / "diario.md")
+    return base
 
 
 @pytest.fixture
 def house(tmp_path):
-    """Notas/ (the root) with sub/, a symlink leaving it and one staying inside; siblings
-    Notas-evil/ and Notas-privadas/ that share its prefix."""
-    base = Path(os.path.realpath(tmp_path))
-    for folder in ("Notas/sub", "Notas-evil", "Notas-privadas"):
-        (base / folder).mkdir(parents=True)
-    (base / "Notas-privadas" / "diario.md").write_text("title: Diario\n\nsecreto")
-    (base / "Notas" / "salida").symlink_to(base / "Notas-privadas")
-    (base / "Notas" / "atajo").symlink_to(base / "Notas" / "sub")
-    (base / "Notas" / "enlace.md").symlink_to(base / "Notas-privadas" / "diario.md")
-    return base
+    return build_house(Path(os.path.realpath(tmp_path)))
 
 
 def roots_of(house):
@@ -96,8 +109,24 @@ def test_intersection_keeps_only_what_both_allow(house):
 
 
 # -- generated paths -------------------------------------------------------------------------
-COMPONENTS = ["sub", "..", ".", "salida", "atajo", "Notas", "Notas-evil", "Notas-privadas",
-              "x.md", "%2e%2e", "%2E%2e", "..%2f..", "%2f", "a%00b", "enlace.md", "~", ""]
+SIBLINGS = ["Notas-evil", "Notas-privadas", "Notas%2Devil", "Notas.bak", "Nota", "Notas-"]
+TRAVERSAL = ["..", "%2e%2e", "%2E%2e", ".%2e", "..%2f..", "%2f", ".", ""]
+LINKS = ["salida", "prefijo", "atajo", "enlace.md"]
+PLAIN = ["Notas", "sub", "x.md", "dentro.md", "a%00b", "~", "Notas%2Fsub"]
+
+# The first component decides which folder the path starts in: the root, a sibling sharing its
+# prefix, or one of the root's symlinks. Each family is drawn as often as the others.
+FIRST = st.one_of(st.just("Notas"), st.sampled_from(SIBLINGS),
+                  st.sampled_from([f"Notas/{link}" for link in LINKS]))
+COMPONENT = st.one_of(st.sampled_from(TRAVERSAL), st.sampled_from(SIBLINGS),
+                      st.sampled_from(LINKS), st.sampled_from(PLAIN))
+uris = st.tuples(st.sampled_from(["file://", "file://localhost", ""]), FIRST,
+                 st.lists(COMPONENT, max_size=5))
+
+
+def make_uri(base, generated):
+    scheme, first, parts = generated
+    return scheme + "/".join([str(base), first, *parts])
 
 
 def resolve_by_hand(path):
@@ -123,12 +152,15 @@ def resolve_by_hand(path):
     raise AssertionError("symlink loop")
 
 
+def inside_by_hand(resolved, root):
+    return resolved == root or resolved.startswith(root + "/")
+
+
 def expected_inside(uri, root):
     path = uri_to_path_by_hand(uri)
     if path is None:
         return None
-    resolved = resolve_by_hand(path)
-    return resolved == root or resolved.startswith(root + "/")
+    return inside_by_hand(resolve_by_hand(path), root)
 
 
 def uri_to_path_by_hand(uri):
@@ -149,15 +181,11 @@ def uri_to_path_by_hand(uri):
     return None if "\x00" in path else path
 
 
-uris = st.tuples(st.sampled_from(["file://", "file://localhost", ""]),
-                 st.lists(st.sampled_from(COMPONENTS), max_size=7))
-
-
-@settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=400, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(uris)
 def test_containment_agrees_with_an_independent_resolver(house, generated):
-    prefix, parts = generated
-    uri = prefix + str(house / "Notas") + "/" + "/".join(parts)
+    uri = make_uri(house, generated)
     root = str(house / "Notas")
     expected = expected_inside(uri, root)
     try:
@@ -167,28 +195,64 @@ def test_containment_agrees_with_an_independent_resolver(house, generated):
     assert inside == expected, uri
 
 
-def snapshot_outside(base, root):
-    return {str(p): (p.read_bytes() if p.is_file() else None)
-            for p in base.rglob("*") if not str(p).startswith(root + "/") and str(p) != root}
+# -- end to end: the real server, both revisions ---------------------------------------------
+class PicksTheFirstOption:
+    """A user who accepts every form, choosing the first offered note and confirming."""
+
+    def elicit(self, params):
+        offered = params["requestedSchema"]["properties"]["note_id"]["oneOf"]
+        return {"action": "accept", "content": {"note_id": offered[0]["const"], "confirm": True}}
+
+    def open_url(self, url):
+        raise AssertionError("no URL mode here")
 
 
-@settings(max_examples=200, deadline=None)
-@given(uris, st.sampled_from(["notes_write", "notes_delete_by_path"]))
-def test_no_generated_uri_changes_anything_outside_the_roots(generated, action):
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(os.path.realpath(tmp))
-        for folder in ("Notas/sub", "Notas-evil", "Notas-privadas"):
-            (base / folder).mkdir(parents=True)
-        (base / "Notas" / "salida").symlink_to(base / "Notas-privadas")
-        (base / "Notas-privadas" / "x.md").write_text("title: Fuera\n\nno tocar")
+@pytest.fixture(scope="module")
+def clients():
+    """One `serve` per revision for the whole property: each example brings its own folder
+    and tells the client to share it."""
+    opened = {}
+    for protocol in ("2025-11-25", "2026-07-28"):
+        send, lines, close, _ = spawn(serve_argv())
+        opened[protocol] = Client(send, lines, close, roots=[], user=PicksTheFirstOption(),
+                                  protocol=protocol).connect()
+    yield opened
+    for client in opened.values():
+        client.close()
+
+
+# Each example builds a fresh folder and the server fsyncs every write: on tmpfs when there is
+# one, that costs nothing.
+FAST_TMP = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+
+def snapshot(base):
+    return {str(p): (p.read_bytes() if p.is_file() else None) for p in base.rglob("*")}
+
+
+def outside(files, root):
+    return {path: data for path, data in files.items()
+            if not inside_by_hand(path, root)}
+
+
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(uris, st.sampled_from(["nota.md", "x.md", "enlace.md", "diario.md"]),
+       st.sampled_from(["2025-11-25", "2026-07-28"]))
+def test_no_generated_uri_changes_anything_outside_the_roots(clients, generated, name, protocol):
+    with tempfile.TemporaryDirectory(dir=FAST_TMP) as tmp:
+        top = Path(os.path.realpath(tmp))
+        base = build_house(top / "casa")
         root = str(base / "Notas")
-        before = snapshot_outside(base, root)
-        prefix, parts = generated
-        uri = prefix + root + "/" + "/".join(parts)
-        server = NotesServer(Config())
-        with Client(*start_in_process(server), roots=[root]).connect() as client:
-            client.call_tool("notes_write", {"uri": uri, "title": "Generada", "body": "x"})
-            if action == "notes_delete_by_path":
-                client.call_tool("notes_delete", {"title": "Fuera"})
-        server.close()
-        assert snapshot_outside(base, root) == before, uri
+        uri = make_uri(base, generated) + "/" + name
+        target = uri_to_path_by_hand(uri)
+        assume(target is None or inside_by_hand(resolve_by_hand(target), str(top)))
+        before = outside(snapshot(top), root)
+        client = clients[protocol]
+        client.set_roots([root])
+        client.call_tool("notes_write", {"uri": uri, "title": "Generada", "body": "x"})
+        listed = client.call_tool("notes_list")["structuredContent"]["notes"]
+        assert {n["title"] for n in listed} >= {"Dentro"}, listed
+        for title in sorted({n["title"] for n in listed}):  # only notes it can list
+            client.call_tool("notes_delete", {"title": title})
+        assert outside(snapshot(top), root) == before, uri

@@ -9,6 +9,7 @@ from mcp.shared.exceptions import MCPError
 
 from client import Browser
 from sdk_driver import Answers, Roots, sdk_client, text
+from server_support import server_frames
 
 pytestmark = pytest.mark.anyio
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
@@ -57,13 +58,19 @@ async def test_disambiguation_through_input_required_deletes_the_chosen_note(tre
     assert set(before) - set(tree.snapshot()) == {"Notas/tps-2024.md"}
 
 
-@pytest.mark.parametrize("answer", [{"action": "decline"}, {"action": "cancel"}])
-async def test_decline_or_cancel_through_input_required_delete_nothing(tree, trace, answer):
+@pytest.mark.parametrize("answer, reason", [
+    ({"action": "decline"}, "declined"),
+    ({"action": "cancel"}, "cancelled"),
+    ({"action": "accept", "content": {"note_id": "note-7", "confirm": False}}, "not_confirmed"),
+])
+async def test_decline_cancel_or_no_confirm_through_input_required_delete_nothing(
+        tree, trace, answer, reason):
     before = tree.snapshot()
     async with sdk_client(trace=trace, mode="auto", roots=Roots(tree.notes),
                           answers=Answers(answer)) as client:
         result = await client.call_tool("notes_delete", {"title": "TPS report"})
-    assert result.structured_content["deleted"] is None
+    assert not result.is_error and result.structured_content == {"deleted": None,
+                                                                 "reason": reason}
     assert tree.snapshot() == before
 
 
@@ -82,11 +89,19 @@ async def test_url_mode_has_no_elicitation_id_and_completes_on_retry(tree, trace
                           answers=answers) as client:
         result = await client.call_tool("notes_setup", {})
     assert isinstance(answers.seen[0], types.ElicitRequestURLParams)
+    assert answers.seen[0].elicitation_id is None
+    on_the_wire = [request["params"] for frame in server_frames(trace)
+                   for request in ((frame.get("result") or {}).get("inputRequests") or {}).values()
+                   if request["method"] == "elicitation/create"]
+    assert [params["mode"] for params in on_the_wire] == ["url"]
+    assert "elicitationId" not in on_the_wire[0]
+    assert not any(frame.get("method") == "notifications/elicitation/complete"
+                   for frame in server_frames(trace))
     assert result.structured_content == {"status": "configured"}
 
 
 async def test_url_mode_retry_before_the_page_is_pending_not_configured(tree, trace):
-    async with sdk_client(trace=trace, mode="auto", roots=Roots(tree.notes),
+    async with sdk_client("--setup-wait", 0.3, trace=trace, mode="auto", roots=Roots(tree.notes),
                           answers=Answers({"action": "accept"})) as client:
         result = await client.call_tool("notes_setup", {})
     assert result.structured_content == {"status": "pending"}

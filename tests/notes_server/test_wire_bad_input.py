@@ -2,50 +2,16 @@
 and the server keeps serving afterwards. Frames are sent as raw bytes."""
 
 import json
-import queue
-import subprocess
-import threading
 
 import pytest
 
-from server_support import serve_argv, validate_trace
+from server_support import RawPipe, validate_trace
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "raw", "version": "0"}}}
 STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}
-
-
-class RawPipe:
-    def __init__(self, *args, trace=None):
-        self.proc = subprocess.Popen(serve_argv(*args, trace=trace), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
-
-    def send(self, data):
-        self.proc.stdin.write(data if isinstance(data, bytes) else
-                              (json.dumps(data) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def receive(self, timeout=10):
-        return self.lines.get(timeout=timeout)
-
-    def nothing_within(self, seconds):
-        try:
-            extra = self.lines.get(timeout=seconds)
-        except queue.Empty:
-            return True
-        raise AssertionError(f"unexpected frame {extra}")
-
-    def close(self):
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -195,11 +161,37 @@ def test_server_exits_cleanly_at_end_of_input(trace):
     assert raw.close() == 0
 
 
-def test_the_trace_checker_rejects_a_frame_that_breaks_the_schema(tmp_path):
-    bad = tmp_path / "bad.jsonl"
-    frames = [("in", {**INIT}),
-              ("out", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}})]
-    bad.write_text("".join(json.dumps({"dir": d, "frame": json.dumps(f)}) + "\n"
-                           for d, f in frames))
-    with pytest.raises(AssertionError):
-        validate_trace(bad)
+STATELESS_CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    "name": "notes_list", "arguments": {}, "_meta": STATELESS_META}}
+CALL_RESULT = {"content": [{"type": "text", "text": "0 nota(s)"}], "isError": False}
+
+
+def write_trace(path, frames):
+    path.write_text("".join(json.dumps({"dir": d, "frame": json.dumps(f)}) + "\n"
+                            for d, f in frames))
+    return path
+
+
+@pytest.mark.parametrize("frames, problem", [
+    ([("in", INIT), ("out", {"jsonrpc": "2.0", "id": 1,
+                             "result": {"protocolVersion": "2025-11-25"}})],
+     r"result does not match InitializeResult:\n.*'capabilities' is a required property"),
+    ([("in", STATELESS_CALL), ("out", {"jsonrpc": "2.0", "id": 2, "result": CALL_RESULT})],
+     r"(?s)MCP 2026-07-28 frame .*does not match CallToolResultResponse.*resultType"),
+    ([("in", INIT), ("out", {"jsonrpc": "2.0", "id": 7, "method": "elicitation/create",
+                             "params": {"mode": "url", "message": "Abre esto",
+                                        "url": "http://127.0.0.1:1/x"}})],
+     r"(?s)MCP 2025-11-25 frame .*ElicitRequest.*'elicitationId' is a required property"),
+], ids=["2025-response", "2026-response", "2025-server-request"])
+def test_the_trace_checker_rejects_a_frame_that_breaks_the_schema(tmp_path, frames, problem):
+    with pytest.raises(AssertionError, match=problem):
+        validate_trace(write_trace(tmp_path / "bad.jsonl", frames))
+
+
+def test_the_trace_checker_validates_every_server_frame_it_reads(tmp_path):
+    good = write_trace(tmp_path / "good.jsonl", [
+        ("in", STATELESS_CALL),
+        ("out", {"jsonrpc": "2.0", "id": 2, "result": {**CALL_RESULT, "resultType": "complete"}}),
+        ("in", {"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+        ("out", {"jsonrpc": "2.0", "id": 3, "result": {}})])
+    assert validate_trace(good) == 2
