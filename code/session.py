@@ -343,8 +343,9 @@ class Session:
         if not isinstance(responses, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
         call.asked, call.memos = saved["asked"], saved["memos"]
+        pending = saved.get("pending")  # only the question of the last round may be answered
         call.answers = {**saved["answers"], **{k: v for k, v in responses.items()
-                                               if k in saved["asked"]}}  # unknown keys ignored
+                                               if k == pending}}  # anything else is ignored
 
     def _request_roots(self, ctx):
         """The roots of one 2026-07-28 request: asked as an input request when declared."""
@@ -391,7 +392,8 @@ class Session:
         except NeedInput as need:
             if call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {
-                    "answers": call.answers, "asked": call.asked, "memos": call.memos})
+                    "answers": call.answers, "asked": call.asked, "memos": call.memos,
+                    "pending": need.key})
                 self._answer(call, {"resultType": "input_required",
                                     "inputRequests": {need.key: need.request},
                                     "requestState": state})

@@ -108,6 +108,7 @@ def notes_setup(ctx):
     record, url = start_flow(ctx)
     answer = ctx.elicit_url(CONNECT_MESSAGE, url, record.elicitation_id)
     if answer.action != "accept":
+        ctx.server.flows.retire(record.elicitation_id)  # that link is dead from now on
         return ok("No se configuró nada: " + ("rechazaste abrir la página."
                                                if answer.action == "decline"
                                                else "cancelaste la configuración."),
@@ -136,6 +137,7 @@ def notes_sync(ctx):
         record, url = start_flow(ctx)
         answer = ctx.require_url(CONNECT_MESSAGE, url, record.elicitation_id)
         if answer.action != "accept":
+            ctx.server.flows.retire(record.elicitation_id)
             return ok("No se sincronizó nada: antes hay que autorizar Notas Sync.",
                       {"synced": None, "reason": answer.action})
         if ctx.wait_flow(record, ctx.server.config.setup_wait) != "completed":

@@ -98,7 +98,7 @@ class FlowRecord:
     subject: str
     provider: str
     expires_at: float
-    status: str = "pending"  # pending -> completed or denied, once; expiry is checked on use
+    status: str = "pending"  # pending -> completed, denied or retired, once; expiry on use
     on_complete: object = field(default=None, repr=False)  # the session's flow_finished
 
 
@@ -131,11 +131,20 @@ class FlowStore:
             record = self._records.get(elicitation_id)
         if record is None:
             raise FlowError("enlace desconocido")
+        if record.status == "retired":
+            raise FlowError("este enlace se anuló: rechazaste o cancelaste en tu cliente")
         if record.status != "pending":
             raise FlowError("este enlace ya se usó")
         if self.clock() > record.expires_at:
             raise FlowError("este enlace caducó")
         return record
+
+    def retire(self, elicitation_id):
+        """The user declined or cancelled: this link must never complete anything later."""
+        with self._lock:
+            record = self._records.get(elicitation_id)
+            if record is not None and record.status == "pending":
+                record.status = "retired"
 
     def complete(self, elicitation_id, nonce, provider, allowed=True):
         """Consume the record once. On consent the credential is stored here, never handed out;

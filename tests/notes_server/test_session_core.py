@@ -362,3 +362,47 @@ def test_a_tool_that_changes_its_question_every_run_is_stopped(home, tmp_path):
         peer.answer(questions(frames)[0]["id"], {"action": "accept", "content": {"ok": True}})
     text = result_of(frames, call_id)["result"]["content"][0]["text"]
     assert "cambia su pregunta en cada ejecución" in text
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_a_declined_url_consent_kills_its_link(home, action):
+    srv = server(setup_page="inline")
+    peer = Peer(srv).start([f"{home}/Notas"])
+    setup = call(peer, "notes_setup")
+    form = questions(peer.take())[0]
+    peer.answer(form["id"], {"action": action})
+    assert result_of(peer.take(), setup)["result"]["structuredContent"]["status"] == \
+        "not_configured"
+    record = srv.flows.get(form["params"]["elicitationId"])
+    page = srv.setup_page()
+    assert page.fetch(form["params"]["url"])["status"] == 410
+    posted = page.fetch(page.base + "/connect", "POST",
+                        f"elicitation={record.elicitation_id}&state={record.nonce}"
+                        "&decision=allow")
+    assert posted["status"] == 400 and not srv.flows.is_configured(srv.config.subject,
+                                                                    "notas-sync")
+
+
+def test_a_2026_retry_may_answer_only_the_question_of_its_last_round(home):
+    peer = Peer(server())
+    first = call(peer, "notes_list", meta=ENVELOPE)
+    state = result_of(peer.take(), first)["result"]["requestState"]
+    retry = peer.request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": ENVELOPE,
+                                        "requestState": state, "inputResponses": {
+                                            "roots": {"roots": [{"uri": f"file://{home}/Notas"}]}}})
+    listed = result_of(peer.take(), retry)["result"]["structuredContent"]["notes"]
+    assert len(listed) == 4
+    delete = call(peer, "notes_delete", {"title": "TPS report"}, meta=ENVELOPE)
+    state = result_of(peer.take(), delete)["result"]["requestState"]
+    rounds = peer.request("tools/call", {
+        "name": "notes_delete", "arguments": {"title": "TPS report"}, "_meta": ENVELOPE,
+        "requestState": state, "inputResponses": {
+            "roots": {"roots": [{"uri": f"file://{home}/Notas"}]}}})
+    form_round = result_of(peer.take(), rounds)["result"]
+    assert list(form_round["inputRequests"]) == ["ask-1"]
+    sneaky = peer.request("tools/call", {  # answers the form and swaps its roots answer
+        "name": "notes_delete", "arguments": {"title": "TPS report"}, "_meta": ENVELOPE,
+        "requestState": form_round["requestState"], "inputResponses": {
+            "ask-1": PICK_2024, "roots": {"roots": [{"uri": f"file://{home}/Trabajo"}]}}})
+    done = result_of(peer.take(), sneaky)["result"]
+    assert done["structuredContent"]["deleted"]["id"] == "note-7"  # the sealed roots held
