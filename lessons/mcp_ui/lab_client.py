@@ -224,6 +224,7 @@ class LabClient:
         if task.done():
             return task.result()
         self._detached = True
+        task.add_done_callback(self._failed_alone)
         if echo:
             print("⏳ La llamada sigue abierta, esperando tu respuesta: contesta arriba; el "
                   "resultado aparecerá allí mismo.")
@@ -255,6 +256,13 @@ class LabClient:
             self._show(f"« {'✗' if result.is_error else '✓'} {self.lab.hide(result.text)}")
             self._show_log()
         return result
+
+    def _failed_alone(self, task: asyncio.Task) -> None:
+        """A call that ended after its cell did, with an error nobody awaits: show it."""
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            self.last.panel.note(f"✗ La llamada falló: {esc(type(error).__name__)}: "
+                                 f"{esc(self.lab.hide(str(error)))}", "#c0392b")
 
     def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
         record.after = self.lab.snapshot()

@@ -9,6 +9,10 @@ also work outside pytest::
     screenshot(page, "x")                # -> tests/artifacts/x.png
     stop_lab(lab)                        # SIGTERM to its process group, SIGKILL if needed
 
+One cell at a time, as a learner with Shift+Enter::
+
+    wait_for_cell(page, run_cell(page, 2))   # -> the text of its outputs
+
 A run that pauses for clicks (a form waits for the learner) is split in two::
 
     start_run_all(page)                  # returns as soon as the first cell started
@@ -355,3 +359,32 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") + ".png")
     page.screenshot(path=str(path))
     return path
+
+
+def run_cell(page, index: int) -> int:
+    """Run only the cell at ``index`` (as Shift+Enter would), its old outputs cleared first,
+    without waiting; returns the index for wait_for_cell."""
+    page.evaluate("""index => {
+        const notebook = window.jupyterapp.shell.currentWidget.content;
+        const cell = notebook.widgets[index];
+        cell.model.outputs.clear();
+        cell.model.executionCount = null;
+        notebook.activeCellIndex = index;
+        window.jupyterapp.commands.execute('notebook:run-cell');
+    }""", index)
+    return index
+
+
+def wait_for_cell(page, index: int, timeout: float = 60_000) -> str:
+    """Wait until the cell at ``index`` has run (not queued or running); returns the text of
+    its outputs."""
+    page.wait_for_function("""index => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
+        const prompt = cell.node.querySelector('.jp-InputArea-prompt');
+        return cell.model.executionCount !== null && !prompt.textContent.includes('[*]');
+    }""", arg=index, timeout=timeout)
+    return page.evaluate("""index => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
+        return cell.node.querySelector('.jp-OutputArea') ?
+            cell.node.querySelector('.jp-OutputArea').innerText : '';
+    }""", index)

@@ -118,6 +118,8 @@ def learner_02(page) -> None:
 
 def learner_03(page) -> None:
     consent_and_authorize(page)
+    # «Mira qué hace con un SDK 1.23.0 simulado»: the demo guard asks anyway; say no
+    decline_consent(page)
 
 
 def learner_05(page) -> None:
@@ -160,7 +162,7 @@ def learner_02_solved(page) -> None:
 
 def learner_03_solved(page) -> None:
     learner_03(page)
-    decline_consent(page)  # the guard now allows URL mode: a consent instead of instructions
+    decline_consent(page)  # your guard allows URL mode: a consent instead of instructions
 
 
 def learner_06_solved(page) -> None:
@@ -200,7 +202,9 @@ STARTERS = (
     Journey("03_modo_url.ipynb", learner_03,
            prints=("✓ Consentimiento → página → notifications/elicitation/complete",
                    "✓ La página no se cargó: sin consentimiento no hay visita.",
-                   "« ✓ Sincronización configurada", zero_points("ejercicio3")),
+                   "« ✓ Sincronización configurada",
+                   ("vieja.call", "« ✓ No se configuró nada: rechazaste abrir la página."),
+                   zero_points("ejercicio3")),
            focus="Llegó notifications/elicitation/complete"),
     Journey("04_seguridad.ipynb",
            prints=("✓ Solo el primero pasa", "✓ El formulario no llegó a salir del servidor",
