@@ -98,9 +98,11 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET):
 
 
 def start(state, solution, prepared):
+    sandbox = Sandbox(solution)
     try:
-        sandbox = Sandbox(solution).start()
+        sandbox.start()
     except SandboxError as exc:
+        sandbox.close()
         state.broken = f"no se pudo crear el entorno aislado ({exc})"
         state.internal_errors.append(f"sandbox: {exc}")
         return

@@ -286,8 +286,11 @@ GARBAGE = b'"(frame refused by the grader)"\n'
 
 
 def classify(line):
-    """(message or None, line): the message as the client will parse it; a frame the client
-    must not even parse (nested too deep) is replaced by a string, which it ignores."""
+    """(message or None, line): the message as the client will parse it, when it may be a
+    request or a notification; a frame the client must not even parse (nested too deep) is
+    replaced by a string, which it ignores."""
+    if b'"method"' not in line and line.count(b"{") + line.count(b"[") <= MAX_NESTING:
+        return None, line  # a response (or garbage): not a request, cannot be too deep
     try:
         msg = wire.parse(line)
     except wire.RpcError:
@@ -404,7 +407,7 @@ class Run:
 
     def _send(self, data):
         """Our frames to the server; the answer to a server request frees its slot."""
-        answered = _answered(data)
+        answered = _answered(data) if self._held else None  # only answers hold slots
         try:
             self.process.send(data)
         except wire.ConnectionClosed:
