@@ -30,18 +30,17 @@ the point; timeouts are generous constants (a correct server answers in millisec
 
 import json
 import os
-import re
 import select
 import threading
-import urllib.parse
 
 import store
 import wire
-from client import Client
+from client import Browser, Client, ScriptedUser, questions_in
 from grader import boundary
 from grader.escape import one_line
 from grader.sandbox import SandboxError
 from grader.state import OUT_OF_TIME
+from roots import path_to_uri
 
 REVISIONS = ("2025-11-25", "2026-07-28")
 CALL_TIMEOUT = 10.0
@@ -139,7 +138,7 @@ class Tree:
         return self
 
     def uri(self, folder):
-        return "file://" + urllib.parse.quote(f"{self.inner}/{folder}")
+        return path_to_uri(f"{self.inner}/{folder}")
 
     def snapshot(self):
         """{relative path: (sha256, inode)} of every file below this folder."""
@@ -165,46 +164,29 @@ def describe_changes(before, after):
 
 
 # -- the user and the browser ------------------------------------------------------------------
-class User:
-    """Answers elicitations from a script; refuses to be asked more than MAX_PROMPTS times
-    in one call (a server that keeps asking gets an error, never an endless conversation)."""
-
-    def __init__(self, answers=(), browser=None):
-        self.answers = list(answers)
-        self.seen = []
-        self.browser = browser
-        self.visits = []
-        self._per_call = 0
-
-    def new_call(self):
-        self._per_call = 0
-
-    def elicit(self, params):
-        self.seen.append(params)
-        self._per_call += 1
-        if self._per_call > MAX_PROMPTS:
-            raise wire.RpcError(wire.INVALID_REQUEST, "Demasiadas preguntas en una llamada")
-        if not self.answers:
-            return {"action": "cancel"}
-        answer = self.answers.pop(0)
-        return answer(params) if callable(answer) else answer
-
-    def open_url(self, url):
-        self.visits.append(url)
-        if self.browser is not None and len(self.visits) <= MAX_PROMPTS:
-            self.browser.visit(url)
+def scripted_user(answers=()):
+    """The scripted user (code/client.py): answers from a list; asked more than MAX_PROMPTS
+    times in one call it answers with an error, never an endless conversation."""
+    return ScriptedUser(*answers, max_per_call=MAX_PROMPTS)
 
 
-class SandboxBrowser:
-    """Opens the setup page from inside the sandbox: load it, then press a button.
-
-    `events` gets a "post" marker just before the form is submitted, so a test can tell
-    whether the server announced completion before or after the page was used."""
+class SandboxBrowser(Browser):
+    """The lesson's browser (code/client.py), fetching from inside the sandbox (the setup page
+    listens on the sandbox's own loopback). A "post" mark goes into the run's frames just
+    before the form is submitted, so a test can tell whether the server announced completion
+    before or after the page was used; `wait()` waits for a visit the client's thread is
+    making."""
 
     def __init__(self, sandbox, run, decision="allow"):
-        self.sandbox, self.run, self.decision = sandbox, run, decision
-        self.pages = []
+        super().__init__(decision, fetch=self._fetch, before_submit=lambda: run.mark("post"))
+        self.sandbox = sandbox
         self.busy = threading.Lock()
+
+    def _fetch(self, url, method, data):
+        try:
+            return self.sandbox.browse(url, method=method, data=data)
+        except SandboxError as exc:
+            return {"error": f"el entorno aislado no respondió ({exc})"}
 
     def wait(self, timeout=30.0):
         """Until no visit is in progress (a visit runs on the client's thread)."""
@@ -213,19 +195,7 @@ class SandboxBrowser:
 
     def visit(self, url):
         with self.busy:
-            self._visit(url)
-
-    def _visit(self, url):
-        page = self.sandbox.browse(url)
-        self.pages.append(page)
-        if page.get("status") != 200:
-            return
-        fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', page.get("body", "")))
-        fields["decision"] = self.decision
-        target = urllib.parse.urljoin(url, "/connect")
-        self.run.mark("post")
-        self.pages.append(self.sandbox.browse(target, method="POST",
-                                              data=urllib.parse.urlencode(fields)))
+            super().visit(url)
 
 
 # -- one server and the grader's client -------------------------------------------------------
@@ -307,7 +277,7 @@ class Run:
         self.lab, self.revision = lab, revision
         self.state = lab.state
         self.sandbox = self.state.sandbox
-        self.user = user or User()
+        self.user = user or scripted_user()
         self.frames = []
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
@@ -483,21 +453,10 @@ class Run:
         return self
 
     def prompts_since(self, start):
-        found = []
+        """The elicitation params the server sent since frame number `start`."""
         with self._lock:
             frames = self.frames[start:]
-        for direction, msg in frames:
-            if direction != "←" or not isinstance(msg, dict):
-                continue
-            if msg.get("method") == "elicitation/create":
-                found.append(msg.get("params") if isinstance(msg.get("params"), dict) else {})
-            result = msg.get("result")
-            if isinstance(result, dict) and isinstance(result.get("inputRequests"), dict):
-                for request in result["inputRequests"].values():
-                    if isinstance(request, dict) and request.get("method") == "elicitation/create":
-                        params = request.get("params")
-                        found.append(params if isinstance(params, dict) else {})
-        return found
+        return questions_in(frames)
 
     def call(self, name, arguments=None, timeout=CALL_TIMEOUT):
         strikes = self.state.strikes
@@ -621,7 +580,7 @@ class Lab:
                                                             answers=answers, keep=True)
             return run
         run.lab = self
-        run.user = run.client.user = User(answers)
+        run.user = run.client.user = scripted_user(answers)
         if revision == "2026-07-28":
             run.client.roots = list(roots)
         else:
@@ -633,7 +592,7 @@ class Lab:
         self.require_solution()
         argv = ["serve", "--solution", self.state.sandbox.inner("solution"),
                 "--sdk-version", sdk, "--setup-wait", str(setup_wait)]
-        user = User(answers)
+        user = scripted_user(answers)
         run = Run(self, revision, argv, list(roots) if roots is not None else None,
                   elicitation, user, protocol=protocol)
         (self.state.kept if keep else self.runs).append(run)
