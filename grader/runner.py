@@ -136,7 +136,7 @@ def probe(state, prepared):
 
 def server_reported_problems(info):
     """What the server says went wrong loading the solution, as escaped, attributed lines."""
-    from server import SOLUTION_META_KEY
+    from protocol import SOLUTION_META_KEY
     meta = info.get("_meta") if isinstance(info, dict) else None
     meta = meta.get(SOLUTION_META_KEY) if isinstance(meta, dict) else None
     errors = meta.get("errors") if isinstance(meta, dict) else None
