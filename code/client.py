@@ -42,6 +42,8 @@ from roots import path_to_uri
 
 ALL_ELICITATION = {"form": {}, "url": {}}
 MAX_PENDING_REQUESTS = 32  # server-to-client requests waiting for a worker; beyond: refused
+MAX_NOTIFICATIONS = 10_000  # kept for inspection; beyond, they are no longer recorded
+_MISSING = object()
 
 
 class ClientCore:
@@ -139,7 +141,8 @@ class Client(ClientCore):
         self.timeout = timeout
         self._send_bytes, self._close = send, close
         self._loopback = loopback
-        self._results = {}
+        self._results = {}            # id of a request we waited for -> its result
+        self._waiting = set()         # ids of the requests we are waiting for
         self._changed = threading.Condition()
         self._closed = False
         self._write_lock = threading.Lock()
@@ -170,7 +173,10 @@ class Client(ClientCore):
     def _read(self, lines):
         try:
             for line in lines:
-                self._receive(line)
+                try:
+                    self._receive(line)
+                except RecursionError:  # a frame nested too deep to read: ignored
+                    continue
         except (OSError, ValueError):
             pass
         finally:
@@ -193,11 +199,13 @@ class Client(ClientCore):
         if msg["kind"] == "response":
             error = wire.RpcError.from_dict(msg["error"]) if "error" in msg else None
             with self._changed:
-                self._results[msg["id"]] = error if error is not None else msg["result"]
-                self._changed.notify_all()
+                if msg["id"] in self._waiting:  # an answer nobody asked for is dropped
+                    self._results[msg["id"]] = error if error is not None else msg["result"]
+                    self._changed.notify_all()
         elif msg["kind"] == "notification":
             with self._changed:
-                self._note(msg)
+                if len(self.notifications) < MAX_NOTIFICATIONS:
+                    self._note(msg)
                 self._changed.notify_all()
         elif self._loopback is not None:
             self._serve_request(msg)
@@ -210,7 +218,10 @@ class Client(ClientCore):
 
     def _work(self):
         while (msg := self._jobs.get()) is not None:
-            self._serve_request(msg)
+            try:
+                self._serve_request(msg)
+            except (wire.ConnectionClosed, OSError, ValueError):
+                pass  # the server went away before our answer: nothing left to answer
 
     def _serve_request(self, msg):
         """Answer one request from the server; a URL page is opened after consent is sent."""
@@ -275,14 +286,20 @@ class Client(ClientCore):
     def request(self, method, params=None, timeout=None):
         """Send a request and wait for its result; an error response raises RpcError."""
         msg_id, msg = self._new_request(method, params)
-        self._send(msg)
+        with self._changed:
+            self._waiting.add(msg_id)
         try:
+            self._send(msg)
             self._wait(lambda: msg_id in self._results, timeout or self.timeout)
         except TimeoutError:
             raise TimeoutError(f"no answer to {method} within {timeout or self.timeout} s") \
                 from None
-        with self._changed:
-            result = self._results.pop(msg_id)
+        finally:
+            with self._changed:
+                self._waiting.discard(msg_id)
+                result = self._results.pop(msg_id, _MISSING)
+        if result is _MISSING:
+            raise wire.ConnectionClosed("the server went away")
         if isinstance(result, wire.RpcError):
             raise result
         return result

@@ -6,7 +6,9 @@ demo, the notebooks and the browser use.
 
 import asyncio
 import os
+import queue
 import threading
+import time
 
 import pytest
 
@@ -120,3 +122,30 @@ def test_stopping_an_async_call_cancels_it_on_the_wire(home):
     assert sent[-1] == "notifications/cancelled"
     assert received[-1] == "notifications/cancelled"  # the server withdrew its question
     assert os.path.exists(f"{home}/Notas/tps-2024.md")
+
+
+def test_the_stream_client_survives_a_hostile_server():
+    """Unsolicited responses are dropped, a frame nested too deep is ignored, and an answer
+    to a server that went away does not kill the worker that sends it."""
+    inbox, sent = queue.Queue(), []
+
+    def lines():
+        while (line := inbox.get()) is not None:
+            yield line
+
+    def send(data):
+        sent.append(data)
+        if b'"result"' in data and b'"roots"' in data:
+            raise OSError("broken pipe")  # our answer to roots/list finds the server gone
+    client = Client(send, lines(), lambda: inbox.put(None), roots=["/tmp"], workers=1,
+                    timeout=2)
+    inbox.put(b'{"jsonrpc":"2.0","id":999,"result":{}}\n')          # nobody asked
+    inbox.put(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n')   # answer fails to send
+    inbox.put(b"[" * 100_000 + b"\n")                                # too deep to read
+    inbox.put(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')         # the worker still works
+    deadline = time.monotonic() + 5
+    while not any(b'"id":2' in data for data in sent):
+        assert time.monotonic() < deadline, sent
+        time.sleep(0.01)
+    assert client._results == {} and client._reader.is_alive()
+    client.close()
