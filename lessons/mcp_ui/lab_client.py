@@ -224,10 +224,9 @@ class LabClient:
         if task.done():
             return task.result()
         self._detached = True
-        task.add_done_callback(self._failed_alone)
-        if echo:
-            print("⏳ La llamada sigue abierta, esperando tu respuesta: contesta arriba; el "
-                  "resultado aparecerá allí mismo.")
+        waiting = record.panel.note("⏳ La llamada sigue abierta, esperando tu respuesta: "
+                                    "contesta arriba; el resultado aparecerá aquí.", "#555")
+        task.add_done_callback(lambda task: self._ended_alone(task, waiting))
         return ToolResult({}, pending=True)
 
     async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
@@ -257,8 +256,10 @@ class LabClient:
             self._show_log()
         return result
 
-    def _failed_alone(self, task: asyncio.Task) -> None:
-        """A call that ended after its cell did, with an error nobody awaits: show it."""
+    def _ended_alone(self, task: asyncio.Task, waiting) -> None:
+        """A call that ended after its cell did: the ⏳ line goes, an error nobody awaits
+        is shown."""
+        waiting.value = ""
         if not task.cancelled() and task.exception() is not None:
             error = task.exception()
             self.last.panel.note(f"✗ La llamada falló: {esc(type(error).__name__)}: "

@@ -85,7 +85,8 @@ class SimulatedPage:
             "en JupyterLab abrirías en otra pestaña; tus clics llegan a la misma página del "
             "servidor (<code>code/setup_page.py</code>).</div>"
             f"<div style='margin:6px 0'>Dirección: <code>{esc(url)}</code></div>"
-            f"<div style='margin:6px 0'>{esc(page_text(page, PAGE_ONLY))}</div>")
+            f"<div style='margin:6px 0'><b>{esc(page_text(page, (*PAGE_ONLY, 'p')))}</b></div>"
+            f"<div style='margin:6px 0'>{esc(page_text(page, (*PAGE_ONLY, 'h1')))}</div>")
         self.widget = w.VBox([banner, w.HBox(list(self.buttons.values())), self.result],
                              layout=w.Layout(**{**BOX, "border": "2px dashed #d4a72c"}))
         self.widget.add_class("mcp-simulated-page")

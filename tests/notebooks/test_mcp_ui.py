@@ -436,7 +436,8 @@ def test_close_stops_the_servers_and_removes_the_practice_folder(monkeypatch):
         return conn
     conn = in_loop(go)
     url = conn.last_url()
-    assert client.http_fetch(url).get("status") == 200  # the page answers while it runs
+    assert client.http_fetch(url).get("status") == 410  # the page answers while it runs
+    # (410: a declined consent retires its link)
     notes.close()
     assert "error" in client.http_fetch(url)  # and no longer listens
     assert conn.server not in ui.pages.PAGES.servers
@@ -475,10 +476,12 @@ def test_in_jupyterlite_a_call_returns_while_the_form_waits_and_the_click_comple
         await conn.read_handles()
         again = await conn.call("notes_list")
         assert again.pending
+        assert "⏳ La llamada sigue abierta" in texts(conn.last.panel.box)
         form = conn.user._open[-1]
         form.fill({"note_id": "note-7", "confirm": True})
         form.press("accept")  # the click, once the cell has ended
         await until(lambda: not conn.waiting())
+        assert "⏳ La llamada sigue abierta" not in texts(conn.last.panel.box)
         lite_lab.check_chosen_note_deleted(conn)
         return conn, early
     conn, early = in_loop(go)
@@ -545,20 +548,25 @@ def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
         first = await lite_lab.connect(quiet=True)
         await first.call("notes_setup", simulate=True, scripted=[{"action": "accept"}])
         other = await lite_lab.connect(quiet=True)
-        await other.call("notes_setup", simulate=True, scripted=[{"action": "decline"}])
+        assert (await other.call("notes_setup", echo=False)).pending  # its consent waits
         used, pending = first.last_url(), other.last_url()
         capsys.readouterr()
         ui.open_page(used)
         assert ui.submit_page(pending, state="inventado") == 400
         ui.open_page(pending.replace("elicitation=", "elicitation=otro"))
-        assert ui.submit_page(pending) == 200  # the real state, taken from the page
-        await until(lambda: received(other, "notifications/elicitation/complete"))
-    in_loop(go)
+        ui.open_page(pending)
+        other.user._open[-1].press("decline")
+        await until(lambda: not other.waiting())
+        return other
+    other = in_loop(go)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "HTTP 410: Enlace no válido este enlace ya se usó."
-    assert out[1].startswith("POST → HTTP 400: No se pudo completar el estado no coincide")
+    assert out[1] == ("POST → HTTP 400: No se pudo completar el estado no coincide "
+                      "(¿enlace manipulado?). No se vinculó ninguna cuenta.")
     assert out[2] == "HTTP 410: Enlace no válido enlace desconocido."
-    assert out[3].startswith("POST → HTTP 200: Hecho Listo: Notas Sync quedó autorizado")
+    assert out[3].startswith("HTTP 200: Autorizar Notas Sync Notas Sync (proveedor simulado")
+    assert other.page_visits() == 2  # the unknown link and the real one: both its page
+    assert other.last.result.data["status"] == "not_configured"
 
 
 # -- the official SDK ------------------------------------------------------------------------
