@@ -17,7 +17,10 @@ opened before any learner code ran (`Folder.trusted`) and goes down one name at 
   then reopening that same inode read-only through /proc/self/fd: a FIFO or a device is never
   opened, so it can neither block the grader nor notice it;
 - caps on depth, entries and bytes: a deep chain, a flood of entries or a huge file is a
-  finding, never a stall, a crash or a RecursionError.
+  finding, never a stall, a crash or a RecursionError;
+- the one kind of link the grader makes (exercise 4's root given through a symlinked folder)
+  is made with `symlinkat` in a folder it made, pointing at a sibling's name, and fails if the
+  name exists; the grader never follows it (a snapshot refuses it like any other link).
 
 What is not what the grader made (a link, a special file, a name that was there before the
 grader created it, a folder swapped under it) raises `Refused`, with a Spanish sentence for the
@@ -34,6 +37,8 @@ import hashlib
 import os
 import stat
 
+from grader.errors import Full, Refused  # noqa: F401  (raised here, caught by the harness)
+
 O_PATH = getattr(os, "O_PATH", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC
@@ -43,14 +48,6 @@ MAX_ENTRIES = 2000
 MAX_FILE_BYTES = 1 << 20     # what is hashed of one file (the grader's notes are tiny)
 MAX_TOTAL_BYTES = 32 << 20   # what one snapshot reads in all
 FULL = {errno.ENOSPC, errno.EDQUOT}
-
-
-class Refused(Exception):
-    """Something the grader did not make is where it looked; the message is Spanish."""
-
-
-class Full(Refused):
-    """The sandbox's disk (its own tmpfs) is full."""
 
 
 def _name(name):
@@ -181,6 +178,15 @@ class Folder:
             raise _refuse(label, exc) from None
         finally:
             os.close(fd)
+
+    def make_link(self, name, target):
+        """A new symbolic link `name` here pointing at `target`, a sibling's name (it must not
+        exist). The grader never follows it itself: only the server resolves it."""
+        label = self._label(name)
+        try:
+            os.symlink(_name(target), _name(name), dir_fd=self.fd)
+        except OSError as exc:
+            raise _refuse(label, exc) from None
 
     def snapshot(self, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES,
                  max_file=MAX_FILE_BYTES, max_total=MAX_TOTAL_BYTES):

@@ -2,6 +2,8 @@
 
     python -m grader PATH... [--format text|json|csv|gradescope] [--out DIR] [--jobs N]
                      [--only ejercicio2,ejercicio3,ejercicio4] [--batch DIR]
+                     [--tests public|all] [--host auto|sandbox|portable|inprocess]
+                     [--hidden-visibility visible|after_due_date|after_published|hidden]
                      [--budget SECONDS] [--require-isolation]
 
 Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
@@ -21,10 +23,9 @@ import signal
 import sys
 import threading
 
-from grader import pool, report, sandbox, tempspace
+from grader import hosts, pool, report
 from grader.escape import file_name, one_line
-from grader.runner import EXERCISES, SUBMISSION_BUDGET
-from grader.sandbox import detect_mode
+from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
 
@@ -46,6 +47,16 @@ def parse(argv):
                         help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3")
     parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET,
                         help="segundos como máximo por entrega")
+    parser.add_argument("--tests", default="all", choices=SUITES,
+                        help="public: solo las pruebas públicas (la autoevaluación); all: "
+                             "públicas y ocultas, si están (por defecto)")
+    parser.add_argument("--host", default="sandbox", choices=hosts.KINDS,
+                        help="dónde corren los servidores: sandbox (la corrección oficial, "
+                             "Linux), portable (autoevaluación en cualquier sistema), "
+                             "inprocess (autoevaluación sin procesos) o auto")
+    parser.add_argument("--hidden-visibility", default=report.HIDDEN_VISIBILITY,
+                        choices=report.VISIBILITIES,
+                        help="--format gradescope: cuándo ve el alumno las pruebas ocultas")
     parser.add_argument("--require-isolation", action="store_true",
                         help="no corregir si el aislamiento completo no está disponible")
     args = parser.parse_args(argv)
@@ -84,7 +95,8 @@ def jobs_from(args):
             n += 1
             unique = f"{base}-{n}"
         seen.add(unique)
-        jobs.append({"path": path, "name": unique, "only": args.only, "budget": args.budget})
+        jobs.append({"path": path, "name": unique, "only": args.only, "budget": args.budget,
+                     "tests": args.tests, "host": args.host})
     return jobs
 
 
@@ -110,10 +122,15 @@ def write(path, text):
 def stop(signum, frame):
     """SIGTERM / SIGINT: end every sandbox and worker, remove our temp space, exit."""
     pool.kill_workers()
-    sandbox.kill_all()
-    tempspace.clean_stale()  # the workers' leftovers (they are dead now)
-    tempspace.remove_own()
+    if KIND.name == "sandbox":
+        from grader import sandbox, tempspace
+        sandbox.kill_all()
+        tempspace.clean_stale()  # the workers' leftovers (they are dead now)
+        tempspace.remove_own()
     os._exit(128 + signum)
+
+
+KIND = hosts.kind("sandbox")
 
 
 def main(argv=None):
@@ -121,13 +138,21 @@ def main(argv=None):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = parse(sys.argv[1:] if argv is None else argv)
+    global KIND
+    KIND = hosts.kind(args.host)
+    args.host = KIND.name
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    tempspace.clean_stale()
-    if args.require_isolation and detect_mode() != "root":
+    mode = KIND.name
+    if KIND.name == "sandbox":
+        from grader import tempspace
+        from grader.sandbox import detect_mode
+        tempspace.clean_stale()
+        mode = detect_mode()
+    if args.require_isolation and mode != "root":
         sys.stderr.write(f"--require-isolation: el aislamiento completo no está disponible "
-                         f"aquí (modo {detect_mode()}); no se corrigió nada.\n")
+                         f"aquí (modo {mode}); no se corrigió nada.\n")
         return EXIT_ISOLATION
     jobs = jobs_from(args)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
@@ -148,7 +173,10 @@ def main(argv=None):
 
 
 def emit(args, results, out):
-    renderers = {"text": report.text, "json": report.json_line, "gradescope": report.gradescope}
+    def gradescope(result):
+        return report.gradescope(result, args.hidden_visibility)
+
+    renderers = {"text": report.text, "json": report.json_line, "gradescope": gradescope}
     if args.format == "csv":
         sys.stdout.write(report.gradebook(results))
     elif args.format == "gradescope" and out is None and len(results) > 1:
@@ -166,4 +194,4 @@ def emit(args, results, out):
         write(os.path.join(out, "informes", f"{name}.txt"), report.text(result))
         write(os.path.join(out, "informes", f"{name}.json"), report.json_line(result))
         if args.format == "gradescope":
-            write(os.path.join(out, name, "results.json"), report.gradescope(result))
+            write(os.path.join(out, name, "results.json"), gradescope(result))

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from grader import runner, tempspace
+from grader import runner
 
 JOB_SLACK = 60.0  # seconds a job may take beyond its budget (reading it, starting, cleaning)
 _workers = set()  # live worker processes (for the exit handler)
@@ -80,6 +80,7 @@ class Worker:
         self.proc.stdin.close()
         self.proc.stdout.close()
         _workers.discard(self.proc)
+        from grader import tempspace  # (the sandbox's; the self-checks never start workers)
         tempspace.clean_stale()  # its sandboxes died with it; their folders and cgroups go now
 
     def finish(self):
@@ -108,14 +109,16 @@ def kill_workers():
 
 
 def grade_all(jobs, workers=1, progress=None):
-    """Grade every job ({"path", "name", "only", "budget"}); returns results in order."""
+    """Grade every job ({"path", "name", "only", "budget", "tests", "host"}); returns results
+    in order."""
     progress = progress or (lambda done, total, result: None)
     results = [None] * len(jobs)
     if workers <= 1 or len(jobs) <= 1:
         for index, job in enumerate(jobs):
             try:
                 results[index] = runner.grade(job["path"], job["name"], job["only"],
-                                              job["budget"])
+                                              job["budget"], job.get("tests", "all"),
+                                              job.get("host", "sandbox"))
             except Exception as exc:  # the grader's own bug: this submission, not the class
                 results[index] = crashed(job, f"{type(exc).__name__}: {exc}")
             progress(index + 1, len(jobs), results[index])

@@ -17,6 +17,10 @@ from grader.escape import clean, csv_cell, json_text, one_line
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
 PUBLIC_LEAVES_OUT = ("internal_errors", "warnings")
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+# Hidden tests are shown after the due date: before it, resubmitting cannot be used to probe
+# them one case at a time; after it, the learner sees their (redacted) feedback and points.
+HIDDEN_VISIBILITY = "after_due_date"
 
 
 def _number(value):
@@ -41,7 +45,7 @@ def text(result):
     protections = result.get("protections") or {}
     active, missing = [], []
     for key, value in protections.items():
-        if key == "mode":
+        if key in ("mode", "self_check"):
             continue
         if value is True:
             active.append(one_line(key))
@@ -62,20 +66,34 @@ def json_line(result):
     return json_text(public) + "\n"
 
 
-def gradescope(result):
-    """The Gradescope autograder results.json shape."""
+def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
+    """Gradescope's results.json, with only the fields its specification documents: top level
+    score, execution_time, output, output_format, visibility, stdout_visibility, extra_data,
+    tests; per test score, max_score, status ("passed"/"failed"), name, number, output,
+    output_format, tags, visibility, extra_data. Hidden tests carry their redacted output and
+    `hidden_visibility`."""
+    tests = []
+    for number, test in enumerate(result.get("tests") or [], 1):
+        hidden = bool(test.get("hidden"))
+        tests.append({
+            "name": test.get("name", ""), "number": str(number),
+            "score": test.get("score", 0), "max_score": test.get("max_score", 0),
+            "status": "passed" if test.get("status") == "passed" else "failed",
+            "output": test.get("output", ""), "output_format": "text",
+            "tags": [test.get("exercise", ""), "oculta" if hidden else "pública"],
+            "visibility": hidden_visibility if hidden else "visible",
+            "extra_data": {"id": test.get("id", ""), "hidden": hidden,
+                           "status": test.get("status")}})
     return json_text({
         "score": result.get("score", 0),
         "execution_time": result.get("execution_time", 0),
         "output": result.get("output", ""),
+        "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "tests": [{"name": t.get("name", ""), "score": t.get("score", 0),
-                   "max_score": t.get("max_score", 0), "status": t.get("status"),
-                   "output": t.get("output", ""), "visibility": "visible"}
-                  for t in result.get("tests") or []],
+        "tests": tests,
         "extra_data": {"protections": result.get("protections"),
-                       "problems": result.get("problems")},
+                       "problems": result.get("problems"), "suite": result.get("suite")},
     }, indent=1) + "\n"
 
 

@@ -1,22 +1,31 @@
-"""Grade one submission: prepare it, start its sandbox, probe it, run the checks with pytest.
+"""Grade one submission: read it, start its host, probe its server, run the checks.
 
 `grade(path)` returns the result dict that every output format is built from:
 
     {"submission", "score", "max_score", "tests": [{"id", "name", "exercise", "score",
-     "max_score", "status", "output"}], "protections", "problems", "output",
-     "execution_time", "internal_errors", "warnings"}
+     "max_score", "status", "hidden", "output"}], "suite", "protections", "notice",
+     "problems", "output", "execution_time", "internal_errors", "warnings"}
 
-pytest runs in this (the grader's) process, with plugin autoload off, `--noconftest`, no
-cache, `-c`/`--rootdir` on grader/checks: nothing from the learner's folder is on pytest's
-path, and the learner's code runs only inside the sandbox. Scores come from the plugin's
-records; a test that left no record scores 0 ("no se ejecutó"). pytest's exit code is not used
-for anything, but a grading test file that does not import, or collects no graded test, or
-changes on disk during the run, is the grader's own fault (`internal_errors`, exit 3).
+`tests` ("public" or "all") picks the suites: grader/checks/public/ always, and
+grader/checks/hidden/ too with "all" when it is there (the student edition has no hidden
+folder: there "all" is the public tests, and the result says so in `suite`). `host` picks where
+the servers run (grader/hosts.py): the official sandbox, or a self-check host (portable,
+in-process), whose report says plainly what is not in force (`notice`).
 
-The budget holds: a watchdog thread ends the sandbox when `budget` seconds have passed since
-`grade()` started, and every timeout inside is cut to what is left of it.
+With the sandbox and the portable host, pytest runs the checks in this (the grader's) process,
+with plugin autoload off, `--noconftest`, no cache, `-c`/`--rootdir` on grader/checks: nothing
+from the learner's folder is on pytest's path, and the learner's code runs only in its host.
+In-process (the browser: no pytest, no threads) grader/checks/direct.py runs the same checks.
+Scores come from the checks' records; a test that left no record scores 0 ("no se ejecutó").
+pytest's exit code is not used for anything, but a grading file that does not import, a folder
+of checks that exists and collects no graded test, or a grading file that changes on disk during
+the run is the grader's own fault (`internal_errors`, exit 3).
 
-Deliberate simplifications: one sandbox per submission, tests run one after another.
+The budget holds: a watchdog thread ends the host when `budget` seconds have passed since
+`grade()` started (not in the browser, which has no threads), and every timeout inside is cut
+to what is left of it.
+
+Deliberate simplifications: one host per submission, tests run one after another.
 """
 
 import hashlib
@@ -24,14 +33,14 @@ import os
 import threading
 import time
 
-from grader import boundary, tempspace
-from grader import submission as submissions
+from grader import hosts
+from grader.errors import HostError
 from grader.escape import json_safe, one_line
 from grader.paths import CHECKS_DIR
-from grader.sandbox import Sandbox, SandboxError, detect_mode, plan
 from grader.state import SubmissionState
 
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
+SUITES = ("public", "all")
 SUBMISSION_BUDGET = 240.0  # seconds of wall time for all the tests of one submission
 PROBE_TIMEOUT = 10.0
 PYTEST_ARGS = ["-c", os.path.join(CHECKS_DIR, "pytest.ini"), "--rootdir", CHECKS_DIR,
@@ -41,16 +50,43 @@ PYTEST_ARGS = ["-c", os.path.join(CHECKS_DIR, "pytest.ini"), "--rootdir", CHECKS
                "-p", "no:warnings", "-p", "no:doctest", "-p", "no:junitxml",
                "-p", "no:pastebin", "-p", "no:faulthandler", "-p", "no:stepwise",
                "-p", "no:debugging", "-p", "no:legacypath"]
-CHECK_FILES = [os.path.join(CHECKS_DIR, f"test_ej{n}.py") for n in (2, 3, 4)]
-GUARDED_FILES = sorted(os.path.join(CHECKS_DIR, name) for name in os.listdir(CHECKS_DIR)
-                       if name.endswith((".py", ".ini")))
+PUBLIC_DIR = os.path.join(CHECKS_DIR, "public")
+HIDDEN_DIR = os.path.join(CHECKS_DIR, "hidden")
 MAX_SERVER_PROBLEMS = 20
+SUITE_NOTICE = ("Solo pruebas públicas: la nota oficial incluye además pruebas ocultas con los "
+                "mismos comportamientos del enunciado y otros casos.")
+
+
+def check_files(folder):
+    """The grading files of one suite folder, in exercise order ([] if the folder is absent)."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                  if name.startswith("test_ej") and name.endswith(".py"))
+
+
+def suite_files(tests):
+    """(suite actually run, check files in the order they run: public first, then hidden).
+    "all" without a hidden folder (the student edition) is the public suite."""
+    files = check_files(PUBLIC_DIR)
+    if tests == "all" and os.path.isdir(HIDDEN_DIR):
+        return "all", files + check_files(HIDDEN_DIR)
+    return "public", files
+
+
+def guarded_files():
+    found = []
+    for parent, dirs, files in os.walk(CHECKS_DIR):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [os.path.join(parent, name) for name in sorted(files)
+                  if name.endswith((".py", ".ini"))]
+    return found
 
 
 def fingerprint():
     """sha256 of each grading file: a grading run must not change them (a tripwire)."""
     prints = {}
-    for path in GUARDED_FILES:
+    for path in guarded_files():
         try:
             with open(path, "rb") as handle:
                 prints[path] = hashlib.sha256(handle.read()).hexdigest()
@@ -62,55 +98,59 @@ def fingerprint():
 FINGERPRINT = fingerprint()
 
 
-def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET):
+def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", host="sandbox"):
     started = time.monotonic()
-    state = SubmissionState(only=frozenset(only or ()), budget=budget,
+    kind = hosts.kind(host)
+    suite, files = suite_files(tests)
+    state = SubmissionState(only=frozenset(only or ()), budget=budget, suite=suite,
                             deadline=started + budget)
-    watchdog = threading.Timer(budget, state.expire)
-    watchdog.daemon = True
-    watchdog.start()
+    watchdog = None
+    if kind.threads:
+        watchdog = threading.Timer(budget, state.expire)
+        watchdog.daemon = True
+        watchdog.start()
     workdir = None
     try:
-        prepared = submissions.prepare(path, name)
-        workdir = tempspace.mkdtemp("sub")
-        os.chmod(workdir, 0o700)
+        prepared = kind.prepare(path, name)
+        workdir = kind.workspace()
         if prepared.files:
-            solution = prepared.write(os.path.join(workdir, "solution"))
-            start(state, solution, prepared)
+            solution = kind.write(prepared, os.path.join(workdir, "solution"))
+            start(state, kind, solution, workdir, prepared)
         else:
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
-        run_checks(state)
+        run_checks(state, kind, files)
     finally:
-        watchdog.cancel()
+        if watchdog is not None:
+            watchdog.cancel()
         for run in state.kept:
             try:
                 run.close()
             except Exception:
                 pass
-        if state.sandbox is not None:
-            state.sandbox.close()
+        if state.host is not None:
+            state.host.close()
         if workdir is not None:
-            boundary.remove_tree(workdir)
+            kind.remove(workdir)
     if fingerprint() != FINGERPRINT:
         state.internal_errors.append("a grading file in grader/checks changed on disk during "
                                      "this run; every result of this run is suspect")
-    return assemble(prepared, state, time.monotonic() - started)
+    return assemble(prepared, state, kind, time.monotonic() - started)
 
 
-def start(state, solution, prepared):
-    sandbox = Sandbox(solution)
+def start(state, kind, solution, workdir, prepared):
+    host = kind.open(solution, workdir)
     try:
-        sandbox.start()
-    except SandboxError as exc:
-        sandbox.close()
-        state.broken = f"no se pudo crear el entorno aislado ({exc})"
-        state.internal_errors.append(f"sandbox: {exc}")
+        host.start()
+    except HostError as exc:
+        host.close()
+        state.broken = f"no se pudo crear el entorno de corrección ({exc})"
+        state.internal_errors.append(f"host {kind.name}: {exc}")
         return
     with state.lock:
-        state.sandbox = sandbox
+        state.host = host
         expired = state.expired
     if expired:
-        sandbox.kill()
+        host.kill()
         return
     probe(state, prepared)
 
@@ -147,7 +187,21 @@ def server_reported_problems(info):
     return lines[:MAX_SERVER_PROBLEMS]
 
 
-def run_checks(state):
+def run_checks(state, kind, files):
+    if kind.pytest:
+        run_with_pytest(state, files)
+    else:
+        from grader.checks import direct
+        direct.run(state, files)
+    for folder in (PUBLIC_DIR, HIDDEN_DIR) if state.suite == "all" else (PUBLIC_DIR,):
+        if not any(os.path.dirname(path) == folder for path in files):
+            state.internal_errors.append(f"{folder}: no grading file in it")
+    for path in files:
+        if not state.collected.get(os.path.basename(path)):
+            state.internal_errors.append(f"{path}: no graded test was collected from it")
+
+
+def run_with_pytest(state, files):
     import pytest
 
     from grader.checks import plugin
@@ -155,7 +209,7 @@ def run_checks(state):
     autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only for this run: no installed plugins
     try:
-        pytest.main(PYTEST_ARGS + CHECK_FILES, plugins=[plugin])
+        pytest.main(PYTEST_ARGS + files, plugins=[plugin])
     except BaseException as exc:  # pytest itself failed: every test scores 0
         state.internal_errors.append(f"pytest: {type(exc).__name__}: {exc}")
     finally:
@@ -164,37 +218,44 @@ def run_checks(state):
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
-    for path in CHECK_FILES:
-        if not state.collected.get(os.path.basename(path)):
-            state.internal_errors.append(f"{path}: no graded test was collected from it")
 
 
-def assemble(prepared, state, seconds):
+def assemble(prepared, state, kind, seconds):
     tests = []
-    for nodeid, spec in state.expected.items():
-        result = state.results.get(nodeid) or {
+    for key, spec in state.expected.items():
+        result = state.results.get(key) or {
             "id": spec["id"], "name": spec["name"], "exercise": spec["exercise"], "score": 0.0,
-            "max_score": spec["points"], "status": "error",
+            "max_score": spec["points"], "status": "error", "hidden": spec["hidden"],
             "output": "✘ " + (state.broken or "esta prueba no se ejecutó")}
         tests.append(result)
     if not tests:
         state.internal_errors.append("no grading test was collected")
     score = round(sum(t["score"] for t in tests), 2)
     max_score = sum(t["max_score"] for t in tests)
-    protections = plan(state.sandbox.mode) if state.sandbox else \
-        {"mode": detect_mode(), "note": "no se ejecutó nada de la entrega"}
+    protections = state.host.protections() if state.host is not None else \
+        {**kind.describe(), "note": "no se ejecutó nada de la entrega"}
+    notices = [state.host.notice] if getattr(state.host, "notice", "") else []
+    if state.suite == "public":
+        notices.append(SUITE_NOTICE)
     problems = list(prepared.problems) + [f"{text} (el corrector no lo siguió ni lo abrió)"
                                           for text in state.findings]
     lines = [f"Entrega: {one_line(prepared.name)}", f"Puntuación: {score:g} / {max_score:g}"]
     for exercise in EXERCISES:
         mine = [t for t in tests if t["exercise"] == exercise]
         if mine:
+            hidden = [t for t in mine if t["hidden"]]
+            split = (f" (públicas {sum(t['score'] for t in mine if not t['hidden']):g} / "
+                     f"{sum(t['max_score'] for t in mine if not t['hidden']):g}; ocultas "
+                     f"{sum(t['score'] for t in hidden):g} / "
+                     f"{sum(t['max_score'] for t in hidden):g})") if hidden else ""
             lines.append(f"  {exercise}: {sum(t['score'] for t in mine):g} / "
-                         f"{sum(t['max_score'] for t in mine):g}")
+                         f"{sum(t['max_score'] for t in mine):g}{split}")
+    lines += [f"Nota: {text}" for text in notices]
     if state.broken:
         lines.append(f"Problema: {one_line(state.broken)}")
     lines += [f"Aviso: {one_line(p)}" for p in problems]
     return json_safe({"submission": prepared.name, "score": score, "max_score": max_score,
-                      "tests": tests, "protections": protections, "problems": problems,
+                      "tests": tests, "suite": state.suite, "protections": protections,
+                      "notice": " ".join(notices), "problems": problems,
                       "output": "\n".join(lines), "execution_time": round(seconds, 2),
                       "internal_errors": state.internal_errors, "warnings": state.warnings})

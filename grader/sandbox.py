@@ -36,6 +36,7 @@ import time
 
 import wire  # code/wire.py, the grader's trusted copy (code/ is on sys.path: grader/__init__)
 from grader import boundary, tempspace
+from grader.errors import HostError
 from grader.paths import CODE_DIR
 
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
@@ -67,7 +68,7 @@ _uids = itertools.count()
 _live = set()  # sandboxes started by this process and not closed yet (for the exit handler)
 
 
-class SandboxError(Exception):
+class SandboxError(HostError):
     """The sandbox could not do what was asked (it died, or did not answer in time)."""
 
 
@@ -183,6 +184,11 @@ def make_cgroups(name, controllers):
 
 
 class Sandbox:
+    """The official grader's server host (see grader/hosts.py for what a host offers)."""
+
+    processes = True   # servers are processes, driven over pipes (harness.ProcessRun)
+    self_check = False
+
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):
         self.solution_dir = solution_dir
         self.code_dir = code_dir or compiled_code()
@@ -445,8 +451,28 @@ class ServerProcess:
         self._stdin_lock = threading.Lock()
         self._closing = False
         self._stderr = bytearray()
+        self._poller = None
         self.exit_code = None
         sandbox.watch_stderr(stderr_fd, self)
+
+    def read(self, timeout):
+        """Up to 64 KiB of its stdout: b"" at its end, None when nothing came in `timeout`."""
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self.stdout_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not self._poller.poll(int(timeout * 1000)):
+            return None
+        try:
+            return os.read(self.stdout_fd, 65536)
+        except OSError:
+            return b""
+
+    def kill(self):
+        """SIGKILL to its process group (the zygote reaps it)."""
+        try:
+            self.sandbox.command("kill", pid=self.pid)
+        except Exception:
+            pass
 
     def keep_stderr(self, chunk):
         if len(self._stderr) < 32768:

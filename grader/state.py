@@ -1,8 +1,10 @@
 """`SubmissionState`: everything the grading of one submission keeps, in one typed object.
 
-grader.runner creates it (`state`), hands it to the pytest plugin (`plugin.state`), and each
-test's `Lab` reaches it as `lab.state`. What the server said about itself is not in here: only
-what the grader observed (the tools `tools/list` named, what came back on the wire, the disk).
+grader.runner creates it (`state`), hands it to the test runner (the pytest plugin, or
+grader.checks.direct in the browser), and each test's `Lab` reaches it as `lab.state`. What the
+server said about itself is not in here: only what the grader observed (the tools `tools/list`
+named, what came back on the wire, the disk). The facts of the scenarios that several tests
+share (exercise 2's positive scenario, exercise 4's main removal) are typed dataclasses too.
 
 The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
 timeout may still use, so no call ever waits past the budget.
@@ -16,6 +18,50 @@ import time
 from dataclasses import dataclass, field
 
 OUT_OF_TIME = "se agotó el tiempo total de corrección de esta entrega"
+HIDDEN_FINDING = ("durante una prueba oculta tu servidor puso en su carpeta de datos algo que el "
+                  "corrector no había creado (un enlace, una FIFO...)")
+
+
+@dataclass
+class ArchiveFacts:
+    """Exercise 2's positive scenario in one revision: two notes titled alike in two roots, the
+    user picks the one in the second root, accepts and confirms."""
+    asked: bool = False               # a form arrived during the call
+    changed_before_asking: str = ""   # what had changed on disk when the form arrived
+    offered: list | None = None       # the note ids the first form offered
+    prompts: int = 0                  # questions asked during the call
+    moved: bool = False               # the chosen note, intact, is now in its root's .archive/
+    landed: str = ""                  # where the chosen note's content is now ("" if nowhere)
+    other_changes: str = ""           # any change besides the expected move
+    changes: str = ""                 # every change the call made
+    listed: frozenset = frozenset()   # note ids notes_list shows afterwards
+    reply: str = ""                   # what the tool answered (escaped, short)
+    is_error: bool = False
+
+    @property
+    def shown(self):
+        return self.asked and not self.changed_before_asking and self.moved
+
+
+@dataclass
+class HandleFacts:
+    """One open handle in an exercise-4 scenario and what the first read after the change gave."""
+    note: str
+    where: str        # its folder, as the learner sees it ("Trabajo/sub")
+    should_live: bool
+    alive: bool
+    text: str         # the body it read, or the server's error message (escaped, short)
+
+
+@dataclass
+class RemovalFacts:
+    """Exercise 4's main scenario: roots Trabajo + Personal, four handles, Personal removed."""
+    handles: list = field(default_factory=list)   # [HandleFacts]
+    changes: str = ""                              # what changed on disk meanwhile
+
+    @property
+    def exact(self):
+        return bool(self.handles) and all(h.alive == h.should_live for h in self.handles)
 
 
 @dataclass
@@ -23,7 +69,9 @@ class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
     budget: float = 240.0                     # seconds of wall time for the whole submission
     deadline: float = 0.0                     # time.monotonic() when the watchdog fires
-    sandbox: object = None                    # grader.sandbox.Sandbox
+    host: object = None                       # where servers run (grader/hosts.py)
+    suite: str = "all"                        # "public" or "all" (public + hidden when present)
+    hidden_now: bool = False                  # the running test is hidden (feedback redacted)
     tools: frozenset = frozenset()            # tool names observed with tools/list
     broken: str | None = None                 # why nothing can be graded (Spanish)
     expired: bool = False                     # the watchdog fired
@@ -32,10 +80,11 @@ class SubmissionState:
     frame_cost: int = 0                       # estimated bytes of frames kept, all servers
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
     shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2
+    archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
     kept: list = field(default_factory=list)           # every Run kept beyond its test
     url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
     url_servers: dict = field(default_factory=dict)    # (sdk, protocol, caps) -> Run
-    roots_removal: object = None                       # exercise 4's facts (or its Broken)
+    roots_removal: object = None                       # RemovalFacts (or the Broken)
     expected: dict = field(default_factory=dict)       # nodeid -> test spec
     results: dict = field(default_factory=dict)        # nodeid -> test result
     collected: dict = field(default_factory=dict)      # check file name -> graded tests in it
@@ -55,13 +104,13 @@ class SubmissionState:
         return max(0.0, self.deadline - time.monotonic())
 
     def expire(self):
-        """The watchdog: the budget is spent, so the sandbox ends now, whatever it is doing."""
+        """The watchdog: the budget is spent, so the host ends now, whatever it is doing."""
         with self.lock:
             self.expired = True
             self.broken = self.broken or OUT_OF_TIME
-            sandbox = self.sandbox
-        if sandbox is not None:
-            sandbox.kill()
+            host = self.host
+        if host is not None:
+            host.kill()
 
     def charge(self, cost, limit):
         """Count `cost` bytes of kept frames; False once the submission's total passes `limit`."""
@@ -86,6 +135,8 @@ class SubmissionState:
             self.slots.notify_all()
 
     def find(self, text):
+        """A finding for the report; during a hidden test, only that one happened."""
+        text = HIDDEN_FINDING if self.hidden_now else text
         with self.lock:
             if text not in self.findings:
                 self.findings.append(text)

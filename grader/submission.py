@@ -1,10 +1,4 @@
-"""Turn what a learner handed in into a folder of solution files, without running any of it.
-
-Accepted: a notebook (.ipynb), a .py file, a folder (its own .py and .ipynb files, and those
-in `soluciones/`), or a .zip of any of these. From a notebook only the cells that start with
-`%%writefile <anything>/ejercicioN.py` (or `%%writefile ejercicioN.py`, N in 2, 3, 4) are
-taken; the notebook is never executed. When the same file comes twice, the last one wins
-(files before notebooks, in name order; cells in notebook order), and the report says so.
+"""Read what a learner handed in, on disk, as the official grader must: through descriptors.
 
 The submission is as hostile as the learner's server (the instructor only chose its path), so
 it is read like grader/boundary.py reads the sandbox: from descriptors, one name at a time,
@@ -14,71 +8,36 @@ A .zip is read in memory: nothing is unpacked to disk. Anything wrong in it (a d
 encrypted or truncated archive, a notebook nested too deep, text that is not UTF-8) becomes a
 Spanish sentence in the report, never an exception.
 
-Deliberate simplifications: only `%%writefile` cells are read (no `-a` append semantics
-beyond taking the cell as the whole file); folders are read two levels deep at most; an
-archive with any unreadable entry is refused as a whole.
+What is read and how notebooks, folders and archives become solution files is in
+grader/solutions.py (shared with the self-checks, which read by path); this module adds the
+descriptor-based folder (`DiskFolder`), `prepare(path)` and `write(prepared, folder)`.
 """
 
 import errno
-import io
-import json
 import os
-import re
 import stat
-import zipfile
 
 from grader import boundary
-from grader.escape import has_surrogates, one_line
-
-MAX_FILE = 1 << 20          # one .py or one notebook cell
-MAX_NOTEBOOK = 8 << 20
-MAX_ARCHIVE = 64 << 20      # the .zip file itself
-MAX_ZIP_ENTRIES = 200
-MAX_ZIP_TOTAL = 16 << 20
-MAX_FOLDER_ENTRIES = 1000
-WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?[\"']?(?:[^\s\"']*/)?(ejercicio[234]\.py)"
-                       r"[\"']?\s*$")
-SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "__MACOSX"}
-SOLUTION_NAMES = ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py")
-
-
-class Unreadable(Exception):
-    """Part of the submission cannot be read; the message is Spanish."""
-
-
-class Prepared:
-    """The solution files (name -> text), where each came from, and what went wrong."""
-
-    def __init__(self, name):
-        self.name = name
-        self.files = {}
-        self.origin = {}
-        self.problems = []
-
-    def problem(self, text):
-        self.problems.append(one_line(text, limit=400))
-
-    def add(self, name, text, origin):
-        if name in self.files and self.origin[name] != origin:
-            self.problem(f"{name} aparece más de una vez; se usa la de {origin} "
-                         f"(no la de {self.origin[name]})")
-        self.files[name] = text
-        self.origin[name] = origin
-
-    def write(self, folder):
-        """Write the solution files into `folder` (new, the grader's own; made here)."""
-        os.mkdir(folder, 0o755)
-        target = boundary.Folder.trusted(folder)
-        try:
-            for name, text in self.files.items():
-                target.write_file(name, text.encode("utf-8", "surrogatepass"))
-        finally:
-            target.close()
-        os.chmod(folder, 0o755)
-        return folder
+from grader.solutions import (  # noqa: F401  (the reading rules, re-exported for callers)
+    MAX_ARCHIVE,
+    MAX_FILE,
+    MAX_FOLDER_ENTRIES,
+    MAX_NOTEBOOK,
+    MAX_ZIP_ENTRIES,
+    MAX_ZIP_TOTAL,
+    SOLUTION_NAMES,
+    WRITEFILE,
+    MemoryFolder,
+    Prepared,
+    Unreadable,
+    nothing_found,
+    read_file,
+    read_folder,
+    read_zip,
+)
 
 
-# -- where the files come from: a folder on disk or an archive in memory -------------------------
+# -- a folder on disk, read through its descriptor ----------------------------------------------
 class DiskFolder:
     """A folder of the submission, read through its descriptor."""
 
@@ -116,30 +75,7 @@ class DiskFolder:
         os.close(self.fd)
 
 
-class MemoryFolder:
-    """A folder of an archive, already unpacked in memory: {name: bytes | MemoryFolder}."""
-
-    def __init__(self):
-        self.children = {}
-
-    def entries(self):
-        return sorted((name, "dir" if isinstance(child, MemoryFolder) else "file")
-                      for name, child in self.children.items())
-
-    def size(self, name):
-        return len(self.children[name])
-
-    def read(self, name, limit):
-        return self.children[name][:limit + 1]
-
-    def folder(self, name):
-        return self.children[name]
-
-    def close(self):
-        pass
-
-
-# -- reading -------------------------------------------------------------------------------------
+# -- reading --------------------------------------------------------------------------------------
 def prepare(path, name=None):
     """Read a submission at `path`; never raises for anything inside it."""
     prepared = Prepared(name or os.path.basename(os.path.normpath(path)) or path)
@@ -149,11 +85,21 @@ def prepare(path, name=None):
         prepared.problem(str(exc))
     except (OSError, ValueError, RecursionError, MemoryError, boundary.Refused) as exc:
         prepared.problem(f"no se pudo leer la entrega ({type(exc).__name__})")
-    if not prepared.files:
-        prepared.problem("no encontré ninguna solución: se esperan ejercicio2.py, "
-                         "ejercicio3.py o ejercicio4.py, o un notebook con celdas "
-                         "%%writefile soluciones/ejercicioN.py")
+    nothing_found(prepared)
     return prepared
+
+
+def write(prepared, folder):
+    """Write the solution files into `folder` (new, the grader's own; made here)."""
+    os.mkdir(folder, 0o755)
+    target = boundary.Folder.trusted(folder)
+    try:
+        for name, text in prepared.files.items():
+            target.write_file(name, text.encode("utf-8", "surrogatepass"))
+    finally:
+        target.close()
+    os.chmod(folder, 0o755)
+    return folder
 
 
 def read_submission(prepared, path):
@@ -199,170 +145,3 @@ def read_submission(prepared, path):
             raise
     finally:
         os.close(parent_fd)
-
-
-def read_folder(prepared, folder, prefix, depth=0):
-    entries = folder.entries()
-    files = [name for name, kind in entries if kind == "file"]
-    ordered = [e for e in files if e.endswith(".py")] + [e for e in files
-                                                         if e.endswith(".ipynb")]
-    for name, kind in entries:
-        label = prefix + name
-        if kind == "link" and not name.startswith("."):
-            prepared.problem(f"{label} es un enlace simbólico; se ignora")
-        elif kind == "other" and name.endswith((".py", ".ipynb")):
-            prepared.problem(f"{label} no es un archivo normal (FIFO, socket o dispositivo); "
-                             "se ignora")
-    for name in ordered:
-        read_file(prepared, folder, name, prefix + name)
-    for name, kind in entries:
-        if kind != "dir" or name.startswith(".") or name in SKIP_DIRS:
-            continue
-        if (name == "soluciones" and depth <= 1) or (depth == 0 and len(entries) == 1):
-            child = folder.folder(name)
-            try:
-                read_folder(prepared, child, f"{prefix}{name}/", depth + 1)
-            finally:
-                child.close()
-
-
-def read_file(prepared, folder, name, label, top=False):
-    if label.endswith(".ipynb"):
-        limit, what = MAX_NOTEBOOK, "el notebook pesa demasiado"
-    elif label.endswith(".py"):
-        limit, what = MAX_FILE, "demasiado grande"
-    else:
-        if top:
-            prepared.problem(f"{label}: no es ni .py ni .ipynb ni .zip; se ignora")
-        return
-    size = folder.size(name)
-    if size > limit:
-        prepared.problem(f"{label}: {what} ({size // 1024} KiB); se ignora")
-        return
-    try:
-        data = folder.read(name, limit)
-    except boundary.Refused as exc:
-        prepared.problem(f"{exc}; se ignora")
-        return
-    if len(data) > limit:  # it grew since we looked
-        prepared.problem(f"{label}: {what}; se ignora")
-        return
-    if label.endswith(".ipynb"):
-        read_notebook(prepared, data, label)
-        return
-    text = decode(prepared, data, label)
-    if text is not None:
-        prepared.add(name, text, label)
-
-
-def decode(prepared, data, label):
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        prepared.problem(f"{label}: no está en UTF-8 (byte {exc.start}); se ignora")
-        return None
-
-
-def read_notebook(prepared, data, label):
-    text = decode(prepared, data, label)
-    if text is None:
-        return
-    try:
-        notebook = json.loads(text)
-        cells = notebook["cells"]
-        if not isinstance(cells, list):
-            raise TypeError
-    except (ValueError, KeyError, TypeError, RecursionError):
-        prepared.problem(f"{label}: no es un notebook válido (JSON roto, anidado sin fin o "
-                         "sin 'cells'); ábrelo y guárdalo de nuevo en Jupyter")
-        return
-    found = 0
-    for number, cell in enumerate(cells, 1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list) and all(isinstance(s, str) for s in source):
-            source = "".join(source)
-        if not isinstance(source, str):
-            continue
-        first, _, rest = source.lstrip("\n").partition("\n")
-        match = WRITEFILE.match(first.strip())
-        if not match:
-            continue
-        if len(rest.encode("utf-8", "surrogatepass")) > MAX_FILE:
-            prepared.problem(f"{label}, celda {number}: demasiado grande; se ignora")
-            continue
-        if has_surrogates(rest):
-            prepared.problem(f"{label}, celda {number}: contiene caracteres que no son UTF-8 "
-                             "válido; se ignora")
-            continue
-        found += 1
-        prepared.add(match.group(1), rest, f"{label} (celda {number})")
-    if not found:
-        prepared.problem(f"{label}: ninguna celda empieza por "
-                         "%%writefile soluciones/ejercicioN.py")
-
-
-def read_zip(prepared, folder, name):
-    size = folder.size(name)
-    if size > MAX_ARCHIVE:
-        prepared.problem(f"el .zip pesa demasiado ({size >> 20} MiB); no se abre")
-        return
-    try:
-        tree = unpack(folder.read(name, MAX_ARCHIVE), prepared)
-    except Unreadable as exc:
-        prepared.problem(str(exc))
-        return
-    except Exception as exc:  # any archive error at all (CRC, encryption, truncation, codec)
-        prepared.problem(f"el .zip está dañado, cifrado o incompleto ({type(exc).__name__}: "
-                         f"{exc}); no se abre: vuelve a comprimir tu entrega")
-        return
-    if tree is not None:
-        read_folder(prepared, tree, "")
-
-
-def unpack(data, prepared):
-    """The archive as a MemoryFolder, or None when it is refused (the reason is reported)."""
-    archive = zipfile.ZipFile(io.BytesIO(data))
-    infos = archive.infolist()
-    if len(infos) > MAX_ZIP_ENTRIES:
-        prepared.problem(f"el .zip tiene {len(infos)} entradas (máximo {MAX_ZIP_ENTRIES}); no "
-                         "se abre")
-        return None
-    top, total = MemoryFolder(), 0
-    for info in infos:
-        parts = info.filename.replace("\\", "/").split("/")
-        mode = info.external_attr >> 16
-        if info.filename.startswith("/") or ".." in parts or ":" in parts[0] \
-                or "\0" in info.filename:
-            prepared.problem(f"el .zip contiene una ruta peligrosa ({info.filename!r}); se "
-                             "ignora esa entrada")
-            continue
-        if stat.S_ISLNK(mode):
-            prepared.problem(f"el .zip contiene un enlace simbólico ({info.filename!r}); se "
-                             "ignora")
-            continue
-        parts = [p for p in parts if p not in ("", ".")]
-        if info.is_dir() or not parts or parts[-1].startswith("."):
-            continue
-        content = bytearray()
-        with archive.open(info) as source:
-            while chunk := source.read(65536):
-                content += chunk
-                total += len(chunk)
-                if len(content) > MAX_NOTEBOOK or total > MAX_ZIP_TOTAL:
-                    prepared.problem("el .zip descomprimido es demasiado grande (¿una bomba "
-                                     "zip?); no se abre")
-                    return None
-        place = top
-        for part in parts[:-1]:
-            child = place.children.setdefault(part, MemoryFolder())
-            if not isinstance(child, MemoryFolder):
-                raise Unreadable(f"el .zip contiene {part!r} como archivo y como carpeta; no "
-                                 "se abre")
-            place = child
-        if isinstance(place.children.get(parts[-1]), MemoryFolder):
-            raise Unreadable(f"el .zip contiene {parts[-1]!r} como archivo y como carpeta; no "
-                             "se abre")
-        place.children[parts[-1]] = bytes(content)
-    return top

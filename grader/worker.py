@@ -2,9 +2,9 @@
 
 The parent (grader.pool) starts N of these as `python -m grader.worker PARENT_PID`. Each dies
 with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
-stdin ({"path", "name", "only", "budget"}) and answers each with one JSON line carrying the
-result dict, on a private copy of its original stdout: anything else that prints (pytest, a
-stray log) goes to stderr and cannot corrupt the answers.
+stdin ({"path", "name", "only", "budget", "tests", "host"}) and answers each with one JSON line
+carrying the result dict, on a private copy of its original stdout: anything else that prints
+(pytest, a stray log) goes to stderr and cannot corrupt the answers.
 """
 
 import ctypes
@@ -36,7 +36,8 @@ def main():
         job = json.loads(line)
         try:
             result = runner.grade(job["path"], job.get("name"), job.get("only"),
-                                  job.get("budget", runner.SUBMISSION_BUDGET))
+                                  job.get("budget", runner.SUBMISSION_BUDGET),
+                                  job.get("tests", "all"), job.get("host", "sandbox"))
         except Exception as exc:  # the grader's own bug: reported, this worker goes on
             result = {"crash": f"{type(exc).__name__}: {exc}"}
         answers.write(json_text(result) + "\n")

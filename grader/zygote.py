@@ -521,6 +521,8 @@ def main():
     if problem is None:
         try:
             sys.path[:] = [cfg["code_inner"]] + [p for p in sys.path if p.startswith("/usr")]
+            from http import server as _http_server  # noqa: F401  (the setup page's, lazy there)
+
             import extension  # noqa: F401  (the server's modules, imported once, here)
             import main  # noqa: F401
             import session  # noqa: F401

@@ -1,1 +1,1 @@
-"""The hidden grading tests (pytest), run by grader.runner against one submission."""
+"""The grading checks, run by grader.runner against one submission (see grader/README.md)."""

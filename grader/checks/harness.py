@@ -1,44 +1,52 @@
 """What a grading test works with: fresh notes folders, a fresh server, a scripted user.
 
-A test gets a `Lab` (one per test) and a `Grade`. `lab.folders(...)` lays out notes inside the
-sandbox's data area; `lab.server(revision, ...)` forks a notes server with the learner's
-solution and connects the grader's own MCP client to it (code/client.py, trusted code in the
-grader process); `run.call(...)` returns a `Call` with the result and every elicitation the
-server sent during that call. Everything a test decides is read from the wire and from the
-files, never from what the learner's process says about itself: whether a tool exists is what
-`tools/list` answered, whether a hook exists does not matter (the server's defaults without a
-hook are the coarse safe ones, so the behaviour decides).
+A test gets a `Lab` (one per test) and a `Grade`. `lab.folders(...)` lays out notes in the host's
+data area; `lab.server(revision, ...)` starts a notes server with the learner's solution and
+connects the grader's own MCP client to it (code/client.py, trusted code in the grader process);
+`run.call(...)` returns a `Call` with the result and every elicitation the server sent during
+that call. Everything a test decides is read from the wire and from the files, never from what
+the learner's process says about itself: whether a tool exists is what `tools/list` answered,
+whether a hook exists does not matter (the server's defaults without a hook are the coarse safe
+ones, so the behaviour decides).
+
+Where the servers run is the state's *host* (grader/hosts.py), and the checks never know which:
+- the official sandbox (grader/sandbox.py) and the portable self-check (grader/portable.py) run
+  each server as a process: `ProcessRun` drives it over its pipes;
+- the in-process self-check (grader/inprocess.py, JupyterLite: no process, no thread) builds the
+  server in this interpreter: `LocalRun` drives it with `Client.local` (transport.Loopback).
+Both runs offer the same methods, so every check is the same code in every mode.
 
 `Grade.check` records one expectation in Spanish (what was sent, what came back, what was
-expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason.
-`Broken` means the server crashed, hung or sent garbage: the test scores 0 with status
-"error".
+expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason. A gate
+on a scenario another test grades names that test (`gate=`), which is all a hidden test shows.
+In a hidden test (`Grade(hidden=True)`) `got`/`expected` are dropped by construction: the
+texts of a hidden test are written without its inputs and expected values. `Broken` means the
+server crashed, hung or sent garbage: the test scores 0 with status "error".
 
 The grader's side holds against a hostile server:
-- notes are laid out and read back only through grader.boundary (descriptors, no links, no
-  FIFOs, caps); a planted link or special file is a `Broken` test and a finding in the report;
-- what the server sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
+- notes are laid out and read back only through the host's data folder (grader.boundary in the
+  sandbox: descriptors, no links, no FIFOs, caps); a planted link or special file is a `Broken`
+  test and a finding in the report;
+- what a server process sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
   cost per server (`MAX_RUN_COST`) and per submission (`MAX_SUBMISSION_COST`), `MAX_FRAMES`
   frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded");
 - at most `MAX_HANDLERS` server-to-client requests are being answered at once, in all the
   servers of a submission: a reader stops reading its server until one has been answered;
 - every timeout is cut to what is left of the submission's budget.
 
-Deliberate simplifications: a test runs its calls sequentially, except where concurrency is
-the point; timeouts are generous constants (a correct server answers in milliseconds).
+Deliberate simplifications: a test runs its calls sequentially; timeouts are generous
+constants (a correct server answers in milliseconds); an in-process server cannot be stopped
+in the middle of a learner's endless loop (that mode is a formative self-check, said so).
 """
 
 import json
-import os
-import select
 import threading
 
 import store
 import wire
-from client import Browser, Client, ScriptedUser, questions_in
-from grader import boundary
+from client import Client, ScriptedUser, questions_in
+from grader.errors import Full, HostError, Refused
 from grader.escape import one_line
-from grader.sandbox import SandboxError
 from grader.state import OUT_OF_TIME
 from roots import path_to_uri
 
@@ -56,7 +64,14 @@ CLIENT_WORKERS = 1                # threads per client answering them (the gate 
 
 
 class Abort(Exception):
-    """A gate failed: the behaviour under test never happened, so nothing else counts."""
+    """A gate failed: the behaviour under test never happened, so nothing else counts.
+
+    `gate` is the title of the (public) test that grades the scenario this gate is about, when
+    the gate is not this test's own: a hidden test shows only that title."""
+
+    def __init__(self, text, gate=None):
+        super().__init__(text)
+        self.gate = gate
 
 
 class Broken(Exception):
@@ -64,7 +79,8 @@ class Broken(Exception):
 
 
 class Grade:
-    def __init__(self):
+    def __init__(self, hidden=False):
+        self.hidden = hidden
         self.checks = []   # (passed, text)
         self.notes = []    # context lines shown before the checks
 
@@ -72,15 +88,16 @@ class Grade:
         self.notes.append(text)
 
     def check(self, passed, text, got=None, expected=None):
+        """One expectation. In a hidden test only `text` (written without inputs) is kept."""
         detail = text
-        if not passed and (got is not None or expected is not None):
+        if not passed and not self.hidden and (got is not None or expected is not None):
             detail += f" — recibido: {short(got)}; esperado: {expected}"
         self.checks.append((bool(passed), detail))
         return bool(passed)
 
-    def require(self, passed, text):
+    def require(self, passed, text, gate=None):
         if not passed:
-            raise Abort(text)
+            raise Abort(text, gate)
 
     def fraction(self):
         if not self.checks:
@@ -103,23 +120,24 @@ def short(value, limit=300):
 
 # -- notes on disk -------------------------------------------------------------------------------
 class Tree:
-    """A test's private folder in the sandbox: notes written by the grader, read back by it,
-    both only through grader.boundary (see there why nothing can redirect them)."""
+    """A test's private folder in the host's data area: notes written by the grader, read back
+    by it, both only through the host's data folder (in the sandbox, grader.boundary: see there
+    why nothing can redirect them)."""
 
     def __init__(self, lab, name):
         self.lab = lab
-        sandbox = lab.state.sandbox
-        self.inner = f"{sandbox.inner('data')}/{name}"
+        host = lab.state.host
+        self.inner = f"{host.inner('data')}/{name}"
         self.folders = {}
-        self.folders[""] = self._guarded(lambda: sandbox.data.make_dir(name))
+        self.folders[""] = self._guarded(lambda: host.data.make_dir(name))
         self.ids = {}  # note id -> relative path
 
     def _guarded(self, action):
         try:
             return action()
-        except boundary.Refused as exc:
+        except Refused as exc:
             self.lab.state.dirty = True
-            if not isinstance(exc, boundary.Full):
+            if not isinstance(exc, Full):
                 self.lab.state.find(f"en la carpeta de datos del servidor: {exc}")
             raise Broken(f"en la carpeta de datos de tu servidor: {exc}") from None
 
@@ -135,6 +153,11 @@ class Tree:
         target = self._folder(folder)
         self._guarded(lambda: target.write_file(filename, text.encode("utf-8")))
         self.ids[note_id] = f"{folder}/{filename}"
+        return self
+
+    def link(self, name, target):
+        """A symbolic link `name` -> `target`, two folders side by side at the top."""
+        self._guarded(lambda: self.folders[""].make_link(name, target))
         return self
 
     def uri(self, folder):
@@ -168,34 +191,6 @@ def scripted_user(answers=()):
     """The scripted user (code/client.py): answers from a list; asked more than MAX_PROMPTS
     times in one call it answers with an error, never an endless conversation."""
     return ScriptedUser(*answers, max_per_call=MAX_PROMPTS)
-
-
-class SandboxBrowser(Browser):
-    """The lesson's browser (code/client.py), fetching from inside the sandbox (the setup page
-    listens on the sandbox's own loopback). A "post" mark goes into the run's frames just
-    before the form is submitted, so a test can tell whether the server announced completion
-    before or after the page was used; `wait()` waits for a visit the client's thread is
-    making."""
-
-    def __init__(self, sandbox, run, decision="allow"):
-        super().__init__(decision, fetch=self._fetch, before_submit=lambda: run.mark("post"))
-        self.sandbox = sandbox
-        self.busy = threading.Lock()
-
-    def _fetch(self, url, method, data):
-        try:
-            return self.sandbox.browse(url, method=method, data=data)
-        except SandboxError as exc:
-            return {"error": f"el entorno aislado no respondió ({exc})"}
-
-    def wait(self, timeout=30.0):
-        """Until no visit is in progress (a visit runs on the client's thread)."""
-        if self.busy.acquire(timeout=timeout):
-            self.busy.release()
-
-    def visit(self, url):
-        with self.busy:
-            super().visit(url)
 
 
 # -- one server and the grader's client -------------------------------------------------------
@@ -272,27 +267,27 @@ def classify(line):
     return msg, line
 
 
-class Run:
+class ProcessRun:
+    """A server process (sandbox or portable host) and the grader's client on its pipes."""
+
     def __init__(self, lab, revision, argv, roots, elicitation, user, protocol=None):
         self.lab, self.revision = lab, revision
         self.state = lab.state
-        self.sandbox = self.state.sandbox
         self.user = user or scripted_user()
         self.frames = []
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
-        self._reader = None
         self._reading = False
         self.cost = 0
         self.flooded = None   # why the server was cut off, once it was
         self.dead = False
         self.closed = False
         try:
-            self.process = self.sandbox.spawn(argv)
-        except SandboxError as exc:
+            self.process = self.state.host.spawn(argv)
+        except HostError as exc:
             if self.state.expired:
                 raise Broken(OUT_OF_TIME) from None
-            raise Broken(f"el entorno aislado no pudo arrancar otro servidor ({exc})") from None
+            raise Broken(f"el entorno no pudo arrancar otro servidor ({exc})") from None
         self.client = Client(self._send, self._inbound(), self.process.close_input,
                              workers=CLIENT_WORKERS, roots=roots, elicitation=elicitation,
                              protocol=protocol or revision, user=self.user,
@@ -302,44 +297,35 @@ class Run:
     def _lines(self):
         """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
         client refuses it) and the rest of it skipped. Ends when the run is closed."""
-        fd, buffer, skipping = self.process.stdout_fd, bytearray(), False
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        buffer, skipping = bytearray(), False
         self._reading = True
         try:
-            yield from self._split(fd, poller, buffer, skipping)
+            while not self.closed:
+                chunk = self.process.read(0.2)
+                if chunk is None:
+                    continue
+                if not chunk:
+                    return
+                buffer += chunk
+                while True:
+                    end = buffer.find(b"\n")
+                    if end < 0:
+                        if len(buffer) > MAX_LINE_BYTES:
+                            if not skipping:
+                                yield bytes(buffer[:MAX_LINE_BYTES + 1])
+                            skipping = True
+                            del buffer[:]
+                        break
+                    line = bytes(buffer[:end + 1])
+                    del buffer[:end + 1]
+                    if skipping:
+                        skipping = False
+                        continue
+                    yield line
         finally:
             self._reading = False
 
-    def _split(self, fd, poller, buffer, skipping):
-        while not self.closed:
-            if not poller.poll(200):
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            buffer += chunk
-            while True:
-                end = buffer.find(b"\n")
-                if end < 0:
-                    if len(buffer) > MAX_LINE_BYTES:
-                        if not skipping:
-                            yield bytes(buffer[:MAX_LINE_BYTES + 1])
-                        skipping = True
-                        del buffer[:]
-                    break
-                line = bytes(buffer[:end + 1])
-                del buffer[:end + 1]
-                if skipping:
-                    skipping = False
-                    continue
-                yield line
-
     def _inbound(self):
-        self._reader = threading.get_ident()
         for line in self._lines():
             cost = frame_cost(line)
             self.cost += cost
@@ -410,15 +396,11 @@ class Run:
         self.state.dirty = True
         threading.Thread(target=self.kill, daemon=True).start()
 
-    def mark(self, name):
-        with self._lock:
-            self.frames.append(("mark", name))
-
     def kill(self):
-        try:
-            self.sandbox.command("kill", pid=self.process.pid)
-        except Exception:
-            pass
+        self.process.kill()
+
+    def alive(self):
+        return not (self.dead or self.flooded) and self.process.status() is None
 
     def died(self):
         """Why the server stopped answering (its exit code, the end of its stderr)."""
@@ -433,6 +415,63 @@ class Run:
         if self.flooded:
             why = self.flooded
         return why + (": " + one_line(" | ".join(tail), 600) if tail else "")
+
+    def close(self):
+        self.closed = True
+        self.kill()  # SIGKILL to its process group (sandbox) or to it (portable)
+        self.process.close_input()
+        self.client.close()
+        with self._lock:  # requests it never got an answer to free their slots now
+            held, self._held = sum(self._held.values()), {}
+        self.state.free_slots(held)
+        if not self._reading:  # the reader has let go of the pipe (it does within 0.2 s)
+            self.process.close_output()
+
+
+class LocalRun:
+    """The in-process host's server (grader/inprocess.py): a NotesServer in this interpreter
+    and `Client.local` on transport.Loopback. No process, no thread: every wait pumps frames."""
+
+    def __init__(self, lab, revision, server, roots, elicitation, user, protocol=None):
+        self.lab, self.revision = lab, revision
+        self.state = lab.state
+        self.user = user or scripted_user()
+        self.frames = []
+        self.flooded = None
+        self.dead = False
+        self.server = server
+        self.client = Client.local(server, roots=roots, elicitation=elicitation,
+                                   protocol=protocol or revision, user=self.user,
+                                   on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+
+    def _on_frame(self, direction, msg):
+        if len(self.frames) < MAX_FRAMES:
+            self.frames.append((direction, msg))
+
+    def kill(self):
+        self.dead = True
+
+    def alive(self):
+        return not self.dead
+
+    def died(self):
+        self.dead = True
+        if self.state.expired:
+            return OUT_OF_TIME
+        tail = self.lab.state.host.log_tail()
+        return "el servidor dejó de responder" + (f": {one_line(tail, 600)}" if tail else "")
+
+    def close(self):
+        self.dead = True
+        self.client.close()
+        self.server.close()
+
+
+class RunMixin:
+    """What a test does with a run, the same for a process and an in-process server."""
+
+    def mark(self, name):
+        self.frames.append(("mark", name))
 
     def _budget(self, wanted):
         """`wanted` seconds, or what is left of the budget if that is less."""
@@ -454,9 +493,7 @@ class Run:
 
     def prompts_since(self, start):
         """The elicitation params the server sent since frame number `start`."""
-        with self._lock:
-            frames = self.frames[start:]
-        return questions_in(frames)
+        return questions_in(list(self.frames[start:]))
 
     def call(self, name, arguments=None, timeout=CALL_TIMEOUT):
         strikes = self.state.strikes
@@ -515,16 +552,13 @@ class Run:
     def notifications(self, method):
         return [n for n in list(self.client.notifications) if n.get("method") == method]
 
-    def close(self):
-        self.closed = True
-        self.kill()  # SIGKILL to its process group; the zygote reaps it
-        self.process.close_input()
-        self.client.close()
-        with self._lock:  # requests it never got an answer to free their slots now
-            held, self._held = sum(self._held.values()), {}
-        self.state.free_slots(held)
-        if not self._reading:  # the reader has let go of the pipe (it does within 0.2 s)
-            self.process.close_output()
+
+class ServerRun(RunMixin, ProcessRun):
+    """A server process, as tests use it."""
+
+
+class InProcessRun(RunMixin, LocalRun):
+    """An in-process server, as tests use it."""
 
 
 def _answered(data):
@@ -572,7 +606,7 @@ class Lab:
         test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
         server that died or misbehaved is replaced, so one test's crash costs only itself."""
         run = self.state.shared.get(revision)
-        if run is not None and (run.dead or run.flooded or run.process.status() is not None):
+        if run is not None and not run.alive():
             run.close()
             run = None
         if run is None:
@@ -588,16 +622,23 @@ class Lab:
         return run
 
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), browser=None, protocol=None, connect=True, keep=False):
+               answers=(), protocol=None, connect=True, keep=False):
         self.require_solution()
-        argv = ["serve", "--solution", self.state.sandbox.inner("solution"),
-                "--sdk-version", sdk, "--setup-wait", str(setup_wait)]
+        host = self.state.host
         user = scripted_user(answers)
-        run = Run(self, revision, argv, list(roots) if roots is not None else None,
-                  elicitation, user, protocol=protocol)
+        roots = list(roots) if roots is not None else None
+        if host.processes:
+            argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
+                    "--setup-wait", str(setup_wait)]
+            run = ServerRun(self, revision, argv, roots, elicitation, user, protocol=protocol)
+        else:
+            try:
+                server = host.new_server(sdk, setup_wait)
+            except HostError as exc:
+                raise Broken(f"el servidor no arrancó ({exc})") from None
+            run = InProcessRun(self, revision, server, roots, elicitation, user,
+                               protocol=protocol)
         (self.state.kept if keep else self.runs).append(run)
-        if browser:
-            user.browser = SandboxBrowser(self.state.sandbox, run, decision=browser)
         return run.connect() if connect else run
 
     def close(self):

@@ -1,0 +1,70 @@
+"""Run the grading checks without pytest: the in-process self-check (JupyterLite has no pytest).
+
+`run(state, files)` imports each check file (grader/checks/public/test_ej*.py, then the hidden
+ones when they are there), takes its `@graded` functions in file order, runs each (once per
+revision when it has `revisions`) with a fresh `lab` and `grade`, and records the result in
+`state.results` exactly as the pytest plugin does: the same specs, the same scoring, the same
+redaction (grader/checks/grading.py). A file that does not import is the grader's own fault
+(`state.internal_errors`), as under pytest.
+
+Deliberate simplifications: no fixtures but `lab`, `grade` and `revision` (the checks use no
+other); no test selection beyond `state.only`.
+"""
+
+import importlib
+import inspect
+import os
+
+from grader.checks import grading
+from grader.paths import REPO_DIR
+
+
+def module_name(path):
+    relative = os.path.relpath(os.path.splitext(path)[0], REPO_DIR)
+    return relative.replace(os.sep, ".")
+
+
+def graded_functions(module):
+    """The module's own @graded functions, in the order they are defined."""
+    return [value for value in vars(module).values()
+            if inspect.isfunction(value) and getattr(value, "grading", None) is not None
+            and value.__module__ == module.__name__]
+
+
+def run(state, files):
+    for path in files:
+        try:
+            module = importlib.import_module(module_name(path))
+        except Exception:
+            state.internal_errors.append(f"grading tests did not import: {path}:\n"
+                                         f"{grading.trace_now()}")
+            continue
+        functions = graded_functions(module)
+        state.collected[os.path.basename(path)] = sum(
+            len(f.grading["revisions"] or (None,)) for f in functions)
+        for function in functions:
+            for revision in function.grading["revisions"] or (None,):
+                spec = grading.spec_for(function, path, revision)
+                if state.only and spec["exercise"] not in state.only:
+                    continue
+                state.expected[spec["id"]] = spec
+                state.results[spec["id"]] = run_one(state, spec, function, revision)
+
+
+def run_one(state, spec, function, revision):
+    grade = grading.new_grade(spec)
+    try:
+        lab = grading.open_lab(state, spec)
+    except Exception as exc:
+        return grading.score(state, spec, grade, exc)
+    try:
+        arguments = {"lab": lab, "grade": grade}
+        if revision is not None:
+            arguments["revision"] = revision
+        function(**arguments)
+        exc = None
+    except Exception as raised:
+        exc = raised
+    finally:
+        grading.close_lab(state, lab)
+    return grading.score(state, spec, grade, exc)

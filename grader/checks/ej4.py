@@ -1,0 +1,163 @@
+"""Exercise 4 (the reaction to `roots/list_changed`): scenarios of open handles and roots.
+
+Protocol 2025-11-25 (the revision with roots/list_changed). A scenario lays out notes, starts a
+server with some roots, opens one handle per note, changes the roots one or more times, and
+then reads every handle once: the first call after the change must already see the right
+answer. A handle whose note is still inside the roots must read its body; one whose note left
+them must fail.
+
+The main scenario (roots Trabajo and Personal, handles in each and in subfolders, Personal
+removed) is played once per submission (a `RemovalFacts` in the submission state). Without a
+reaction the server revokes every handle on any change (the coarse safe default) and a reaction
+that does nothing revokes none: the main test needs exactly the right ones, and every other
+exercise-4 test requires it.
+
+Feedback names each handle's note and folder («n-t2, en Trabajo/sub/») and says what happened to
+it, quoting the server's own message when a handle died (for instance «la reacción al cambio de
+roots falló» when the learner's reaction raised and the server revoked everything). Hidden
+scenarios say only how many handles went wrong, and how.
+"""
+
+from grader.checks.harness import Broken, describe_changes, short
+from grader.state import HandleFacts, RemovalFacts
+
+REVISION = "2025-11-25"
+MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de funcionar en el acto "
+        "y los que siguen dentro siguen leyendo su nota")
+REACTION_FAILED = "la reacción al cambio de roots falló"      # the server's words (code/)
+NO_REACTION = "no sabe re-comprobar handles"                   # the server's default's words
+
+
+def body(note):
+    return f"Cuerpo de {note}.\n"
+
+
+def open_handle(run, note_id):
+    call = run.call("notes_open", {"note_id": note_id})
+    handle = call.structured.get("handle")
+    if call.is_error or not isinstance(handle, str):
+        raise Broken(f"notes_open({note_id!r}) no devolvió un handle: {short(call.text(), 200)}")
+    return handle
+
+
+def read(run, handle, note):
+    """(alive, what it read or the server's message)."""
+    call = run.call("notes_read", {"handle": handle})
+    if call.is_error:
+        return False, short(call.text(), 200)
+    text = call.structured.get("body")
+    return text == body(note), short(text, 120)
+
+
+def play(lab, notes, before, steps, survivors):
+    """notes: [(folder, file, id)]; `before`: the first roots; `steps`: the roots it changes to,
+    in order; `survivors`: the notes whose handles must still work. Returns ([HandleFacts],
+    what changed on disk meanwhile). A root given as "A->B" is a link A to the folder B."""
+    links = [step for step in before if "->" in step]
+    tree = lab.folders(*[(folder, file, note, f"Nota {note}") for folder, file, note in notes])
+    for link in links:
+        name, target = link.split("->")
+        tree.link(name, target)
+
+    def uris(folders):
+        return [tree.uri(folder.split("->")[0]) for folder in folders]
+
+    run = lab.server(REVISION, roots=uris(before))
+    handles = {note: open_handle(run, note) for _, _, note in notes}
+    if not all(read(run, handle, note)[0] for note, handle in handles.items()):
+        raise Broken("un handle recién abierto ya no se podía leer antes de cambiar las roots")
+    snapshot = tree.snapshot() if not links else None  # (a snapshot refuses links)
+    for roots in steps:
+        run.set_roots(uris(roots))
+    facts = []
+    for folder, _, note in notes:
+        alive, text = read(run, handles[note], note)
+        facts.append(HandleFacts(note, folder, note in survivors, alive, text))
+    return facts, describe_changes(snapshot, tree.snapshot()) if snapshot is not None else ""
+
+
+def sentence(fact):
+    """What happened to one handle, in one Spanish sentence naming its note and folder."""
+    where = f"{fact.note}, en {fact.where}/"
+    if fact.alive == fact.should_live:
+        return f"{where}: {'sigue leyendo su nota' if fact.alive else 'su handle ya no funciona'}"
+    if fact.should_live:
+        return (f"{where}, sigue dentro de las roots pero su handle dejó de funcionar "
+                f"(notes_read respondió: «{fact.text}»)")
+    return (f"{where}, quedó fuera de las roots pero su handle siguió leyendo la nota en la "
+            "primera llamada tras el cambio")
+
+
+def summary(facts, change):
+    """Why a scenario failed, in one sentence that claims only what happened."""
+    died = [f for f in facts if f.should_live and not f.alive]
+    lived = [f for f in facts if not f.should_live and f.alive]
+    outside = [f for f in facts if not f.should_live]
+    if lived and len(lived) == len(outside) and not died:
+        return (f"{change}, ningún handle de los que quedaron fuera dejó de funcionar: tu "
+                "reacción no revocó ninguno")
+    if died and all(not f.alive for f in facts):
+        texts = " ".join(f.text for f in facts)
+        cause = (f": el servidor los revocó todos porque tu reacción lanzó una excepción («"
+                 f"{REACTION_FAILED}»)" if REACTION_FAILED in texts else
+                 ": es lo que hace el servidor sin @extension.on_roots_changed (¿se cargó tu "
+                 "reacción?)" if NO_REACTION in texts else
+                 ": tu reacción revoca también los que siguen dentro")
+        return f"{change}, dejaron de funcionar todos los handles, también los de dentro{cause}"
+    parts = []
+    if died:
+        parts.append("murieron handles que debían seguir vivos ("
+                     + ", ".join(f"{f.note} en {f.where}/" for f in died) + ")")
+    if lived:
+        parts.append("siguieron vivos handles que debían morir ("
+                     + ", ".join(f"{f.note} en {f.where}/" for f in lived) + ")")
+    return f"{change}, " + " y ".join(parts)
+
+
+def verdict(grade, facts, change, hidden=False):
+    """One check per handle (public) or per kind of mistake (hidden); returns exactness."""
+    exact = all(f.alive == f.should_live for f in facts)
+    if hidden:  # what kind of mistake, never which handle or how many
+        died = any(f.should_live and not f.alive for f in facts)
+        lived = any(not f.should_live and f.alive for f in facts)
+        grade.check(not died, "los handles que siguen dentro de las roots siguen funcionando"
+                    if not died else "algún handle que seguía dentro de las roots dejó de "
+                    "funcionar")
+        grade.check(not lived, "los handles que quedaron fuera dejan de funcionar en el acto"
+                    if not lived else "algún handle que quedó fuera de las roots siguió "
+                    "funcionando tras el cambio")
+        return exact
+    for fact in facts:
+        grade.check(fact.alive == fact.should_live, sentence(fact))
+    return exact
+
+
+# -- the main scenario --------------------------------------------------------------------------
+MAIN_NOTES = [("Trabajo", "t1.md", "n-t1"), ("Trabajo/sub", "t2.md", "n-t2"),
+              ("Personal", "p1.md", "n-p1"), ("Personal/sub", "p2.md", "n-p2")]
+MAIN_CHANGE = "tras quitar la root Personal (quedó solo Trabajo)"
+
+
+def main_scenario(lab):
+    """Trabajo + Personal, four handles, then Personal is removed. Played once."""
+    state = lab.state
+    if state.roots_removal is None:
+        try:
+            state.roots_removal = play_main(lab)
+        except Broken as exc:
+            state.roots_removal = exc
+    if isinstance(state.roots_removal, Broken):
+        raise state.roots_removal
+    return state.roots_removal
+
+
+def play_main(lab):
+    handles, changes = play(lab, MAIN_NOTES, ["Trabajo", "Personal"], [["Trabajo"]],
+                            {"n-t1", "n-t2"})
+    return RemovalFacts(handles, changes)
+
+
+def require_main(lab, grade):
+    facts = main_scenario(lab)
+    grade.require(facts.exact, summary(facts.handles, MAIN_CHANGE), gate=MAIN)
+    return facts

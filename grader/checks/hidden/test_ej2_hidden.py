@@ -1,0 +1,55 @@
+"""Exercise 2, hidden tests: the same contract as the statement, in situations the public tests
+do not show. Every test first requires the positive scenario (grader/checks/ej2.py); feedback
+says what went wrong without naming the notes, titles or folders used here."""
+
+from grader.checks import ej2
+from grader.checks.ej2 import accept
+from grader.checks.grading import REVISIONS, graded
+
+
+@graded("ejercicio2", 2, "si las roots cambian mientras el formulario está abierto, no archiva "
+        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",))
+def test_roots_change_while_the_form_is_open(lab, grade, revision):
+    tree = lab.folders(("Cajon", "acta-1.md", "n-acta-1", "Acta semanal"),
+                       ("Baul", "acta-2.md", "n-acta-2", "Acta semanal"))
+    holder = {}
+
+    def user(params):  # while the form is open, the user stops sharing Baul, then answers
+        run = holder["run"]
+        run.client.roots = [tree.uri("Cajon")]
+        run.client.notify("notifications/roots/list_changed")
+        return accept("n-acta-2")
+
+    run = ej2.start(lab, grade, revision, tree, user, {"action": "cancel"},
+                    folders=("Cajon", "Baul"))
+    holder["run"] = run
+    before = tree.snapshot()
+    call = run.call(ej2.TOOL, {"title": "Acta semanal"})
+    grade.require(call.forms(), "con dos notas con el mismo título en dos roots, notes_archive "
+                  "no envió ningún formulario")
+    after = tree.snapshot()
+    grade.require(after.get("Baul/acta-2.md") == before["Baul/acta-2.md"]
+                  and "Baul/.archive/acta-2.md" not in after,
+                  "se archivó (o se tocó) la nota elegida aunque su root dejó de estar "
+                  "compartida mientras el formulario estaba abierto: después de la respuesta "
+                  "hay que volver a comprobar las roots")
+    grade.check(after.get("Cajon/acta-1.md") == before["Cajon/acta-1.md"],
+                "la otra nota no se toca" if after.get("Cajon/acta-1.md") ==
+                before["Cajon/acta-1.md"] else "se tocó una nota que nadie eligió")
+
+
+@graded("ejercicio2", 1, "una nota de una subcarpeta va a la .archive de su root", hidden=True,
+        revisions=REVISIONS)
+def test_note_in_a_subfolder_goes_to_its_roots_archive(lab, grade, revision):
+    tree = ej2.notes(lab, ("Otros/2023/marzo", "viaje.md", "n-viaje", "Diario de viaje"))
+    run = ej2.start(lab, grade, revision, tree, accept("n-viaje"))
+    before = tree.snapshot()
+    run.call(ej2.TOOL, {"title": "Diario de viaje"})
+    after = tree.snapshot()
+    content = before["Otros/2023/marzo/viaje.md"][0]
+    landed = [path for path, (digest, _) in after.items() if digest == content]
+    grade.check(landed == ["Otros/.archive/viaje.md"],
+                "la nota de la subcarpeta acabó en la carpeta .archive de su root"
+                if landed == ["Otros/.archive/viaje.md"] else
+                "la nota elegida estaba en una subcarpeta de su root y no acabó en la carpeta "
+                ".archive de esa root (la de la root, no la de la subcarpeta)")

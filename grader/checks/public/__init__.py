@@ -1,0 +1,1 @@
+"""The public grading tests: what `ui.revisar` runs and the student edition ships."""

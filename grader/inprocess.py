@@ -1,0 +1,114 @@
+"""The in-process self-check host: the checks run in the notebook's own interpreter.
+
+JupyterLite (Pyodide in the browser) has no processes and cannot start threads, so
+`ui.revisar` there cannot start the grader, nor a server process. Here each notes server is a
+`NotesServer` built in this interpreter with the learner's solution loaded
+(`extension.load`, as `serve --solution` does), and the grader's client talks to it through
+`Client.local` (transport.Loopback: frames through a queue, timers fired by the pump, no thread
+at all); the setup page is the inline one (`Config(setup_page="inline")`, no socket). Notes live
+in a temporary folder written by path (grader/plainfs.py). The checks, the client, the scoring
+and the feedback are the same code as in official grading; the checks run without pytest
+(grader/checks/direct.py), because there is none in the browser.
+
+`grader.selfcheck.run(folder, exercise, host="inprocess")` is what `ui.revisar` calls in
+JupyterLite: the public tests of one exercise, in this interpreter, and the same result dict
+every other mode gives.
+
+This is formative and says so (`NOTICE`, `PLAN`): nothing is isolated, nothing is limited. The
+solution runs with the notebook's own rights, and an endless loop in it blocks the notebook
+like any other cell would (no timeout can interrupt code running in this very interpreter).
+The grade comes from the official grader.
+
+Deliberate simplifications: a solution is loaded again for every server (as a new process
+would), but modules it imports from code/ are shared by all the servers of a run.
+"""
+
+import os
+
+from grader.errors import HostError
+from grader.plainfs import PlainData
+
+NOTICE = ("Autoevaluación en el navegador: las pruebas corren aquí mismo, junto a tu código, sin "
+          "aislamiento ni límites (un bucle infinito bloquea el cuaderno). Solo sirve para "
+          "practicar: la nota la pone el corrector oficial, con todas las protecciones.")
+PLAN = {
+    "mode": "inprocess",
+    "self_check": True,
+    "isolated_python": False,
+    "minimal_environment": False,
+    "fresh_working_folder": False,
+    "rlimits": None,
+    "unprivileged_uid": False,
+    "no_capabilities": False,
+    "capability_bounding_set_empty": False,
+    "no_new_privs": False,
+    "fresh_session_keyring": False,
+    "seccomp_denied": None,
+    "seccomp_arch": None,
+    "network_namespace": False,
+    "private_filesystem": False,
+    "pid_namespace": False,
+    "disk_quota_mib": None,
+    "cgroups": None,
+    "parent_death_signal": False,
+    "grader_touches_data_only_through_descriptors": False,
+    "timeouts": False,
+    "budget_watchdog": False,
+    "process_group_killed": False,
+}
+LOG_KEPT = 40
+
+
+class InProcessHost:
+    """Servers built in this interpreter; notes in a temporary folder."""
+
+    processes = False
+    self_check = True
+    mode = "inprocess"
+    plan = PLAN
+    notice = NOTICE
+
+    def __init__(self, solution_dir, workspace):
+        self.solution_dir = solution_dir
+        self.root = workspace
+        self.data = None
+        self._log = []
+
+    def start(self):
+        os.makedirs(os.path.join(self.root, "data"))
+        self.data = PlainData(os.path.join(self.root, "data"))
+        return self
+
+    def inner(self, name):
+        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
+
+    def new_server(self, sdk, setup_wait):
+        """A fresh notes server with the learner's solution, like `serve --solution`."""
+        import extension
+        from server import Config, NotesServer
+        try:
+            loaded = extension.load(self.solution_dir)
+            config = Config(sdk_version=sdk or None, setup_wait=float(setup_wait),
+                            setup_page="inline")
+            return NotesServer(config, loaded, log=self.log)
+        except Exception as exc:  # the solution broke the server itself
+            raise HostError(f"{type(exc).__name__}: {exc}") from None
+
+    def log(self, text):
+        self._log = (self._log + [str(text)])[-LOG_KEPT:]
+
+    def log_tail(self):
+        return " | ".join(self._log[-3:])
+
+    def sweep(self):
+        """Nothing runs on its own here: each server stops when its run is closed."""
+
+    def kill(self):
+        """No thread can stop code running in this interpreter (said in NOTICE)."""
+
+    def close(self):
+        self.data = None
+
+    def protections(self):
+        return dict(self.plan)
+

@@ -1,0 +1,91 @@
+"""Note folders by path, for the self-checks (portable and in-process hosts).
+
+The official grader touches the sandbox's data area only through grader/boundary.py
+(descriptors, one name at a time), because the learner's server may attack it. A self-check runs
+the learner's own code on the learner's own machine, where there is nothing to defend, and on
+systems where those descriptor calls do not exist (Windows, the browser). `PlainData` offers the
+same operations as `boundary.Folder` (make_dir, write_file, make_link, snapshot, close) with
+plain paths, and keeps the same rules a test can observe: a new name must not exist, a link or
+a special file where a note should be is refused (never followed), and a snapshot is
+{relative path: (sha256, inode)} with a depth cap.
+
+Deliberate simplifications: no caps on entries or bytes beyond the depth; names are checked
+to be one path component.
+"""
+
+import hashlib
+import os
+import stat
+
+from grader.errors import Refused
+
+MAX_DEPTH = 12
+
+
+def _name(name):
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name \
+            or "\0" in name:
+        raise ValueError(f"not a single path component: {name!r}")  # a grader bug
+    return name
+
+
+class PlainData:
+    """A folder the self-check made; everything below it is reached by path."""
+
+    def __init__(self, path, label=""):
+        self.path, self.label = path, label
+
+    def _label(self, name):
+        return f"{self.label}/{name}" if self.label else name
+
+    def make_dir(self, name):
+        path = os.path.join(self.path, _name(name))
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            raise Refused(f"{self._label(name)} ya existía antes de que el corrector lo creara; "
+                          "el corrector no lo usa") from None
+        return PlainData(path, self._label(name))
+
+    def write_file(self, name, data):
+        try:
+            with open(os.path.join(self.path, _name(name)), "xb") as handle:
+                handle.write(data)
+        except FileExistsError:
+            raise Refused(f"{self._label(name)} ya existía antes de que el corrector lo creara; "
+                          "el corrector no lo usa") from None
+
+    def make_link(self, name, target):
+        try:
+            os.symlink(_name(target), os.path.join(self.path, _name(name)),
+                       target_is_directory=True)
+        except OSError as exc:  # Windows without the symlink privilege, or the name exists
+            raise Refused(f"el corrector no pudo crear el enlace {self._label(name)} "
+                          f"({exc.strerror or type(exc).__name__})") from None
+
+    def snapshot(self):
+        """{relative path: (sha256, inode)} of every file below; a link or a special file where
+        a note should be is refused (never followed)."""
+        files, pending = {}, [(self.path, "", 0)]
+        while pending:
+            folder, prefix, depth = pending.pop()
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+            for entry in entries:
+                relative = f"{prefix}/{entry.name}" if prefix else entry.name
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode) and not entry.is_symlink():
+                    if depth + 1 >= MAX_DEPTH:
+                        raise Refused(f"{self._label(relative)}: demasiados niveles de carpetas")
+                    pending.append((entry.path, relative, depth + 1))
+                elif stat.S_ISREG(info.st_mode) and not entry.is_symlink():
+                    with open(entry.path, "rb") as handle:
+                        digest = hashlib.sha256(handle.read()).hexdigest()
+                    files[relative] = (digest, info.st_ino)
+                else:
+                    raise Refused(f"{self._label(relative)} no es un archivo ni una carpeta "
+                                  "normal; el corrector no lo sigue ni lo abre")
+        return files
+
+    def close(self):
+        pass

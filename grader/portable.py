@@ -1,0 +1,196 @@
+"""The portable self-check host: your own code, on your own machine, any operating system.
+
+`ui.revisar` must work on macOS, Windows and Linux without root, where the official grader's
+sandbox (grader/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl, seccomp)
+cannot start. Here each notes server is a plain subprocess,
+`sys.executable code/main.py serve --solution ...`, talking MCP over its pipes exactly as in the
+sandbox; notes live in a temporary folder read and written by path (grader/plainfs.py); the
+checks, the client and the feedback are the same code as in official grading
+(grader/checks/harness.py drives both through the same process interface).
+
+What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
+filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
+with your own rights, as it does when you run the notebooks. That is fine for a self-check
+(nobody else's code runs here) and is why the grade comes from the official grader, which keeps
+the full sandbox. Timeouts and the submission's time budget still hold.
+
+Nothing here imports a Linux-only module (tests/grader/test_portable.py checks it statically):
+no fork, no poll, no fcntl/resource/prctl, no descriptor tricks; reading a server's output is a
+blocking read on a thread, which every platform has.
+
+Deliberate simplifications: a server's own children are not tracked (killing the server does
+not kill what it forked); writes to a server are plain blocking writes.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import wire
+from grader.errors import HostError
+from grader.paths import CODE_DIR
+from grader.plainfs import PlainData
+
+MAIN = os.path.join(CODE_DIR, "main.py")
+STDERR_KEPT = 32768
+NOTICE = ("Autoevaluación en modo portátil: tu código corre en tu máquina sin aislamiento (sin "
+          "otro usuario, sin límites de memoria ni de procesos, con tu red y tus archivos). "
+          "Solo sirve para practicar: la nota la pone el corrector oficial, con todas las "
+          "protecciones.")
+PLAN = {
+    "mode": "portable",
+    "self_check": True,
+    "isolated_python": True,          # -I: no user site, no PYTHON* variables
+    "minimal_environment": False,
+    "fresh_working_folder": True,
+    "rlimits": None,
+    "unprivileged_uid": False,
+    "no_capabilities": False,
+    "capability_bounding_set_empty": False,
+    "no_new_privs": False,
+    "fresh_session_keyring": False,
+    "seccomp_denied": None,
+    "seccomp_arch": None,
+    "network_namespace": False,
+    "private_filesystem": False,
+    "pid_namespace": False,
+    "disk_quota_mib": None,
+    "cgroups": None,
+    "parent_death_signal": False,
+    "grader_touches_data_only_through_descriptors": False,
+    "timeouts": True,
+    "budget_watchdog": True,
+    "process_group_killed": False,
+}
+
+
+class PortableProcess:
+    """One server subprocess with the interface the harness drives (see grader/hosts.py)."""
+
+    def __init__(self, argv, cwd):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
+        env["PYTHONIOENCODING"] = "utf-8"
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-I", MAIN, *argv], cwd=cwd, env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, bufsize=0)
+        except OSError as exc:
+            raise HostError(f"no se pudo arrancar el servidor ({exc})") from None
+        self.pid = self.proc.pid
+        self._stderr = bytearray()
+        self._write = threading.Lock()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
+            if len(self._stderr) < STDERR_KEPT:
+                self._stderr += chunk[:STDERR_KEPT - len(self._stderr)]
+
+    def read(self, timeout):
+        """Up to 64 KiB of its stdout; b"" at its end. Blocks (the reader has its own thread)."""
+        try:
+            return self.proc.stdout.read(65536) or b""
+        except (OSError, ValueError):
+            return b""
+
+    def send(self, data):
+        with self._write:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[self.proc.stdin.write(view):]
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                raise wire.ConnectionClosed("the server's input is closed") from None
+
+    def close_input(self):
+        with self._write:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    def close_output(self):
+        try:
+            self.proc.stdout.close()
+        except OSError:
+            pass
+
+    def kill(self):
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+    def status(self, wait=0.0):
+        try:
+            return self.proc.wait(timeout=wait) if wait else self.proc.poll()
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr(self):
+        return bytes(self._stderr).decode("utf-8", "replace")
+
+
+class PortableHost:
+    """Servers as subprocesses of this Python, notes in a temporary folder."""
+
+    processes = True
+    self_check = True
+    mode = "portable"
+    plan = PLAN
+    notice = NOTICE
+
+    def __init__(self, solution_dir, workspace):
+        self.solution_dir = solution_dir
+        self.root = workspace
+        self.data = None
+        self._live = []
+        self._lock = threading.Lock()
+
+    def start(self):
+        for name in ("data", "work"):
+            os.makedirs(os.path.join(self.root, name))
+        self.data = PlainData(os.path.join(self.root, "data"))
+        return self
+
+    def inner(self, name):
+        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
+
+    def spawn(self, argv):
+        process = PortableProcess(argv, os.path.join(self.root, "work"))
+        with self._lock:
+            self._live.append(process)
+        return process
+
+    def sweep(self):
+        with self._lock:
+            live, self._live = self._live, []
+        for process in live:
+            process.kill()
+
+    def kill(self):
+        self.sweep()
+
+    def close(self):
+        with self._lock:
+            live, self._live = self._live, []
+        for process in live:
+            process.kill()
+            process.status(wait=5.0)
+            process.close_input()
+            process.close_output()
+
+    def protections(self):
+        return dict(self.plan)
+
+
+def workspace():
+    return tempfile.mkdtemp(prefix="grader-selfcheck-")
+
+
+def remove(path):
+    shutil.rmtree(path, ignore_errors=True)

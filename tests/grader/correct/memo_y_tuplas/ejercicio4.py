@@ -1,0 +1,16 @@
+"""Ejercicio 4, otro estilo: la lista de carpetas nuevas, comparada por componentes."""
+import os
+
+from extension import Extension
+from roots import is_within
+
+extension = Extension()
+
+
+@extension.on_roots_changed
+def recheck(change):
+    folders = [root.path for root in change.new_roots.roots]
+    for handle in change.handles:
+        real = os.path.realpath(handle.path)
+        if not any(is_within(real, folder) for folder in folders):
+            change.revoke(handle, "quedó fuera de las roots")

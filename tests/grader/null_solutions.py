@@ -1,0 +1,158 @@
+"""The null solutions: submissions without the learner's own logic. Each must score 0 on every
+graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
+
+- the notebooks' starter cells, as shipped (read from lessons/*.ipynb);
+- each hook delegated to something the student edition ships: the demo guard
+  (`url_mode.demo_guard`), `elicitation.supports_url` alone, the server's own coarse reaction
+  (`server.revoke_every_handle`), the lesson's `tools.notes_delete` registered as the archive
+  handler;
+- constant answers: the guard always True or always False, a reaction that revokes every handle
+  or none;
+- half a guard: only the version (compared as numbers, or as text), only the protocol;
+- a tool that asks and never acts, and a tool that acts without asking.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LESSONS = os.path.join(REPO, "lessons")
+WRITEFILE = re.compile(r"^%%writefile\s+soluciones/(ejercicio[234])\.py\s*$")
+
+HEADER = "from extension import Extension\n\nextension = Extension()\n"
+ARCHIVE = '''
+@extension.tool(
+    "notes_archive", description="Archiva una nota en la .archive de su root.",
+    input_schema={"type": "object", "required": ["title"],
+                  "properties": {"title": {"type": "string"}}},
+    annotations={"readOnlyHint": False, "destructiveHint": True})
+'''
+
+
+@dataclass
+class Null:
+    name: str
+    exercise: str   # "ejercicio2", "ejercicio3" or "ejercicio4"
+    source: str
+
+    def write(self, folder):
+        os.makedirs(folder)
+        with open(os.path.join(folder, f"{self.exercise}.py"), "w", encoding="utf-8") as handle:
+            handle.write(self.source)
+        return folder
+
+
+def starters():
+    """The starter cells of the notebooks, one null solution per exercise."""
+    found = []
+    for name in sorted(os.listdir(LESSONS)):
+        if not name.endswith(".ipynb"):
+            continue
+        with open(os.path.join(LESSONS, name), encoding="utf-8") as handle:
+            cells = json.load(handle)["cells"]
+        for cell in cells:
+            source = "".join(cell.get("source", []))
+            first, _, body = source.partition("\n")
+            match = WRITEFILE.match(first) if cell.get("cell_type") == "code" else None
+            if match:
+                found.append(Null(f"plantilla_{match[1]}", match[1], body + "\n"))
+    return found
+
+
+NULLS = starters() + [
+    Null("guarda_de_la_demo", "ejercicio3", HEADER + '''
+import url_mode
+
+extension.url_mode_guard(url_mode.demo_guard)
+'''),
+    Null("guarda_solo_supports_url", "ejercicio3", HEADER + '''
+from elicitation import supports_url
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return supports_url(client_capabilities)
+'''),
+    Null("guarda_siempre_si", "ejercicio3", HEADER + '''
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return True
+'''),
+    Null("guarda_siempre_no", "ejercicio3", HEADER + '''
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return False
+'''),
+    Null("guarda_solo_version", "ejercicio3", HEADER + '''
+import re
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    match = re.fullmatch(r"(\\d+)\\.(\\d+)(?:\\.(\\d+))?", sdk_version or "")
+    return bool(match) and tuple(int(p or 0) for p in match.groups()) >= (1, 23, 1)
+'''),
+    Null("guarda_version_como_texto", "ejercicio3", HEADER + '''
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return (sdk_version or "") >= "1.23.1"
+'''),
+    Null("guarda_solo_protocolo", "ejercicio3", HEADER + '''
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return protocol_version in ("2025-11-25", "2026-07-28")
+'''),
+    Null("reaccion_del_servidor", "ejercicio4", HEADER + '''
+import server
+
+extension.on_roots_changed(server.revoke_every_handle)
+'''),
+    Null("revoca_todos", "ejercicio4", HEADER + '''
+@extension.on_roots_changed
+def reaction(change):
+    for handle in change.handles:
+        change.revoke(handle)
+'''),
+    Null("no_revoca_ninguno", "ejercicio4", HEADER + '''
+@extension.on_roots_changed
+def reaction(change):
+    return None
+'''),
+    Null("archiva_con_notes_delete", "ejercicio2", HEADER + '''
+import tools
+
+extension.tool("notes_archive", description="Archiva una nota.",
+               input_schema={"type": "object", "required": ["title"],
+                             "properties": {"title": {"type": "string"}}},
+               annotations={"readOnlyHint": False, "destructiveHint": True})(tools.notes_delete)
+'''),
+    Null("pregunta_y_nunca_archiva", "ejercicio2", HEADER + '''
+from elicitation import choice
+from server import ToolError, ok
+''' + ARCHIVE + '''def notes_archive(ctx, title):
+    matches = ctx.find_notes(title)
+    if not matches:
+        raise ToolError("No hay ninguna nota con ese título en tus roots.")
+    answer = ctx.elicit_form(
+        "¿Cuál archivo?",
+        {"note_id": choice([(n.id, n.title) for n in matches], title="Nota",
+                           protocol=ctx.protocol_version),
+         "confirm": {"type": "boolean", "title": "Sí, archívala"}},
+        required=["note_id", "confirm"])
+    return ok(f"Entendido ({answer.action}).")
+'''),
+    Null("archiva_sin_preguntar", "ejercicio2", HEADER + '''
+import store
+from server import ToolError, ok
+''' + ARCHIVE + '''def notes_archive(ctx, title):
+    matches = ctx.find_notes(title)
+    if not matches:
+        raise ToolError("No hay ninguna nota con ese título en tus roots.")
+    with ctx.hold() as roots:
+        note = matches[0]
+        store.archive(note, roots.root_of(note.path).path)
+    return ok(f"Archivada {note.id}.")
+'''),
+]
