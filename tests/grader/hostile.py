@@ -29,7 +29,7 @@ from extension import Extension
 extension = Extension()
 stolen = []
 for pattern in ({repo!r} + "/grader/reference/soluciones/*.py", "/tmp/grader-sub-*/solution/*.py",
-                "/tmp/*/solution/*.py", "/root/*", {repo!r} + "/grader/checks/test_ej2.py"):
+                "/tmp/*/solution/*.py", "/root/*", {repo!r} + "/grader/checks/hidden/*.py"):
     for path in glob.glob(pattern):
         try:
             with open(path, encoding="utf-8") as handle:
@@ -390,7 +390,7 @@ def react(tree):
     for folder, names in (("Personal", ["p1.md"]), ("Trabajo", ["t1.md"])):
         quietly(os.mkdir, os.path.join(tree, folder))
         for name in names:
-            quietly(os.symlink, "/proc/self/cwd/grader/checks/test_ej4.py",
+            quietly(os.symlink, "/proc/self/cwd/grader/checks/public/test_ej4.py",
                     os.path.join(tree, folder, name))
     for folder in ("Notes-evil", "B", "A", "Otros", "Notes"):
         quietly(os.symlink, "/proc/self/cwd/grader/checks", os.path.join(tree, folder))

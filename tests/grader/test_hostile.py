@@ -311,7 +311,7 @@ def test_hostile_submission_gets_a_clear_reason(graded, name):
 
 def test_reference_graded_next_to_them_still_gets_full_marks(graded):
     result = graded["results"]["referencia"]
-    assert result["score"] == result["max_score"] == 42, everything(result)
+    assert result["score"] == result["max_score"] == 53, everything(result)
 
 
 def test_a_class_of_hostile_submissions_is_graded_with_exit_1_never_3(graded):
@@ -449,7 +449,7 @@ def test_a_killed_grader_leaves_nothing_once_the_next_run_starts(world, slow):
 def test_a_grading_file_that_fails_to_import_or_collects_nothing_is_exit_3(world, content,
                                                                           tmp_path):
     copy = copy_repository(world["copy"], str(tmp_path / "copia"))
-    with open(os.path.join(copy, "grader", "checks", "test_ej4.py"), "w") as handle:
+    with open(os.path.join(copy, "grader", "checks", "public", "test_ej4.py"), "w") as handle:
         handle.write(content)
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"]}
     run = subprocess.run([world["python"], "-m", "grader",
@@ -458,3 +458,21 @@ def test_a_grading_file_that_fails_to_import_or_collects_nothing_is_exit_3(world
                          text=True, timeout=300)
     assert run.returncode == 3, run.stdout[-2000:]
     assert "test_ej4.py" in run.stderr
+
+
+def test_a_hidden_folder_that_collects_nothing_is_exit_3(world, tmp_path):
+    copy = copy_repository(world["copy"], str(tmp_path / "copia"))
+    hidden = os.path.join(copy, "grader", "checks", "hidden")
+    for name in os.listdir(hidden):
+        if name.startswith("test_"):
+            os.unlink(os.path.join(hidden, name))
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"]}
+    reference = os.path.join(copy, "grader", "reference", "soluciones")
+    run = subprocess.run([world["python"], "-m", "grader", reference, "--only", "ejercicio4"],
+                         cwd=copy, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 3, run.stdout[-2000:]
+    assert "no grading file in it" in run.stderr
+    public = subprocess.run([world["python"], "-m", "grader", reference, "--only", "ejercicio4",
+                             "--tests", "public"], cwd=copy, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert public.returncode == 0, public.stderr[-2000:]  # the public suite alone is fine

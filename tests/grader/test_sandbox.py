@@ -41,7 +41,8 @@ def attempt(name, action):
 
 attempt("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
 attempt("host_loopback", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
-attempt("read_checks", lambda: open({repo!r} + "/grader/checks/test_ej2.py").read())
+attempt("read_checks",
+        lambda: open({repo!r} + "/grader/checks/hidden/test_ej2_hidden.py").read())
 attempt("read_reference",
         lambda: open({repo!r} + "/grader/reference/soluciones/ejercicio2.py").read())
 attempt("list_repo", lambda: os.listdir({repo!r}))
