@@ -408,6 +408,7 @@ class AsyncClient(ClientCore):
             self._loop.create_task(self._serve_request(msg))
 
     async def _serve_request(self, msg):
+        import asyncio
         method, params = msg["method"], msg.get("params") or {}
         try:
             if method == "ping":
@@ -427,6 +428,7 @@ class AsyncClient(ClientCore):
         self._send(wire.response(msg["id"], result))
         if method == "elicitation/create" and params.get("mode") == "url" \
                 and result.get("action") == "accept":
+            await asyncio.sleep(0)  # like a person: the server reads the consent first
             await self.user.open_url(params["url"])
 
     async def _elicit(self, params, question_id=None):
