@@ -42,6 +42,12 @@ def text(result):
                      f"{_number(test.get('max_score'))}  {one_line(test.get('name', ''))}")
         if test.get("status") != "passed":
             lines += ["      " + line for line in _lines(test.get("output", ""))]
+    lines += ["", protections_line(result)]
+    return "\n".join(lines) + "\n"
+
+
+def protections_line(result):
+    """One line: the isolation mode and which protections were in force, which were not."""
     protections = result.get("protections") or {}
     active, missing = [], []
     for key, value in protections.items():
@@ -55,10 +61,8 @@ def text(result):
             shown = ", ".join(one_line(v) for v in value) if len(value) <= 4 \
                 else f"{len(value)} llamadas"
             active.append(f"{one_line(key)} ({shown})")
-    lines += ["", f"Aislamiento ({one_line(protections.get('mode', '?'))}): "
-              + ", ".join(active) + (f"; NO disponibles: {', '.join(missing)}" if missing
-                                     else "")]
-    return "\n".join(lines) + "\n"
+    return (f"Aislamiento ({one_line(protections.get('mode', '?'))}): " + ", ".join(active)
+            + (f"; NO disponibles: {', '.join(missing)}" if missing else ""))
 
 
 def json_line(result):
@@ -87,7 +91,7 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
     return json_text({
         "score": result.get("score", 0),
         "execution_time": result.get("execution_time", 0),
-        "output": result.get("output", ""),
+        "output": clean(result.get("output", "")) + "\n" + protections_line(result),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -83,7 +83,7 @@ class SubmissionState:
     archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
     kept: list = field(default_factory=list)           # every Run kept beyond its test
     url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
-    url_servers: dict = field(default_factory=dict)    # (sdk, protocol, caps) -> Run
+    url_servers: dict = field(default_factory=dict)    # SDK version -> 2026-07-28 Run kept
     roots_removal: object = None                       # RemovalFacts (or the Broken)
     expected: dict = field(default_factory=dict)       # nodeid -> test spec
     results: dict = field(default_factory=dict)        # nodeid -> test result

@@ -13,8 +13,9 @@ The URL flow itself (a well-formed request, `accept` is not completion, completi
 page) is the server's code, not the learner's: tests/notes_server covers it, and it is not
 graded.
 
-Decisions are memoised per submission: one server per 2025 handshake, and one per SDK version
-for 2026-07-28, where every case of that version rides on it as a stateless request.
+Decisions are memoised per submission: one server per 2025 handshake (stopped once it has
+answered), and one per SDK version for 2026-07-28, kept for the submission, where every case of
+that version rides on it as a stateless request.
 """
 
 from dataclasses import dataclass
@@ -54,17 +55,20 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    servers = lab.state.url_servers  # kept for the whole submission
+    servers = lab.state.url_servers  # SDK version -> its 2026-07-28 server, kept
     if protocol == "2026-07-28":
-        run = next((r for (v, p, _), r in servers.items() if v == sdk and p == protocol), None)
+        run = servers.get(sdk)
         if run is None:
-            run = servers[(sdk, protocol, caps)] = lab.server(
-                protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], keep=True)
+            run = servers[sdk] = lab.server(protocol, roots=None, sdk=sdk,
+                                            elicitation=CAPS[caps], keep=True)
         run.client.capabilities = {} if CAPS[caps] is False else {"elicitation": CAPS[caps]}
-    else:
-        run = servers[(sdk, protocol, caps)] = lab.server(
-            protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], keep=True)
-    call = run.call("notes_setup", timeout=10.0)
+        call = run.call("notes_setup", timeout=10.0)
+    else:  # one handshake, one case: the server is stopped as soon as it answered
+        run = lab.server(protocol, roots=None, sdk=sdk, elicitation=CAPS[caps])
+        try:
+            call = run.call("notes_setup", timeout=10.0)
+        finally:
+            lab.finish(run)
     if call.urls():
         return URL
     if not call.prompts and call.structured.get("status") == "manual":

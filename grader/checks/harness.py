@@ -641,6 +641,15 @@ class Lab:
         (self.state.kept if keep else self.runs).append(run)
         return run.connect() if connect else run
 
+    def finish(self, run):
+        """Stop a server of this test now (its threads and its process go at once)."""
+        if run in self.runs:
+            self.runs.remove(run)
+        try:
+            run.close()
+        except Exception:
+            pass
+
     def close(self):
         for run in self.runs:
             try:

@@ -50,7 +50,9 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "no_utf8": "no está en UTF-8",
     "bucle_infinito_en_una_herramienta": "no respondió",
     "precrea_las_carpetas_como_enlaces": "ya existía antes de que el corrector",
-    "enlaza_carpetas_al_host": "carpeta de datos de tu servidor",
+    # its tool does nothing: when the grader laid out a folder before the planter struck, the
+    # zero's reason is that no form came (nothing was planted where the grader looked)
+    "enlaza_carpetas_al_host": ("carpeta de datos de tu servidor", "no envió ningún formulario"),
     "enlaza_notas_al_host": "carpeta de datos de tu servidor",
     "fifo_en_las_notas": "carpeta de datos de tu servidor",
     "cambia_carpetas_por_enlaces": "carpeta de datos de tu servidor",
@@ -305,7 +307,8 @@ def test_hostile_submission_scores_zero_on_every_test(graded, name):
 
 @pytest.mark.parametrize("name", sorted(REASONS))
 def test_hostile_submission_gets_a_clear_reason(graded, name):
-    assert REASONS[name] in everything(graded["results"][name]), \
+    reasons = REASONS[name] if isinstance(REASONS[name], tuple) else (REASONS[name],)
+    assert any(reason in everything(graded["results"][name]) for reason in reasons), \
         everything(graded["results"][name])
 
 
