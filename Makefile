@@ -60,6 +60,13 @@ $(LITE_STAMP): lite/requirements-lite.txt
 lite: lite-venv
 	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) $(if $(LITE_CONTENT),--content $(LITE_CONTENT))
 
+# The two editions (README.md, "Para el profesorado"): build/release/student/ (a git repository
+# learners clone) and build/release/autograder.zip (Gradescope), with a leak check.
+.PHONY: release
+release:
+	@test -f release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
+	$(PYTHON) release/build.py
+
 test: venv chromium clients lite-venv
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
 

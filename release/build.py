@@ -1,17 +1,24 @@
 """Build the two editions of the course from this repository (the instructor's source).
 
-    python3 release/build.py [--out build/release]
+    python3 release/build.py [--out build/release]          (or: make release)
 
 - `student/`: the repository a learner clones (a git repository with one commit, ready to
-  publish, e.g. as a GitHub Classroom template). Everything tracked here except what only the
-  instructor may see (INSTRUCTOR_ONLY): the reference solutions, the hidden grading tests, the
-  tests that need them, and this folder. Its README is `release/student/README.md`.
-- `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, the grader
-  with its public and hidden tests, the server code, pinned requirements). No reference.
+  publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
+  instructor may see (`INSTRUCTOR_ONLY`: the reference solutions, the hidden grading tests, the
+  grader's own tests and catalogues, this folder); a test file that needs the reference is
+  instructor-only too (found by `needs_reference`, and said so in the build's output), except
+  the test functions listed in `INSTRUCTOR_ONLY_TESTS`, which are cut out of their files (the
+  rest of those files ships). Its README is this README with the instructors' section left
+  out and the section on exercises and grading replaced by `release/student/ejercicios.md`.
+  Its grader runs the public tests only (`grader/checks/hidden/` is not there).
+- `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
+  release/autograder/), with the grader (public and hidden tests) and the server code. No
+  reference solution.
 
-After building, `check_no_leak` reads every file of the student edition and fails the build if
-any carries a line of a reference solution, the name or a line of a hidden test, or one of the
-instructor-only paths. The same check runs in the tests (tests/instructor/test_release.py).
+After building, `check_no_leak` reads every file of the student edition (and of the bundle,
+for the reference) and fails the build if any carries an instructor-only path, a distinctive
+line or a run of lines of a reference solution or of a hidden test, or a hidden test's name.
+tests/instructor/test_release.py runs the same check, and shows it catches planted leaks.
 
 Deliberate simplifications: stdlib only; the student edition is a snapshot of the tracked files
 (uncommitted changes are included as they are in the working tree, and said so); one commit.
@@ -20,6 +27,7 @@ Deliberate simplifications: stdlib only; the student edition is a snapshot of th
 import argparse
 import ast
 import fnmatch
+import json
 import os
 import re
 import shutil
@@ -31,18 +39,33 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(REPO, "release")
 
 INSTRUCTOR_ONLY = (
-    "release/*",                      # this builder, the editions' templates
-    "grader/reference/*",             # the reference solutions
-    "grader/checks/hidden/*",         # hidden grading tests
-    "tests/instructor/*",             # tests that need the reference or hidden tests
-    "tests/grader/*",                 # the grader's own tests (reference, hostile catalogue)
+    "release/*",                       # this builder, the editions' templates
+    "grader/reference/*",              # the reference solutions
+    "grader/checks/hidden/*",          # hidden grading tests
+    "tests/instructor/*",              # tests that need the reference, hidden tests, the build
+    "tests/grader/*",                  # the grader's own tests and catalogues (reference, nulls)
     "tests/browser/test_reference_*",  # browser journeys that type the reference solutions
-    "benchmarks/grader_bench.py",     # grades the reference
+    "benchmarks/grader_bench.py",      # grades the reference
 )
-REPLACED = {"README.md": "release/student/README.md"}
+# Tests of files that ship, which need instructor-only files: cut out of the student edition
+# (they still run in this repository).
+INSTRUCTOR_ONLY_TESTS = (
+    "tests/notebooks/test_exercise_cells.py::test_revisar_reports_full_marks_for_the_reference_"
+    "solution",
+)
+REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
+README = "README.md"
+STUDENT_NOTE = "release/student/nota.md"          # goes right under the title
+STUDENT_EXERCISES = "release/student/ejercicios.md"  # replaces EXERCISES_SECTION
+EXERCISES_SECTION = "## Ejercicios y corrección"
+INSTRUCTORS_SECTION = "## Para el profesorado: las dos ediciones"
 AUTOGRADER_FILES = ("code/*", "grader/*")
 AUTOGRADER_EXCLUDED = ("grader/reference/*",)
 AUTOGRADER_TEMPLATES = ("setup.sh", "run_autograder", "requirements-autograder.txt")
+
+
+class BuildError(Exception):
+    """The build cannot go on (a section or a test it must cut is not where it should be)."""
 
 
 def tracked_files():
@@ -56,28 +79,118 @@ def matches(name, patterns):
     return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
 
 
-def student_files():
-    return [name for name in tracked_files() if not matches(name, INSTRUCTOR_ONLY)]
+def read(name):
+    with open(os.path.join(REPO, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+# -- the student edition ------------------------------------------------------------------------
+def cut_tests(name, text):
+    """`text` of the test file `name` without its INSTRUCTOR_ONLY_TESTS (decorators included)."""
+    wanted = {node.split("::", 1)[1] for node in INSTRUCTOR_ONLY_TESTS
+              if node.split("::", 1)[0] == name}
+    if not wanted:
+        return text
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    found = set()
+    for node in sorted(tree.body, key=lambda n: -n.lineno):
+        if isinstance(node, ast.FunctionDef) and node.name in wanted:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            end = node.end_lineno
+            while end < len(lines) and not lines[end].strip():
+                end += 1
+            del lines[start:end]
+            found.add(node.name)
+    if found != wanted:
+        raise BuildError(f"{name}: tests to cut not found: {sorted(wanted - found)}")
+    return "".join(lines)
+
+
+def needs_reference(text):
+    return bool(REFERENCE_MARK.search(text))
+
+
+def student_plan():
+    """{name: text or None (copied as is)} of the student edition, and the test files left out
+    because they need the reference."""
+    plan, dropped = {}, []
+    for name in tracked_files():
+        if matches(name, INSTRUCTOR_ONLY):
+            continue
+        text = None
+        if name.startswith("tests/") and name.endswith(".py"):
+            text = cut_tests(name, read(name))
+            if needs_reference(text):
+                dropped.append(name)
+                continue
+        if name == README:
+            text = student_readme()
+        plan[name] = text
+    return plan, dropped
+
+
+def sections(text):
+    """[(heading or "", body)] split at the second-level headings."""
+    parts, heading, body = [], "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            parts.append((heading, "".join(body)))
+            heading, body = line.rstrip("\n"), []
+        body.append(line)
+    parts.append((heading, "".join(body)))
+    return parts
+
+
+def student_readme():
+    """This README, for learners: a note under the title, the instructors' section left out,
+    the exercises section replaced by release/student/ejercicios.md."""
+    parts = sections(read(README))
+    headings = [heading for heading, _ in parts]
+    for needed in (EXERCISES_SECTION, INSTRUCTORS_SECTION):
+        if needed not in headings:
+            raise BuildError(f"README.md has no section {needed!r}")
+    out = []
+    for heading, body in parts:
+        if heading == INSTRUCTORS_SECTION:
+            continue
+        if heading == EXERCISES_SECTION:
+            body = read(STUDENT_EXERCISES).rstrip("\n") + "\n\n"
+        elif heading == "":
+            title, _, rest = body.partition("\n")
+            body = f"{title}\n\n{read(STUDENT_NOTE).rstrip()}\n{rest}"
+        out.append(body)
+    return "".join(out)
 
 
 def build_student(out):
     if os.path.exists(out):
         shutil.rmtree(out)
-    for name in student_files():
-        source = os.path.join(REPO, REPLACED.get(name, name))
+    plan, dropped = student_plan()
+    for name, text in plan.items():
         target = os.path.join(out, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copy2(source, target)
-    git = ["git", "-c", "user.name=Curso MCP", "-c", "user.email=curso-mcp@example.invalid"]
+        if text is None:
+            shutil.copy2(os.path.join(REPO, name), target)
+        else:
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            shutil.copymode(os.path.join(REPO, name), target)
+    git = ["git", "-c", "user.name=Curso MCP", "-c", "user.email=curso-mcp@example.invalid",
+           "-c", "commit.gpgsign=false"]
     for command in (["init", "-q", "-b", "main"], ["add", "-A"],
                     ["commit", "-q", "-m", "Roots y Elicitación: edición para estudiantes"]):
         subprocess.run(git + command, cwd=out, check=True)
-    return out
+    return out, sorted(plan), dropped
+
+
+# -- the Gradescope bundle --------------------------------------------------------------------
+def autograder_files():
+    return [name for name in tracked_files()
+            if matches(name, AUTOGRADER_FILES) and not matches(name, AUTOGRADER_EXCLUDED)]
 
 
 def build_autograder(path):
-    names = [name for name in tracked_files()
-             if matches(name, AUTOGRADER_FILES) and not matches(name, AUTOGRADER_EXCLUDED)]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for template in AUTOGRADER_TEMPLATES:
@@ -86,89 +199,130 @@ def build_autograder(path):
                                   else 0o644) << 16
             with open(os.path.join(RELEASE, "autograder", template), "rb") as handle:
                 archive.writestr(info, handle.read())
-        for name in names:
+        for name in autograder_files():
             archive.write(os.path.join(REPO, name), name)
     return path
 
 
 # -- the leak check ---------------------------------------------------------------------------
-SECRET_SOURCES = ("grader/reference/soluciones/*.py", "grader/checks/hidden/*.py")
-LONG_LINE = 40   # a line this long, from a secret source, is distinctive on its own
+REFERENCE_SOURCES = ("grader/reference/soluciones/*.py",)
+HIDDEN_SOURCES = ("grader/checks/hidden/*.py",)
+PUBLIC_SOURCES = ("grader/checks/*.py", "grader/checks/public/*.py")
+LONG_LINE = 40   # a line this long, from a secret source, is distinctive on its own (anywhere)
 WINDOW = 3       # or this many consecutive lines of it, in the same order
-
-
-def secrets():
-    """What must not appear in the student edition: (lines, windows, names), with origins."""
-    starters = starter_lines()
-    lines, windows, names = {}, {}, {}
-    for name in tracked_files():
-        if not matches(name, SECRET_SOURCES):
-            continue
-        with open(os.path.join(REPO, name), encoding="utf-8") as handle:
-            text = handle.read()
-        body = [normalise(line) for line in text.splitlines()]
-        body = [line for line in body if len(line) >= 8 and not line.startswith("#")]
-        for line in body:
-            if len(line) >= LONG_LINE and line not in starters:
-                lines.setdefault(line, name)
-        for start in range(len(body) - WINDOW + 1):
-            window = tuple(body[start:start + WINDOW])
-            if not set(window) <= starters:
-                windows.setdefault(window, name)
-        if name.startswith("grader/checks/hidden/"):
-            for node in ast.walk(ast.parse(text)):
-                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                    names.setdefault(node.name, name)
-    return lines, windows, names
-
-
-def starter_lines():
-    """Lines of the exercises' starter cells: the skeleton every learner gets anyway."""
-    import json
-    found = set()
-    for name in student_files():
-        if name.startswith("lessons/") and name.endswith(".ipynb"):
-            with open(os.path.join(REPO, name), encoding="utf-8") as handle:
-                cells = json.load(handle)["cells"]
-            for cell in cells:
-                source = "".join(cell.get("source", []))
-                if cell.get("cell_type") == "code" and source.startswith("%%writefile"):
-                    found.update(normalise(line) for line in source.splitlines())
-    return found
 
 
 def normalise(line):
     return " ".join(line.strip().split())
 
 
+def meaningful(text):
+    lines = [normalise(line) for line in text.splitlines()]
+    return [line for line in lines if len(line) >= 8 and not line.startswith("#")]
+
+
+def starter_lines():
+    """Lines of the exercises' starter cells: the skeleton every learner gets anyway."""
+    found = set()
+    for name in tracked_files():
+        if name.startswith("lessons/") and name.endswith(".ipynb"):
+            for cell in json.loads(read(name))["cells"]:
+                source = "".join(cell.get("source", []))
+                if cell.get("cell_type") == "code" and source.startswith("%%writefile"):
+                    found.update(normalise(line) for line in source.splitlines())
+    return found
+
+
+def secrets(sources=REFERENCE_SOURCES + HIDDEN_SOURCES):
+    """What must not appear in an edition: (lines, windows, names), each with its origin. A line
+    or run of lines is secret only if it is not also in the public grading code or a starter."""
+    common = starter_lines()
+    for name in tracked_files():
+        if matches(name, PUBLIC_SOURCES):
+            common.update(meaningful(read(name)))
+    lines, windows, names = {}, {}, {}
+    for name in tracked_files():
+        if not matches(name, sources):
+            continue
+        text = read(name)
+        body = meaningful(text)
+        for line in body:
+            if len(line) >= LONG_LINE and line not in common:
+                lines.setdefault(line, name)
+        for start in range(len(body) - WINDOW + 1):
+            window = tuple(body[start:start + WINDOW])
+            if not set(window) <= common:
+                windows.setdefault(window, name)
+        if matches(name, HIDDEN_SOURCES):
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                    names.setdefault(node.name, name)
+    return lines, windows, names
+
+
+def readable(relative, text):
+    """What a person reads in a file: a notebook's cell sources and text outputs, not its JSON
+    (where a pasted line is one escaped string among others)."""
+    if not relative.endswith(".ipynb"):
+        return text
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return text
+    parts = []
+    for cell in cells:
+        source = cell.get("source", "")
+        parts.append("".join(source) if isinstance(source, list) else str(source))
+        for output in cell.get("outputs", []):
+            for value in [output.get("text", "")] + list((output.get("data") or {}).values()):
+                parts.append("".join(value) if isinstance(value, list) else str(value))
+    return "\n".join(parts)
+
+
+def leaks_in(relative, text, known, forbidden_paths=INSTRUCTOR_ONLY):
+    lines, windows, names = known
+    if matches(relative, forbidden_paths):
+        return [f"{relative}: instructor-only file"]
+    text = readable(relative, text)
+    found = []
+    body = meaningful(text)
+    flat = normalise(text)  # a distinctive line counts anywhere: inline in prose too
+    for line, origin in lines.items():
+        if line in flat:
+            found.append(f"{relative}: carries {line[:60]!r} from {origin}")
+    runs = {tuple(body[i:i + WINDOW]) for i in range(len(body) - WINDOW + 1)}
+    for window, origin in windows.items():
+        if window in runs:
+            found.append(f"{relative}: carries {window[0][:40]!r}... from {origin}")
+    for name, origin in names.items():
+        if re.search(rf"\b{name}\b", text):
+            found.append(f"{relative}: names the hidden test {name} ({origin})")
+    return found
+
+
 def check_no_leak(folder, known=None):
-    """Every file of an edition: no instructor path, no distinctive line or run of lines of a
-    reference solution or hidden test, no hidden test's name."""
-    lines, windows, names = known or secrets()
+    """Every file of the student edition: no instructor path, no distinctive line or run of
+    lines of a reference solution or hidden test, no hidden test's name."""
+    known = known or secrets()
     found = []
     for base, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if d != ".git"]
         for file in files:
             path = os.path.join(base, file)
-            relative = os.path.relpath(path, folder)
-            if matches(relative, INSTRUCTOR_ONLY):
-                found.append(f"{relative}: instructor-only file")
-                continue
             with open(path, "rb") as handle:
                 text = handle.read().decode("utf-8", "replace")
-            body = [normalise(line) for line in text.splitlines()]
-            body = [line for line in body if len(line) >= 8 and not line.startswith("#")]
-            present = set(body)
-            for line, origin in lines.items():
-                if line in present:
-                    found.append(f"{relative}: carries {line[:60]!r} from {origin}")
-            runs = {tuple(body[i:i + WINDOW]) for i in range(len(body) - WINDOW + 1)}
-            for window, origin in windows.items():
-                if window in runs:
-                    found.append(f"{relative}: carries {window[0][:40]!r}... from {origin}")
-            for name, origin in names.items():
-                if re.search(rf"\b{name}\b", text):
-                    found.append(f"{relative}: names the hidden test {name} ({origin})")
+            found += leaks_in(os.path.relpath(path, folder), text, known)
+    return found
+
+
+def check_bundle(path, known=None):
+    """The Gradescope bundle: hidden tests belong there, the reference does not."""
+    known = known or secrets(REFERENCE_SOURCES)
+    found = []
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            text = archive.read(name).decode("utf-8", "replace")
+            found += leaks_in(name, text, known, AUTOGRADER_EXCLUDED)
     return found
 
 
@@ -182,21 +336,28 @@ def main(argv=None):
     if dirty.strip():
         print("note: uncommitted changes are included as they are in the working tree",
               file=sys.stderr)
-    student = build_student(os.path.join(args.out, "student"))
+    try:
+        student, files, dropped = build_student(os.path.join(args.out, "student"))
+    except BuildError as exc:
+        print(f"release: {exc}", file=sys.stderr)
+        return 2
     bundle = build_autograder(os.path.join(args.out, "autograder.zip"))
-    leaks = check_no_leak(student)
+    leaks = check_no_leak(student) + check_bundle(bundle)
     if leaks:
-        print("LEAK: the student edition carries instructor-only material:", file=sys.stderr)
+        print("LEAK: an edition carries instructor-only material:", file=sys.stderr)
         for leak in leaks:
             print("  " + leak, file=sys.stderr)
         return 1
     with zipfile.ZipFile(bundle) as archive:
-        names = archive.namelist()
-    print(f"student edition: {student} ({len(student_files())} files, no leak found)")
-    print(f"autograder bundle: {bundle} ({len(names)} files)")
+        count = len(archive.namelist())
+    for name in dropped:
+        print(f"left out of the student edition (needs grader/reference): {name}")
+    for node in INSTRUCTOR_ONLY_TESTS:
+        print(f"cut out of the student edition (needs grader/reference): {node}")
+    print(f"student edition: {student} ({len(files)} files, no leak found)")
+    print(f"autograder bundle: {bundle} ({count} files, no reference)")
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -1,0 +1,287 @@
+"""`make release`: the student edition and the Gradescope bundle, as learners and Gradescope
+get them.
+
+- the build gives both editions and its leak check passes; the check is seen to catch a hidden
+  test, a reference line and an instructor-only file planted in the student edition;
+- the student edition, cloned into a temporary folder, runs its own demo, and the tests it
+  ships that differ from this repository's (the exercise cells: `ui.revisar` on the starters
+  scores 0 with the public tests only) pass there, reusing this repository's .venv;
+- the bundle, unpacked into an /autograder-style folder (AUTOGRADER_ROOT) and run as Gradescope
+  runs it (setup.sh once, which installs the grader's packages from the registry, then
+  run_autograder per submission), gives the reference full marks and the starter zero, writes
+  results.json with only Gradescope's documented fields, and, in the plain sandbox mode a
+  container may force, keeps a hostile submission from reading the hidden tests or writing the
+  results.
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REFERENCE, REPO
+
+sys.path.insert(0, str(REPO / "release"))
+import build  # noqa: E402  (release/build.py)
+
+STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
+NOTEBOOK = REPO / "grader" / "reference" / "solucion.ipynb"
+TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format",
+              "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
+              "leaderboard"}
+TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output",
+               "output_format", "tags", "visibility", "extra_data"}
+VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release")
+    run = subprocess.run([sys.executable, str(REPO / "release" / "build.py"), "--out",
+                          str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return out / "student", out / "autograder.zip", run.stdout
+
+
+def files_of(folder):
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(folder).parts}
+
+
+# -- the student edition ------------------------------------------------------------------------
+def test_the_student_edition_is_a_git_repository_without_anything_instructor_only(release):
+    student, _, output = release
+    log = subprocess.run(["git", "log", "--oneline"], cwd=student, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert len(log) == 1
+    files = files_of(student)
+    assert {"README.md", "Makefile", "code/main.py", "grader/checks/public/test_ej2.py",
+            "lessons/02_formularios.ipynb", "tests/notebooks/test_exercise_cells.py"} <= files
+    for prefix in ("grader/reference/", "grader/checks/hidden/", "tests/grader/",
+                   "tests/instructor/", "release/"):
+        assert not [f for f in files if f.startswith(prefix)], prefix
+    assert "no leak found" in output
+
+
+def test_tests_that_need_the_reference_are_cut_out_or_left_out_and_said_so(release):
+    student, _, output = release
+    cells = (student / "tests/notebooks/test_exercise_cells.py").read_text()
+    assert "test_revisar_reports_full_marks_for_the_reference_solution" not in cells
+    assert "def test_starter_scores_zero_through_revisar" in cells
+    assert "test_revisar_reports_full_marks_for_the_reference_solution" in output
+    for name in files_of(student):
+        if name.startswith("tests/") and name.endswith(".py"):
+            assert not build.needs_reference((student / name).read_text()), name
+
+
+def test_the_student_readme_keeps_the_recipes_and_drops_the_instructors_section(release):
+    student, _, _ = release
+    readme = (student / "README.md").read_text()
+    assert "Edición para estudiantes" in readme
+    assert build.INSTRUCTORS_SECTION not in readme and build.EXERCISES_SECTION not in readme
+    assert "## Ejercicios y autoevaluación" in readme
+    assert "## Usar el servidor con clientes reales" in readme  # tests/clients read it
+    original = (REPO / "README.md").read_text()
+    assert readme.split("## Usar el servidor con clientes reales")[1].split("## ")[0] == \
+        original.split("## Usar el servidor con clientes reales")[1].split("## ")[0]
+
+
+def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor_file(
+        release, tmp_path):
+    student, _, _ = release
+    copy = tmp_path / "student"
+    shutil.copytree(student, copy, ignore=shutil.ignore_patterns(".git"))
+    assert build.check_no_leak(copy) == []
+    hidden = REPO / "grader" / "checks" / "hidden" / "test_ej4_hidden.py"
+    shutil.copy(hidden, copy / "grader" / "checks" / "public" / "extra.py")
+    notebook = copy / "lessons" / "01_roots.ipynb"
+    cells = json.loads(notebook.read_text())
+    line = "        if not change.new_roots.contains(os.path.realpath(handle.path)):\n"
+    assert line in (REFERENCE / "ejercicio4.py").read_text()
+    cells["cells"][0]["source"].append(line)
+    notebook.write_text(json.dumps(cells))
+    (copy / "grader" / "reference").mkdir()
+    (copy / "grader" / "reference" / "x.py").write_text("x = 1\n")
+    leaks = "\n".join(build.check_no_leak(copy))
+    assert "grader/checks/public/extra.py: names the hidden test" in leaks
+    assert "lessons/01_roots.ipynb: carries" in leaks and "ejercicio4.py" in leaks
+    assert "grader/reference/x.py: instructor-only file" in leaks
+
+
+@pytest.fixture(scope="module")
+def student_clone(release, tmp_path_factory):
+    student, _, _ = release
+    clone = tmp_path_factory.mktemp("clone") / "curso"
+    subprocess.run(["git", "clone", "-q", str(student), str(clone)], check=True)
+    return clone
+
+
+def test_the_cloned_student_edition_runs_its_demo(student_clone):
+    run = subprocess.run([sys.executable, "code/main.py"], cwd=student_clone,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "elicitation/create" in run.stdout and "roots/list" in run.stdout
+
+
+def test_the_cloned_student_edition_passes_its_own_exercise_tests(student_clone):
+    """The shipped tests that differ from this repository's: revisar on the starters gives 0,
+    with the public tests only (there are no others there)."""
+    env = {**os.environ, "LESSON_USER": "scripted"}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "tests/notebooks/test_exercise_cells.py"], cwd=student_clone,
+                         env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "skipped" not in run.stdout
+
+
+def test_the_student_grader_has_only_the_public_suite_and_says_so(student_clone):
+    run = subprocess.run([sys.executable, "-m", "grader", str(STARTER), "--format", "json"],
+                         cwd=student_clone, capture_output=True, text=True, timeout=600)
+    result = json.loads(run.stdout)
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert result["suite"] == "public" and result["score"] == 0
+    assert result["max_score"] == 39 and not any(t["hidden"] for t in result["tests"])
+    assert "Solo pruebas públicas" in result["notice"]
+
+
+# -- the Gradescope bundle ----------------------------------------------------------------------
+def test_the_bundle_has_gradescopes_layout_the_hidden_tests_and_no_reference(release):
+    _, bundle, _ = release
+    with zipfile.ZipFile(bundle) as archive:
+        names = set(archive.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
+    assert {"setup.sh", "run_autograder", "requirements-autograder.txt"} <= names
+    assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
+    assert {"grader/checks/hidden/test_ej2_hidden.py", "grader/checks/public/test_ej2.py",
+            "code/main.py"} <= names
+    assert not [n for n in names if n.startswith("grader/reference/")]
+    assert build.check_bundle(bundle) == []
+
+
+HOSTILE = '''
+import json
+import os
+
+from extension import Extension
+
+extension = Extension()
+ROOT = {root!r}
+
+
+def attempt(action):
+    try:
+        return "ok " + repr(action())[:30]
+    except Exception as exc:
+        return type(exc).__name__
+
+
+control = attempt(lambda: open(os.path.join(ROOT, "run_autograder")).read())
+hidden = attempt(lambda: open(os.path.join(ROOT, "source", "grader", "checks", "hidden",
+                                            "test_ej2_hidden.py")).read())
+listing = attempt(lambda: os.listdir(os.path.join(ROOT, "source")))
+fake = {{"score": 53, "tests": [], "output": "trampa"}}
+written = attempt(lambda: open(os.path.join(ROOT, "results", "results.json"), "w").write(
+    json.dumps(fake)))
+
+
+@extension.tool("notes_archive", description="x",
+                input_schema={{"type": "object", "required": ["title"],
+                              "properties": {{"title": {{"type": "string"}}}}}},
+                annotations={{"readOnlyHint": False, "destructiveHint": True}})
+def notes_archive(ctx, title):
+    return (f"lectura-control: {{control}}; lectura-oculta: {{hidden}}; "
+            f"listado: {{listing}}; escritura: {{written}}")
+'''
+
+
+@pytest.fixture(scope="module")
+def autograder(release):
+    """An /autograder-style folder (world-traversable, like Gradescope's), after setup.sh."""
+    _, bundle, _ = release
+    root = Path(tempfile.mkdtemp(prefix="autograder-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+        for info in archive.infolist():
+            os.chmod(root / "source" / info.filename, (info.external_attr >> 16) or 0o644)
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=900)
+    assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
+    yield root, env
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def grade_as_gradescope(root, env, files, **extra_env):
+    submission = root / "submission"
+    shutil.rmtree(submission, ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
+    submission.mkdir()
+    for name, text in files.items():
+        (submission / name).write_text(text, encoding="utf-8")
+    run = subprocess.run([str(root / "run_autograder")], cwd=root,
+                         env={**env, **extra_env}, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def assert_gradescope_fields(results):
+    assert set(results) <= TOP_FIELDS, set(results) - TOP_FIELDS
+    assert isinstance(results["score"], (int, float)) and results["visibility"] in VISIBILITIES
+    for test in results["tests"]:
+        assert set(test) <= TEST_FIELDS, set(test) - TEST_FIELDS
+        assert test["status"] in ("passed", "failed")
+        assert test["visibility"] in VISIBILITIES
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], int)
+
+
+def test_gradescope_gives_the_reference_full_marks(autograder):
+    root, env = autograder
+    results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()})
+    assert_gradescope_fields(results)
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) == 53
+    hidden = [t for t in results["tests"] if "oculta" in t["tags"]]
+    assert hidden and {t["visibility"] for t in hidden} == {"after_due_date"}
+    assert {t["visibility"] for t in results["tests"] if t not in hidden} == {"visible"}
+    assert results["extra_data"]["protections"]["mode"] in ("root", "userns", "plain")
+    assert "Aislamiento (" in results["output"]
+
+
+def test_gradescope_gives_the_starter_zero(autograder):
+    root, env = autograder
+    results = grade_as_gradescope(root, env, {"entrega.ipynb": STARTER.read_text()})
+    assert_gradescope_fields(results)
+    assert results["score"] == 0 and len(results["tests"]) == 40
+
+
+def test_in_the_plain_mode_a_container_may_force_the_learner_cannot_read_the_hidden_tests(
+        autograder):
+    root, env = autograder
+    results = grade_as_gradescope(root, env, {"ejercicio2.py": HOSTILE.format(root=str(root))},
+                                  GRADER_SANDBOX="plain")
+    assert_gradescope_fields(results)
+    assert results["extra_data"]["protections"]["mode"] == "plain"
+    assert results["extra_data"]["protections"]["unprivileged_uid"] is True
+    everything = json.dumps(results, ensure_ascii=False)
+    assert "lectura-control: ok" in everything  # the folder is reachable: the chmod is what holds
+    assert "lectura-oculta: PermissionError" in everything
+    assert "listado: PermissionError" in everything
+    assert "escritura: PermissionError" in everything
+    assert results["score"] == 0 and results["output"] != "trampa"
+    assert "test_roots_change_while_the_form_is_open" not in results["output"]
+
+
+def test_run_autograder_always_writes_results_even_when_the_grader_cannot_run(autograder):
+    root, env = autograder
+    results = grade_as_gradescope(root, env, {"ejercicio2.py": "x = 1\n"},
+                                  GRADER_PYTHON="/bin/false")
+    assert results["score"] == 0 and "no pudo producir un resultado" in results["output"]
+    assert set(results) <= TOP_FIELDS
