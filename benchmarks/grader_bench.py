@@ -1,7 +1,7 @@
 """Benchmark (not a test): what grading one learner costs, as a ratio to a bare interpreter start.
 
     .venv/bin/python benchmarks/grader_bench.py [--copies 8] [--jobs 1,2] [--rounds 2]
-                                                [--baseline OTHER_CHECKOUT]...
+                                                [--baseline OTHER_CHECKOUT]... [--selfcheck]
 
 Grades a class made of `--copies` copies of the reference solution plus a few one-bug
 solutions and the starter, the way instructors do (`python -m grader --batch DIR --jobs N`,
@@ -13,6 +13,10 @@ by the number of submissions; the best of `--rounds` rounds is shown.
 `--baseline DIR` grades the same class with the grader of another checkout too (for example
 a clone of an older commit), interleaved with this one round by round, so that before and
 after are measured in one run on an equally busy machine.
+
+`--selfcheck` also times `ui.revisar`'s work (the public tests of one exercise on the
+reference, grader.selfcheck.run) on each host: the sandbox, the portable host and the
+in-process host (best of `--rounds`).
 """
 
 import argparse
@@ -30,6 +34,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "grader")]
 
 from mutants import MUTANTS, REFERENCE  # noqa: E402
 
+from grader import selfcheck  # noqa: E402
 from grader.sandbox import detect_mode, plan  # noqa: E402
 
 STARTER = os.path.join(ROOT, "tests", "grader", "fixtures", "starter.ipynb")
@@ -77,6 +82,7 @@ def main():
     parser.add_argument("--jobs", default="1,2")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--baseline", action="append", default=[], metavar="CHECKOUT")
+    parser.add_argument("--selfcheck", action="store_true")
     args = parser.parse_args()
     mode = detect_mode()
     on = [k for k, v in plan(mode).items() if v not in (False, None)]
@@ -114,6 +120,28 @@ def main():
             else "      n/a        "
         print(f"{name[-14:]:14} {workers:4}  {per:12.3f}  {system}  {bare_own * 1000:12.1f} ms  "
               f"{per / bare_own:5.1f}x")
+    if args.selfcheck:
+        self_checks(args.rounds)
+
+
+def self_checks(rounds):
+    """Seconds for ui.revisar's work (one exercise, public tests) on each host."""
+    print("self-check (public tests of one exercise, the reference), best of "
+          f"{rounds} rounds")
+    print("host        " + "".join(f"{e:>12}" for e in ("ejercicio2", "ejercicio3",
+                                                          "ejercicio4")))
+    for host in ("sandbox", "portable", "inprocess"):
+        cells = []
+        for exercise in ("ejercicio2", "ejercicio3", "ejercicio4"):
+            best = None
+            for _ in range(rounds):
+                start = time.perf_counter()
+                result = selfcheck.run(REFERENCE, exercise, host=host)
+                seconds = time.perf_counter() - start
+                assert result["score"] == result["max_score"], (host, exercise)
+                best = seconds if best is None else min(best, seconds)
+            cells.append(f"{best:10.2f} s")
+        print(f"{host:12}" + "".join(cells))
 
 
 if __name__ == "__main__":
