@@ -1,0 +1,98 @@
+"""`ui.revisar` on a laptop: the portable self-check host, forced here on Linux as macOS and
+Windows get it (`--host auto` there; GRADER_HOST=portable here), and the host revisar falls back
+to when the sandbox cannot start. The in-browser host (JupyterLite) is checked on CPython too:
+its runner calls the grader in this interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from laptop_helpers import EXERCISES, import_mcp_ui, write_starters
+
+ui = import_mcp_ui()
+OFF_ON_A_LAPTOP = {"otro usuario para tu código", "sistema de archivos privado", "red aislada",
+                   "límites de memoria, CPU y archivos"}
+
+
+@pytest.fixture(scope="module")
+def starters(tmp_path_factory):
+    return write_starters(tmp_path_factory.mktemp("alumno") / "soluciones")
+
+
+@pytest.fixture
+def portable(monkeypatch):
+    monkeypatch.setenv("GRADER_HOST", "portable")
+    monkeypatch.setattr(ui.review, "runner", ui.review.grader_process)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_forced_portable_revisar_scores_the_starter_zero(exercise, starters, portable):
+    review = ui.revisar(exercise, folder=starters)
+    assert review.problem is None, review.problem
+    assert review.mode == "portable"
+    assert review.max_score > 0 and review.score == 0, review.summary()
+    assert review.tests and all(t["status"] != "passed" for t in review.tests)
+
+
+def test_portable_revisar_says_it_is_a_self_check_and_which_protections_are_off(starters,
+                                                                                portable):
+    review = ui.revisar("ejercicio4", folder=starters)
+    assert review.self_check
+    assert "Autoevaluación en modo portátil" in review.notice
+    assert "la nota la pone el corrector oficial" in review.notice
+    assert OFF_ON_A_LAPTOP <= set(review.off)
+    shown = review.to_html()
+    assert "modo portátil" in shown and "Sin activar aquí:" in shown and "red aislada" in shown
+    assert "Autoevaluación en modo portátil" in review.to_text()
+
+
+def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, monkeypatch):
+    """Exit 3 from `--host auto` (the sandbox did not start): revisar grades again on the
+    portable host and says why."""
+    real_run = subprocess.run
+    hosts = []
+
+    def run(argv, **kwargs):
+        host = argv[argv.index("--host") + 1]
+        hosts.append(host)
+        if host == "auto":
+            broken = {"score": 0, "max_score": 5, "tests": [], "notice": "",
+                      "protections": {"mode": "root"},
+                      "output": "Problema: no se pudo crear el entorno de corrección"}
+            return subprocess.CompletedProcess(argv, 3, json.dumps(broken) + "\n", "boom\n")
+        return real_run(argv, **kwargs)
+
+    monkeypatch.delenv("GRADER_HOST", raising=False)
+    monkeypatch.setattr(ui.review, "runner", ui.review.grader_process)
+    monkeypatch.setattr(ui.review.subprocess, "run", run)
+    review = ui.revisar("ejercicio4", folder=starters)
+    assert hosts == ["auto", "portable"]
+    assert review.mode == "portable" and review.score == 0 and review.max_score == 5
+    assert any("no pudo arrancar" in note for note in review.notes)
+    assert "no pudo arrancar" in review.to_html()
+
+
+def test_revisar_keeps_the_sandbox_verdict_when_the_sandbox_ran(starters, monkeypatch):
+    calls = []
+    monkeypatch.setattr(ui.review.subprocess, "run", lambda argv, **kw: calls.append(argv) or
+                        subprocess.CompletedProcess(argv, 1, json.dumps(
+                            {"score": 1, "max_score": 5, "tests": [], "notice": "",
+                             "protections": {"mode": "root", "network_namespace": True}})
+                            + "\n", ""))
+    monkeypatch.setattr(ui.review, "runner", ui.review.grader_process)
+    review = ui.revisar("ejercicio4", folder=starters)
+    assert len(calls) == 1 and calls[0][calls[0].index("--host") + 1] == "auto"
+    assert calls[0][calls[0].index("--tests") + 1] == "public"
+    assert review.mode == "root" and not review.self_check and review.off == []
+
+
+def test_in_browser_runner_grades_in_this_interpreter_and_labels_it(starters):
+    """What JupyterLite runs (grader.selfcheck, in-process host), here on CPython."""
+    stdout, _ = ui.review.in_this_interpreter("ejercicio4", starters, 60)
+    review = ui.Review.from_output("ejercicio4", stdout)
+    assert review.mode == "inprocess" and review.score == 0 and review.max_score == 5
+    assert "Autoevaluación en el navegador" in review.notice
+    assert "sin aislamiento ni límites" in review.where()
+    assert "tiempo máximo por llamada" in review.off
