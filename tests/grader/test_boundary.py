@@ -53,6 +53,21 @@ def test_a_note_planted_as_a_link_is_refused_and_the_target_is_untouched(area):
     notes.close()
 
 
+def test_the_link_the_grader_makes_points_at_a_sibling_and_never_replaces_a_planted_name(area):
+    data, path, host = area
+    data.make_dir("Archivo").close()
+    data.make_link("Atajo", "Archivo")
+    assert os.readlink(path / "Atajo") == "Archivo"  # relative: it stays in the data area
+    os.symlink(host, path / "Plantado")
+    with pytest.raises(boundary.Refused, match="ya existía"):
+        data.make_link("Plantado", "Archivo")
+    assert os.readlink(path / "Plantado") == str(host)
+    with pytest.raises(ValueError):
+        data.make_link("Otro", "../host")  # only a sibling's name, never a path
+    with pytest.raises(boundary.Refused, match="enlace simbólico"):
+        data.snapshot()  # the grader never follows it, its own link included
+
+
 def test_a_link_found_by_a_snapshot_is_a_finding_not_a_read(area):
     data, path, host = area
     data.make_dir("Notes").close()

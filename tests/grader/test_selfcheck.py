@@ -217,12 +217,14 @@ subprocess.Popen.__init__ = forbidden
 os.fork = forbidden
 socket.socket.__init__ = forbidden
 sys.path.insert(0, {REPO_DIR!r})
-from grader import selfcheck
+from grader import runner, selfcheck
 out = {{}}
 for exercise in ("ejercicio2", "ejercicio3", "ejercicio4"):
     result = selfcheck.run({REFERENCE!r}, exercise, host="inprocess")
     out[exercise] = [result["score"], result["max_score"], result["protections"]["mode"],
                      result["notice"]]
+every = runner.grade({REFERENCE!r}, tests="all", host="inprocess")  # hidden tests too
+out["all"] = [every["score"], every["max_score"], every["suite"], ""]
 print(json.dumps(out))
 """)
     run = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), capture_output=True,
@@ -231,8 +233,9 @@ print(json.dumps(out))
     out = json.loads(run.stdout.splitlines()[-1])
     assert {k: v[:3] for k, v in out.items()} == {
         "ejercicio2": [24, 24, "inprocess"], "ejercicio3": [10, 10, "inprocess"],
-        "ejercicio4": [5, 5, "inprocess"]}
-    assert all("Autoevaluación en el navegador" in v[3] for v in out.values())
+        "ejercicio4": [5, 5, "inprocess"], "all": [53, 53, "all"]}
+    assert all("Autoevaluación en el navegador" in out[e][3]
+               for e in ("ejercicio2", "ejercicio3", "ejercicio4"))
 
 
 def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_line():
