@@ -1,0 +1,154 @@
+"""tools/lab.py, the one command from a fresh clone to JupyterLab on the lessons.
+
+The launcher is run for real (a subprocess, as a learner runs it) on a virtual environment
+whose packages are already on its path (a .pth to this repository's .venv), so pip's install
+step runs and finds nothing to download; then JupyterLab must serve lessons/ on 127.0.0.1.
+Installing from the network is checked by tools/check_lab_wheels.py (every pin has a wheel for
+Linux, macOS and Windows), not here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from laptop_helpers import REPO
+
+LAB = REPO / "tools" / "lab.py"
+spec = importlib.util.spec_from_file_location("lab_launcher", LAB)
+lab = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lab)
+
+
+def test_the_launcher_uses_only_the_standard_library():
+    tree = ast.parse(LAB.read_text(encoding="utf-8"))
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                 if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported - {"__future__"} <= set(sys.stdlib_module_names), imported
+
+
+def test_the_launcher_refuses_a_python_older_than_the_pins_need():
+    with pytest.raises(lab.LabError, match="3.11.5 o posterior"):
+        lab.check_python((3, 10, 12))
+    with pytest.raises(lab.LabError):
+        lab.check_python((3, 11, 4))
+    lab.check_python((3, 11, 5))
+    lab.check_python((3, 14, 0))
+
+
+def test_the_environment_python_is_where_each_system_puts_it(tmp_path):
+    assert lab.venv_python(tmp_path, windows=True) == tmp_path / "Scripts" / "python.exe"
+    assert lab.venv_python(tmp_path, windows=False) == tmp_path / "bin" / "python"
+
+
+def test_pip_installs_wheels_only_from_the_pinned_file():
+    cmd = lab.install_command(Path("py"))
+    assert "--only-binary=:all:" in cmd and cmd[-2:] == ["-r", str(lab.REQUIREMENTS)]
+    pins = [line for line in lab.REQUIREMENTS.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert pins and all(re.match(r"^[A-Za-z0-9_.-]+==[^ ;]+( ; .+)?$", p) for p in pins), pins
+
+
+def test_the_lab_pins_are_the_versions_the_tests_use():
+    """Every pin shared with requirements.txt has the same version there."""
+    def pins(path):
+        found = {}
+        for line in path.read_text().splitlines():
+            line = line.split("#", 1)[0].split(";", 1)[0].strip()
+            if "==" in line:
+                name, version = line.split("==")
+                found[re.sub(r"[-_.]+", "-", name).lower()] = version
+        return found
+    lab_pins, project = pins(lab.REQUIREMENTS), pins(REPO / "requirements.txt")
+    shared = set(lab_pins) & set(project)
+    assert {"jupyterlab", "ipykernel", "ipywidgets", "pytest", "mcp"} <= shared
+    assert {n: lab_pins[n] for n in shared} == {n: project[n] for n in shared}
+    assert set(lab_pins) - shared == {"appnope", "colorama", "pywin32", "pywinpty"}
+
+
+def test_an_up_to_date_environment_is_reused_and_a_changed_file_reinstalls(tmp_path):
+    folder = tmp_path / "v"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "python").write_text("")
+    (folder / "Scripts").mkdir()
+    (folder / "Scripts" / "python.exe").write_text("")
+    assert not lab.up_to_date(folder)
+    (folder / lab.STAMP).write_text(lab.requirements_digest() + "\n")
+    assert lab.up_to_date(folder)
+    (folder / lab.STAMP).write_text("0" * 64 + "\n")
+    assert not lab.up_to_date(folder)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def seeded_venv(tmp_path):
+    """A fresh venv made by the launcher's own code, with .venv's packages on its path."""
+    folder = tmp_path / "venv-lab"
+    lab.venv.EnvBuilder(with_pip=False).create(folder)
+    site = Path(subprocess.run([str(lab.venv_python(folder)), "-c",
+                                "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "dev-venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return folder
+
+
+@pytest.mark.timeout(240)
+def test_one_command_installs_and_opens_jupyterlab_on_the_lessons(seeded_venv):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(LAB), "--venv", str(seeded_venv),
+                             "--no-browser", "--port", str(port)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    seen = []
+    try:
+        deadline = time.monotonic() + 180
+        token = None
+        while time.monotonic() < deadline and token is None:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            match = re.search(rf"http://127\.0\.0\.1:{port}/lab\?token=(\w+)", line)
+            token = match and match[1]
+        assert token, "".join(seen)[-3000:]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/contents/",
+                                         headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            listing = json.load(response)
+        names = {item["name"] for item in listing["content"]}
+        assert {"01_roots.ipynb", "02_formularios.ipynb", "mcp_ui"} <= names
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/kernelspecs",
+                headers={"Authorization": f"token {token}"}), timeout=30) as response:
+            assert "python3" in json.load(response)["kernelspecs"]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+    text = "".join(seen)
+    assert "instalando JupyterLab" in text
+    assert (seeded_venv / lab.STAMP).read_text().strip() == lab.requirements_digest()

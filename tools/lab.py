@@ -1,0 +1,143 @@
+"""Open the lessons in JupyterLab on any laptop, with one command and without root.
+
+    python3 tools/lab.py          (macOS, Linux)
+    py tools\\lab.py               (Windows)
+
+From a fresh clone it: checks the Python (3.11.5 or newer), creates a virtual environment in
+`.venv-lab/` next to this folder, installs tools/requirements-lab.txt into it (pinned versions,
+wheels only: nothing is compiled; again only when that file changes), and starts JupyterLab on
+`lessons/`, which opens in your browser. Stop it with Ctrl-C. Nothing is installed outside
+`.venv-lab/` and nothing needs administrator rights.
+
+Options: --no-browser (print the address instead of opening it), --port N, --install-only,
+--venv DIR (another place for the environment).
+
+In the notebooks, `ui.revisar` checks your exercises with the grader's public tests: inside the
+grader's sandbox on Linux, and in the portable mode elsewhere (it says so, and which protections
+are off). Standard library only, so it runs before anything is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+REQUIREMENTS = REPO / "tools" / "requirements-lab.txt"
+LESSONS = REPO / "lessons"
+DEFAULT_VENV = REPO / ".venv-lab"
+STAMP = ".lab-installed"
+MINIMUM = (3, 11, 5)  # soupsieve 4.1.3 (JupyterLab's HTML sanitiser) needs 3.11.5
+
+
+class LabError(Exception):
+    """Something the learner can fix; the message says how (in Spanish)."""
+
+
+def say(text: str) -> None:
+    print(f"[lab] {text}", flush=True)
+
+
+def check_python(version=sys.version_info) -> None:
+    if tuple(version[:3]) < MINIMUM:
+        raise LabError(f"hace falta Python {'.'.join(map(str, MINIMUM))} o posterior y este "
+                       f"es {'.'.join(map(str, version[:3]))}; instala uno más nuevo desde "
+                       "python.org y vuelve a ejecutar este comando con él")
+
+
+def venv_python(folder: Path, windows: bool = os.name == "nt") -> Path:
+    return folder / ("Scripts/python.exe" if windows else "bin/python")
+
+
+def requirements_digest(path: Path = REQUIREMENTS) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def up_to_date(folder: Path) -> bool:
+    stamp = folder / STAMP
+    return (venv_python(folder).exists() and stamp.exists()
+            and stamp.read_text().strip() == requirements_digest())
+
+
+def create_venv(folder: Path) -> None:
+    say(f"creando el entorno virtual {folder}")
+    try:
+        venv.EnvBuilder(with_pip=True, clear=folder.exists()).create(folder)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        raise LabError(f"no pude crear el entorno virtual ({exc}). En Debian o Ubuntu falta "
+                       "el paquete python3-venv; en otros sistemas, instala Python desde "
+                       "python.org") from None
+
+
+def install_command(python: Path) -> list[str]:
+    return [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+            "--only-binary=:all:", "-r", str(REQUIREMENTS)]
+
+
+def install(folder: Path) -> None:
+    python = venv_python(folder)
+    if not python.exists():
+        create_venv(folder)
+    say("instalando JupyterLab y lo que usan los cuadernos (la primera vez tarda unos minutos)")
+    if subprocess.call(install_command(python)) != 0:
+        raise LabError("pip no pudo instalar tools/requirements-lab.txt (¿hay conexión a "
+                       "internet?); vuelve a ejecutar el comando para reintentarlo")
+    (folder / STAMP).write_text(requirements_digest() + "\n")
+
+
+def as_root() -> bool:
+    geteuid = getattr(os, "geteuid", None)  # not on Windows
+    return geteuid is not None and geteuid() == 0
+
+
+def lab_command(python: Path, port: int | None, browser: bool) -> list[str]:
+    cmd = [str(python), "-m", "jupyterlab", f"--ServerApp.root_dir={LESSONS}",
+           "--ServerApp.ip=127.0.0.1"]
+    if port:
+        cmd.append(f"--ServerApp.port={port}")
+    if not browser:
+        cmd.append("--no-browser")
+    if as_root():
+        cmd.append("--allow-root")
+    return cmd
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--venv", type=Path, default=DEFAULT_VENV,
+                        help="dónde crear el entorno virtual (por defecto .venv-lab/)")
+    parser.add_argument("--port", type=int, help="puerto de JupyterLab")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="no abrir el navegador: muestra la dirección")
+    parser.add_argument("--install-only", action="store_true",
+                        help="solo preparar el entorno, sin abrir JupyterLab")
+    args = parser.parse_args(argv)
+    folder = args.venv.resolve()
+    try:
+        check_python()
+        if not LESSONS.is_dir():
+            raise LabError(f"no encuentro los cuadernos en {LESSONS}")
+        if up_to_date(folder):
+            say(f"entorno al día: {folder}")
+        else:
+            install(folder)
+        if args.install_only:
+            return 0
+        say(f"abriendo JupyterLab en {LESSONS} (Ctrl-C para salir)")
+        try:
+            return subprocess.call(lab_command(venv_python(folder), args.port,
+                                               not args.no_browser), cwd=LESSONS)
+        except KeyboardInterrupt:
+            return 0
+    except LabError as exc:
+        print(f"[lab] ERROR: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
