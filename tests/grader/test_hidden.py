@@ -172,6 +172,31 @@ def chatty(tmp_path_factory):
     return runner.grade(str(folder), name="parlanchina")
 
 
+GRADED = {"ejercicio4": "01_roots.ipynb", "ejercicio2": "02_formularios.ipynb",
+          "ejercicio3": "03_modo_url.ipynb"}
+
+
+def exercise_cells(exercise):
+    """The cells from the exercise's heading («Ejercicio N (calificado)») to its revisar cell:
+    statement, hints, starter, try-it cells."""
+    lessons = os.path.join(os.path.dirname(os.path.dirname(CHECKS_DIR)), "lessons")
+    with open(os.path.join(lessons, GRADED[exercise]), encoding="utf-8") as handle:
+        sources = ["".join(c["source"]) for c in json.load(handle)["cells"]]
+    number = exercise[-1]
+    start = next(i for i, s in enumerate(sources)
+                 if f"Ejercicio {number}" in s and "calificado" in s)
+    end = next(i for i, s in enumerate(sources) if f'ui.revisar("{exercise}")' in s)
+    assert start < end
+    return sources[start:end + 1]
+
+
+@pytest.mark.parametrize("exercise", sorted(GRADED))
+def test_the_exercise_cells_show_no_hidden_input(exercise):
+    literals = {lit for lit in hidden_only_literals() if len(lit) >= 5}  # not "2024"
+    shown = {lit for text in exercise_cells(exercise) for lit in literals if lit in text}
+    assert not shown, shown
+
+
 def test_the_hidden_literals_are_found():
     literals = hidden_only_literals()
     assert {"2.0.0rc2", "Acta semanal", "Atajo", "cocina", "2025-03-26"} <= literals
