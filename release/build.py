@@ -5,8 +5,9 @@
 - `student/`: the repository a learner clones (a git repository with one commit, ready to
   publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
   instructor may see (`INSTRUCTOR_ONLY`: the reference solutions, the hidden grading tests, the
-  grader's own tests and catalogues, this folder); a test file that needs the reference is
-  instructor-only too (found by `needs_reference`, and said so in the build's output), except
+  grader's own tests and catalogues, this folder); a test file that needs the reference or a
+  helper of those tests is instructor-only too (found by `needs_reference`, and said so in the
+  build's output), except
   the test functions listed in `INSTRUCTOR_ONLY_TESTS`, which are cut out of their files (the
   rest of those files ships). Its README is this README with the instructors' section left
   out and the section on exercises and grading replaced by `release/student/ejercicios.md`.
@@ -107,21 +108,36 @@ def cut_tests(name, text):
     return "".join(lines)
 
 
-def needs_reference(text):
-    return bool(REFERENCE_MARK.search(text))
+def instructor_modules():
+    """Helper modules that live only in instructor-only test folders (tests/grader/mutants.py
+    and the like): a shipped test that imports one cannot run in the student edition."""
+    return {os.path.splitext(os.path.basename(name))[0] for name in tracked_files()
+            if matches(name, INSTRUCTOR_ONLY) and name.count("/") == 2
+            and name.startswith("tests/") and name.endswith(".py")
+            and not os.path.basename(name).startswith("test_")
+            and os.path.basename(name) != "conftest.py"}
+
+
+def needs_reference(text, modules=None):
+    """Does this test need what the student edition leaves out (the reference, or a helper
+    of the instructor-only tests)?"""
+    modules = instructor_modules() if modules is None else modules
+    imports = re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", text, re.MULTILINE)
+    return bool(REFERENCE_MARK.search(text)) or bool(set(imports) & modules)
 
 
 def student_plan():
     """{name: text or None (copied as is)} of the student edition, and the test files left out
     because they need the reference."""
     plan, dropped = {}, []
+    modules = instructor_modules()
     for name in tracked_files():
         if matches(name, INSTRUCTOR_ONLY):
             continue
         text = None
         if name.startswith("tests/") and name.endswith(".py"):
             text = cut_tests(name, read(name))
-            if needs_reference(text):
+            if needs_reference(text, modules):
                 dropped.append(name)
                 continue
         if name == README:

@@ -81,6 +81,13 @@ def test_tests_that_need_the_reference_are_cut_out_or_left_out_and_said_so(relea
             assert not build.needs_reference((student / name).read_text()), name
 
 
+def test_a_test_needs_what_is_left_out_when_it_names_the_reference_or_imports_a_helper():
+    assert build.needs_reference('REFERENCE = REPO / "grader" / "reference" / "soluciones"\n')
+    assert build.needs_reference("from mutants import MUTANTS, REFERENCE\n")
+    assert build.needs_reference("import null_solutions\n")
+    assert not build.needs_reference("import json\nfrom grader import selfcheck\n")
+
+
 def test_the_student_readme_keeps_the_recipes_and_drops_the_instructors_section(release):
     student, _, _ = release
     readme = (student / "README.md").read_text()
