@@ -79,6 +79,17 @@ bench: venv lite-venv
 	  echo "== $$f"; $(BIN)/python "$$f" || exit 1; done; \
 	  [ -n "$$found" ] || echo "no benchmarks found in benchmarks/"; fi
 
+# Mutation benchmark (benchmarks/mutation/mutants.py): slow, one mutant at a time at the lowest
+# priority, never part of `make test`; exits 1 while a surviving mutant is unexplained.
+.PHONY: mutants
+MUTANTS_STAMP := $(VENV)/.mutants-installed
+$(MUTANTS_STAMP): $(STAMP) benchmarks/mutation/requirements.txt
+	$(BIN)/python -m pip install -q -c requirements.txt -r benchmarks/mutation/requirements.txt
+	@touch $@
+
+mutants: $(MUTANTS_STAMP)
+	nice -n 19 $(BIN)/python benchmarks/mutation/mutants.py $(MUTANTS_ARGS)
+
 lint: venv
 	$(BIN)/ruff check .
 
