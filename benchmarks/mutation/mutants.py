@@ -54,6 +54,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = ROOT / "code"
+BASE = CODE  # what the mutants are made from: a snapshot of code/ taken when a run starts
 TESTS = ROOT / "tests" / "notes_server"
 WORK = ROOT / "build" / "mutants"
 RESULTS = WORK / "results.json"
@@ -94,6 +95,17 @@ class Mutant:
 def set_work(folder):
     global WORK, RESULTS
     WORK, RESULTS = folder, folder / "results.json"
+
+
+def snapshot_code():
+    """Mutate and test a copy of code/ taken now: edits made to code/ during a long run must
+    not mix with it (mutants from one version, the other modules from another)."""
+    global BASE
+    BASE = WORK / "code"
+    shutil.rmtree(BASE, ignore_errors=True)
+    BASE.mkdir(parents=True)
+    for path in CODE.glob("*.py"):
+        shutil.copy2(path, BASE / path.name)
 
 
 def load_mutmut():
@@ -142,7 +154,7 @@ def is_prose(node):
 
 
 def generate(name, create_mutations, deep_replace):
-    path = CODE / f"{name}.py"
+    path = BASE / f"{name}.py"
     original = path.read_text()
     module, mutations, _, _ = create_mutations(str(path), original)
     names = function_names(module)
@@ -300,7 +312,7 @@ def instrumented_copy():
 
 def fingerprint():
     digest = hashlib.sha256()
-    for path in sorted([*CODE.glob("*.py"), *TESTS.rglob("*.py"), Path(__file__)]):
+    for path in sorted([*BASE.glob("*.py"), *TESTS.rglob("*.py"), Path(__file__)]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -372,7 +384,7 @@ def fresh_copy(name=None, source=None):
     """A new copy of code/: its own __pycache__, so no bytecode of another mutant (same size,
     same mtime second) can be picked up."""
     folder = Path(tempfile.mkdtemp(prefix="code-", dir=WORK / "runs"))
-    for path in CODE.glob("*.py"):
+    for path in BASE.glob("*.py"):
         shutil.copy2(path, folder / path.name)
     if name is not None:
         (folder / f"{name}.py").write_text(source)
@@ -484,6 +496,8 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, _stop)
 
     started = time.monotonic()
+    if not args.list:
+        snapshot_code()
     create_mutations, deep_replace = load_mutmut()
     mutants = {name: generate(name, create_mutations, deep_replace) for name in modules}
     if args.list:
