@@ -9,10 +9,12 @@
 3. Time to kernel idle: the probe notebook opened in a fresh browser context (an empty HTTP
    cache, as on a learner's first visit) until the status bar reads
    "Python (Pyodide) | Idle". Measured N times.
-4. Time to the first answered form, on the first load: first cell, imports, the form cell,
-   a click on «Aceptar», the result in the widget. Also the click-to-result time alone.
+4. Time to the first answered form on the real lesson (lessons/02_formularios.ipynb of the
+   student edition), on the first load: its JupyterLite first cell, the setup cell (lab and
+   connection), the disambiguation form, real clicks on note-7, the confirmation and
+   «Aceptar», the result in the call's panel. Also the click-to-result time alone.
 
-The site is the one tests/lite uses (the staged course plus tests/lite/probe/), built into a
+The site is built as tests/lite builds it (the student edition plus tests/lite/probe/), into a
 temporary folder, served by `python3 -m http.server` on 127.0.0.1 and driven in Debian's
 chromium through tests/lite/litesite.py. Every request to another host is refused.
 Not a test: numbers on a shared 2-core machine are noisy, so nothing here asserts.
@@ -49,27 +51,37 @@ def mb(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
+LESSON = "lessons/02_formularios.ipynb"
+FORM = '{"title": "TPS report"}, scripted='
+OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
+
+
 def first_answered_form(page, base: str) -> dict[str, float]:
-    """Open the probe, answer its form with real clicks; seconds from the page opening."""
+    """Open lesson 02, run its first cell and its setup cell, then the disambiguation form:
+    pick note-7, confirm, Aceptar; seconds from the page opening."""
     start = time.monotonic()
-    L.open_notebook(page, base, L.PROBE_PATH)
+    L.open_notebook(page, base, LESSON)
     idle = time.monotonic() - start
-    L.run_cell(page, L.cell_at(page, 1))
-    L.wait_ran(page, L.cell_at(page, 1))
+    first = L.code_cell_at(page, 0)
+    L.run_cell(page, first)
+    L.wait_ran(page, first)
     setup = time.monotonic() - start
-    L.run_cell(page, "PROBE:imports")
-    L.wait_output(page, "PROBE:imports", "PROBE-IMPORT")
-    L.run_cell(page, "PROBE:form")
-    form = L.cell(page, "PROBE:form")
-    L.wait_output(page, form, "PROBE-FORM")
-    form.locator(".widget-dropdown select").select_option("note-14")
+    L.run_cell(page, "import mcp_ui as ui")
+    L.wait_ran(page, "import mcp_ui as ui")
+    connected = time.monotonic() - start
+    form_cell = L.cell(page, FORM)
+    L.run_cell(page, form_cell)
+    form = form_cell.locator(OPEN_DIALOG)
+    form.wait_for(state="visible")
     shown = time.monotonic() - start
+    form.locator(".widget-radio-box label", has_text="note-7").locator("input").check()
+    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
     click = time.monotonic()
-    form.locator("button.jupyter-button", has_text="Aceptar").click()
-    L.wait_output(page, form, "PROBE-RESULT")
+    form.get_by_role("button", name="Aceptar", exact=True).click()
+    L.wait_output(page, form_cell, "Borrada la nota note-7")
     done = time.monotonic()
-    return {"idle": idle, "first cell done": setup, "form shown": shown,
-            "answered": done - start, "click to result": done - click}
+    return {"idle": idle, "first cell done": setup, "connected": connected,
+            "form shown": shown, "answered": done - start, "click to result": done - click}
 
 
 def main() -> int:
@@ -87,7 +99,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="lite-bench-") as tmp:
         tmp = Path(tmp)
-        content = L.stage_probe_content(tmp / "content")
+        content = L.stage_probe_content(tmp / "content", L.student_edition(tmp / "release"))
         site, cache = tmp / "site", tmp / "cache"
         no_caches = {"PIP_NO_CACHE_DIR": "1", "npm_config_cache": str(tmp / "npm-cache")}
         cold = timed_build(content, site, cache, env=no_caches)
@@ -117,7 +129,7 @@ def main() -> int:
                     if i == 0:
                         runs.append(first_answered_form(page, server.url))
                     else:
-                        runs.append({"idle": L.open_notebook(page, server.url, L.PROBE_PATH)})
+                        runs.append({"idle": L.open_notebook(page, server.url, LESSON)})
                     context.close()
                     if seen["blocked"]:
                         print(f"WARNING: blocked requests: {seen['blocked']}")
@@ -132,6 +144,7 @@ def main() -> int:
               f"max {max(idles):.1f} s")
         print(f"first answered form (first load): idle {first['idle']:.1f} s, "
               f"first cell done {first['first cell done']:.1f} s, "
+              f"lab connected {first['connected']:.1f} s, "
               f"form shown {first['form shown']:.1f} s, "
               f"answered {first['answered']:.1f} s after opening; "
               f"click to result {first['click to result']:.2f} s")

@@ -1,6 +1,7 @@
 """Build the course's JupyterLite site: static files that run the notebooks in the browser.
 
-    .venv-lite/bin/python lite/build.py [--content DIR] [--out DIR] [--force] [--sourcemaps]
+    .venv-lite/bin/python lite/build.py [--from COURSE | --content DIR] [--out DIR] [--force]
+                                        [--sourcemaps]
 
 Run it through `make lite` (which makes .venv-lite from lite/requirements-lite.txt). Every
 input is pinned and checked; downloads come only from the package registries, through
@@ -16,10 +17,14 @@ their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
   ipywidgets and jupyterlab_widgets (lite/piplite-wheels.txt, sha256 pinned), and the course
   wheel `course-lite` made here from the content folder (see lite/course_lite.py).
 
-The content folder (--content) is copied into the site as its files, without learner files
-(soluciones/) and caches. Without --content the course is staged from this repository:
-code/*.py and lessons/ (notebooks and UI module). The built site never falls back to PyPI
-or a CDN: every URL it loads is relative to the site.
+What the site holds is staged from a course folder (--from, default this repository; `make
+lite` gives the student edition, build/release/student, which `make release` builds first):
+code/*.py, lessons/ (notebooks and UI module) and the public grader (grader/ without its
+reference solutions and hidden tests, which the student edition does not have anyway: the
+in-browser `ui.revisar` runs the public checks in the page). Learner files (soluciones/) and
+caches are left out; the build fails if anything instructor-only got in. --content DIR instead
+copies a ready content folder as it is (the tests add a probe notebook that way). The built
+site never falls back to PyPI or a CDN: every URL it loads is relative to the site.
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
@@ -164,14 +169,33 @@ def copy_content(source: Path, dest: Path) -> Path:
     return dest
 
 
+# Never in the site, whatever course folder it is built from (the student edition has none).
+INSTRUCTOR_ONLY = ("grader/reference", "grader/checks/hidden")
+
+
 def stage_content(dest: Path, repo: Path = REPO) -> Path:
-    """The course as a content folder: code/*.py and lessons/ (notebooks and UI module)
-    without learner files or caches. `make release`'s student edition will replace this."""
+    """The site's content from a course folder: code/*.py, lessons/ (notebooks and UI module)
+    and the public grader, without learner files, caches or instructor-only folders."""
     (dest / "code").mkdir(parents=True)
     for module in sorted((repo / "code").glob("*.py")):
         shutil.copy2(module, dest / "code" / module.name)
     shutil.copytree(repo / "lessons", dest / "lessons", ignore=SKIP)
+    if (repo / "grader").is_dir():
+        hidden = {repo / "grader" / p.split("/", 1)[1] for p in INSTRUCTOR_ONLY}
+
+        def skip(folder, names):
+            return set(SKIP(folder, names)) | {n for n in names if Path(folder, n) in hidden}
+        shutil.copytree(repo / "grader", dest / "grader", ignore=skip)
+    check_content(dest)
     return dest
+
+
+def check_content(content: Path) -> None:
+    """Fail loudly if an instructor-only folder is in the content (the site is for learners)."""
+    found = [p for p in INSTRUCTOR_ONLY if (content / p).exists()]
+    if found:
+        raise BuildError(f"instructor-only material in the site's content: {found}; build "
+                         "from the student edition (`make release`, then `make lite`)")
 
 
 # ---------------------------------------------------------------- pyodide from npm
@@ -405,8 +429,11 @@ def update_pins() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--from", dest="course", type=Path, default=REPO,
+                        help="course folder to stage the site from (default: this repository; "
+                             "make lite: build/release/student)")
     parser.add_argument("--content", type=Path,
-                        help="content folder (default: stage code/ and lessons/ of the repo)")
+                        help="a ready content folder, copied as it is (instead of --from)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="site folder")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--cache", type=Path, default=CACHE,
@@ -422,11 +449,14 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out.resolve()
         with tempfile.TemporaryDirectory(prefix="lite-content-") as tmp:
             if args.content is None:
-                content = stage_content(Path(tmp) / "content")
+                if not (args.course / "code").is_dir():
+                    raise BuildError(f"not a course folder (no code/): {args.course}")
+                content = stage_content(Path(tmp) / "content", args.course.resolve())
             elif not args.content.is_dir():
                 raise BuildError(f"content folder not found: {args.content}")
             else:
                 content = copy_content(args.content.resolve(), Path(tmp) / "content")
+                check_content(content)
             digest = fingerprint(content, args.sourcemaps)
             stamp = stamp_path(out)
             if (not args.force and (out / "index.html").exists() and stamp.exists()

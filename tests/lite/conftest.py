@@ -3,9 +3,10 @@
     def test_x(lite_site, lite_page):
         open_notebook(lite_page.page, lite_page.url, PROBE_PATH)
 
-- ``lite_site`` (session): the site built once by lite/build.py (with .venv-lite) from the
-  course as `make lite` stages it plus tests/lite/probe/, into build/lite-test/. A build
-  whose inputs did not change is reused (lite/build.py compares fingerprints).
+- ``lite_site`` (session): the site built once by lite/build.py (with .venv-lite) as `make
+  lite` builds it, from the student edition (release/build.py makes it in a temporary folder;
+  in the student edition it is the repository itself), plus tests/lite/probe/, into
+  build/lite-test/. A build whose inputs did not change is reused (fingerprints).
 - ``lite_server`` (session): `python3 -m http.server` on 127.0.0.1 and a free port, serving
   that site; stopped by PID.
 - ``lite_browser`` (module): Debian's chromium through Playwright, with every connection
@@ -41,6 +42,7 @@ from litesite import (
     screenshot,
     serve,
     stage_probe_content,
+    student_edition,
 )
 
 TEST_SITE = REPO / "build" / "lite-test"
@@ -74,8 +76,10 @@ def lite_site(tmp_path_factory) -> SiteBuild:
     if shutil.which("npm") is None:
         require("npm is missing: the build takes Pyodide from the npm registry "
                 "(Debian: apt-get install npm)")
-    content = stage_probe_content(tmp_path_factory.mktemp("lite") / "content")
+    work = tmp_path_factory.mktemp("lite")
     try:
+        course = student_edition(work / "release")
+        content = stage_probe_content(work / "content", course)
         build = build_site(content, TEST_SITE)
     except BuildFailed as exc:
         pytest.fail(str(exc), pytrace=False)

@@ -85,9 +85,25 @@ def load_build_module():
 # ---------------------------------------------------------------- build
 
 
-def stage_probe_content(dest: Path) -> Path:
-    """The course as `make lite` stages it, plus the probe notebook in probe/."""
-    content = load_build_module().stage_content(Path(dest))
+def student_edition(dest: Path) -> Path:
+    """The course folder `make lite` builds from: the student edition. In the instructors'
+    source it is built here by release/build.py (as `make release` does); in the student
+    edition (no release/build.py) it is this repository."""
+    builder = REPO / "release" / "build.py"
+    if not builder.exists():
+        return REPO
+    proc = subprocess.run([sys.executable, str(builder), "--out", str(dest)],
+                          capture_output=True, text=True, cwd=REPO)
+    if proc.returncode != 0:
+        raise BuildFailed(f"release/build.py exited {proc.returncode}:\n"
+                          f"{(proc.stdout + proc.stderr)[-4000:]}")
+    return Path(dest) / "student"
+
+
+def stage_probe_content(dest: Path, course: Path = REPO) -> Path:
+    """The site's content as `make lite` stages it from ``course``, plus the probe notebook
+    in probe/."""
+    content = load_build_module().stage_content(Path(dest), Path(course))
     (content / "probe").mkdir()
     shutil.copy2(PROBE_NOTEBOOK, content / "probe" / PROBE_NOTEBOOK.name)
     return content
@@ -284,8 +300,14 @@ def open_notebook(page, base: str, path: str, timeout: float = 180_000) -> float
 
 
 def cell(page, marker: str):
-    """The notebook cell whose source contains ``marker``."""
-    return page.locator(".jp-Notebook .jp-Cell").filter(has_text=marker).first
+    """The first code cell whose source contains ``marker`` (markdown may quote it too)."""
+    return page.locator(".jp-Notebook .jp-CodeCell").filter(
+        has=page.locator(".jp-InputArea-editor", has_text=marker)).first
+
+
+def code_cell_at(page, index: int):
+    """The notebook's ``index``-th code cell (0: its first code cell)."""
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
 
 
 def cell_at(page, index: int):

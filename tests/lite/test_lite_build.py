@@ -192,3 +192,22 @@ def test_a_given_content_folder_is_copied_without_learner_files(fake_repo, tmp_p
     files = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
     assert files == ["code/notes.txt", "code/roots.py", "lessons/01_x.ipynb",
                      "lessons/mcp_ui/__init__.py"]
+
+
+def test_staging_takes_the_public_grader_for_the_in_browser_self_check(fake_repo, tmp_path):
+    write(fake_repo / "grader" / "selfcheck.py", "def run(): pass\n")
+    write(fake_repo / "grader" / "checks" / "public" / "test_ej4.py", "# public\n")
+    write(fake_repo / "grader" / "reference" / "soluciones" / "ejercicio4.py", "secret\n")
+    write(fake_repo / "grader" / "checks" / "hidden" / "test_ej4_hidden.py", "secret\n")
+    content = build.stage_content(tmp_path / "content", repo=fake_repo)
+    files = sorted(p.relative_to(content).as_posix() for p in content.rglob("*") if p.is_file())
+    assert "grader/selfcheck.py" in files and "grader/checks/public/test_ej4.py" in files
+    assert not [f for f in files if f.startswith(("grader/reference", "grader/checks/hidden"))]
+
+
+def test_a_content_folder_with_instructor_only_material_fails_the_build(fake_repo, tmp_path):
+    write(fake_repo / "grader" / "checks" / "hidden" / "test_ej4_hidden.py", "secret\n")
+    with pytest.raises(build.BuildError, match="instructor-only"):
+        build.check_content(build.copy_content(fake_repo, tmp_path / "copy"))
+    result = build.main(["--content", str(fake_repo), "--out", str(tmp_path / "site")])
+    assert result == 1 and not (tmp_path / "site").exists()

@@ -1,5 +1,6 @@
-"""The built JupyterLite site, served from 127.0.0.1 and driven in headless chromium with real
-clicks: the mechanics the lessons need in the browser (probe notebook tests/lite/probe/)."""
+"""The built JupyterLite site: its configuration points only at its own files, a rebuild with
+unchanged inputs is skipped, and the course imports in a browser without a service worker
+(probe notebook tests/lite/probe/). The lessons themselves: test_lite_lessons.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import json
 from litesite import (
     PROBE_PATH,
     build_site,
-    cell,
     cell_at,
     left_the_machine,
     open_notebook,
@@ -62,32 +62,6 @@ def test_unchanged_inputs_reuse_the_build(lite_site):
     again = build_site(lite_site.content, lite_site.build.out)
     assert again.reused, again.log
     assert again.seconds < 10
-
-
-def test_probe_answers_a_form_with_real_clicks(lite_page):
-    page = lite_page.page
-    open_notebook(page, lite_page.url, PROBE_PATH)
-    first = cell_at(page, 1)
-    run_cell(page, first)
-    assert wait_ran(page, first) == ""
-
-    run_cell(page, "PROBE:imports")
-    shown = wait_output(page, "PROBE:imports", "PROBE-IMPORT")
-    # mcp_ui is a module or a package (lessons/mcp_ui.py or lessons/mcp_ui/__init__.py)
-    assert ("PROBE-IMPORT /a/b | /drive/probe | /drive/code/roots.py | "
-            "/drive/lessons/mcp_ui") in shown
-
-    run_cell(page, "PROBE:form")
-    form = cell(page, "PROBE:form")
-    assert "PROBE-FORM pending: True" in wait_ran(page, form)
-    form.locator(".widget-dropdown select").select_option("note-14")
-    form.locator("button.jupyter-button", has_text="Aceptar").click()
-    assert "PROBE-RESULT note-14 /notas/note-14" in wait_output(page, form, "PROBE-RESULT")
-    assert "PROBE-PRINTED note-14" in wait_output(page, form, "PROBE-PRINTED")
-
-    run_cell(page, "PROBE:after")
-    assert "PROBE-AFTER True note-14" in wait_output(page, "PROBE:after", "PROBE-AFTER")
-    assert_stayed_on_the_machine(lite_page)
 
 
 def test_course_imports_without_a_service_worker(lite_page):

@@ -1,0 +1,161 @@
+"""The lesson notebooks of the student edition in the JupyterLite site, with real clicks.
+
+A learner's core path in the browser, served from 127.0.0.1 with every other request refused,
+running the notebooks' own cells one by one as a learner does there (a cell cannot await a
+click in JupyterLite: the call returns while the dialog waits and finishes in its panel):
+
+- 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone;
+- 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
+  Autorizar button, and the completion notification;
+- 01: `ui.revisar` on the exercise-4 starter, run in the page by the grader's in-process host:
+  0 points, each public test with its feedback, labelled as a formative self-check.
+
+Results are asserted as tests/browser asserts them in JupyterLab. Notebook 05 cannot run in
+the browser (NOT_IN_THE_BROWSER says why); the others open with the JupyterLite first cell.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from litesite import (
+    cell,
+    code_cell_at,
+    left_the_machine,
+    open_notebook,
+    run_cell,
+    screenshot,
+    unexpected_failures,
+    wait_output,
+    wait_ran,
+)
+
+expect = pytest.importorskip(
+    "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
+).expect
+expect.set_options(timeout=60_000)
+
+FIRST_CELL_MARK = 'if sys.platform == "emscripten":'
+NOT_IN_THE_BROWSER = {
+    "05_sdk_oficial.ipynb": "the official SDK's client starts the server as a subprocess and "
+                            "talks to it over stdio; Pyodide has no processes",
+}
+OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
+SETUP = "import mcp_ui as ui"
+
+
+def assert_stayed_on_the_machine(lite) -> None:
+    assert lite.seen["local"], "no request reached the site at all"
+    assert lite.seen["blocked"] == []
+    assert left_the_machine(lite.proxy_attempts) == []
+    assert unexpected_failures(lite.seen) == []
+
+
+def start_lesson(lite, notebook: str) -> None:
+    """Open a lesson, run its JupyterLite first cell and its setup cell."""
+    page = lite.page
+    open_notebook(page, lite.url, f"lessons/{notebook}")
+    first = code_cell_at(page, 0)
+    assert FIRST_CELL_MARK in first.locator(".jp-InputArea-editor").inner_text()
+    run_cell(page, first)
+    wait_ran(page, first)
+    run_cell(page, SETUP)
+    wait_ran(page, SETUP)
+
+
+def test_every_lesson_opens_with_the_jupyterlite_cell(lite_site):
+    lessons = sorted((lite_site.content / "lessons").glob("*.ipynb"))
+    assert len(lessons) >= 8
+    missing = []
+    for notebook in lessons:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        code = [c for c in cells if c["cell_type"] == "code"]
+        source = "".join(code[0]["source"]) if code else ""
+        if FIRST_CELL_MARK not in source or "course_lite.setup()" not in source:
+            missing.append(notebook.name)
+    assert missing == []
+    assert set(NOT_IN_THE_BROWSER) <= {n.name for n in lessons}
+
+
+@pytest.mark.timeout(300)
+def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "02_formularios.ipynb")
+    run_cell(page, "Lista de la compra")
+    wait_output(page, "Lista de la compra", "Borrada la nota")
+
+    form_cell = cell(page, '{"title": "TPS report"}, scripted=')
+    run_cell(page, form_cell)
+    assert "La llamada sigue abierta" in wait_ran(page, form_cell)  # ends; the form waits
+    form = form_cell.locator(OPEN_DIALOG)
+    expect(form).to_have_count(1)
+    check = "lab.check_chosen_note_deleted(conn)"
+    run_cell(page, check)
+    assert "responde primero al formulario de arriba" in wait_ran(page, check)
+
+    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
+        "input").check()
+    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    form.get_by_role("button", name="Aceptar", exact=True).click()
+    expect(form_cell.get_by_text("« ✓ Borrada la nota note-7 (TPS report, 2024-04-10).")
+           ).to_be_visible()
+    run_cell(page, check)
+    shown = wait_ran(page, check)
+    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in shown
+    notas = next(line for line in shown.splitlines() if "📁 Notas/" in line)
+    assert "tps-2024.md" not in notas and "tps-2023.md" in notas and "tps-2025.md" in notas
+    form_cell.scroll_into_view_if_needed()
+    screenshot(page, "lite-lesson-02-form")
+    assert_stayed_on_the_machine(lite_page)
+
+
+@pytest.mark.timeout(300)
+def test_url_consent_simulated_page_and_completion_in_the_browser(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "03_modo_url.ipynb")
+    consent_cell = cell(page, 'await conn.call("notes_setup"')
+    run_cell(page, consent_cell)
+    wait_ran(page, consent_cell)  # ends while the consent waits
+    consent = consent_cell.locator(OPEN_DIALOG)
+    expect(consent).to_contain_text("quiere que abras una página")
+    expect(consent).to_contain_text("verás debajo una simulación")
+    consent.get_by_role("button", name="Acepto abrir la página").click()
+
+    simulated = page.locator(".mcp-simulated-page")
+    expect(simulated).to_contain_text("Simulación")
+    expect(simulated).to_contain_text("notas-sync.localhost/connect?elicitation=")
+    assert page.context.pages == [page]  # nothing opened in another tab
+    simulated.get_by_role("button", name="Autorizar").click()
+    expect(simulated).to_contain_text("Notas Sync quedó autorizado")
+    expect(consent_cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
+    expect(consent_cell.get_by_text("« ✓ Sincronización configurada.")).to_be_visible()
+    check = "lab.check_url_flow(conn)"
+    run_cell(page, check)
+    assert "✓ Consentimiento → página → notifications/elicitation/complete" in wait_ran(
+        page, check)
+    simulated.scroll_into_view_if_needed()
+    screenshot(page, "lite-lesson-03-url")
+    assert_stayed_on_the_machine(lite_page)
+
+
+@pytest.mark.timeout(300)
+def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "01_roots.ipynb")
+    starter = "%%writefile soluciones/ejercicio4.py"
+    run_cell(page, starter)
+    assert "soluciones/ejercicio4.py" in wait_ran(page, starter)
+    review = 'ui.revisar("ejercicio4")'
+    run_cell(page, review)
+    shown = wait_ran(page, review, timeout=180)
+    assert "ejercicio4: 0 de 5 puntos" in shown
+    assert "Autoevaluación en el navegador" in shown and "sin aislamiento ni límites" in shown
+    assert "la nota la pone el corrector oficial" in shown
+    rows = cell(page, review).locator("table tr")
+    expect(rows.first).to_be_visible()
+    assert rows.count() >= 3  # the public tests of exercise 4, each with its feedback
+    assert "💥" not in shown  # failed checks of the learner's code, not crashed checks
+    assert "tu reacción no revocó ninguno" in shown
+    screenshot(page, "lite-lesson-01-revisar")
+    assert_stayed_on_the_machine(lite_page)
