@@ -43,12 +43,14 @@ clients:
 	fi
 
 # JupyterLite edition (lite/README.md): build tools in their own venv (never in .venv), a
-# static site from pinned packages. LITE_CONTENT: a content folder (default: code/ and
-# lessons/ staged from the repo); LITE_OUT: the site folder.
+# static site from pinned packages, built from the student edition (LITE_FROM; in the
+# instructors' source `make release` makes it first). LITE_CONTENT: a ready content folder
+# instead; LITE_OUT: the site folder.
 LITE_VENV  := .venv-lite
 LITE_STAMP := $(LITE_VENV)/.installed
 LITE_OUT   ?= build/lite
 LITE_CONTENT ?=
+LITE_FROM  ?= $(if $(wildcard release/build.py),build/release/student,.)
 
 lite-venv: $(LITE_STAMP)
 
@@ -58,7 +60,10 @@ $(LITE_STAMP): lite/requirements-lite.txt
 	@touch $@
 
 lite: lite-venv
-	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) $(if $(LITE_CONTENT),--content $(LITE_CONTENT))
+	@if [ -z "$(LITE_CONTENT)" ] && [ "$(LITE_FROM)" = build/release/student ]; then \
+	  $(MAKE) --no-print-directory release; fi
+	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) \
+	  $(if $(LITE_CONTENT),--content $(LITE_CONTENT),--from $(LITE_FROM))
 
 # The two editions (README.md, "Para el profesorado"): build/release/student/ (a git repository
 # learners clone) and build/release/autograder.zip (Gradescope), with a leak check.
