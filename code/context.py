@@ -31,6 +31,7 @@ from store import scan
 from tooling import MissingCapability, ToolError, URLElicitationRequired
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
+NO_URL_CAPABILITY = "Este cliente no declaró elicitation.url."
 
 
 class NeedInput(BaseException):
@@ -121,7 +122,7 @@ class ToolContext:
     def elicit_url(self, message, url, elicitation_id):
         """Ask the user to open a URL; `accept` only means they agreed to open it."""
         if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability("Este cliente no declaró elicitation.url.",
+            raise MissingCapability(NO_URL_CAPABILITY,
                                     {"elicitation": {"url": {}}})
         return self._answer(None, self._ask("elicitation/create",
                                             self.url_params(message, url, elicitation_id)))
@@ -142,7 +143,7 @@ class ToolContext:
         if self.stateless:
             return self.elicit_url(message, url, elicitation_id)
         if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability("Este cliente no declaró elicitation.url.",
+            raise MissingCapability(NO_URL_CAPABILITY,
                                     {"elicitation": {"url": {}}})
         raise URLElicitationRequired([self.url_params(message, url, elicitation_id)])
 

@@ -75,11 +75,15 @@ class RootsChange:
         self.revoked[handle.id] = (handle, reason)
 
 
+NO_REACTION_REASON = "las roots cambiaron y el servidor no sabe re-comprobar handles"
+REACTION_FAILED = "la reacción al cambio de roots falló"
+
+
 def revoke_every_handle(change):
     """The server's own reaction when no solution brings one: coarse but safe. Any roots
     change closes every open handle (re-checking them one by one is exercise 4)."""
     for handle in change.handles:
-        change.revoke(handle, "las roots cambiaron y el servidor no sabe re-comprobar handles")
+        change.revoke(handle, NO_REACTION_REASON)
 
 
 # -- the server ------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ from protocol import (
 )
 from request_state import Sealer, StateError
 from roots import RootError, RootSet
-from server import RootsChange
+from server import REACTION_FAILED, RootsChange
 from store import Handles
 from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result, ok
 
@@ -278,7 +278,7 @@ class Session:
         except Exception as exc:  # fail closed: a broken reaction keeps nothing open
             self.server.log(f"roots reaction failed ({type(exc).__name__}: {exc}); revoking "
                             "every handle")
-            revoked = [(h, "la reacción al cambio de roots falló") for h in change.handles]
+            revoked = [(h, REACTION_FAILED) for h in change.handles]
         for handle, reason in revoked:
             self.handles.revoke(handle, reason)
         self.roots = new_roots

@@ -20,6 +20,7 @@ that version rides on it as a stateless request.
 
 from dataclasses import dataclass
 
+from context import NO_URL_CAPABILITY
 from grader.checks.harness import Broken, short
 from protocol import MISSING_CLIENT_CAPABILITY
 
@@ -74,7 +75,7 @@ def observe(lab, sdk, protocol, caps):
     if not call.prompts and call.structured.get("status") == "manual":
         return MANUAL
     if (call.error or "").startswith(f"{MISSING_CLIENT_CAPABILITY}:") or (
-            call.is_error and not call.prompts and "elicitation.url" in call.text()):
+            call.is_error and not call.prompts and NO_URL_CAPABILITY in call.text()):
         return REFUSED
     if call.forms():
         return f"envió un formulario ({short(call.forms()[0], 120)})"

@@ -20,12 +20,12 @@ scenarios say only how many handles went wrong, and how.
 
 from grader.checks.harness import Broken, describe_changes, short
 from grader.state import HandleFacts, RemovalFacts
+from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
 
 REVISION = "2025-11-25"
 MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de funcionar en el acto "
         "y los que siguen dentro siguen leyendo su nota")
-REACTION_FAILED = "la reacción al cambio de roots falló"      # the server's words (code/)
-NO_REACTION = "no sabe re-comprobar handles"                   # the server's default's words
+NO_REACTION = NO_REACTION_REASON
 
 
 def body(note):

@@ -5,7 +5,6 @@ import glob
 import os
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -19,8 +18,8 @@ def run_demo(*args, python=sys.executable, env=None):
                           timeout=60, env=env)
 
 
-def leftovers():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "notas-demo-*")))
+def leftovers(folder):
+    return set(glob.glob(os.path.join(folder, "notas-demo-*")))
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +39,12 @@ def section(out, title):
 
 
 @pytest.mark.parametrize("args", [(), ("demo",), ("--protocol", "2026-07-28")])
-def test_demo_runs_isolated_without_site_packages_and_exits_zero(args):
-    before = leftovers()
-    done = run_demo(*args)
+def test_demo_runs_isolated_without_site_packages_and_exits_zero(args, tmp_path):
+    private = str(tmp_path)  # its own TMPDIR: other processes' demos cannot race the check
+    done = run_demo(*args, env={**os.environ, "TMPDIR": private})
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    assert leftovers() == before
+    assert leftovers(private) == set() and os.listdir(private) == []
 
 
 @pytest.mark.skipif(not os.access(DEBIAN_PYTHON, os.X_OK), reason="no system python3 here")
