@@ -65,6 +65,16 @@ lite: lite-venv
 	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) \
 	  $(if $(LITE_CONTENT),--content $(LITE_CONTENT),--from $(LITE_FROM))
 
+# Rendered edition (rendered/build.py): static HTML pages from an unattended run of the student
+# edition's notebooks (LESSON_USER=scripted), readable offline; RENDERED_OUT: the folder.
+RENDERED_OUT  ?= build/rendered
+RENDERED_FROM ?= $(if $(wildcard release/build.py),build/release/student,.)
+.PHONY: rendered
+rendered: venv
+	@if [ "$(RENDERED_FROM)" = build/release/student ]; then \
+	  $(MAKE) --no-print-directory release; fi
+	LESSON_USER=scripted $(BIN)/python rendered/build.py --from $(RENDERED_FROM) --out $(RENDERED_OUT)
+
 # The two editions (README.md, "Para el profesorado"): build/release/student/ (a git repository
 # learners clone) and build/release/autograder.zip (Gradescope), with a leak check.
 .PHONY: release
