@@ -24,7 +24,9 @@ from packaging.markers import Marker
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements-lab.txt"
 PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 OLDEST_MICRO = {"3.11": "3.11.5"}  # soupsieve 4.1.3 needs 3.11.5 (tools/lab.py checks it)
-# name: (pip --platform values, marker environment)
+# name: (pip --platform values, marker environment). Not Intel Macs (macOS x86_64): several
+# pins (argon2-cffi-bindings 26.2.0, cryptography 50.0.2) publish no wheel for them any more;
+# tools/lab.py says so and points to the browser edition.
 PLATFORMS = {
     "linux-x86_64": (["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
                       "linux_x86_64"],
@@ -37,9 +39,6 @@ PLATFORMS = {
     "macos-arm64": (["macosx_11_0_arm64"],
                     {"sys_platform": "darwin", "os_name": "posix", "platform_system": "Darwin",
                      "platform_machine": "arm64"}),
-    "macos-x86_64": (["macosx_10_15_x86_64"],
-                     {"sys_platform": "darwin", "os_name": "posix",
-                      "platform_system": "Darwin", "platform_machine": "x86_64"}),
     "windows-amd64": (["win_amd64"],
                       {"sys_platform": "win32", "os_name": "nt", "platform_system": "Windows",
                        "platform_machine": "AMD64"}),

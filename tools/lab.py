@@ -3,7 +3,8 @@
     python3 tools/lab.py          (macOS, Linux)
     py tools\\lab.py               (Windows)
 
-From a fresh clone it: checks the Python (3.11.5 or newer), creates a virtual environment in
+From a fresh clone it: checks the Python (3.11.5 or newer) and the machine (not an Intel
+Mac: some pinned packages publish no wheel for it), creates a virtual environment in
 `.venv-lab/` next to this folder, installs tools/requirements-lab.txt into it (pinned versions,
 wheels only: nothing is compiled; again only when that file changes), and starts JupyterLab on
 `lessons/`, which opens in your browser. Stop it with Ctrl-C. Nothing is installed outside
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import platform
 import subprocess
 import sys
 import venv
@@ -48,6 +50,13 @@ def check_python(version=sys.version_info) -> None:
         raise LabError(f"hace falta Python {'.'.join(map(str, MINIMUM))} o posterior y este "
                        f"es {'.'.join(map(str, version[:3]))}; instala uno más nuevo desde "
                        "python.org y vuelve a ejecutar este comando con él")
+
+
+def check_platform(system: str = platform.system(), machine: str = platform.machine()) -> None:
+    if system == "Darwin" and machine == "x86_64":
+        raise LabError("en un Mac con procesador Intel no hay paquetes precompilados para todas "
+                       "las versiones fijadas (p. ej. cryptography 50); usa la edición del "
+                       "navegador (JupyterLite) o la edición para leer")
 
 
 def venv_python(folder: Path, windows: bool = os.name == "nt") -> Path:
@@ -120,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.venv.resolve()
     try:
         check_python()
+        check_platform()
         if not LESSONS.is_dir():
             raise LabError(f"no encuentro los cuadernos en {LESSONS}")
         if up_to_date(folder):

@@ -152,3 +152,11 @@ def test_one_command_installs_and_opens_jupyterlab_on_the_lessons(seeded_venv):
     text = "".join(seen)
     assert "instalando JupyterLab" in text
     assert (seeded_venv / lab.STAMP).read_text().strip() == lab.requirements_digest()
+
+
+def test_the_launcher_says_plainly_that_intel_macs_have_no_wheels():
+    with pytest.raises(lab.LabError, match="Mac con procesador Intel"):
+        lab.check_platform("Darwin", "x86_64")
+    for system, machine in (("Darwin", "arm64"), ("Windows", "AMD64"), ("Linux", "x86_64"),
+                            ("Linux", "aarch64")):
+        lab.check_platform(system, machine)
