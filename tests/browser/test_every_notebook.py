@@ -4,7 +4,9 @@ One test per notebook. No LESSON_USER: each form or URL consent the notebook rai
 a click, and the test gives the one the notebook's markdown asks the learner for (pick the
 2024 note, tick «Sí, bórrala», Aceptar; consent, open the setup page, Autorizar; at
 2026-07-28 also «Ya terminé en la página»...). Cells that use the scripted user on purpose
-(`simulate=True`) need no clicks. The exercise cells run the starter code, so «Sin
+(`simulate=True`) need no clicks. The quiz that ends every notebook is answered with clicks
+too: a wrong option first (its explanation says «✗ No.»), then the right one of every question
+(«✓ Correcto.»). The exercise cells run the starter code, so «Sin
 implementar» and `revisar` giving 0 points are the expected outcome there. A second journey
 per graded notebook types the reference solutions into the exercise cells, as a learner who
 solved them would: their forms and consents then take clicks too, and `revisar` gives full
@@ -21,6 +23,7 @@ Screenshots: tests/artifacts/notebook-*.png.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable
@@ -118,7 +121,7 @@ def learner_02(page) -> None:
 
 def learner_03(page) -> None:
     consent_and_authorize(page)
-    # «Mira qué hace con un SDK 1.23.0 simulado»: the demo guard asks anyway; say no
+    # «En el de 2026-07-28 aparecerá el diálogo de consentimiento: pulsa Rechazar»
     decline_consent(page)
 
 
@@ -128,26 +131,38 @@ def learner_05(page) -> None:
 
 
 def learner_06(page) -> None:
-    choose_note_and_accept(page, "note-7")   # the 2025-11-25 client
-    choose_note_and_accept(page, "note-14")  # the 2026-07-28 client
+    choose_note_and_accept(page, "note-14")  # «elige note-14 y confirma» (2026-07-28)
     consent_and_authorize(page, then_done=True)
 
 
-QUIZ_ANSWERS = ("El cliente, en nombre del usuario", "No cambia nada y termina",
-                "Que acepta abrir la página", "En modo URL, fuera del cliente",
-                "El límite que aplica el propio servidor")
+def quiz_of(notebook: str) -> list[tuple]:
+    """The notebook's closing quiz, as written: (question, options, right, explanation)."""
+    cells = json.loads((REPO / "lessons" / notebook).read_text(encoding="utf-8"))["cells"]
+    source = source_of(cells[-1])
+    call = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+                and getattr(n.func, "attr", "") == "quiz")
+    return ast.literal_eval(call.args[0])
 
 
-def learner_07(page) -> None:
-    # «Elige una respuesta y pulsa "Comprobar".»
-    questions = page.locator(".widget-vbox:has(> .widget-radio)")
-    questions.first.wait_for(timeout=60_000)
-    expect(questions, "the quiz is shown once").to_have_count(len(QUIZ_ANSWERS))
-    for number, answer in enumerate(QUIZ_ANSWERS):
-        question = questions.nth(number)
-        question.locator(".widget-radio-box label", has_text=answer).locator("input").check()
+def answer_the_quiz(page, notebook: str) -> None:
+    """«Elige una respuesta en cada pregunta y pulsa "Comprobar".» A wrong answer first, to
+    see the explanation of a miss; then the right answer of every question."""
+    quiz = quiz_of(notebook)
+    questions = page.locator(".jp-Notebook .jp-CodeCell").last.locator(
+        ".widget-vbox:has(> .widget-radio)")
+    expect(questions, "the quiz is shown once").to_have_count(len(quiz))
+
+    def pick(question, option: str) -> None:
+        question.locator(".widget-radio-box label").filter(
+            has_text=re.compile(rf"^{re.escape(option)}$")).locator("input").check()
         question.get_by_role("button", name="Comprobar").click()
-        expect(question).to_contain_text("✓ Correcto.")
+
+    _, options, right, why = quiz[0]
+    pick(questions.first, options[(right + 1) % len(options)])
+    expect(questions.first).to_contain_text("✗ No.")
+    for number, (_, options, right, why) in enumerate(quiz):
+        pick(questions.nth(number), options[right])
+        expect(questions.nth(number)).to_contain_text("✓ Correcto. " + why[:40])
 
 
 def nothing_to_answer(page) -> None:
@@ -202,8 +217,9 @@ STARTERS = (
     Journey("03_modo_url.ipynb", learner_03,
            prints=("✓ Consentimiento → página → notifications/elicitation/complete",
                    "✓ La página no se cargó: sin consentimiento no hay visita.",
-                   "« ✓ Sincronización configurada",
-                   ("vieja.call", "« ✓ No se configuró nada: rechazaste abrir la página."),
+                   "este enlace se anuló", "« ✓ Sincronización configurada",
+                   ("s25.call", "« ✗ error -32042: URL elicitation required"),
+                   ("s26.call", "« ✓ No se sincronizó nada: antes hay que autorizar Notas Sync."),
                    zero_points("ejercicio3")),
            focus="Llegó notifications/elicitation/complete"),
     Journey("04_seguridad.ipynb",
@@ -218,13 +234,13 @@ STARTERS = (
                    "✓ Se borró una sola de las dos actas: la que elegiste."),
            focus='"note_id":"note-31","confirm":true'),
     Journey("06_revision_2026.ipynb", learner_06,
-           prints=("« ✓ Borrada la nota note-7", "« ✓ Borrada la nota note-14",
+           prints=("« ✓ Borrada la nota note-14",
                    "✓ Estado alterado y estado reutilizado con otros argumentos",
                    "✓ Ninguna escritura salió del límite configurado en el servidor.",
                    "« ✓ Sincronización configurada", "« ✗ Sin implementar",
                    zero_points("ejercicio2"), zero_points("ejercicio3")),
            focus="« ✓ Sincronización configurada"),
-    Journey("07_terminos_clave.ipynb", learner_07, focus="✓ Correcto. Representan"),
+    Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Representan"),
     Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),
            focus="code/roots.py"),
 )
@@ -314,6 +330,7 @@ def run_with_clicks(page, lab, course, relpath: str, journey: Journey, shot: str
     start_run_all(page)
     journey.learner(page)
     wait_until_all_ran(page)
+    answer_the_quiz(page, journey.notebook)
 
     cells = [c for c in notebook_cells(page) if c["cell_type"] == "code"]
     errors = [f"{first_line(c)} → {o.get('ename')}: {o.get('evalue')}"

@@ -118,7 +118,7 @@ def test_consent_then_setup_page_then_completion_arrives_in_the_notebook(jupyter
     expect(page.get_by_text("Sincronización configurada.").first).to_be_visible()
     done = page.get_by_text("✓ Consentimiento → página → notifications/elicitation/complete")
     expect(done).to_be_visible(timeout=60_000)
-    # Later, the demo guard asks a simulated SDK 1.23.0 too («¡manda la URL igualmente!»): no.
+    # Later, a 2026-07-28 client calls notes_sync before any setup: its consent, declined.
     later = page.locator(".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)")
     later.first.wait_for(timeout=90_000)
     expect(later).to_contain_text("quiere que abras una página")
