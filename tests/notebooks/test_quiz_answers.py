@@ -1,0 +1,477 @@
+"""Every quiz answer in the notebooks is the right one, and we can show why.
+
+The key below is written separately from the notebooks: for each question, the option that
+is right and where that comes from. A source is either something this test runs (the official
+JSON schemas, the lesson's server in the kernel-side lab, the official SDK in memory, the
+lesson's own checkers) or, for what only the prose of the specification says, the rule of the
+spec checklist (SPEC_RULES.md, shared notes) and the section a learner would open. A notebook
+whose marked answer differs from the key, a question without a key entry or a key entry
+without a question fails, and so does any runnable source that stops holding.
+"""
+
+import asyncio
+import urllib.parse
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from notebook_helpers import NOTEBOOKS, import_mcp_ui
+from test_lesson_structure import quiz_questions
+
+import elicitation  # code/, put on sys.path by notebook_helpers
+import roots
+from mcp_schema import _revision, request_methods
+
+ui = import_mcp_ui()
+OLD, NEW = "2025-11-25", "2026-07-28"
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str                     # how the question starts
+    right: str                        # the option that is right
+    source: str                       # where a learner checks it
+    proof: Callable[[], None] | None = None   # runs and asserts, when it can be run
+
+
+# -- what can be run --------------------------------------------------------------------------
+def defs(revision):
+    return _revision(revision).defs
+
+
+def lab_run(body):
+    """Run `await body(lab)` on a fresh practice lab; the lab is closed afterwards."""
+    async def go():
+        lab = ui.NotesLab(quiet=True)
+        try:
+            return await body(lab)
+        finally:
+            lab.close()
+    return asyncio.run(go())
+
+
+def frames_from_server(conn):
+    return [m for d, m in conn.frames if d == "←"]
+
+
+def containment_is_per_component():
+    assert not roots.is_within("/casa/Notas-privadas/robo.md", "/casa/Notas")
+    assert roots.is_within("/casa/Notas/sub/idea.md", "/casa/Notas")
+
+
+def roots_travel_inside_input_required_at_2026():
+    assert "roots/list" in request_methods(OLD, "server")
+    assert "roots/list" not in request_methods(NEW, "server")
+    inputs = {r["$ref"].rsplit("/", 1)[1] for r in defs(NEW)["InputRequest"]["anyOf"]}
+    assert "ListRootsRequest" in inputs
+
+
+def forms_travel_inside_input_required_at_2026():
+    assert "elicitation/create" not in request_methods(NEW, "server")
+
+    async def body(lab):
+        conn = await lab.connect(NEW, quiet=True)
+        answer = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                        scripted=[answer], echo=False)
+        return frames_from_server(conn), lab.snapshot()
+    frames, after = lab_run(body)
+    asked = [m for m in frames if (m.get("result") or {}).get("resultType") == "input_required"
+             and any(r.get("method") == "elicitation/create"
+                     for r in m["result"]["inputRequests"].values())]
+    assert asked and not any(m.get("method") == "elicitation/create" for m in frames)
+    assert "Notas/tps-2024.md" not in after
+
+
+def cancel_changes_nothing_and_is_asked_once():
+    async def body(lab):
+        conn = await lab.connect(quiet=True)
+        before = lab.snapshot()
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                        scripted=[{"action": "cancel"}], echo=False)
+        asked = [m for m in frames_from_server(conn) if m.get("method") == "elicitation/create"]
+        return before, lab.snapshot(), asked
+    before, after, asked = lab_run(body)
+    assert before == after and len(asked) == 1
+
+
+def answers_outside_the_options_are_refused():
+    async def body(lab):
+        conn = await lab.connect(quiet=True)
+        before = lab.snapshot()
+        result = await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                                 echo=False, scripted=[ui.Raw({"action": "accept", "content": {
+                                     "note_id": "note-99", "confirm": True}})])
+        return before, lab.snapshot(), result
+    before, after, result = lab_run(body)
+    assert before == after and result.is_error
+
+
+def a_cancelled_call_withdraws_its_form(monkeypatch):
+    monkeypatch.delenv("LESSON_USER", raising=False)  # a person, who does not answer
+
+    async def body(lab):
+        conn = await lab.connect(quiet=True)
+        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
+                                               echo=False))
+        for _ in range(200):
+            if any(m.get("method") == "elicitation/create" for m in frames_from_server(conn)):
+                break
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        for _ in range(200):
+            if any(m.get("method") == "notifications/cancelled"
+                   for m in frames_from_server(conn)):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        return conn.frames, lab.snapshot()
+    frames, after = lab_run(body)
+    question = next(m["id"] for d, m in frames if d == "←"
+                    and m.get("method") == "elicitation/create")
+    call_id = next(m["id"] for d, m in frames if d == "→" and m.get("method") == "tools/call")
+    withdrawn = [m["params"]["requestId"] for d, m in frames if d == "←"
+                 and m.get("method") == "notifications/cancelled"]
+    assert withdrawn == [question]
+    assert not any(d == "←" and m.get("id") == call_id and "method" not in m
+                   for d, m in frames), "a cancelled call gets no response"
+    assert sum(p.startswith("Notas/tps-") for p in after) == 3
+
+
+def url_accept_carries_no_content():
+    assert "content" not in defs(OLD)["ElicitResult"].get("required", [])
+
+    async def body(lab):
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_setup", simulate=True, scripted=[{"action": "accept"}],
+                        echo=False)
+        return conn.frames
+    frames = lab_run(body)
+    url_ids = [m["id"] for d, m in frames if d == "←" and m.get("method") ==
+               "elicitation/create" and m["params"].get("mode") == "url"]
+    answers = [m["result"] for d, m in frames if d == "→" and m.get("id") in url_ids
+               and "result" in m]
+    assert answers == [{"action": "accept"}]
+
+
+def sync_before_setup(protocol):
+    async def body(lab):
+        conn = await lab.connect(protocol, quiet=True)
+        result = await conn.call("notes_sync", simulate=True, scripted=[{"action": "decline"}],
+                                 echo=False)
+        return result, frames_from_server(conn)
+    return lab_run(body)
+
+
+def minus_32042_at_2025():
+    result, _ = sync_before_setup(OLD)
+    assert result.error["code"] == -32042
+    (asked,) = result.error["data"]["elicitations"]
+    assert asked["mode"] == "url" and asked["elicitationId"]
+    assert -32042 in _revision(OLD).error_codes
+
+
+def url_inside_input_required_at_2026():
+    _, frames = sync_before_setup(NEW)
+    asked = [r["params"] for m in frames
+             if (m.get("result") or {}).get("resultType") == "input_required"
+             for r in m["result"]["inputRequests"].values()]
+    assert [p["mode"] for p in asked] == ["url"] and "elicitationId" not in asked[0]
+    assert -32042 not in _revision(NEW).error_codes
+    assert "elicitationId" not in defs(NEW)["ElicitRequestURLParams"]["properties"]
+
+
+def error_codes_by_revision():
+    assert _revision(OLD).error_codes[-32042][0] == "URLElicitationRequiredError"
+    assert -32042 not in _revision(NEW).error_codes
+    assert _revision(NEW).error_codes[-32021][0] == "MissingRequiredClientCapabilityError"
+    assert _revision(NEW).error_codes[-32022][0] == "UnsupportedProtocolVersionError"
+
+
+def secrets_never_go_in_a_form_and_a_form_only_client_gets_instructions():
+    with pytest.raises(elicitation.SchemaError):
+        elicitation.check_schema("Necesito acceso.", {"type": "object", "properties": {
+            "api_key": {"type": "string"}}})
+
+    async def body(lab):
+        conn = await lab.connect(quiet=True, elicitation={})
+        return await conn.call("notes_setup", echo=False)
+    assert lab_run(body).data.get("status") == "manual"
+
+
+def userinfo_is_not_the_host():
+    assert urllib.parse.urlsplit(
+        "https://notas-sync.example@evil.example/connect").hostname == "evil.example"
+
+
+_SDK: dict = {}
+
+
+def sdk_probe() -> dict:
+    """The official SDK in memory: what a client with an elicitation callback declares, the
+    revision it speaks without `mode`, and what `ctx.elicit_url` does there."""
+    if _SDK:
+        return _SDK
+    import mcp.types as types
+    from mcp import Client
+    from mcp.server.mcpserver import Context, MCPServer
+
+    server = MCPServer("sonda")
+
+    @server.tool()
+    async def probe(ctx: Context) -> str:
+        caps = ctx.client_capabilities
+        seen = {"version": ctx.protocol_version,
+                "elicitation": caps.elicitation.model_dump(exclude_none=True)}
+        try:
+            await ctx.elicit_url("m", "https://x.example/c", "e1")
+            seen["url"] = "sent"
+        except Exception as exc:  # noqa: BLE001 (the kind of failure is what we look at)
+            seen["url"] = type(exc).__name__
+        _SDK.setdefault(ctx.protocol_version, seen)
+        return "ok"
+
+    async def decline(context, params):
+        return types.ElicitResult(action="decline")
+
+    async def go():
+        for mode in ("auto", "legacy"):
+            async with Client(server, mode=mode, elicitation_callback=decline) as client:
+                await client.call_tool("probe", {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        asyncio.run(go())
+    _SDK["default"] = next(v for k, v in _SDK.items() if k != OLD)
+    return _SDK
+
+
+def sdk_callback_declares_both_modes():
+    assert sdk_probe()["default"]["elicitation"] == {"form": {}, "url": {}}
+
+
+def sdk_default_is_2026():
+    assert sdk_probe()["default"]["version"] == NEW
+
+
+def sdk_elicit_url_has_no_back_channel_at_2026():
+    assert sdk_probe()[NEW]["url"] == "NoBackChannelError"
+    assert sdk_probe()[OLD]["url"] == "sent"
+
+
+def meta_on_every_2026_request():
+    assert "initialize" in request_methods(OLD, "client")
+    assert "initialize" not in request_methods(NEW, "client")
+    required = set(defs(NEW)["RequestMetaObject"]["required"])
+    assert {"io.modelcontextprotocol/protocolVersion",
+            "io.modelcontextprotocol/clientCapabilities"} <= required
+
+
+def retry_is_a_new_request_with_the_answers():
+    async def body(lab):
+        conn = await lab.connect(NEW, quiet=True)
+        answer = {"action": "decline"}
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                        scripted=[answer], echo=False)
+        return [m for d, m in conn.frames if d == "→" and m.get("method") == "tools/call"]
+    calls = lab_run(body)
+    assert len({c["id"] for c in calls}) == len(calls) >= 2
+    last = calls[-1]["params"]
+    assert last["inputResponses"] and last["requestState"]
+
+
+def a_sealed_state_can_be_replayed():
+    async def body(lab):
+        conn = await lab.connect(NEW, quiet=True)
+        call = {"name": "notes_delete", "arguments": {"title": "TPS report"}}
+        first = await conn.client.request("tools/call", call)
+        retry = {**call, "requestState": first["requestState"],
+                 "inputResponses": {"roots": {"roots": [{"uri": lab.uri("Notas")}]}}}
+        return [await conn.client.request("tools/call", retry) for _ in range(2)]
+    twice = lab_run(body)
+    assert [r.get("resultType") for r in twice] == ["input_required", "input_required"]
+
+
+def server_limit_narrows_client_roots():
+    async def body(lab):
+        conn = await lab.connect(NEW, roots=["Notas", "Notas-privadas"], server_roots=["Notas"],
+                                 quiet=True)
+        outside = await conn.call("notes_write", {"uri": lab.uri("Notas-privadas", "x.md"),
+                                                  "title": "x", "body": "x"}, echo=False)
+        inside = await conn.call("notes_write", {"uri": lab.uri("Notas", "x.md"),
+                                                 "title": "x", "body": "x"}, echo=False)
+        return outside, inside
+    outside, inside = lab_run(body)
+    assert outside.is_error and not inside.is_error
+
+
+def roots_page_changed_in_2026():
+    assert "RootsListChangedNotification" in defs(OLD)
+    assert "RootsListChangedNotification" not in defs(NEW)
+    assert "listChanged" in defs(OLD)["ClientCapabilities"]["properties"]["roots"]["properties"]
+    assert "properties" not in defs(NEW)["ClientCapabilities"]["properties"]["roots"] or \
+        "listChanged" not in defs(NEW)["ClientCapabilities"]["properties"]["roots"]["properties"]
+
+
+# -- the key ----------------------------------------------------------------------------------
+E25 = "especificación 2025-11-25, Client › Elicitation"
+KEY = {
+    "01_roots.ipynb": [
+        Answer("En 2025-11-25, ¿qué dice la especificación de que el servidor respete",
+               "Es un SHOULD: una recomendación que el protocolo no puede imponer",
+               "SPEC_RULES 12; 2025-11-25 Client › Roots › Security Considerations"),
+        Answer("¿Está …/Notas-privadas/robo.md dentro",
+               "No: se compara carpeta a carpeta, y Notas-privadas no es Notas",
+               "code/roots.py is_within", containment_is_per_component),
+        Answer("En 2026-07-28, ¿cómo obtiene el servidor las roots?",
+               "Dentro de un resultado input_required; el cliente repite la llamada con la lista",
+               "SPEC_RULES 84; the 2026-07-28 schema", roots_travel_inside_input_required_at_2026),
+        Answer("Un servidor nuevo, escrito hoy",
+               "No adoptar roots: usar parámetros de herramienta, URIs de recursos o su "
+               "configuración", "SPEC_RULES 82; 2026-07-28 Client › Roots and Deprecated"),
+        Answer("El usuario deja de compartir Trabajo/",
+               "Se revoca en el acto: la siguiente lectura ya falla",
+               "SPEC_RULES 11-12 (access to what left the roots); exercise 4 rules"),
+    ],
+    "02_formularios.ipynb": [
+        Answer("El usuario cierra el formulario con Escape",
+               "cancel: no cambia nada y no vuelve a preguntar en bucle",
+               f"SPEC_RULES 48, 50; {E25} › Response Actions",
+               cancel_changes_nothing_and_is_asked_once),
+        Answer("Un cliente responde accept con un note_id",
+               "Lo rechaza: vuelve a validar contra las opciones ofrecidas, y no toca nada",
+               f"SPEC_RULES 31; {E25} › Form Mode Security",
+               answers_outside_the_options_are_refused),
+        Answer("En 2026-07-28, ¿cómo llega el formulario al cliente?",
+               "Dentro de un resultado input_required; el cliente repite la llamada con "
+               "inputResponses", "SPEC_RULES 75, 90", forms_travel_inside_input_required_at_2026),
+        Answer("(2025-11-25) La llamada se cancela con el formulario abierto",
+               "El servidor descarta la llamada, no responde ni borra, y retira su pregunta",
+               "Basic › Utilities › Cancellation; the lesson server (issue 10)",
+               a_cancelled_call_withdraws_its_form),
+    ],
+    "03_modo_url.ipynb": [
+        Answer("En modo URL, el usuario pulsa «Acepto abrir la página»",
+               "Que consiente en abrirla; no trae content",
+               f"SPEC_RULES 48-49; {E25} › Response Actions", url_accept_carries_no_content),
+        Answer("(2025-11-25) notes_sync necesita una configuración",
+               "El error −32042 con la URL en error.data.elicitations",
+               f"SPEC_RULES 44-46; {E25} › URL Elicitation Required Error", minus_32042_at_2025),
+        Answer("¿Y en 2026-07-28?",
+               "Un input_required con la elicitación en modo URL, sin elicitationId",
+               "SPEC_RULES 91, 93", url_inside_input_required_at_2026),
+        Answer("¿Para qué NO sirve nunca el modo URL?",
+               "Para autorizar al cliente ante el propio servidor MCP",
+               f"SPEC_RULES 37; {E25} › URL Mode Elicitation for OAuth Flows"),
+    ],
+    "04_seguridad.ipynb": [
+        Answer("Un flujo necesita una clave de API",
+               "Da instrucciones para configurarlo fuera de la conversación, o lo rechaza con "
+               "claridad", "SPEC_RULES 18, 32-33",
+               secrets_never_go_in_a_form_and_a_form_only_client_gets_instructions),
+        Answer("El usuario acepta un formulario que aprueba una operación",
+               "Volver a comprobar identidad, permisos, política y estado antes de actuar",
+               f"SPEC_RULES 31, 52-53; {E25} › Security Considerations"),
+        Answer("El servidor necesita llamar a la API de Notas Sync",
+               "No: sería token passthrough; necesita su propio permiso del tercero",
+               f"SPEC_RULES 54; {E25} › URL Mode Elicitation for OAuth Flows"),
+        Answer("En https://notas-sync.example@evil.example/connect",
+               "evil.example", "RFC 3986 userinfo; SPEC_RULES 65", userinfo_is_not_the_host),
+        Answer("Alicia le reenvía su enlace",
+               "Comprobar que quien abre es quien inició el flujo, antes de ir al proveedor",
+               f"SPEC_RULES 67-69; {E25} › Phishing"),
+    ],
+    "05_sdk_oficial.ipynb": [
+        Answer("Con el SDK mcp 2.x, ¿cómo declara un cliente la capacidad elicitation?",
+               "Pasando elicitation_callback: declara form y url, siempre los dos",
+               "mcp 2.3.0, run in memory", sdk_callback_declares_both_modes),
+        Answer("Sin mode=, ¿qué revisión habla Client del SDK 2.x", "2026-07-28",
+               "mcp 2.3.0, run in memory", sdk_default_is_2026),
+        Answer("En una conexión 2026-07-28, una herramienta llama a ctx.elicit_url",
+               "Falla con NoBackChannelError: el servidor ya no puede enviar peticiones",
+               "mcp 2.3.0, run in memory; SPEC_RULES 75",
+               sdk_elicit_url_has_no_back_channel_at_2026),
+        Answer("¿Qué NO hace el SDK por ti dentro de una herramienta?",
+               "Comprobar qué declaró el cliente y volver a mirar el disco antes de borrar",
+               "mcp 2.3.0 ServerSession.elicit_form / list_roots send without checking; "
+               "SPEC_RULES 5, 12, 74"),
+    ],
+    "06_revision_2026.ipynb": [
+        Answer("En 2026-07-28, ¿dónde dice el cliente qué versión",
+               "En el _meta de cada petición", "SPEC_RULES 73-74", meta_on_every_2026_request),
+        Answer("El cliente recibe input_required con un formulario",
+               "Enseña el formulario y repite la misma llamada, con id nuevo, inputResponses y "
+               "el requestState tal cual", "SPEC_RULES 79; the lesson server",
+               retry_is_a_new_request_with_the_answers),
+        Answer("Un requestState firmado con HMAC",
+               "No: mientras no caduque vale otra vez; el uso único lo garantiza el servidor",
+               "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations",
+               a_sealed_state_can_be_replayed),
+        Answer("Un cliente 2026 comparte Notas y Notas-privadas",
+               "Solo en Notas: las roots del cliente pueden estrechar el límite, no ampliarlo",
+               "SPEC_RULES 86; the lesson server's --root", server_limit_narrows_client_roots),
+    ],
+    "07_terminos_clave.ipynb": [
+        Answer("¿Quién decide las roots?", "El cliente, en nombre del usuario",
+               "SPEC_RULES 4, 11, 14"),
+        Answer("El usuario pulsa «Cancelar» en un formulario de borrado",
+               "No cambia nada y termina", "SPEC_RULES 48, 50",
+               cancel_changes_nothing_and_is_asked_once),
+        Answer("En modo URL, ¿qué trae la respuesta accept?",
+               "Solo la acción: es consentimiento para abrir la página", "SPEC_RULES 49",
+               url_accept_carries_no_content),
+        Answer("¿Qué significa −32042 y en qué revisión existe?",
+               "«Hace falta completar una URL», en 2025-11-25; retirado en 2026-07-28",
+               "SPEC_RULES 44, 93; the schemas' error codes", error_codes_by_revision),
+        Answer("En 2026-07-28, ¿qué protege al usuario",
+               "El límite que aplica el propio servidor", "SPEC_RULES 86",
+               server_limit_narrows_client_roots),
+    ],
+    "08_lecturas.ipynb": [
+        Answer("Entre la propuesta SEP-1036 y la revisión 2025-11-25",
+               "Pasó de «debería» (SHOULD) a «puede» (MAY)",
+               "SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 MAY"),
+        Answer("Quieres comprobar un detalle de las roots en 2026-07-28",
+               "En la página Client › Roots de 2026-07-28 y en la lista de cambios de esa "
+               "revisión", "SPEC_RULES 83, 85; the schemas", roots_page_changed_in_2026),
+        Answer("Según la issue #1819",
+               "Que quizá no llegue nunca, porque el servidor no está obligado a enviarlo",
+               "SEP1036.md A1 (issue #1819); the notification is a MAY"),
+    ],
+}
+PROOFS = sorted({a.proof.__name__: a.proof for keyed in KEY.values() for a in keyed
+                 if a.proof}.items())
+
+
+def entries():
+    return [(name, answer) for name in NOTEBOOKS for answer in KEY[name]]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_question_has_a_key_entry_and_every_entry_a_question(name):
+    asked = [q for q, *_ in quiz_questions(name)]
+    keyed = [a.question for a in KEY[name]]
+    matches = {k: [q for q in asked if q.startswith(k)] for k in keyed}
+    assert all(len(found) == 1 for found in matches.values()), matches
+    assert len(asked) == len(keyed)
+
+
+@pytest.mark.parametrize("name,answer", entries(), ids=lambda v: v if isinstance(v, str)
+                         else v.question[:40])
+def test_the_notebook_marks_the_answer_of_the_key(name, answer):
+    question, options, right, _ = next(q for q in quiz_questions(name)
+                                       if q[0].startswith(answer.question))
+    assert answer.right in options, f"{question}: the right answer is not an option"
+    assert options[right] == answer.right, f"{question}: marks {options[right]!r}"
+    assert answer.source
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("proof", [p for _, p in PROOFS], ids=[n for n, _ in PROOFS])
+def test_the_source_of_the_answer_holds(proof, monkeypatch):
+    if "monkeypatch" in proof.__code__.co_varnames[:proof.__code__.co_argcount]:
+        proof(monkeypatch)
+    else:
+        proof()
