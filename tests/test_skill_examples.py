@@ -1,11 +1,15 @@
 """The worked examples of outputs/skill-elicitation-form-designer.md are real.
 
-Every `json elicitation-example` block is the params of a form-mode `elicitation/create`: the
-server's own checker (code/elicitation.py `check_schema`) accepts it and so does the official
-2025-11-25 JSON schema (`ElicitRequestFormParams`). Every `json elicitation-answer` block is an
-answer to the example before it that the server would accept (`check_answer`) and that
-validates as an official `ElicitResult`. Every `json hard-reject` block is refused by
-`check_schema`.
+Every `json elicitation-example` block is the params of a form-mode `elicitation/create` and
+names, after the tag, the protocol revisions it is written for (`2025-11-25 2026-07-28`, or
+`2025-06-18` for the legacy shape): the server's own checker (code/elicitation.py
+`check_schema`) accepts it for each of them, and so does the official JSON schema of each
+(`ElicitRequestFormParams`; at 2025-06-18, where that definition does not exist yet, the
+params of an `elicitation/create` request). Every `json elicitation-answer` block is an answer
+to the example before it that the server would accept (`check_answer`) and that validates as
+an official `ElicitResult` of those revisions. Every `json hard-reject` block is refused by
+`check_schema`. (Whole JSON-RPC frames, marked `mcp-<revision>`, are checked by
+tests/notebooks/test_wire_examples.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_schema import validate_def
+from mcp_schema import REVISIONS, validate_def, validate_frame
 
 REPO = Path(__file__).resolve().parent.parent
 SKILL = REPO / "outputs" / "skill-elicitation-form-designer.md"
@@ -25,34 +29,42 @@ sys.path.insert(0, str(REPO / "code"))
 
 import elicitation  # noqa: E402  (code/elicitation.py)
 
-BLOCK = re.compile(r"^```json (elicitation-example|elicitation-answer|hard-reject)\n(.*?)^```$",
-                   re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"^```json (elicitation-example|elicitation-answer|hard-reject)([^\n]*)\n"
+                   r"(.*?)^```$", re.MULTILINE | re.DOTALL)
 LEGACY = "2025-06-18"
 
 
+def found_blocks() -> list[tuple[str, tuple[str, ...], dict]]:
+    """(kind, revisions named after the tag, value) of every tagged block, in order."""
+    return [(kind, tuple(info.split()), json.loads(body))
+            for kind, info, body in BLOCK.findall(SKILL.read_text("utf-8"))]
+
+
 def blocks(kind: str) -> list[dict]:
-    return [json.loads(body) for found, body in BLOCK.findall(SKILL.read_text("utf-8"))
-            if found == kind]
+    return [value for found, _, value in found_blocks() if found == kind]
 
 
-def answered_examples() -> list[tuple[dict, dict]]:
-    pairs, example = [], None
-    for kind, body in BLOCK.findall(SKILL.read_text("utf-8")):
+def examples() -> list[tuple[dict, str]]:
+    """(example, revision) for every revision each example names."""
+    return [(value, revision) for kind, revisions, value in found_blocks()
+            if kind == "elicitation-example" for revision in revisions]
+
+
+def answered_examples() -> list[tuple[dict, dict, str]]:
+    pairs, example, revisions = [], None, ()
+    for kind, named, value in found_blocks():
         if kind == "elicitation-example":
-            example = json.loads(body)
+            example, revisions = value, named
         elif kind == "elicitation-answer":
             assert example is not None, "an answer block comes before any example"
-            pairs.append((example, json.loads(body)))
+            pairs += [(example, value, revision) for revision in revisions]
     return pairs
 
 
-def protocol_of(example: dict) -> str:
-    """Examples without `mode` are written for 2025-06-18 clients."""
-    return "2025-11-25" if "mode" in example else LEGACY
-
-
-def label(example: dict) -> str:
-    return example["message"][:40]
+def label(value) -> str:
+    if isinstance(value, dict):
+        return value.get("message", value.get("action", ""))[:40]
+    return str(value)
 
 
 def test_skill_front_matter_names_the_lesson():
@@ -75,23 +87,48 @@ def test_skill_has_examples_answers_and_hard_rejects():
     assert len(blocks("hard-reject")) >= 6
 
 
-@pytest.mark.parametrize("example", blocks("elicitation-example"), ids=label)
-def test_example_schema_passes_the_servers_checker(example):
-    elicitation.check_schema(example["message"], example["requestedSchema"],
-                             protocol_of(example))
+def test_every_example_names_known_revisions_and_both_current_ones_appear():
+    named = [revisions for kind, revisions, _ in found_blocks() if kind == "elicitation-example"]
+    assert all(revisions and set(revisions) <= set(REVISIONS) for revisions in named), named
+    assert {"2025-11-25", "2026-07-28", LEGACY} <= {r for rs in named for r in rs}
 
 
-@pytest.mark.parametrize("example", blocks("elicitation-example"), ids=label)
-def test_example_is_valid_under_the_official_2025_11_25_schema(example):
-    validate_def(example, "2025-11-25", "ElicitRequestFormParams")
+def test_examples_without_mode_are_the_legacy_ones():
+    for example, revision in examples():
+        assert ("mode" not in example) == (revision == LEGACY), label(example)
 
 
-@pytest.mark.parametrize("example,answer", answered_examples(),
-                         ids=lambda v: label(v) if "message" in v else v["action"])
-def test_example_answer_is_accepted_by_the_server_and_the_official_schema(example, answer):
+def validate_params(example: dict, revision: str) -> None:
+    if revision == LEGACY:  # no ElicitRequestFormParams yet: check them inside a request
+        frame = {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": example}
+        validate_frame(frame, revision, "server")
+    else:
+        validate_def(example, revision, "ElicitRequestFormParams")
+
+
+@pytest.mark.parametrize("example,revision", examples(), ids=label)
+def test_example_schema_passes_the_servers_checker(example, revision):
+    elicitation.check_schema(example["message"], example["requestedSchema"], revision)
+
+
+@pytest.mark.parametrize("example,revision", examples(), ids=label)
+def test_example_is_valid_under_the_official_schema_of_each_revision_it_names(example,
+                                                                              revision):
+    validate_params(example, revision)
+
+
+def test_a_current_example_claimed_for_2025_06_18_would_be_caught():
+    current = next(e for e, r in examples() if r == "2025-11-25" and "oneOf" in json.dumps(e))
+    with pytest.raises(elicitation.SchemaError):  # titled oneOf options arrived in 2025-11-25
+        elicitation.check_schema(current["message"], current["requestedSchema"], LEGACY)
+
+
+@pytest.mark.parametrize("example,answer,revision", answered_examples(), ids=label)
+def test_example_answer_is_accepted_by_the_server_and_the_official_schema(example, answer,
+                                                                          revision):
     checked = elicitation.check_answer(example["requestedSchema"], answer)
     assert checked.action == answer["action"]
-    validate_def(answer, "2025-11-25", "ElicitResult")
+    validate_def(answer, revision, "ElicitResult")
 
 
 @pytest.mark.parametrize("form", blocks("hard-reject"), ids=label)
