@@ -20,6 +20,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -133,8 +134,17 @@ def test_one_command_installs_and_opens_jupyterlab_on_the_lessons(seeded_venv):
         assert token, "".join(seen)[-3000:]
         request = urllib.request.Request(f"http://127.0.0.1:{port}/api/contents/",
                                          headers={"Authorization": f"token {token}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            listing = json.load(response)
+        for _ in range(300):  # the address is printed as the server starts listening
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    listing = json.load(response)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.1)
+            except urllib.error.URLError as exc:
+                if not isinstance(exc.reason, ConnectionRefusedError):
+                    raise
+                time.sleep(0.1)
         names = {item["name"] for item in listing["content"]}
         assert {"01_roots.ipynb", "02_formularios.ipynb", "mcp_ui"} <= names
         with urllib.request.urlopen(urllib.request.Request(
