@@ -246,6 +246,10 @@ def link_pages(markdown_html: str, pages: dict[str, str]) -> str:
                                f'href="{page}"', markdown_html)
         markdown_html = re.sub(rf"(?<!>)<(strong|code)>((?:lessons/)?{stem}(?:\.ipynb)?)</\1>",
                                rf'<a href="{page}"><\1>\2</\1></a>', markdown_html)
+        # the map's table names them "01 · Roots" (bold for the core path)
+        number = re.escape(Path(notebook).stem.split("_", 1)[0])
+        markdown_html = re.sub(rf"<td>(<strong>)?({number} · [^<]+)(</strong>)?</td>",
+                               rf'<td><a href="{page}">\1\2\3</a></td>', markdown_html)
     return markdown_html
 
 
