@@ -3,6 +3,8 @@ names the field and the rule it broke: types, bounds, lengths, offered options (
 multi-select, both shapes), formats. A URL-mode `accept` carries no content at all. The forms
 a schema may hold are checked too: array items, defaults per revision, option values."""
 
+import datetime
+
 import pytest
 
 from elicitation import AnswerError, SchemaError, check_answer, check_schema, form
@@ -25,6 +27,12 @@ def refusal(prop, value):
 def test_a_url_mode_accept_carries_no_content():
     answer = check_answer(None, {"action": "accept", "content": {"token": "x"}})
     assert (answer.action, answer.content) == ("accept", {})
+
+
+@pytest.mark.parametrize("result", [{}, {"action": "acept"}, {"action": None}, "accept", None])
+def test_a_result_without_a_known_action_is_refused_naming_the_three(result):
+    with pytest.raises(AnswerError, match=r"acción válida \(accept, decline o cancel\)"):
+        check_answer(schema_of({"type": "boolean"}), result)
 
 
 @pytest.mark.parametrize("content", [None, ["v"], "v"])
@@ -76,11 +84,25 @@ def test_text_is_checked_by_length_and_offered_options(prop, good, bad, reason):
     ("email", "a.b@c.d", "a b@c.d", "no es un email"),
     ("uri", "https://example.com", "example.com", "no es una URI"),
     ("uri", "urn:isbn:0451450523", "1http://x", "no es una URI"),
+    ("uri", "MAILTO:ana@example.com", "://example.com", "no es una URI"),
 ])
 def test_text_formats_are_checked(fmt, good, bad, reason):
     prop = {"type": "string", "format": fmt}
     assert accepted(prop, good) == {"v": good}
     assert refusal(prop, bad) == f"el campo 'v' {reason}"
+
+
+def test_a_utc_z_timestamp_is_read_even_where_python_cannot_read_z(monkeypatch):
+    """The demo runs on Python 3.10+, whose datetime.fromisoformat does not read "Z"."""
+    class Python310Datetime(datetime.datetime):
+        @classmethod
+        def fromisoformat(cls, text):
+            if text[-1:] in "Zz":
+                raise ValueError(f"Invalid isoformat string: {text!r}")
+            return super().fromisoformat(text)
+    monkeypatch.setattr(datetime, "datetime", Python310Datetime)
+    prop = {"type": "string", "format": "date-time"}
+    assert accepted(prop, "2025-01-31T10:00:00Z") == {"v": "2025-01-31T10:00:00Z"}
 
 
 ENUM_ITEMS = {"type": "string", "enum": ["casa", "ideas"]}

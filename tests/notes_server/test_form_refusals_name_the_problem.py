@@ -74,6 +74,12 @@ def test_a_secret_field_is_refused_under_its_own_name():
         "'password' parece pedir un secreto")
 
 
+@pytest.mark.parametrize("name", ["clientSecret", "githubToken", "api-key", "private-key"])
+def test_secret_names_are_found_across_camel_case_and_hyphens(name):
+    assert refused("¿?", one(name, {"type": "string"})).startswith(
+        f"'{name}' parece pedir un secreto")
+
+
 def test_a_url_in_the_message_is_refused_as_the_message():
     assert refused("Lee https://example.com", one("ok", CONFIRM)).startswith(
         "'message' contiene una URL")
