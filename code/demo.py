@@ -107,7 +107,7 @@ class Demo:
         sdk = self.server.config.sdk_version or "desconocida"
         self.say(f"Servidor de notas escrito solo con la biblioteca estándar; para la guarda del "
                  f"modo URL simula correr sobre el SDK mcp {sdk} (cámbialo con --sdk-version). "
-                 f"Protocolo: {self.protocol}. Cliente y servidor están en este proceso pero "
+                 f"Protocolo: {self.protocol}. Cliente y servidor están en este proceso, pero "
                  "solo se hablan con líneas JSON-RPC: lo que ves tras C→S y S→C es el cable.")
         self.say("El usuario dio acceso a una sola carpeta, Notas/. Al lado hay Notas-privadas/ "
                  "(comparte prefijo, pero NO es una root) y Trabajo/ (aún no compartida).")
@@ -193,14 +193,15 @@ class Demo:
         else:
             self.say("El usuario comparte también Trabajo/. El cliente envía "
                      "notifications/roots/list_changed; el servidor vuelve a pedir roots/list "
-                     "y cambia el límite de una sola vez (nunca mitad viejo, mitad nuevo).")
+                     "y cambia el límite de una sola vez (ninguna llamada ve media lista vieja y "
+                     "media nueva).")
             self.client.set_roots([self.notes, self.work])
         self.call(self.client, "notes_list")
 
     def url_mode(self):
         self.title("notes_setup y notes_sync · modo URL")
-        self.say("Configurar la sincronización exige autorizar a un tercero: eso es un secreto "
-                 "y nunca va en un formulario. Un cliente que solo declaró elicitation: {} "
+        self.say("Configurar la sincronización exige autorizar a un tercero, y eso nunca va "
+                 "en un formulario. Un cliente que solo declaró elicitation: {} "
                  "(solo formulario) no recibe nunca una URL, y el servidor tampoco le pide la "
                  "clave en un formulario: le da instrucciones para hacerlo fuera.")
         form_only = self.connect(ScriptedUser(), elicitation={})
@@ -219,7 +220,7 @@ class Demo:
             self.say("notes_sync necesita la configuración hecha. Sin ella responde con el error "
                      "-32042 (URLElicitationRequiredError): la petición no puede seguir hasta "
                      "que el usuario complete la URL que va en data.elicitations; el cliente "
-                     "podría abrirla y reintentar. Aquí configuramos con notes_setup:")
+                     "podría abrirla y reintentar. (Aquí configuraremos después con notes_setup.)")
         self.call(self.client, "notes_sync")
         self.say("El cliente principal sí declaró elicitation.url. El servidor lo manda a una "
                  "página (aquí, una página local en 127.0.0.1 que simula al proveedor). "
@@ -230,7 +231,7 @@ class Demo:
         if self.stateless:
             self.say("En 2026-07-28 la petición URL ya no lleva elicitationId ni hay "
                      "notifications/elicitation/complete: el cliente reintenta cuando el usuario "
-                     "termina, y el servidor consulta su propio registro del flujo.")
+                     "termina, y el servidor consulta el estado del flujo, que guardó él mismo.")
         self.user.answers.append({"action": "accept"})
         self.call(self.client, "notes_setup")
         self.say("Con la sincronización configurada, notes_sync ya funciona:")

@@ -147,7 +147,7 @@ def test_answer_that_does_not_fit_archives_nothing(lab, grade, revision):
     run = ej2.start(lab, grade, revision, tree, accept("n-inventada"),
                     accept("n-inf-a", confirm="sí"))
     before = tree.snapshot()
-    for answer in ("note_id: 'n-inventada'", "confirm: 'sí' (texto, no boolean)"):
+    for answer in ("note_id: 'n-inventada'", "confirm: 'sí' (texto, no booleano)"):
         call = run.call(TOOL, {"title": TITLE})
         asked(grade, call, TITLE)
         ej2.unchanged(grade, tree, before, f"tras accept con {answer}")
