@@ -36,11 +36,12 @@ from .pages import SimulatedPage, open_page, submit_page
 from .recap import code_tour, quiz
 from .review import Review, revisar
 from .transcript import peek_state, side_by_side, summarize_frame
-from .users import CallPanel, Raw, WidgetUser
+from .users import CallPanel, NoAnswer, Raw, WidgetUser
 
 __all__ = [
     "CODE", "GUARD_CASES", "LESSONS", "REPO", "SOLUTIONS", "CallPanel", "CallRecord",
-    "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NotesLab", "Raw",
+    "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
+    "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
     "current_kernel", "open_page", "options_of", "peek_state", "preview_consent", "quiz",
     "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",

@@ -190,13 +190,15 @@ class LabClient:
         return self._detached and self._task is not None and not self._task.done()
 
     async def call(self, tool: str, arguments: dict | None = None, *, scripted=(),
-                   simulate: bool = False, browser: str = "allow",
-                   echo: bool = True) -> ToolResult:
+                   simulate: bool = False, browser: str = "allow", echo: bool = True,
+                   cancel_after: float | None = None) -> ToolResult:
         """Call a tool; forms appear below and the call waits for your answer.
 
-        scripted: the answers (ElicitResult dicts) a simulated user gives, in order; used only
-        with LESSON_USER=scripted or simulate=True. browser: what the simulated browser clicks
-        on the setup page ("allow" or "deny").
+        scripted: the answers (ElicitResult dicts, `Raw(...)`, or `NoAnswer()` to leave the
+        form open) a simulated user gives, in order; used only with LESSON_USER=scripted or
+        simulate=True. browser: what the simulated browser does on the setup page ("allow",
+        "deny", or "later": it never opens it). cancel_after: this client gives up after that
+        many seconds, like an SDK's request timeout, and cancels the call on the wire.
         """
         if self.waiting():
             print(checks.WAIT_FIRST)
@@ -214,6 +216,17 @@ class LabClient:
         loop = asyncio.get_running_loop()
         self._detached, self._person = False, loop.create_future()
         self._task = task = loop.create_task(self._run(record, echo))
+        if cancel_after is not None:
+            timer = loop.call_later(cancel_after, task.cancel)
+            task.add_done_callback(lambda _: timer.cancel())
+            try:
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if not task.cancelled():
+                    raise  # the cell itself was stopped
+                if echo:
+                    print(f"« ⏹ el cliente abandonó la llamada a los {cancel_after:g} s")
+                return ToolResult({}, {"code": None, "message": "cancelada por el cliente"})
         if self.lab.kernel.awaits_clicks:
             return await task  # stopping the cell cancels the task, and so the call
         try:
@@ -313,7 +326,8 @@ class LabClient:
             result = await self.client.request(method, params or {})
         except wire.RpcError as exc:
             result = {"error": {"code": exc.code, "message": exc.message, "data": exc.data}}
-        answer = [summarize_frame(d, m) for d, m in self.frames[start:] if d == "←"]
+        answer = [summarize_frame(d, m, hide=self.lab.hide) for d, m in self.frames[start:]
+                  if d == "←"]
         print(self.lab.hide(answer[-1] if answer else short_json(result)))
         return result
 
@@ -348,8 +362,8 @@ class LabClient:
             start, end = self.last.frames[0], None if self._busy() else self.last.frames[1]
         frames = self.frames[start:end]
         if full:
-            return [self.lab.hide(frame_json(d, m)) for d, m in frames]
-        return [self.lab.hide(summarize_frame(d, m)) for d, m in frames]
+            return [frame_json(d, m, hide=self.lab.hide) for d, m in frames]
+        return [summarize_frame(d, m, hide=self.lab.hide) for d, m in frames]
 
     def transcript(self, last_call: bool = False, full: bool = False) -> None:
         """Print the frames that crossed (the last call's only, if asked)."""
@@ -363,7 +377,7 @@ class LabClient:
         start, end = (self.last.frames[0], None if self._busy() else self.last.frames[1]) \
             if last_call else (0, None)
         direction, msg = self.frames[start:end][index]
-        print(self.lab.hide(frame_json(direction, msg, indent=2)))
+        print(frame_json(direction, msg, indent=2, hide=self.lab.hide))
 
     def last_url(self) -> str | None:
         """The URL of the most recent URL-mode elicitation this client received."""

@@ -32,16 +32,28 @@ def abbreviate(value, key=None):
     return value
 
 
+def hidden(value, hide):
+    """`value` with `hide` applied to every string in it (before anything is shortened, so a
+    cut never shows part of what should be hidden)."""
+    if isinstance(value, dict):
+        return {hide(k): hidden(v, hide) for k, v in value.items()}
+    if isinstance(value, list):
+        return [hidden(v, hide) for v in value]
+    return hide(value) if isinstance(value, str) else value
+
+
 def who(direction: str) -> str:
     return "C→S" if direction == "→" else "S→C"
 
 
-def frame_json(direction: str, msg: dict, indent=None) -> str:
-    return f"{who(direction)} " + json.dumps(abbreviate(msg), ensure_ascii=False, indent=indent)
+def frame_json(direction: str, msg: dict, indent=None, hide=lambda text: text) -> str:
+    return f"{who(direction)} " + json.dumps(abbreviate(hidden(msg, hide)), ensure_ascii=False,
+                                             indent=indent)
 
 
-def summarize_frame(direction: str, msg: dict) -> str:
+def summarize_frame(direction: str, msg: dict, hide=lambda text: text) -> str:
     """One readable line for a JSON-RPC frame (who sent it, id, method, the gist)."""
+    msg = hidden(msg, hide)
     ident = f"#{msg['id']} " if "id" in msg else ""
     if "method" in msg:
         gist = _params_gist(msg["method"], msg.get("params") or {})

@@ -38,6 +38,11 @@ class Raw:
     result: dict
 
 
+class NoAnswer:
+    """A scripted answer that leaves the dialog open: the person never answers (to see what a
+    client's timeout or a cancellation does to an open form)."""
+
+
 WITHDRAW_GRACE = 2.0  # seconds a cancelled call's dialogs wait for the server to withdraw them
 
 
@@ -142,6 +147,10 @@ class WidgetUser:
     async def open_url(self, url: str) -> None:
         # Like a person: the consent reaches the server (queued first) before the page does.
         await asyncio.sleep(0)
+        if self.script is not None and self.browser_decision == "later":
+            self.panel.note("🤖 El usuario dio su consentimiento, pero no abre la página "
+                            "(todavía).")
+            return
         if self.script is not None:
             button = "Autorizar" if self.browser_decision == "allow" else "Rechazar"
             self.panel.note(f"🤖 El navegador simulado abre la página y pulsa «{button}».")
@@ -191,6 +200,10 @@ class WidgetUser:
         if not had_answer:
             dialog.resolve(answer, note="🤖 El usuario simulado no tenía respuesta preparada "
                            "para esta pregunta: envió <b>cancel</b>.")
+            return
+        if isinstance(answer, NoAnswer):
+            dialog.status.value = ("🤖 El usuario simulado deja el formulario abierto: no "
+                                   "responde.")
             return
         if isinstance(answer, Raw):
             dialog.resolve(answer.result, note="🤖 El usuario simulado envió sin validar: "

@@ -709,3 +709,37 @@ def test_revisar_takes_its_verdict_from_the_runner_plugged_in(monkeypatch, tmp_p
     review = ui.revisar("ejercicio2", folder=tmp_path)
     assert asked == [("ejercicio2", tmp_path)]
     assert review.summary() == "ejercicio2: 2 de 3 puntos" and review.tests[0]["output"] == "casi"
+
+
+def test_a_client_timeout_cancels_a_call_whose_form_was_left_open(lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        result = await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                                 scripted=[ui.NoAnswer()], cancel_after=0.3)
+        await until(lambda: received(conn, "notifications/cancelled"))
+        return conn, result
+    conn, result = in_loop(go)
+    assert result.error == {"code": None, "message": "cancelada por el cliente"}
+    assert "el cliente abandonó la llamada a los 0.3 s" in capsys.readouterr().out
+    assert len(sent(conn, "notifications/cancelled")) == 1
+    assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
+    async def go():
+        conn = await lab.connect(quiet=True, setup_wait=0.5)
+        return conn, await conn.call("notes_setup", simulate=True,
+                                     scripted=[{"action": "accept"}], browser="later")
+    conn, result = in_loop(go)
+    assert result.data == {"status": "pending"} and conn.page_visits() == 0
+
+
+def test_transcripts_hide_the_practice_folder_before_shortening(lab):
+    async def go():
+        conn = await lab.connect("2026-07-28", quiet=True)
+        await conn.call("notes_list", echo=False)
+        return conn
+    conn = in_loop(go)
+    lines = "\n".join(conn.transcript_lines())
+    assert "inputResponses" in lines and str(lab.base) not in lines
+    assert str(lab.base)[:8] not in lines.replace("file:///…", "")
