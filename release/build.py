@@ -7,9 +7,7 @@
   instructor may see (`INSTRUCTOR_ONLY`: the reference solutions, the hidden grading tests, the
   grader's own tests and catalogues, this folder); a test file that needs the reference or a
   helper of those tests is instructor-only too (found by `needs_reference`, and said so in the
-  build's output), except
-  the test functions listed in `INSTRUCTOR_ONLY_TESTS`, which are cut out of their files (the
-  rest of those files ships). Its README is this README with the instructors' section left
+  build's output). Its README is this README with the instructors' section left
   out and the section on exercises and grading replaced by `release/student/ejercicios.md`.
   Its grader runs the public tests only (`grader/checks/hidden/` is not there).
 - `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
@@ -50,10 +48,6 @@ INSTRUCTOR_ONLY = (
 )
 # Tests of files that ship, which need instructor-only files: cut out of the student edition
 # (they still run in this repository).
-INSTRUCTOR_ONLY_TESTS = (
-    "tests/notebooks/test_exercise_cells.py::test_revisar_reports_full_marks_for_the_reference_"
-    "solution",
-)
 REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
 README = "README.md"
 STUDENT_NOTE = "release/student/nota.md"          # goes right under the title
@@ -86,28 +80,6 @@ def read(name):
 
 
 # -- the student edition ------------------------------------------------------------------------
-def cut_tests(name, text):
-    """`text` of the test file `name` without its INSTRUCTOR_ONLY_TESTS (decorators included)."""
-    wanted = {node.split("::", 1)[1] for node in INSTRUCTOR_ONLY_TESTS
-              if node.split("::", 1)[0] == name}
-    if not wanted:
-        return text
-    tree = ast.parse(text)
-    lines = text.splitlines(keepends=True)
-    found = set()
-    for node in sorted(tree.body, key=lambda n: -n.lineno):
-        if isinstance(node, ast.FunctionDef) and node.name in wanted:
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-            end = node.end_lineno
-            while end < len(lines) and not lines[end].strip():
-                end += 1
-            del lines[start:end]
-            found.add(node.name)
-    if found != wanted:
-        raise BuildError(f"{name}: tests to cut not found: {sorted(wanted - found)}")
-    return "".join(lines)
-
-
 def instructor_modules():
     """Helper modules that live only in instructor-only test folders (tests/grader/mutants.py
     and the like): a shipped test that imports one cannot run in the student edition."""
@@ -136,7 +108,7 @@ def student_plan():
             continue
         text = None
         if name.startswith("tests/") and name.endswith(".py"):
-            text = cut_tests(name, read(name))
+            text = read(name)
             if needs_reference(text, modules):
                 dropped.append(name)
                 continue
@@ -368,8 +340,6 @@ def main(argv=None):
         count = len(archive.namelist())
     for name in dropped:
         print(f"left out of the student edition (needs grader/reference): {name}")
-    for node in INSTRUCTOR_ONLY_TESTS:
-        print(f"cut out of the student edition (needs grader/reference): {node}")
     print(f"student edition: {student} ({len(files)} files, no leak found)")
     print(f"autograder bundle: {bundle} ({count} files, no reference)")
     return 0

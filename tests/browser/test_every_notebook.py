@@ -6,309 +6,26 @@ a click, and the test gives the one the notebook's markdown asks the learner for
 2026-07-28 also «Ya terminé en la página»...). Cells that use the scripted user on purpose
 (`simulate=True`) need no clicks. The quiz that ends every notebook is answered with clicks
 too: a wrong option first (its explanation says «✗ No.»), then the right one of every question
-(«✓ Correcto.»). The exercise cells run the starter code, so «Sin
-implementar» and `revisar` giving 0 points are the expected outcome there. A second journey
-per graded notebook types the reference solutions into the exercise cells, as a learner who
-solved them would: their forms and consents then take clicks too, and `revisar` gives full
-marks.
+(«✓ Correcto.»). The exercise cells run the starter code, so «Sin implementar» and `revisar`
+giving 0 points are the expected outcome there.
 
 After the run every code cell must have run, none may show a traceback or anything on
 stderr or draw the same widget twice, the notebook's own checks (`ui.check`,
 `lab.check_...`) must print their ✓ line and no ✗, and the practice folder must be gone (the
-last cell cleans up). One JupyterLab serves the whole module from two private copies of the
-course (inicial/, resuelto/); every notebook gets its own workspace, kernel (shut down
-afterwards) and practice folder.
-Screenshots: tests/artifacts/notebook-*.png.
+last cell cleans up). How a run is driven and read: journeys.py.
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import pytest
 
-from lab import (
-    REPO,
-    WRITEFILE,
-    clear_all_outputs,
-    copy_course,
-    notebook_cells,
-    open_notebook,
-    screenshot,
-    start_run_all,
-    type_in_solutions,
-    wait_until_all_ran,
-    write_starter_solutions,
-)
-
-expect = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
-).expect
-expect.set_options(timeout=30_000)  # two cores shared by kernel, servers and browser
-
-WIDGET = "application/vnd.jupyter.widget-view+json"
-# A form or consent dialog that still waits for an answer: its buttons are enabled.
-OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
+from journeys import STARTERS, name_of, run_with_clicks, serve_course
+from lab import REPO
 
 
-# -- what a learner does ------------------------------------------------------------------
-def open_dialog(page, kind: str):
-    """The one dialog the run is paused on; `kind` is a phrase of its header."""
-    dialog = page.locator(OPEN_DIALOG)
-    dialog.first.wait_for(timeout=120_000)
-    expect(dialog).to_have_count(1)
-    expect(dialog).to_contain_text(kind)
-    return dialog
-
-
-def choose_note_and_accept(page, note_id: str, confirm: str = "Sí, bórrala") -> None:
-    """Elige la nota, marca la confirmación («Sí, bórrala») y pulsa Aceptar."""
-    form = open_dialog(page, "te pregunta")
-    form.locator(".widget-radio-box label").filter(
-        has_text=re.compile(rf"· {re.escape(note_id)}$")).locator("input").check()
-    form.locator(".widget-checkbox", has_text=confirm).locator("input").check()
-    form.get_by_role("button", name="Aceptar", exact=True).click()
-    sent = f'Enviaste Aceptar (accept): {{"note_id":"{note_id}","confirm":true}}'
-    expect(page.get_by_text(sent, exact=True)).to_be_visible()
-
-
-def consent_and_authorize(page, then_done: bool = False) -> None:
-    """Acepto abrir la página → abre el enlace en una pestaña nueva → Autorizar → vuelve
-    (and at 2026-07-28, «Ya terminé en la página»)."""
-    dialog = open_dialog(page, "quiere que abras una página")
-    expect(dialog.locator("mark")).to_contain_text("127.0.0.1")
-    dialog.get_by_role("button", name="Acepto abrir la página").click()
-    link = page.locator("a.mcp-open-page:visible")
-    expect(link).to_have_count(1)
-    with page.context.expect_page() as opened:
-        link.click()
-    setup = opened.value
-    setup.wait_for_load_state()
-    assert setup.url.startswith("http://127.0.0.1:"), setup.url
-    setup.locator("#allow").click()
-    expect(setup.locator("#result")).to_contain_text("Notas Sync quedó autorizado")
-    setup.close()
-    page.bring_to_front()
-    if then_done:
-        done = page.get_by_role("button", name="Ya terminé en la página")
-        expect(done).to_be_enabled()
-        done.click()
-        expect(done).to_be_disabled()
-
-
-def decline_consent(page) -> None:
-    """Rechazar: the dialog is answered and no link to the page appears."""
-    dialog = open_dialog(page, "quiere que abras una página")
-    links = page.locator("a.mcp-open-page").count()
-    dialog.get_by_role("button", name="Rechazar", exact=True).click()
-    expect(dialog).to_have_count(0)  # answered: its buttons are disabled
-    expect(page.get_by_text("Enviaste Rechazar (decline)").last).to_be_visible()
-    assert page.locator("a.mcp-open-page").count() == links
-
-
-def learner_02(page) -> None:
-    # «Prueba antes a pulsar Aceptar sin elegir nada: el formulario no envía respuestas
-    # incompletas.»
-    form = open_dialog(page, "Hay 3 notas")
-    form.get_by_role("button", name="Aceptar", exact=True).click()
-    expect(form).to_contain_text("No se envió nada: falta «Nota» (obligatorio)")
-    choose_note_and_accept(page, "note-7")  # «Elige la nota de 2024»
-
-
-def learner_03(page) -> None:
-    consent_and_authorize(page)
-    # «En el de 2026-07-28 aparecerá el diálogo de consentimiento: pulsa Rechazar»
-    decline_consent(page)
-
-
-def learner_05(page) -> None:
-    for note in ("note-7", "note-14", "note-31"):  # legacy, 2026-07-28, MCPServer in memory
-        choose_note_and_accept(page, note)
-
-
-def learner_06(page) -> None:
-    choose_note_and_accept(page, "note-14")  # «elige note-14 y confirma» (2026-07-28)
-    consent_and_authorize(page, then_done=True)
-
-
-def quiz_of(notebook: str) -> list[tuple]:
-    """The notebook's closing quiz, as written: (question, options, right, explanation)."""
-    cells = json.loads((REPO / "lessons" / notebook).read_text(encoding="utf-8"))["cells"]
-    source = source_of(cells[-1])
-    call = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
-                and getattr(n.func, "attr", "") == "quiz")
-    return ast.literal_eval(call.args[0])
-
-
-def answer_the_quiz(page, notebook: str) -> None:
-    """«Elige una respuesta en cada pregunta y pulsa "Comprobar".» A wrong answer first, to
-    see the explanation of a miss; then the right answer of every question."""
-    quiz = quiz_of(notebook)
-    questions = page.locator(".jp-Notebook .jp-CodeCell").last.locator(
-        ".widget-vbox:has(> .widget-radio)")
-    expect(questions, "the quiz is shown once").to_have_count(len(quiz))
-
-    def pick(question, option: str) -> None:
-        question.locator(".widget-radio-box label").filter(
-            has_text=re.compile(rf"^{re.escape(option)}$")).locator("input").check()
-        question.get_by_role("button", name="Comprobar").click()
-
-    _, options, right, why = quiz[0]
-    pick(questions.first, options[(right + 1) % len(options)])
-    expect(questions.first).to_contain_text("✗ No.")
-    for number, (_, options, right, why) in enumerate(quiz):
-        pick(questions.nth(number), options[right])
-        expect(questions.nth(number)).to_contain_text("✓ Correcto. " + why[:40])
-
-
-def nothing_to_answer(page) -> None:
-    """The notebook asks nothing (its questions, if any, go to the scripted user)."""
-
-
-# With a working solution the exercise cells ask too («Pruébalo con clics»).
-def learner_02_solved(page) -> None:
-    learner_02(page)
-    choose_note_and_accept(page, "note-3", confirm="Sí, archívala")
-
-
-def learner_03_solved(page) -> None:
-    learner_03(page)
-    decline_consent(page)  # your guard allows URL mode: a consent instead of instructions
-
-
-def learner_06_solved(page) -> None:
-    learner_06(page)
-    choose_note_and_accept(page, "note-3", confirm="Sí, archívala")
-
-
-# -- the lessons ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Journey:
-    notebook: str
-    learner: Callable = nothing_to_answer
-    # in the outputs (or, for a pair, in the outputs of the cell whose code has the first
-    # part): the ✓ lines of the notebook's checks and the outcomes the markdown promises
-    prints: tuple = ()
-    expected_crosses: str = r"$^"  # ✗ lines that are lesson content, not a failed check
-    focus: str = ""             # scrolled into view for the screenshot
-
-
-def zero_points(exercise: str) -> re.Pattern:
-    return re.compile(rf"^{exercise}: 0 de [1-9]\d* puntos$", re.M)
-
-
-def full_marks(exercise: str) -> re.Pattern:
-    return re.compile(rf"^{exercise}: ([1-9]\d*) de \1 puntos$", re.M)
-
-
-STARTERS = (
-    Journey("01_roots.ipynb",
-           prints=("✓ Ningún intento escribió fuera de las roots.", zero_points("ejercicio4")),
-           focus="Ningún intento escribió fuera de las roots"),
-    Journey("02_formularios.ipynb", learner_02,
-           prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",
-                   "✓ Ninguno de los cuatro casos tocó el disco.",
-                   "« ✗ Sin implementar", zero_points("ejercicio2")),
-           focus='"note_id":"note-7","confirm":true'),
-    Journey("03_modo_url.ipynb", learner_03,
-           prints=("✓ Consentimiento → página → notifications/elicitation/complete",
-                   "✓ La página no se cargó: sin consentimiento no hay visita.",
-                   "este enlace se anuló", "« ✓ Sincronización configurada",
-                   ("s25.call", "« ✗ error -32042: URL elicitation required"),
-                   ("s26.call", "« ✓ No se sincronizó nada: antes hay que autorizar Notas Sync."),
-                   zero_points("ejercicio3")),
-           focus="Llegó notifications/elicitation/complete"),
-    Journey("04_seguridad.ipynb",
-           prints=("✓ Solo el primero pasa", "✓ El formulario no llegó a salir del servidor",
-                   "✓ Estado falso rechazado"),
-           expected_crosses=r"^✗ El servidor se niega a enviarlo: ",
-           focus="notas-sync.example.evil.example"),
-    Journey("05_sdk_oficial.ipynb", learner_05,
-           prints=("Borrada la nota note-7 (TPS report, 2024-04-10).",
-                   "Borrada la nota note-14 (TPS report, 2025-04-09).",
-                   "Borrada la nota note-31 (2025-01-15).",
-                   "✓ Se borró una sola de las dos actas: la que elegiste."),
-           focus='"note_id":"note-31","confirm":true'),
-    Journey("06_revision_2026.ipynb", learner_06,
-           prints=("« ✓ Borrada la nota note-14",
-                   "✓ Estado alterado y estado reutilizado con otros argumentos",
-                   "✓ Ninguna escritura salió del límite configurado en el servidor.",
-                   "« ✓ Sincronización configurada", "« ✗ Sin implementar",
-                   zero_points("ejercicio2"), zero_points("ejercicio3")),
-           focus="« ✓ Sincronización configurada"),
-    Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Representan"),
-    Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),
-           focus="code/roots.py"),
-)
-SOLVED = (
-    Journey("01_roots.ipynb",
-            prints=("h-1 (note-3, en Notas/): ✓ se puede leer",
-                    "h-2 (note-99, en Notas-privadas/): ✗ el handle h-2 ya no es válido",
-                    "h-3 (note-21, en Trabajo/): ✗ el handle h-3 ya no es válido",
-                    full_marks("ejercicio4")),
-            focus="ya no es válido"),
-    Journey("02_formularios.ipynb", learner_02_solved,
-            prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",
-                    "« ✓ Archivada la nota note-3", full_marks("ejercicio2")),
-            focus='"note_id":"note-3","confirm":true'),
-    Journey("03_modo_url.ipynb", learner_03_solved,
-            prints=("✓ Consentimiento → página → notifications/elicitation/complete",
-                    ("mia.call", "« ✓ No se configuró nada: rechazaste abrir la página."),
-                    full_marks("ejercicio3")),
-            focus="Enviaste Rechazar"),
-    Journey("06_revision_2026.ipynb", learner_06_solved,
-            prints=("« ✓ Sincronización configurada", "« ✓ Archivada la nota note-3",
-                    full_marks("ejercicio2"), full_marks("ejercicio3")),
-            focus='"note_id":"note-3","confirm":true'),
-)
-
-
-# -- reading the run -----------------------------------------------------------------------
-def output_text(cell: dict) -> str:
-    parts = []
-    for out in cell.get("outputs", []):
-        text = out.get("text") or (out.get("data") or {}).get("text/plain") or ""
-        parts.append("".join(text) if isinstance(text, list) else text)
-    return "\n".join(parts)
-
-
-def source_of(cell: dict) -> str:
-    text = cell.get("source", "")
-    return "".join(text) if isinstance(text, list) else text
-
-
-def first_line(cell: dict) -> str:
-    return (source_of(cell).strip().splitlines() or [""])[0]
-
-
-def appears(expected, text: str) -> bool:
-    return bool(expected.search(text)) if isinstance(expected, re.Pattern) else expected in text
-
-
-# -- fixtures ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def course(module_jupyter_lab, tmp_path_factory):
-    """One JupyterLab for the module, serving two private copies of the course:
-    inicial/ (the exercise cells as shipped) and resuelto/ (the reference solutions typed
-    into them). Each soluciones/ starts with what its exercise cells write (as after running
-    notebooks 01-03), so notebook 06 finds them even when run alone. Kernels get a private
-    TMPDIR and no LESSON_USER.
-    """
-    base = tmp_path_factory.mktemp("every-notebook")
-    for copy in ("inicial", "resuelto"):
-        lessons = copy_course(base / copy) / "lessons"
-        if copy == "resuelto":
-            assert type_in_solutions(lessons, REPO / "grader" / "reference" / "soluciones")
-        assert write_starter_solutions(lessons), "no %%writefile exercise cells found"
-    scratch = base / "tmp"
-    scratch.mkdir()
-    lab = module_jupyter_lab(base, env={
-        "LESSON_USER": None, "LESSON_KEEP_LAB": None, "TMPDIR": str(scratch)})
-    return lab, scratch
+    return serve_course(module_jupyter_lab, tmp_path_factory, "inicial")
 
 
 @pytest.fixture
@@ -318,74 +35,10 @@ def lab(course):
     lab.shutdown_kernels()  # the next notebook starts from a fresh kernel
 
 
-def practice_folders(course) -> set[str]:
-    return {p.name for p in course[1].glob("notas-leccion-*")}
-
-
-def run_with_clicks(page, lab, course, relpath: str, journey: Journey, shot: str) -> None:
-    """Open, Run All, answer as the markdown says, then check what the run left."""
-    before = practice_folders(course)
-    open_notebook(page, lab, relpath, workspace=shot)
-    clear_all_outputs(page)
-    start_run_all(page)
-    journey.learner(page)
-    wait_until_all_ran(page)
-    answer_the_quiz(page, journey.notebook)
-
-    cells = [c for c in notebook_cells(page) if c["cell_type"] == "code"]
-    errors = [f"{first_line(c)} → {o.get('ename')}: {o.get('evalue')}"
-              for c in cells for o in c.get("outputs", []) if o["output_type"] == "error"]
-    stderr = [f"{first_line(c)} → {''.join(o.get('text', ''))[:300]}"
-              for c in cells for o in c.get("outputs", [])
-              if o["output_type"] == "stream" and o.get("name") == "stderr"]
-    unran = [first_line(c) for c in cells if c.get("execution_count") is None]
-    assert errors == [], errors
-    assert stderr == [], stderr
-    assert unran == [], f"cells that never ran: {unran}"
-    shown = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-    assert shown.count() == 0, shown.all_inner_texts()
-    widgets = [o["data"][WIDGET]["model_id"] for c in cells for o in c.get("outputs", [])
-               if WIDGET in (o.get("data") or {})]
-    drawn_twice = [first_line(c) for c in cells for o in c.get("outputs", [])
-                   if WIDGET in (o.get("data") or {})
-                   and widgets.count(o["data"][WIDGET]["model_id"]) > 1]
-    assert drawn_twice == [], f"the same widget is drawn twice by: {drawn_twice}"
-
-    text = "\n".join(output_text(c) for c in cells)
-    for expected in journey.prints:
-        if isinstance(expected, tuple):
-            code, expected = expected
-            found = any(appears(expected, output_text(c)) for c in cells
-                        if code in source_of(c))
-        else:
-            found = appears(expected, text)
-        assert found, f"not in the outputs: {expected!r}"
-    failed_checks = [line for line in text.splitlines() if line.startswith("✗ ")
-                     and not re.search(journey.expected_crosses, line)]
-    assert failed_checks == []
-    assert practice_folders(course) <= before, "the cleanup cell left the practice folder"
-
-    if journey.focus:
-        page.get_by_text(journey.focus).first.scroll_into_view_if_needed()
-    assert screenshot(page, f"notebook-{shot}").stat().st_size > 0
-
-
-def name_of(journey: Journey) -> str:
-    return journey.notebook.removesuffix(".ipynb")
-
-
 # -- tests ---------------------------------------------------------------------------------
 def test_every_lesson_notebook_has_a_browser_journey():
     assert sorted(j.notebook for j in STARTERS) == sorted(
         p.name for p in (REPO / "lessons").glob("*.ipynb"))
-
-
-def test_every_notebook_with_an_exercise_cell_has_a_solved_journey():
-    graded = [path.name for path in sorted((REPO / "lessons").glob("*.ipynb"))
-              if any(c["cell_type"] == "code" and (WRITEFILE.match(first_line(c))
-                                                    or "ui.revisar(" in source_of(c))
-                     for c in json.loads(path.read_text(encoding="utf-8"))["cells"])]
-    assert sorted(j.notebook for j in SOLVED) == graded
 
 
 @pytest.mark.timeout(480)
@@ -393,11 +46,3 @@ def test_every_notebook_with_an_exercise_cell_has_a_solved_journey():
 def test_notebook_runs_top_to_bottom_with_real_clicks(journey, lab, course, page):
     run_with_clicks(page, lab, course, f"inicial/lessons/{journey.notebook}", journey,
                     name_of(journey))
-
-
-@pytest.mark.timeout(480)
-@pytest.mark.parametrize("journey", SOLVED, ids=name_of)
-def test_with_solved_exercises_their_dialogs_take_clicks_and_revisar_gives_full_marks(
-        journey, lab, course, page):
-    run_with_clicks(page, lab, course, f"resuelto/lessons/{journey.notebook}", journey,
-                    name_of(journey) + "-resuelto")

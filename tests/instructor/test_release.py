@@ -70,12 +70,13 @@ def test_the_student_edition_is_a_git_repository_without_anything_instructor_onl
     assert "no leak found" in output
 
 
-def test_tests_that_need_the_reference_are_cut_out_or_left_out_and_said_so(release):
+def test_tests_that_need_the_reference_are_left_out_and_said_so(release):
     student, _, output = release
     cells = (student / "tests/notebooks/test_exercise_cells.py").read_text()
-    assert "test_revisar_reports_full_marks_for_the_reference_solution" not in cells
     assert "def test_starter_scores_zero_through_revisar" in cells
-    assert "test_revisar_reports_full_marks_for_the_reference_solution" in output
+    assert (student / "tests/browser/test_every_notebook.py").exists()  # the starters' journeys
+    assert not (student / "tests/browser/test_reference_every_notebook.py").exists()
+    assert "left out of the student edition (needs grader/reference): tests/" in output
     for name in files_of(student):
         if name.startswith("tests/") and name.endswith(".py"):
             assert not build.needs_reference((student / name).read_text()), name

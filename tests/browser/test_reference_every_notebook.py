@@ -1,0 +1,97 @@
+"""With the reference solutions typed into the exercise cells, every graded notebook runs with
+real clicks: the exercises' own forms and consents take clicks too, and `revisar` gives full
+marks. Instructors' source only (it types grader/reference/ in): the student edition ships
+test_every_notebook.py, the starters' journeys.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from journeys import (
+    Journey,
+    choose_note_and_accept,
+    decline_consent,
+    first_line,
+    full_marks,
+    learner_02,
+    learner_03,
+    learner_06,
+    name_of,
+    run_with_clicks,
+    serve_course,
+    source_of,
+)
+from lab import REPO, WRITEFILE
+
+
+@pytest.fixture(scope="module")
+def course(module_jupyter_lab, tmp_path_factory):
+    return serve_course(module_jupyter_lab, tmp_path_factory, "resuelto",
+                        REPO / "grader" / "reference" / "soluciones")
+
+
+@pytest.fixture
+def lab(course):
+    lab, _ = course
+    yield lab
+    lab.shutdown_kernels()  # the next notebook starts from a fresh kernel
+
+
+# With a working solution the exercise cells ask too («Pruébalo con clics»).
+def learner_02_solved(page) -> None:
+    learner_02(page)
+    choose_note_and_accept(page, "note-3", confirm="Sí, archívala")
+
+
+def learner_03_solved(page) -> None:
+    learner_03(page)
+    decline_consent(page)  # your guard allows URL mode: a consent instead of instructions
+
+
+def learner_06_solved(page) -> None:
+    learner_06(page)
+    choose_note_and_accept(page, "note-3", confirm="Sí, archívala")
+
+
+SOLVED = (
+    Journey("01_roots.ipynb",
+            prints=("h-1 (note-3, en Notas/): ✓ se puede leer",
+                    "h-2 (note-99, en Notas-privadas/): ✗ el handle h-2 ya no es válido",
+                    "h-3 (note-21, en Trabajo/): ✗ el handle h-3 ya no es válido",
+                    full_marks("ejercicio4")),
+            focus="ya no es válido"),
+    Journey("02_formularios.ipynb", learner_02_solved,
+            prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",
+                    "« ✓ Archivada la nota note-3", full_marks("ejercicio2")),
+            focus='"note_id":"note-3","confirm":true'),
+    Journey("03_modo_url.ipynb", learner_03_solved,
+            prints=("✓ Consentimiento → página → notifications/elicitation/complete",
+                    ("mia.call", "« ✓ No se configuró nada: rechazaste abrir la página."),
+                    full_marks("ejercicio3")),
+            focus="Enviaste Rechazar"),
+    Journey("06_revision_2026.ipynb", learner_06_solved,
+            prints=("« ✓ Sincronización configurada", "« ✓ Archivada la nota note-3",
+                    full_marks("ejercicio2"), full_marks("ejercicio3")),
+            focus='"note_id":"note-3","confirm":true'),
+)
+
+
+
+# -- tests ---------------------------------------------------------------------------------
+def test_every_notebook_with_an_exercise_cell_has_a_solved_journey():
+    graded = [path.name for path in sorted((REPO / "lessons").glob("*.ipynb"))
+              if any(c["cell_type"] == "code" and (WRITEFILE.match(first_line(c))
+                                                    or "ui.revisar(" in source_of(c))
+                     for c in json.loads(path.read_text(encoding="utf-8"))["cells"])]
+    assert sorted(j.notebook for j in SOLVED) == graded
+
+
+@pytest.mark.timeout(480)
+@pytest.mark.parametrize("journey", SOLVED, ids=name_of)
+def test_with_solved_exercises_their_dialogs_take_clicks_and_revisar_gives_full_marks(
+        journey, lab, course, page):
+    run_with_clicks(page, lab, course, f"resuelto/lessons/{journey.notebook}", journey,
+                    name_of(journey) + "-resuelto")
