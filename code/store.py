@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from roots import path_to_uri
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has none (a learner's self-check runs there)
 SUFFIX = ".md"
 ARCHIVE_DIR = ".archive"
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -177,7 +178,7 @@ def archive(note, root_path):
     os.makedirs(target_dir, exist_ok=True)
     target = os.path.join(target_dir, os.path.basename(note.path))
     try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600))
     except FileExistsError:
         raise StoreError(f"ya hay una nota archivada con el nombre {os.path.basename(target)}") \
             from None
@@ -216,7 +217,7 @@ class Handles:
         self._ids = itertools.count(1)
 
     def open(self, note):
-        fd = os.open(note.path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(note.path, os.O_RDONLY | NOFOLLOW)
         handle = Handle(f"h-{next(self._ids)}", note.id, note.path, fd)
         self._open[handle.id] = handle
         return handle

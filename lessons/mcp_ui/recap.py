@@ -50,7 +50,7 @@ CODE_GUIDE = {
     "roots.py": "qué carpetas permitió el usuario y si una ruta real está dentro",
     "store.py": "las notas en disco, la escritura atómica y los handles abiertos",
     "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
-    "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y los registros",
+    "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y el estado de cada flujo",
     "request_state.py": "el requestState sellado con HMAC de 2026-07-28",
     "tooling.py": "qué es una herramienta: Tool, ok, ToolError",
     "context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",

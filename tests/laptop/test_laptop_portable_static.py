@@ -34,13 +34,6 @@ LINUX_ONLY_NAMES = {  # module -> attributes missing (or not working) on macOS o
 }
 LINUX_ONLY_ARGUMENTS = {"dir_fd", "pass_fds", "start_new_session", "preexec_fn"}
 POSIX_ONLY_POPEN_ARGUMENTS = {"user", "group", "extra_groups", "process_group", "umask"}
-# Known gaps, each reported to the owner of the file: {module: {primitive}}. A gap that is
-# fixed makes test_known_gaps_are_still_listed fail, so the entry goes.
-KNOWN_GAPS = {
-    # os.O_NOFOLLOW does not exist on Windows: notes_archive (exercise 2) and notes_open
-    # (exercise 4) raise AttributeError there. Asked: getattr(os, "O_NOFOLLOW", 0).
-    "store": {"os.O_NOFOLLOW"},
-}
 
 
 def locate(name: str, importer: str) -> Path | None:
@@ -155,16 +148,7 @@ def portable_path_uses() -> dict[str, set[str]]:
 
 
 def test_nothing_linux_only_is_imported_called_or_passed_on_the_portable_path():
-    found = portable_path_uses()
-    unknown = {m: uses - KNOWN_GAPS.get(m, set()) for m, uses in found.items()
-               if uses - KNOWN_GAPS.get(m, set())}
-    assert unknown == {}
-
-
-def test_known_gaps_are_still_listed():
-    """Each KNOWN_GAPS entry is still in the code; remove it when its owner fixes it."""
-    found = portable_path_uses()
-    assert {m: gaps & found.get(m, set()) for m, gaps in KNOWN_GAPS.items()} == KNOWN_GAPS
+    assert portable_path_uses() == {}
 
 
 def test_the_checker_sees_what_it_looks_for(tmp_path):
