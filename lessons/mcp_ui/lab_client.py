@@ -222,8 +222,9 @@ class LabClient:
             try:
                 return await asyncio.shield(task)
             except asyncio.CancelledError:
-                if not task.cancelled():
-                    raise  # the cell itself was stopped
+                if not task.cancelled():  # the cell itself was stopped: the call goes too
+                    task.cancel()
+                    raise
                 if echo:
                     print(f"« ⏹ el cliente abandonó la llamada a los {cancel_after:g} s")
                 return ToolResult({}, {"code": None, "message": "cancelada por el cliente"})

@@ -201,7 +201,10 @@ class WidgetUser:
             dialog.resolve(answer, note="🤖 El usuario simulado no tenía respuesta preparada "
                            "para esta pregunta: envió <b>cancel</b>.")
             return
-        if isinstance(answer, NoAnswer):
+        if isinstance(answer, NoAnswer):  # open, but in the script's hands: not clickable
+            for button in dialog.buttons.values():
+                button.disabled = True
+            dialog.freeze()
             dialog.status.value = ("🤖 El usuario simulado deja el formulario abierto: no "
                                    "responde.")
             return

@@ -743,3 +743,22 @@ def test_transcripts_hide_the_practice_folder_before_shortening(lab):
     lines = "\n".join(conn.transcript_lines())
     assert "inputResponses" in lines and str(lab.base) not in lines
     assert str(lab.base)[:8] not in lines.replace("file:///…", "")
+
+
+def test_a_form_the_scripted_user_leaves_open_takes_no_clicks(lab):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        call = asyncio.ensure_future(conn.call(
+            "notes_delete", {"title": "TPS report"}, simulate=True, scripted=[ui.NoAnswer()],
+            cancel_after=5, echo=False))
+        await until(lambda: conn.user._open)
+        form = conn.user._open[-1]
+        buttons = [b.disabled for b in form.buttons.values()]
+        call.cancel()  # the cell is stopped before the client's own timeout
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await until(lambda: received(conn, "notifications/cancelled"))
+        return form, buttons, conn
+    form, buttons, conn = in_loop(go)
+    assert buttons == [True, True, True]
+    assert len(sent(conn, "notifications/cancelled")) == 1  # the call went too
