@@ -94,6 +94,24 @@ class ClientCore:
             self.server_info = result
 
     @staticmethod
+    def _final(result):
+        return not isinstance(result, dict) or result.get("resultType") != "input_required"
+
+    @staticmethod
+    def _input_requests(result):
+        """(key, method, params) of each request in an `input_required` result; a method we
+        cannot answer is refused here, before anything is answered."""
+        requests, found = result.get("inputRequests"), []
+        for key, request in (requests if isinstance(requests, dict) else {}).items():
+            request = request if isinstance(request, dict) else {}
+            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            if request.get("method") not in ("roots/list", "elicitation/create"):
+                raise wire.RpcError(wire.METHOD_NOT_FOUND,
+                                    f"Cannot answer {request.get('method')}")
+            found.append((key, request["method"], params))
+        return found
+
+    @staticmethod
     def _retry_params(name, arguments, result, responses):
         params = {"name": name, "arguments": arguments or {}, "inputResponses": responses}
         if "requestState" in result:
@@ -328,21 +346,16 @@ class Client(ClientCore):
         params = {"name": name, "arguments": arguments or {}}
         for _ in range(max_rounds):
             result = self.request("tools/call", params, timeout)
-            if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            if self._final(result):
                 return result
             responses = {}
-            for key, req in (result.get("inputRequests") or {}).items():
-                req = req if isinstance(req, dict) else {}
-                params = req.get("params") if isinstance(req.get("params"), dict) else {}
-                if req.get("method") == "roots/list":
+            for key, method, asked in self._input_requests(result):
+                if method == "roots/list":
                     responses[key] = self._roots_result()
-                elif req.get("method") == "elicitation/create":
-                    answer, then = self._elicit(params)
+                else:
+                    responses[key], then = self._elicit(asked)
                     if then:  # open the page before we retry
                         then()
-                    responses[key] = answer
-                else:
-                    raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Cannot answer {req.get('method')}")
             params = self._retry_params(name, arguments, result, responses)
         raise RuntimeError(f"{name}: still input_required after {max_rounds} rounds")
 
@@ -486,20 +499,16 @@ class AsyncClient(ClientCore):
         params = {"name": name, "arguments": arguments or {}}
         for _ in range(max_rounds):
             result = await self.request("tools/call", params)
-            if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            if self._final(result):
                 return result
             responses = {}
-            for key, req in (result.get("inputRequests") or {}).items():
-                req = req if isinstance(req, dict) else {}
-                inner = req.get("params") if isinstance(req.get("params"), dict) else {}
-                if req.get("method") == "roots/list":
+            for key, method, asked in self._input_requests(result):
+                if method == "roots/list":
                     responses[key] = self._roots_result()
-                elif req.get("method") == "elicitation/create":
-                    responses[key] = await self._elicit(inner)
-                    if inner.get("mode") == "url" and responses[key].get("action") == "accept":
-                        await self.user.open_url(inner["url"])
-                else:
-                    raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Cannot answer {req.get('method')}")
+                    continue
+                responses[key] = await self._elicit(asked)
+                if asked.get("mode") == "url" and responses[key].get("action") == "accept":
+                    await self.user.open_url(asked["url"])  # open the page before we retry
             params = self._retry_params(name, arguments, result, responses)
         raise RuntimeError(f"{name}: still input_required after {max_rounds} rounds")
 

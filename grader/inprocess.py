@@ -27,35 +27,12 @@ import os
 
 from grader.errors import HostError
 from grader.plainfs import PlainData
+from grader.protections import self_check_plan
 
 NOTICE = ("Autoevaluación en el navegador: las pruebas corren aquí mismo, junto a tu código, sin "
           "aislamiento ni límites (un bucle infinito bloquea el cuaderno). Solo sirve para "
           "practicar: la nota la pone el corrector oficial, con todas las protecciones.")
-PLAN = {
-    "mode": "inprocess",
-    "self_check": True,
-    "isolated_python": False,
-    "minimal_environment": False,
-    "fresh_working_folder": False,
-    "rlimits": None,
-    "unprivileged_uid": False,
-    "no_capabilities": False,
-    "capability_bounding_set_empty": False,
-    "no_new_privs": False,
-    "fresh_session_keyring": False,
-    "seccomp_denied": None,
-    "seccomp_arch": None,
-    "network_namespace": False,
-    "private_filesystem": False,
-    "pid_namespace": False,
-    "disk_quota_mib": None,
-    "cgroups": None,
-    "parent_death_signal": False,
-    "grader_touches_data_only_through_descriptors": False,
-    "timeouts": False,
-    "budget_watchdog": False,
-    "process_group_killed": False,
-}
+PLAN = self_check_plan("inprocess")
 LOG_KEPT = 40
 
 

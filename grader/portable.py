@@ -33,6 +33,7 @@ import wire
 from grader.errors import HostError
 from grader.paths import CODE_DIR
 from grader.plainfs import PlainData
+from grader.protections import self_check_plan
 
 MAIN = os.path.join(CODE_DIR, "main.py")
 STDERR_KEPT = 32768
@@ -40,31 +41,9 @@ NOTICE = ("Autoevaluación en modo portátil: tu código corre en tu máquina si
           "otro usuario, sin límites de memoria ni de procesos, con tu red y tus archivos). "
           "Solo sirve para practicar: la nota la pone el corrector oficial, con todas las "
           "protecciones.")
-PLAN = {
-    "mode": "portable",
-    "self_check": True,
-    "isolated_python": True,          # -I: no user site, no PYTHON* variables
-    "minimal_environment": False,
-    "fresh_working_folder": True,
-    "rlimits": None,
-    "unprivileged_uid": False,
-    "no_capabilities": False,
-    "capability_bounding_set_empty": False,
-    "no_new_privs": False,
-    "fresh_session_keyring": False,
-    "seccomp_denied": None,
-    "seccomp_arch": None,
-    "network_namespace": False,
-    "private_filesystem": False,
-    "pid_namespace": False,
-    "disk_quota_mib": None,
-    "cgroups": None,
-    "parent_death_signal": False,
-    "grader_touches_data_only_through_descriptors": False,
-    "timeouts": True,
-    "budget_watchdog": True,
-    "process_group_killed": False,
-}
+# -I: no user site, no PYTHON* variables; a fresh folder; every call and the budget timed
+PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "timeouts",
+                       "budget_watchdog")
 
 
 class PortableProcess:

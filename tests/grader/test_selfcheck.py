@@ -245,3 +245,11 @@ def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_lin
     assert not any(t["hidden"] for t in result["tests"])
     assert json.loads(selfcheck.json_line(result))["score"] == 10
     assert selfcheck.default_host() == "auto"  # CPython; "inprocess" under emscripten
+
+
+def test_every_host_lists_the_same_protections_in_the_same_order():
+    from grader import inprocess, portable, protections, sandbox
+    for mode in ("root", "userns", "plain"):
+        assert tuple(sandbox.plan(mode))[1:] == protections.PROTECTIONS
+    for plan in (portable.PLAN, inprocess.PLAN):
+        assert tuple(plan)[2:] == protections.PROTECTIONS and plan["self_check"] is True

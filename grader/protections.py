@@ -1,0 +1,23 @@
+"""What a grading report lists under `protections`, in one order, for every kind of host.
+
+The sandbox (sandbox.plan) fills each entry from what this machine can do; the self-check
+hosts (portable, in-process) have almost everything off and say so with `self_check_plan`.
+
+Deliberate simplifications: names only; what each one means is in grader/README.md.
+"""
+
+# What a report lists under `protections`, in this order (sandbox.plan fills every one). The
+# listed ones are None when off; the others are True or False.
+PROTECTIONS = ("isolated_python", "minimal_environment", "fresh_working_folder", "rlimits",
+               "unprivileged_uid", "no_capabilities", "capability_bounding_set_empty",
+               "no_new_privs", "fresh_session_keyring", "seccomp_denied", "seccomp_arch",
+               "network_namespace", "private_filesystem", "pid_namespace", "disk_quota_mib",
+               "cgroups", "parent_death_signal", "grader_touches_data_only_through_descriptors",
+               "timeouts", "budget_watchdog", "process_group_killed")
+LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups"}
+
+
+def self_check_plan(mode, *in_force):
+    """The protections of a self-check host: every one off, except those `in_force`."""
+    return {"mode": mode, "self_check": True,
+            **{key: None if key in LISTED else key in in_force for key in PROTECTIONS}}
