@@ -1,0 +1,109 @@
+"""The session core at its edges, driven frame by frame with a manual clock (the helpers of
+test_session_core.py): calls that come before the roots are known, what a session tags its
+flows with, and how each revision's requests, answers and timers are handled."""
+
+import os
+
+import pytest
+
+from demo import write_lesson_notes
+from test_session_core import CAPS, Peer, call, questions, result_of, server
+
+
+@pytest.fixture
+def home(tmp_path):
+    base = os.path.realpath(tmp_path)
+    write_lesson_notes(base)
+    return base
+
+
+def test_a_call_before_notifications_initialized_waits_for_the_roots(home):
+    peer = Peer(server())
+    peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS,
+                                "clientInfo": {"name": "t", "version": "1"}})
+    peer.take()
+    listing = call(peer, "notes_list")
+    assert result_of(peer.take(), listing) is None  # parked: the roots are not known yet
+    peer.notify("notifications/initialized")
+    [asked] = [f for f in peer.take() if f.get("method") == "roots/list"]
+    peer.answer(asked["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    notes = result_of(peer.take(), listing)["result"]["structuredContent"]["notes"]
+    assert len(notes) == 4
+
+
+def test_each_flow_names_the_session_that_started_it(home):
+    srv = server()
+    peers = [Peer(srv).start([f"{home}/Notas"]) for _ in range(2)]
+    started = []
+    for peer in peers:
+        call(peer, "notes_setup")
+        [form] = questions(peer.take())
+        started.append(srv.flows.get(form["params"]["elicitationId"]).session_id)
+    assert started == [peer.session.id for peer in peers]
+    assert started[0] != started[1]
+
+
+def test_closing_a_session_drops_its_parked_calls_and_closes_its_handles(home):
+    peer = Peer(server(elicit_timeout=5)).start([f"{home}/Notas"])
+    opened = call(peer, "notes_open", {"note_id": "note-7"})
+    handle = result_of(peer.take(), opened)["result"]["structuredContent"]["handle"]
+    delete = call(peer, "notes_delete", {"title": "TPS report"})
+    assert questions(peer.take())
+    peer.session.close()
+    peer.clock.advance(60)  # the form's timeout would have answered the call by now
+    assert peer.take() == []
+    assert peer.session.calls == {} and delete not in peer.session.calls
+    assert peer.session.handles.live() == []
+    assert handle not in {h.id for h in peer.session.handles.live()}
+
+
+def test_a_bug_while_answering_a_request_is_an_internal_error_and_the_session_lives(home):
+    srv = server()
+    peer = Peer(srv)
+
+    def broken():
+        raise RuntimeError("boom")
+    srv.capabilities = broken
+    first = peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS})
+    assert result_of(peer.take(), first) == {
+        "jsonrpc": "2.0", "id": first, "error": {"code": -32603, "message": "Internal error"}}
+    ping = peer.request("ping")
+    assert result_of(peer.take(), ping) == {"jsonrpc": "2.0", "id": ping, "result": {}}
+
+
+def roots_requests(frames):
+    return [f for f in frames if f.get("method") == "roots/list"]
+
+
+def test_only_notifications_initialized_after_initialize_starts_the_session(home):
+    peer = Peer(server())
+    peer.notify("notifications/progress", {"progressToken": "x", "progress": 1})
+    peer.notify("notifications/initialized")  # before initialize: ignored
+    peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS,
+                                "clientInfo": {"name": "t", "version": "1"}})
+    peer.notify("notifications/roots/list_changed")  # not initialized yet: ignored
+    peer.notify("notifications/progress", {"progressToken": "x", "progress": 2})
+    assert roots_requests(peer.take()) == []
+    peer.notify("notifications/initialized")
+    assert len(roots_requests(peer.take())) == 1
+    peer.notify("notifications/initialized")  # a second one changes nothing
+    assert roots_requests(peer.take()) == []
+
+
+@pytest.mark.parametrize("params", [["requestId", 101], "101", 101])
+def test_a_notification_with_params_that_are_not_an_object_is_ignored(home, params):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    delete = call(peer, "notes_delete", {"title": "TPS report"})
+    peer.take()
+    peer.send({"method": "notifications/cancelled", "params": params})
+    assert peer.take() == [] and delete in peer.session.calls
+    ping = peer.request("ping")
+    assert result_of(peer.take(), ping)["result"] == {}
+
+
+def test_server_discover_needs_no_meta_and_no_handshake():
+    peer = Peer(server())
+    asked = peer.request("server/discover")
+    result = result_of(peer.take(), asked)["result"]
+    assert result["supportedVersions"] == ["2026-07-28"]
+    assert result["resultType"] == "complete"
