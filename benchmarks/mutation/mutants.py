@@ -486,7 +486,8 @@ def main(argv=None):
                         help="only this module (repeatable); default: all six")
     parser.add_argument("--key", action="append", default=[], help="only these mutants")
     parser.add_argument("--survivors", action="store_true",
-                        help="re-run only what survived in the last run (keeps its other results)")
+                        help="re-run what survived in the last run and run what it did not get "
+                             "to (keeps its other results)")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument("--work", type=Path, default=WORK,
                         help=f"work folder: copies, logs, results (default {WORK})")
@@ -512,8 +513,9 @@ def main(argv=None):
     again = None  # None: every mutant
     if args.key or args.survivors:
         again = set(args.key)
-        if args.survivors:
+        if args.survivors:  # and what the last run did not get to
             again |= {k for k, r in previous.items() if r["status"] not in ("killed", "timeout")}
+            again |= {m.key for found in mutants.values() for m in found if m.key not in previous}
     results = {k: r for k, r in previous.items() if again is not None and k not in again}
     if args.key and not args.survivors:  # report just those
         mutants = {name: [m for m in found if m.key in again] for name, found in mutants.items()}

@@ -107,3 +107,28 @@ def test_server_discover_needs_no_meta_and_no_handshake():
     result = result_of(peer.take(), asked)["result"]
     assert result["supportedVersions"] == ["2026-07-28"]
     assert result["resultType"] == "complete"
+
+
+def test_a_call_that_waits_out_the_roots_timeout_while_the_roots_keep_changing_fails_closed(
+        home):
+    peer = Peer(server(roots_timeout=30)).start([f"{home}/Notas"])
+    peer.notify("notifications/roots/list_changed")
+    [second] = roots_requests(peer.take())
+    peer.notify("notifications/roots/list_changed")  # while the second is unanswered
+    assert roots_requests(peer.take()) == []  # one roots/list at a time
+    peer.clock.advance(10)
+    listing = call(peer, "notes_list")
+    peer.clock.advance(10)
+    peer.answer(second["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    frames = peer.take()
+    [third] = roots_requests(frames)  # the roots changed meanwhile: asked again
+    assert result_of(frames, listing) is None
+    peer.clock.advance(19.9)  # the call has waited 29.9 s
+    assert peer.take() == []
+    peer.clock.advance(0.2)
+    done = result_of(peer.take(), listing)["result"]
+    assert done["isError"] is True
+    assert done["content"][0]["text"] == \
+        "El cliente no respondió a roots/list a tiempo: no toco ningún archivo."
+    peer.answer(third["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    assert result_of(peer.take(), listing) is None  # answered once, never again

@@ -1,0 +1,194 @@
+"""store.py at its edges, as the tools and a learner's solution use it: how a note file is read
+(header, id, date), in which order notes are listed, when a changed file is read again, what a
+write, a delete or an archive refuses, and the life of an open handle."""
+
+import hashlib
+import os
+
+import pytest
+
+import store
+from roots import RootSet
+
+
+def note_file(folder, name, text):
+    path = folder / name
+    path.write_text(text)
+    return str(path)
+
+
+# -- reading notes ---------------------------------------------------------------------------
+def test_a_header_is_read_up_to_the_first_blank_line_whatever_its_case_and_spacing():
+    fields, body = store.parse_header(
+        "ID:  note-5 \n  Title : Mi nota\nsin dos puntos\ncreated:2025-03-02\n\ncuerpo\n\nmás")
+    assert fields == {"id": "note-5", "title": "Mi nota", "created": "2025-03-02"}
+    assert body == "cuerpo\n\nmás"
+
+
+def test_a_note_is_read_with_its_id_title_and_date(tmp_path):
+    path = note_file(tmp_path, "a.md", "id: note-5\ntitle: Mi nota\ncreated: 2025-03-02\n\nx")
+    assert store.read_note(path) == store.Note("note-5", "Mi nota", "2025-03-02", path)
+
+
+def test_a_note_without_a_date_has_an_empty_one(tmp_path):
+    path = note_file(tmp_path, "a.md", "id: note-5\ntitle: Mi nota\n\nx")
+    assert store.read_note(path).created == ""
+
+
+@pytest.mark.parametrize("bad_id", ["", "-empieza-mal", "con espacio", "x" * 65, "ñandú"])
+def test_a_missing_or_odd_id_is_derived_from_the_path(tmp_path, bad_id):
+    path = note_file(tmp_path, "a.md", f"id: {bad_id}\ntitle: Hecha a mano\n\nx")
+    derived = "note-" + hashlib.sha256(path.encode()).hexdigest()[:8]
+    assert store.read_note(path).id == derived
+
+
+def test_what_is_not_a_readable_note_is_not_a_note(tmp_path):
+    no_title = note_file(tmp_path, "a.md", "id: note-1\n\ncuerpo")
+    binary = tmp_path / "b.md"
+    binary.write_bytes(b"title: \xff\xfe\n\n")
+    assert store.read_note(no_title) is None
+    assert store.read_note(str(binary)) is None
+    assert store.read_note(str(tmp_path / "no-existe.md")) is None
+
+
+def test_notes_are_listed_by_title_then_date_then_id(tmp_path):
+    for name, note_id, title, created in [("1.md", "note-3", "beta", "2024-01-01"),
+                                          ("2.md", "note-2", "Alfa", "2025-01-01"),
+                                          ("3.md", "note-1", "alfa", "2025-01-01"),
+                                          ("4.md", "note-4", "ALFA", "2023-01-01")]:
+        store.write_atomic(str(tmp_path / name), store.render(note_id, title, created, ""))
+    listed = store.scan(RootSet.from_paths([tmp_path]))
+    assert [n.id for n in listed] == ["note-4", "note-1", "note-2", "note-3"]
+
+
+def test_a_changed_note_is_read_again_and_a_special_file_is_skipped(tmp_path):
+    path = tmp_path / "a.md"
+    store.write_atomic(str(path), store.render("note-1", "Antes", "2025-01-01", ""))
+    roots = RootSet.from_paths([tmp_path])
+    assert [n.title for n in store.scan(roots)] == ["Antes"]
+    store.write_atomic(str(path), store.render("note-1", "Después, más largo", "2025-01-01", ""))
+    os.mkfifo(tmp_path / "tuberia.md")
+    assert [n.title for n in store.scan(roots)] == ["Después, más largo"]
+
+
+@pytest.mark.parametrize("text, valid", [
+    ("2025-01-31", True), ("2024-02-29", True), ("2025-02-29", False), ("2025-1-31", False),
+    ("31/01/2025", False), ("", False), (None, False), (20250131, False)])
+def test_a_date_is_a_real_calendar_day_written_yyyy_mm_dd(text, valid):
+    assert store.valid_date(text) is valid
+
+
+# -- writing, deleting, archiving -----------------------------------------------------------
+@pytest.mark.parametrize("title, created", [("uno\rdos", "2025-01-01"), ("uno", "2025\n-01")])
+def test_a_header_value_on_more_than_one_line_is_refused(title, created):
+    with pytest.raises(store.StoreError, match="una sola línea"):
+        store.render("note-1", title, created, "")
+
+
+def test_a_note_is_rendered_header_blank_line_body():
+    assert store.render("note-1", "T", "2025-01-01", "cuerpo") == \
+        "id: note-1\ntitle: T\ncreated: 2025-01-01\n\ncuerpo"
+
+
+def test_a_write_into_a_missing_folder_or_over_a_folder_is_refused(tmp_path):
+    with pytest.raises(store.StoreError, match="no existe"):
+        store.write_atomic(str(tmp_path / "falta" / "a.md"), "x")
+    (tmp_path / "carpeta.md").mkdir()
+    with pytest.raises(store.StoreError, match="no es un archivo normal"):
+        store.write_atomic(str(tmp_path / "carpeta.md"), "x")
+    assert sorted(os.listdir(tmp_path)) == ["carpeta.md"]
+
+
+def test_deleting_a_note_that_is_gone_says_so(tmp_path):
+    note = store.Note("note-1", "A", "", str(tmp_path / "a.md"))
+    with pytest.raises(store.StoreError, match="note-1 ya no existe"):
+        store.delete(note)
+
+
+def make_note(root, name="a.md", body="uno"):
+    path = root / name
+    store.write_atomic(str(path), store.render("note-1", "A", "2025-01-01", body))
+    return store.read_note(str(path))
+
+
+def test_archive_returns_where_the_note_went(tmp_path):
+    note = make_note(tmp_path)
+    target = store.archive(note, str(tmp_path))
+    assert target == str(tmp_path / ".archive" / "a.md")
+    assert os.listdir(tmp_path / ".archive") == ["a.md"]
+
+
+def test_archiving_a_note_that_is_gone_leaves_no_trace(tmp_path):
+    note = make_note(tmp_path)
+    os.unlink(note.path)
+    with pytest.raises(store.StoreError, match="note-1 ya no existe"):
+        store.archive(note, str(tmp_path))
+    assert os.listdir(tmp_path / ".archive") == []
+
+
+def test_a_failed_archive_move_removes_its_reservation(tmp_path, monkeypatch):
+    note = make_note(tmp_path)
+
+    def full_disk(src, dst):
+        raise OSError("disco lleno")
+    monkeypatch.setattr(os, "rename", full_disk)
+    with pytest.raises(OSError, match="disco lleno"):
+        store.archive(note, str(tmp_path))
+    assert os.listdir(tmp_path / ".archive") == []
+    assert os.path.exists(note.path)
+
+
+def test_archive_never_writes_through_a_planted_link(tmp_path):
+    note = make_note(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}-fuera.md"
+    (tmp_path / ".archive").mkdir()
+    (tmp_path / ".archive" / "a.md").symlink_to(outside)
+    with pytest.raises(store.StoreError, match="ya hay una nota archivada"):
+        store.archive(note, str(tmp_path))
+    assert not outside.exists() and os.path.exists(note.path)
+
+
+# -- handles -------------------------------------------------------------------------------------
+def test_handles_are_numbered_and_summarised(tmp_path):
+    handles = store.Handles()
+    note = make_note(tmp_path)
+    first, second = handles.open(note), handles.open(note)
+    assert (first.id, second.id) == ("h-1", "h-2")
+    assert first.summary() == {"handle": "h-1", "note_id": "note-1",
+                               "uri": f"file://{tmp_path}/a.md"}
+
+
+def test_a_handle_reads_its_notes_body_even_after_the_file_changes(tmp_path):
+    handles = store.Handles()
+    note = make_note(tmp_path, body="primera versión")
+    handle = handles.open(note)
+    os.unlink(note.path)
+    assert handles.read(handle.id) == "primera versión"
+
+
+def test_a_handle_never_opens_through_a_symlink(tmp_path):
+    note = make_note(tmp_path)
+    (tmp_path / "enlace.md").symlink_to(note.path)
+    linked = store.Note("note-1", "A", "", str(tmp_path / "enlace.md"))
+    with pytest.raises(OSError):
+        store.Handles().open(linked)
+
+
+def test_an_unknown_closed_or_revoked_handle_says_why_it_cannot_be_used(tmp_path):
+    handles = store.Handles()
+    note = make_note(tmp_path)
+    closed, revoked, kept = handles.open(note), handles.open(note), handles.open(note)
+    handles.close(closed.id)
+    handles.revoke(revoked, "la root se quitó")
+    handles.revoke(revoked, "otra razón")  # the first reason stays
+    with pytest.raises(store.StoreError, match="ningún handle abierto llamado 'h-1'"):
+        handles.read(closed.id)
+    with pytest.raises(store.StoreError, match="h-9"):
+        handles.get("h-9")
+    with pytest.raises(store.StoreError, match="h-2 ya no es válido: la root se quitó"):
+        handles.read(revoked.id)
+    assert handles.live() == [kept]
+    handles.close_all()
+    assert handles.live() == [] and kept.revoked
+    with pytest.raises(OSError):
+        os.fstat(kept.fd)  # its descriptor is closed
