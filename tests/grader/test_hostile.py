@@ -50,10 +50,10 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "no_utf8": "no está en UTF-8",
     "bucle_infinito_en_una_herramienta": "no respondió",
     "precrea_las_carpetas_como_enlaces": "ya existía antes de que el corrector",
-    # its tool does nothing: when the grader laid out a folder before the planter struck, the
-    # zero's reason is that no form came (nothing was planted where the grader looked)
+    # their tool does nothing: when the grader laid out a folder before the planter struck (its
+    # links then find the names taken), the zero's reason is that no form came
     "enlaza_carpetas_al_host": ("carpeta de datos de tu servidor", "no envió ningún formulario"),
-    "enlaza_notas_al_host": "carpeta de datos de tu servidor",
+    "enlaza_notas_al_host": ("carpeta de datos de tu servidor", "no envió ningún formulario"),
     "fifo_en_las_notas": "carpeta de datos de tu servidor",
     "cambia_carpetas_por_enlaces": "carpeta de datos de tu servidor",
     "enlaces_a_proc_self": "carpeta de datos de tu servidor",
