@@ -7,7 +7,7 @@ import os
 import pytest
 
 from demo import write_lesson_notes
-from test_session_core import CAPS, Peer, call, questions, result_of, server
+from test_session_core import CAPS, ENVELOPE, Peer, call, questions, result_of, server
 
 
 @pytest.fixture
@@ -132,3 +132,47 @@ def test_a_call_that_waits_out_the_roots_timeout_while_the_roots_keep_changing_f
         "El cliente no respondió a roots/list a tiempo: no toco ningún archivo."
     peer.answer(third["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
     assert result_of(peer.take(), listing) is None  # answered once, never again
+
+
+WAITING = "Esperando a que termines en la página de configuración…"
+
+
+def test_progress_ticks_carry_the_seconds_waited_the_wait_and_a_message(home):
+    peer = Peer(server(setup_wait=5)).start([f"{home}/Notas"])
+    call(peer, "notes_setup", meta={"progressToken": "p-1"})
+    peer.answer(questions(peer.take())[0]["id"], {"action": "accept"})
+    peer.clock.advance(4.5)
+    ticks = [f["params"] for f in peer.take() if f.get("method") == "notifications/progress"]
+    assert ticks == [{"progressToken": "p-1", "progress": waited, "total": 5,
+                      "message": WAITING} for waited in (0.0, 2.0, 4.0)]
+
+
+@pytest.mark.parametrize("token", [1.5, True, None, {"t": 1}])
+def test_a_progress_token_that_is_no_valid_id_gets_no_progress(home, token):
+    peer = Peer(server(setup_wait=3)).start([f"{home}/Notas"])
+    setup = call(peer, "notes_setup", meta={"progressToken": token})
+    peer.answer(questions(peer.take())[0]["id"], {"action": "accept"})
+    peer.clock.advance(3)
+    frames = peer.take()
+    assert not [f for f in frames if f.get("method") == "notifications/progress"]
+    assert result_of(frames, setup)["result"]["structuredContent"] == {"status": "pending"}
+
+
+def test_a_form_nobody_answers_is_withdrawn_saying_why(home):
+    peer = Peer(server(elicit_timeout=5)).start([f"{home}/Notas"])
+    call(peer, "notes_delete", {"title": "TPS report"})
+    form = questions(peer.take())[0]
+    peer.clock.advance(5.1)
+    assert peer.take()[0] == {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+        "requestId": form["id"], "reason": "Nadie respondió a tiempo."}}
+
+
+def test_a_2026_flow_ending_in_a_2025_session_sends_no_completion_notification(home):
+    srv = server()
+    peer = Peer(srv).start([f"{home}/Notas"])
+    sync = call(peer, "notes_sync", meta=ENVELOPE)
+    [request] = result_of(peer.take(), sync)["result"]["inputRequests"].values()
+    eid = request["params"]["url"].rsplit("=", 1)[1]
+    srv.flows.complete(eid, srv.flows.get(eid).nonce, "notas-sync")
+    peer.clock.advance()
+    assert peer.take() == []
