@@ -176,3 +176,15 @@ def test_a_2026_flow_ending_in_a_2025_session_sends_no_completion_notification(h
     srv.flows.complete(eid, srv.flows.get(eid).nonce, "notas-sync")
     peer.clock.advance()
     assert peer.take() == []
+
+
+def test_a_form_answered_with_an_error_ends_the_call_saying_so(home):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    delete = call(peer, "notes_delete", {"title": "TPS report"})
+    form = questions(peer.take())[0]
+    peer.send({"id": form["id"], "error": {"code": -32603, "message": "se cerró la ventana"}})
+    done = result_of(peer.take(), delete)["result"]
+    assert done["isError"] is True
+    assert done["content"][0]["text"] == "El cliente no pudo responder: se cerró la ventana"
+    assert sorted(os.listdir(f"{home}/Notas")) == [
+        "compra.md", "tps-2023.md", "tps-2024.md", "tps-2025.md"]
