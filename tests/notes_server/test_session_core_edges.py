@@ -6,7 +6,10 @@ import os
 
 import pytest
 
+import extension
 from demo import write_lesson_notes
+from server import Config, NotesServer
+from session import NO_ROOTS
 from test_session_core import CAPS, ENVELOPE, Peer, call, questions, result_of, server
 
 
@@ -188,3 +191,50 @@ def test_a_form_answered_with_an_error_ends_the_call_saying_so(home):
     assert done["content"][0]["text"] == "El cliente no pudo responder: se cerró la ventana"
     assert sorted(os.listdir(f"{home}/Notas")) == [
         "compra.md", "tps-2023.md", "tps-2024.md", "tps-2025.md"]
+
+
+def test_a_client_without_roots_and_a_server_without_root_folders_is_told_so(home):
+    peer = Peer(server()).start([], caps={"elicitation": {"form": {}}})
+    listing = call(peer, "notes_list")
+    done = result_of(peer.take(), listing)["result"]
+    assert done["isError"] is True and done["content"][0]["text"] == NO_ROOTS
+
+
+def test_initialize_reports_what_a_solution_brought(home, tmp_path):
+    solution = tmp_path / "solucion.py"
+    solution.write_text("from extension import Extension\nextension = Extension()\n"
+                        "@extension.tool('saludo', description='x')\n"
+                        "def saludo(ctx):\n    return 'hola'\n")
+    srv = NotesServer(Config(), extension.load(str(solution)))
+    peer = Peer(srv)
+    init = peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS})
+    result = result_of(peer.take(), init)["result"]
+    assert result["_meta"] == {"io.github.curso-mcp/solution": srv.solution}
+    assert srv.solution["tools"] == ["saludo"]
+
+
+def test_a_roots_timeout_that_fires_after_its_answer_changes_nothing(home):
+    peer = Peer(server(roots_timeout=30)).start([f"{home}/Notas"])
+    peer.notify("notifications/roots/list_changed")
+    [asked] = roots_requests(peer.take())
+    peer.clock.advance(1)
+    peer.answer(asked["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    peer.session._roots_timer.cancelled = False  # it fired while the answer was handled
+    peer.clock.advance(30)
+    listing = call(peer, "notes_list")
+    assert len(result_of(peer.take(), listing)["result"]["structuredContent"]["notes"]) == 4
+
+
+def test_after_a_roots_list_timeout_a_roots_change_asks_again(home):
+    peer = Peer(server(roots_timeout=30))
+    peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS})
+    peer.notify("notifications/initialized")
+    assert len(roots_requests(peer.take())) == 1  # never answered
+    peer.clock.advance(30)
+    failed = call(peer, "notes_list")
+    assert result_of(peer.take(), failed)["result"]["isError"] is True
+    peer.notify("notifications/roots/list_changed")
+    [again] = roots_requests(peer.take())
+    peer.answer(again["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    listing = call(peer, "notes_list")
+    assert len(result_of(peer.take(), listing)["result"]["structuredContent"]["notes"]) == 4
