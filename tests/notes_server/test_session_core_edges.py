@@ -9,7 +9,7 @@ import pytest
 import extension
 from demo import write_lesson_notes
 from server import Config, NotesServer
-from session import NO_ROOTS
+from session import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from test_session_core import CAPS, ENVELOPE, Peer, call, questions, result_of, server
 
 
@@ -238,3 +238,30 @@ def test_after_a_roots_list_timeout_a_roots_change_asks_again(home):
     peer.answer(again["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
     listing = call(peer, "notes_list")
     assert len(result_of(peer.take(), listing)["result"]["structuredContent"]["notes"]) == 4
+
+
+@pytest.mark.parametrize("answer", [
+    {"error": {"code": -32603, "message": "no puedo"}},
+    {"result": {"roots": "no es una lista"}},
+    {"result": {"roots": [{"uri": "https://example.com/Notas"}]}},
+], ids=["error", "not-a-list", "not-a-file-uri"])
+def test_roots_that_cannot_be_read_are_explained_as_such(home, answer):
+    peer = Peer(server())
+    peer.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CAPS})
+    peer.notify("notifications/initialized")
+    [asked] = roots_requests(peer.take())
+    peer.send({"id": asked["id"], **answer})
+    listing = call(peer, "notes_list")
+    done = result_of(peer.take(), listing)["result"]
+    assert done["isError"] is True and done["content"][0]["text"] == ROOTS_FAILED
+
+
+@pytest.mark.parametrize("config, shared, expected", [
+    ({}, [], EMPTY_ROOTS),
+    ({"roots": ["Trabajo"]}, ["Notas"], NO_OVERLAP),
+], ids=["empty", "no-overlap"])
+def test_an_empty_boundary_says_which_way_it_is_empty(home, config, shared, expected):
+    config = {k: [f"{home}/{f}" for f in v] for k, v in config.items()}
+    peer = Peer(server(**config)).start([f"{home}/{f}" for f in shared])
+    listing = call(peer, "notes_list")
+    assert result_of(peer.take(), listing)["result"]["content"][0]["text"] == expected
