@@ -33,7 +33,10 @@ def uri_to_path(uri):
                             "solo se aceptan archivos locales")
         if parts.query or parts.fragment:
             raise RootError("una URI de archivo no lleva ? ni #")
-        path = unquote(parts.path, errors="strict")
+        try:
+            path = unquote(parts.path, errors="strict")
+        except UnicodeDecodeError:
+            raise RootError("la URI tiene un escape %xx que no es UTF-8") from None
     elif "://" in uri or uri[:1] != "/":
         scheme = uri.split(":", 1)[0] if ":" in uri else ""
         reason = f"esquema {scheme!r} no permitido" if "://" in uri else "ruta relativa"

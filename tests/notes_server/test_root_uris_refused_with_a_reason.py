@@ -28,6 +28,11 @@ def test_text_with_a_scheme_separator_is_no_path_even_after_a_slash():
         uri_to_path("/tmp/a://b.md")
 
 
+def test_a_percent_escape_that_is_not_utf8_is_refused_with_a_reason():
+    with pytest.raises(RootError, match="escape %xx que no es UTF-8"):
+        uri_to_path("file:///tmp/nota%ff.md")
+
+
 def test_a_file_uri_without_an_absolute_path_is_refused_as_not_absolute():
     with pytest.raises(RootError, match="absoluta"):
         uri_to_path("file:notas/x.md")
