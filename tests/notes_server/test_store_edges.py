@@ -4,6 +4,9 @@ write, a delete or an archive refuses, and the life of an open handle."""
 
 import hashlib
 import os
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
@@ -192,3 +195,96 @@ def test_an_unknown_closed_or_revoked_handle_says_why_it_cannot_be_used(tmp_path
     assert handles.live() == [] and kept.revoked
     with pytest.raises(OSError):
         os.fstat(kept.fd)  # its descriptor is closed
+
+
+# -- what the mutation benchmark found untested --------------------------------------------
+def test_a_title_may_contain_colons(tmp_path):
+    path = note_file(tmp_path, "a.md", "id: note-1\ntitle: Acta: reunión 10:30\n\nx")
+    assert store.read_note(path).title == "Acta: reunión 10:30"
+
+
+def test_notes_are_written_and_read_as_utf8_whatever_the_locale(tmp_path):
+    # A learner's self-check may run where the locale is not UTF-8 (Windows, LANG=C with the
+    # coercions turned off); accented titles must still be written and read.
+    note_file(tmp_path, "a.md", "id: note-1\ntitle: Señal añadida\n\nx")
+    script = ("import sys, store\n"
+              "text = store.render('note-2', 'A\\u00f1o nuevo', '', '\\u00f1')\n"
+              "store.write_atomic(sys.argv[2], text)\n"
+              "sys.stdout.buffer.write(repr(store.read_note(sys.argv[1]).title).encode())")
+    env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0",
+               PYTHONPATH=os.path.dirname(store.__file__))
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "a.md"),
+                          str(tmp_path / "b.md")], env=env, capture_output=True, check=True).stdout
+    assert out == repr("Señal añadida").encode()
+    written = (tmp_path / "b.md").read_text(encoding="utf-8")
+    assert written.endswith("title: Año nuevo\ncreated: \n\nñ")
+
+
+def test_only_the_first_4_kib_of_a_file_are_read_for_its_header(tmp_path):
+    # a header that only starts being a note after 4 KiB (or a big file that is no note)
+    # is not read whole
+    late = note_file(tmp_path, "a.md", "relleno: " + "x" * 5000 + "\ntitle: Tarde\n")
+    assert store.read_note(late) is None
+
+
+def test_hidden_entries_never_hide_the_notes_beside_them(tmp_path):
+    # dot-entries (the archive, temporary files) interleaved with notes, in every position
+    # a directory listing may return them
+    for i in range(8):
+        (tmp_path / f".oculta-{i}").mkdir()
+        store.write_atomic(str(tmp_path / f"n{i}.md"), store.render(f"note-{i}", f"N{i}", "", ""))
+    (tmp_path / ".ultima.md").write_text("id: note-x\ntitle: Oculta\n\n")
+    listed = store.scan(RootSet.from_paths([tmp_path]))
+    assert sorted(n.id for n in listed) == [f"note-{i}" for i in range(8)]
+
+
+def test_a_link_in_a_subfolder_is_checked_against_the_roots_too(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "fuera"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    store.write_atomic(str(outside / "x.md"), store.render("note-9", "Fuera", "", ""))
+    store.write_atomic(str(root / "sub" / "a.md"), store.render("note-1", "Dentro", "", ""))
+    (root / "sub" / "enlace-fuera.md").symlink_to(outside / "x.md")
+    (root / "sub" / "enlace-dentro.md").symlink_to(root / "sub" / "a.md")
+    listed = store.scan(RootSet.from_paths([root]))
+    assert [n.title for n in listed] == ["Dentro", "Dentro"]
+
+
+def test_an_unchanged_note_is_not_read_again(tmp_path, monkeypatch):
+    store.write_atomic(str(tmp_path / "a.md"), store.render("note-1", "A", "", ""))
+    roots = RootSet.from_paths([tmp_path])
+    assert [n.id for n in store.scan(roots)] == ["note-1"]
+    reads = []
+    real = store.read_note
+    monkeypatch.setattr(store, "read_note", lambda path: reads.append(path) or real(path))
+    assert [n.id for n in store.scan(roots)] == ["note-1"]
+    assert reads == []
+
+
+def test_a_write_does_not_depend_on_the_system_temporary_folder(tmp_path, monkeypatch):
+    # the temporary copy lives beside the note, so the final rename stays on one filesystem
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-existe"))
+    store.write_atomic(str(tmp_path / "a.md"), "title: A\n\n")
+    assert os.listdir(tmp_path) == ["a.md"]
+
+
+def test_a_listing_taken_during_a_write_shows_the_note_once(tmp_path, monkeypatch):
+    roots = RootSet.from_paths([tmp_path])
+    seen = []
+    real_fsync = os.fsync
+
+    def list_while_writing(fd):
+        real_fsync(fd)
+        seen.extend(n.id for n in store.scan(roots))
+    monkeypatch.setattr(os, "fsync", list_while_writing)
+    store.write_atomic(str(tmp_path / "a.md"), store.render("note-1", "A", "", ""))
+    assert seen == []  # the half-done copy is hidden until it is renamed into place
+    assert [n.id for n in store.scan(roots)] == ["note-1"]
+
+
+def test_a_handle_reads_bytes_that_are_not_utf8_as_replacement_characters(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"id: note-1\ntitle: A\n\ncuerpo \xff roto")
+    handles = store.Handles()
+    handle = handles.open(store.Note("note-1", "A", "", str(path)))
+    assert handles.read(handle.id) == "cuerpo \ufffd roto"
