@@ -8,6 +8,7 @@ import pytest
 
 import extension
 from demo import write_lesson_notes
+from protocol import SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from server import Config, NotesServer
 from session import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from test_session_core import CAPS, ENVELOPE, Peer, call, questions, result_of, server
@@ -265,3 +266,36 @@ def test_an_empty_boundary_says_which_way_it_is_empty(home, config, shared, expe
     peer = Peer(server(**config)).start([f"{home}/{f}" for f in shared])
     listing = call(peer, "notes_list")
     assert result_of(peer.take(), listing)["result"]["content"][0]["text"] == expected
+
+
+def test_server_discover_reports_what_a_solution_brought(home, tmp_path):
+    solution = tmp_path / "solucion.py"
+    solution.write_text("from extension import Extension\nextension = Extension()\n")
+    srv = NotesServer(Config(), extension.load(str(solution)))
+    peer = Peer(srv)
+    asked = peer.request("server/discover")
+    meta = result_of(peer.take(), asked)["result"]["_meta"]
+    assert meta["io.github.curso-mcp/solution"] == srv.solution
+
+
+def test_a_2026_tools_list_names_the_server_in_its_meta(home):
+    peer = Peer(server())
+    listing = peer.request("tools/list", {"_meta": ENVELOPE})
+    result = result_of(peer.take(), listing)["result"]
+    assert result["_meta"] == {"io.modelcontextprotocol/serverInfo": SERVER_INFO}
+
+
+def test_a_2026_request_whose_version_is_null_is_refused_as_unsupported(home):
+    peer = Peer(server())
+    envelope = {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": None}
+    listing = peer.request("tools/list", {"_meta": envelope})
+    error = result_of(peer.take(), listing)["error"]
+    assert error["code"] == UNSUPPORTED_PROTOCOL_VERSION
+    assert error["data"]["requested"] == "None"
+
+
+def test_an_unknown_method_at_2026_07_28_is_method_not_found_naming_it(home):
+    peer = Peer(server())
+    asked = peer.request("resources/list", {"_meta": ENVELOPE})
+    error = result_of(peer.take(), asked)["error"]
+    assert error == {"code": -32601, "message": "Method not found at 2026-07-28: resources/list"}
