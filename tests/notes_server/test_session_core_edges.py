@@ -299,3 +299,22 @@ def test_an_unknown_method_at_2026_07_28_is_method_not_found_naming_it(home):
     asked = peer.request("resources/list", {"_meta": ENVELOPE})
     error = result_of(peer.take(), asked)["error"]
     assert error == {"code": -32601, "message": "Method not found at 2026-07-28: resources/list"}
+
+
+def test_a_tampered_request_state_is_refused_as_invalid_params_with_its_reason(home):
+    peer = Peer(server())
+    retry = peer.request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": ENVELOPE,
+                                        "requestState": "v1.manipulado.firma",
+                                        "inputResponses": {}})
+    error = result_of(peer.take(), retry)["error"]
+    assert error == {"code": -32602, "message": "Invalid or expired requestState",
+                     "data": {"reason": "invalid_request_state"}}
+
+
+@pytest.mark.parametrize("responses", [["roots"], "roots", 42])
+def test_input_responses_that_are_not_an_object_are_invalid_params(home, responses):
+    peer = Peer(server())
+    retry = peer.request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": ENVELOPE,
+                                        "inputResponses": responses})
+    error = result_of(peer.take(), retry)["error"]
+    assert error == {"code": -32602, "message": "inputResponses must be an object"}
