@@ -386,9 +386,8 @@ class Session:
             return
         call.runs += 1
         try:
-            if call.runs > MAX_RUNS:
-                raise ToolError("La herramienta se ejecutó demasiadas veces sin terminar.")
-            result = self._invoke(call)
+            result = self._invoke(call) if call.runs <= MAX_RUNS else \
+                error_result("La herramienta se ejecutó demasiadas veces sin terminar.")
         except NeedInput as need:
             if call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {

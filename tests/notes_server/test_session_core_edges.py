@@ -318,3 +318,58 @@ def test_input_responses_that_are_not_an_object_are_invalid_params(home, respons
                                         "inputResponses": responses})
     error = result_of(peer.take(), retry)["error"]
     assert error == {"code": -32602, "message": "inputResponses must be an object"}
+
+
+def test_a_call_that_needs_more_than_64_runs_is_stopped_saying_so(home, tmp_path):
+    # every answer runs the tool again from the start: a tool that asks 70 questions in a row
+    # is stopped at its 65th run, after its 64th question
+    solution = tmp_path / "preguntona.py"
+    solution.write_text(
+        "from extension import Extension\nextension = Extension()\n"
+        "@extension.tool('preguntona', description='x')\n"
+        "def preguntona(ctx):\n"
+        "    for i in range(70):\n"
+        "        ctx.elicit_form(f'Pregunta {i}', {'ok': {'type': 'boolean'}})\n"
+        "    return 'hecho'\n")
+    peer = Peer(NotesServer(Config(), extension.load(str(solution)))).start([f"{home}/Notas"])
+    call_id = call(peer, "preguntona")
+    asked = []
+    while True:
+        frames = peer.take()
+        if result_of(frames, call_id):
+            break
+        [question] = questions(frames)
+        asked.append(question["params"]["message"])
+        peer.answer(question["id"], {"action": "accept", "content": {"ok": True}})
+    assert asked == [f"Pregunta {i}" for i in range(64)]
+    done = result_of(frames, call_id)["result"]
+    assert done["isError"] is True
+    assert done["content"][0]["text"] == "La herramienta se ejecutó demasiadas veces sin terminar."
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_a_call_without_arguments_runs_the_tool_with_none(home, protocol):
+    peer = Peer(server())
+    if protocol == "2026-07-28":  # accepted: the call goes on to ask for the roots
+        listing = peer.request("tools/call", {"name": "notes_list", "_meta": ENVELOPE})
+        assert result_of(peer.take(), listing)["result"]["resultType"] == "input_required"
+    else:
+        peer.start([f"{home}/Notas"])
+        listing = peer.request("tools/call", {"name": "notes_list"})
+        assert "structuredContent" in result_of(peer.take(), listing)["result"]
+
+
+@pytest.mark.parametrize("name", [["notes_list"], {"n": 1}, 7, None])
+def test_a_tool_name_that_is_not_text_is_an_unknown_tool(home, name):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    asked = peer.request("tools/call", {"name": name, "arguments": {}})
+    error = result_of(peer.take(), asked)["error"]
+    assert error == {"code": -32602, "message": f"Unknown tool: {name!r}"}
+
+
+@pytest.mark.parametrize("arguments", [["a"], "a", 3])
+def test_arguments_that_are_not_an_object_are_invalid_params(home, arguments):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    asked = peer.request("tools/call", {"name": "notes_list", "arguments": arguments})
+    error = result_of(peer.take(), asked)["error"]
+    assert error == {"code": -32602, "message": "arguments must be an object"}
