@@ -373,3 +373,35 @@ def test_arguments_that_are_not_an_object_are_invalid_params(home, arguments):
     asked = peer.request("tools/call", {"name": "notes_list", "arguments": arguments})
     error = result_of(peer.take(), asked)["error"]
     assert error == {"code": -32602, "message": "arguments must be an object"}
+
+
+NO_ROOTS_2026 = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def test_a_2026_client_without_roots_uses_the_servers_root_folders(home):
+    peer = Peer(server(roots=[f"{home}/Notas"]))
+    listing = peer.request("tools/call", {"name": "notes_list", "arguments": {},
+                                          "_meta": NO_ROOTS_2026})
+    result = result_of(peer.take(), listing)["result"]
+    assert result["resultType"] == "complete" and result["structuredContent"]["notes"]
+
+
+def test_a_2026_client_without_roots_and_no_root_folders_is_told_which_capability(home):
+    peer = Peer(server())
+    listing = peer.request("tools/call", {"name": "notes_list", "arguments": {},
+                                          "_meta": NO_ROOTS_2026})
+    error = result_of(peer.take(), listing)["error"]
+    assert error == {"code": -32021, "message": NO_ROOTS,
+                     "data": {"requiredCapabilities": {"roots": {}}}}
+
+
+def test_a_2026_roots_answer_that_cannot_be_read_is_explained(home):
+    peer = Peer(server())
+    first = peer.request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": ENVELOPE})
+    state = result_of(peer.take(), first)["result"]["requestState"]
+    retry = peer.request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": ENVELOPE,
+                                        "requestState": state,
+                                        "inputResponses": {"roots": {"roots": "todas"}}})
+    result = result_of(peer.take(), retry)["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("La lista de roots no es válida: ")
