@@ -497,6 +497,7 @@ class Session:
     def _flow_late(self, call, key):
         if not call.done:
             call.answers[key] = "timeout"
+            self._cancel_timer(call, "progress")  # the wait is over, and so are its ticks
             for waiters in self._flow_waiters.values():
                 waiters[:] = [(c, k) for c, k in waiters if c is not call]
             self._run(call)
@@ -519,6 +520,7 @@ class Session:
                                         {"elicitationId": elicitation_id}))
         for call, key in self._flow_waiters.pop(elicitation_id, []):
             self._cancel_timer(call, key)
+            self._cancel_timer(call, "progress")
             self._run(call)
 
     def flow_listener(self, stateless):

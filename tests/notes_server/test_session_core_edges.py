@@ -405,3 +405,39 @@ def test_a_2026_roots_answer_that_cannot_be_read_is_explained(home):
     result = result_of(peer.take(), retry)["result"]
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("La lista de roots no es válida: ")
+
+
+# -- a tool that waits for a page and then asks a form ---------------------------------------
+WAIT_THEN_ASK = """
+from extension import Extension
+extension = Extension()
+
+@extension.tool('espera_y_pregunta', description='x')
+def espera_y_pregunta(ctx):
+    flows = ctx.server.flows
+    flow_id = ctx.memo('flow', lambda: flows.start(
+        ctx.session.id, 'yo', 'proveedor', ctx.session.flow_listener(ctx.stateless)
+    ).elicitation_id)
+    status = ctx.wait_flow(flows.get(flow_id), 10)
+    answer = ctx.elicit_form('¿Seguimos?', {'ok': {'type': 'boolean'}})
+    return f'{status} {answer.action}'
+"""
+
+
+def test_when_the_page_ends_the_wait_its_timer_and_progress_end_with_it(home, tmp_path):
+    solution = tmp_path / "espera.py"
+    solution.write_text(WAIT_THEN_ASK)
+    srv = NotesServer(Config(), extension.load(str(solution)))
+    peer = Peer(srv).start([f"{home}/Notas"])
+    call_id = call(peer, "espera_y_pregunta", meta={"progressToken": "p"})
+    flow_id = peer.session.calls[call_id].memos["flow"]
+    peer.clock.advance(3)
+    assert [f["method"] for f in peer.take()] == ["notifications/progress"] * 2
+    srv.flows.complete(flow_id, srv.flows.get(flow_id).nonce, "proveedor")
+    peer.clock.advance()
+    [form] = questions(peer.take())
+    peer.clock.advance(30)  # past the page's wait: nothing more while the form is open
+    assert peer.take() == []
+    peer.answer(form["id"], {"action": "accept", "content": {"ok": True}})
+    done = result_of(peer.take(), call_id)["result"]
+    assert done["content"][0]["text"] == "completed accept"
