@@ -441,3 +441,57 @@ def test_when_the_page_ends_the_wait_its_timer_and_progress_end_with_it(home, tm
     peer.answer(form["id"], {"action": "accept", "content": {"ok": True}})
     done = result_of(peer.take(), call_id)["result"]
     assert done["content"][0]["text"] == "completed accept"
+
+
+# -- what a tool's outcome becomes ------------------------------------------------------------
+OUTCOMES = """
+from extension import Extension
+from tooling import URLElicitationRequired
+extension = Extension()
+
+@extension.tool('texto', description='x')
+def texto(ctx):
+    return 'hola'
+
+@extension.tool('rota', description='x')
+def rota(ctx):
+    raise ValueError('detalle interno')
+
+@extension.tool('dict_sin_content', description='x')
+def dict_sin_content(ctx):
+    return {'x': 1}
+
+@extension.tool('pide_url', description='x')
+def pide_url(ctx):
+    raise URLElicitationRequired([])
+"""
+
+
+@pytest.mark.parametrize("tool, protocol, text", [
+    ("texto", "2025-11-25", "hola"),
+    ("rota", "2025-11-25", "Error interno en la herramienta rota."),
+    ("dict_sin_content", "2025-11-25", "La herramienta dict_sin_content devolvió un resultado no "
+                                       "válido."),
+    ("pide_url", "2026-07-28", "Error interno en la herramienta pide_url."),
+])
+def test_what_a_tool_returns_or_raises_becomes_its_result(home, tmp_path, tool, protocol, text):
+    solution = tmp_path / "resultados.py"
+    solution.write_text(OUTCOMES)
+    peer = Peer(NotesServer(Config(), extension.load(str(solution))))
+    if protocol == "2026-07-28":
+        asked = peer.request("tools/call", {"name": tool, "arguments": {}, "_meta": ENVELOPE})
+    else:
+        asked = call(peer.start([f"{home}/Notas"]), tool)
+    result = result_of(peer.take(), asked)["result"]
+    assert result["content"] == [{"type": "text", "text": text}]
+    assert result["isError"] is (tool != "texto")
+
+
+def test_url_elicitation_required_at_2025_11_25_is_error_32042_with_its_message(home, tmp_path):
+    solution = tmp_path / "resultados.py"
+    solution.write_text(OUTCOMES)
+    peer = Peer(NotesServer(Config(), extension.load(str(solution)))).start([f"{home}/Notas"])
+    asked = call(peer, "pide_url")
+    error = result_of(peer.take(), asked)["error"]
+    assert error == {"code": -32042, "message": "URL elicitation required",
+                     "data": {"elicitations": []}}
