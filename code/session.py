@@ -370,6 +370,9 @@ class Session:
             raise wire.RpcError(wire.INVALID_PARAMS, f"Unknown tool: {name!r}")
         if not isinstance(arguments, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "arguments must be an object")
+        if msg["id"] in self.calls:  # its answer and its cancellation would be ambiguous
+            raise wire.RpcError(wire.INVALID_REQUEST, "Request id already used by a call in "
+                                "progress")
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         token = meta.get("progressToken")
         call = Call(msg["id"], name, arguments, protocol, capabilities, stateless,

@@ -11,7 +11,17 @@ from demo import write_lesson_notes
 from protocol import SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from server import Config, NotesServer
 from session import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
-from test_session_core import CAPS, ENVELOPE, Peer, call, questions, result_of, server
+from test_session_core import (
+    CAPS,
+    ENVELOPE,
+    PICK_2024,
+    Peer,
+    Timer,
+    call,
+    questions,
+    result_of,
+    server,
+)
 
 
 @pytest.fixture
@@ -495,3 +505,83 @@ def test_url_elicitation_required_at_2025_11_25_is_error_32042_with_its_message(
     error = result_of(peer.take(), asked)["error"]
     assert error == {"code": -32042, "message": "URL elicitation required",
                      "data": {"elicitations": []}}
+
+
+# -- ending one call never touches another ---------------------------------------------------
+def test_a_call_reusing_the_id_of_a_call_in_progress_is_refused(home):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    first = call(peer, "notes_delete", {"title": "TPS report"})
+    peer.take()
+    peer.send({"id": first, "method": "tools/call",
+               "params": {"name": "notes_list", "arguments": {}}})
+    assert peer.take() == [{"jsonrpc": "2.0", "id": first, "error": {
+        "code": -32600, "message": "Request id already used by a call in progress"}}]
+
+
+def test_cancelling_one_call_leaves_the_form_of_another_working(home):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    first = call(peer, "notes_delete", {"title": "TPS report"})
+    first_form = questions(peer.take())[0]
+    second = call(peer, "notes_delete", {"title": "TPS report"})
+    second_form = questions(peer.take())[0]
+    peer.notify("notifications/cancelled", {"requestId": first})
+    assert [f["params"]["requestId"] for f in peer.take()] == [first_form["id"]]
+    peer.answer(second_form["id"], PICK_2024)
+    frames = peer.take()
+    assert result_of(frames, second)["result"]["structuredContent"]["deleted"]["id"] == "note-7"
+    assert not os.path.exists(f"{home}/Notas/tps-2024.md")
+
+
+def test_a_call_cancelled_while_it_waits_for_the_roots_never_runs(home):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    peer.notify("notifications/roots/list_changed")
+    [asked] = [f for f in peer.take() if f.get("method") == "roots/list"]
+    listing = call(peer, "notes_list")
+    peer.notify("notifications/cancelled", {"requestId": listing})
+    assert peer.take() == []
+    peer.answer(asked["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    peer.clock.advance(3600)
+    assert result_of(peer.take(), listing) is None
+
+
+def wait_for_page(peer, srv):
+    setup = call(peer, "notes_setup")
+    form = questions(peer.take())[0]
+    peer.answer(form["id"], {"action": "accept"})
+    return setup, srv.flows.get(form["params"]["elicitationId"])
+
+
+def test_cancelling_one_wait_for_a_page_leaves_another_waiting(home):
+    srv = server(setup_wait=10)
+    peer = Peer(srv).start([f"{home}/Notas"])
+    first, _ = wait_for_page(peer, srv)
+    second, record = wait_for_page(peer, srv)
+    peer.notify("notifications/cancelled", {"requestId": first})
+    srv.flows.complete(record.elicitation_id, record.nonce, "notas-sync")
+    peer.clock.advance()
+    done = result_of(peer.take(), second)["result"]
+    assert done["structuredContent"] == {"status": "configured"}
+
+
+def test_one_wait_running_out_leaves_another_waiting(home):
+    srv = server(setup_wait=10)
+    peer = Peer(srv).start([f"{home}/Notas"])
+    first, _ = wait_for_page(peer, srv)
+    peer.clock.advance(5)
+    second, record = wait_for_page(peer, srv)
+    peer.clock.advance(5)
+    assert result_of(peer.take(), first)["result"]["structuredContent"] == {"status": "pending"}
+    srv.flows.complete(record.elicitation_id, record.nonce, "notas-sync")
+    peer.clock.advance()
+    done = result_of(peer.take(), second)["result"]
+    assert done["structuredContent"] == {"status": "configured"}
+
+
+def test_a_timer_that_fired_as_its_call_ended_does_nothing(home, monkeypatch):
+    # a real clock may already have started a timer when the call ends: the call is done
+    monkeypatch.setattr(Timer, "cancel", lambda self: None)
+    peer = Peer(server(setup_wait=10)).start([f"{home}/Notas"])
+    setup, _ = wait_for_page(peer, peer.session.server)
+    peer.notify("notifications/cancelled", {"requestId": setup})
+    peer.clock.advance(60)
+    assert result_of(peer.take(), setup) is None
