@@ -585,3 +585,12 @@ def test_a_timer_that_fired_as_its_call_ended_does_nothing(home, monkeypatch):
     peer.notify("notifications/cancelled", {"requestId": setup})
     peer.clock.advance(60)
     assert result_of(peer.take(), setup) is None
+
+
+@pytest.mark.parametrize("request_id", [[1], {"id": 1}, True])
+def test_a_cancellation_whose_request_id_is_no_id_is_ignored(home, request_id):
+    peer = Peer(server()).start([f"{home}/Notas"])
+    delete = call(peer, "notes_delete", {"title": "TPS report"})
+    peer.take()
+    peer.notify("notifications/cancelled", {"requestId": request_id})
+    assert peer.take() == [] and delete in peer.session.calls
