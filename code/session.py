@@ -499,8 +499,8 @@ class Session:
 
     def _flow_late(self, call, key):
         if not call.done:
+            # the wait is over: its next progress tick sees this and stops
             call.answers[key] = "timeout"
-            self._cancel_timer(call, "progress")  # the wait is over, and so are its ticks
             for waiters in self._flow_waiters.values():
                 waiters[:] = [(c, k) for c, k in waiters if c is not call]
             self._run(call)

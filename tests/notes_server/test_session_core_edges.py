@@ -594,3 +594,16 @@ def test_a_cancellation_whose_request_id_is_no_id_is_ignored(home, request_id):
     peer.take()
     peer.notify("notifications/cancelled", {"requestId": request_id})
     assert peer.take() == [] and delete in peer.session.calls
+
+
+def test_when_a_wait_for_the_page_runs_out_its_progress_ends_with_it(home, tmp_path):
+    solution = tmp_path / "espera.py"
+    solution.write_text(WAIT_THEN_ASK)
+    peer = Peer(NotesServer(Config(), extension.load(str(solution)))).start([f"{home}/Notas"])
+    call_id = call(peer, "espera_y_pregunta", meta={"progressToken": "p"})
+    peer.clock.advance(10)  # the page never came: the tool goes on to its form
+    [form] = questions(peer.take())
+    peer.clock.advance(30)
+    assert peer.take() == []
+    peer.answer(form["id"], {"action": "accept", "content": {"ok": True}})
+    assert result_of(peer.take(), call_id)["result"]["content"][0]["text"] == "pending accept"
