@@ -44,6 +44,13 @@ def test_a_roots_answer_that_is_not_an_object_is_refused_with_a_reason(result):
         RootSet.from_list_result(result)
 
 
+@pytest.mark.parametrize("entry", [{"name": "sin uri"}, {"uri": 42}, "file:///tmp"],
+                         ids=["no-uri", "uri-not-text", "not-an-object"])
+def test_a_root_without_a_text_uri_is_refused_with_a_reason(entry):
+    with pytest.raises(RootError, match="cada root necesita un campo 'uri' de texto"):
+        RootSet.from_list_result({"roots": [entry]})
+
+
 def test_a_root_keeps_its_clients_name_or_else_its_folders(tmp_path):
     folder = os.path.realpath(tmp_path)
     roots = RootSet.from_list_result({"roots": [
