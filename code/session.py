@@ -389,8 +389,10 @@ class Session:
             return
         call.runs += 1
         try:
-            result = self._invoke(call) if call.runs <= MAX_RUNS else \
-                error_result("La herramienta se ejecutó demasiadas veces sin terminar.")
+            if call.runs > MAX_RUNS:  # a backstop: no lesson tool runs again this often
+                result = error_result("La herramienta se ejecutó demasiadas veces sin terminar.")
+            else:
+                result = self._invoke(call)
         except NeedInput as need:
             if call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {
@@ -499,7 +501,6 @@ class Session:
 
     def _flow_late(self, call, key):
         if not call.done:
-            # the wait is over: its next progress tick sees this and stops
             call.answers[key] = "timeout"
             for waiters in self._flow_waiters.values():
                 waiters[:] = [(c, k) for c, k in waiters if c is not call]
@@ -507,8 +508,8 @@ class Session:
 
     def _progress(self, call, wait, ticks):
         """Every PROGRESS_EVERY seconds while the call waits for the page: seconds waited."""
-        if call.done or wait.key in call.answers:
-            return
+        if (call, wait.key) not in self._flow_waiters.get(wait.elicitation_id, ()):
+            return  # the wait is over (the page finished, the time ran out or the call ended)
         self.send(wire.notification("notifications/progress", {
             "progressToken": call.progress_token, "progress": ticks * PROGRESS_EVERY,
             "total": wait.seconds,
@@ -523,7 +524,6 @@ class Session:
                                         {"elicitationId": elicitation_id}))
         for call, key in self._flow_waiters.pop(elicitation_id, []):
             self._cancel_timer(call, key)
-            self._cancel_timer(call, "progress")
             self._run(call)
 
     def flow_listener(self, stateless):
