@@ -19,5 +19,8 @@ LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroup
 
 def self_check_plan(mode, *in_force):
     """The protections of a self-check host: every one off, except those `in_force`."""
+    unknown = set(in_force) - set(PROTECTIONS)
+    if unknown:  # a misspelt name would silently report that protection as off
+        raise ValueError(f"unknown protections: {sorted(unknown)}")
     return {"mode": mode, "self_check": True,
             **{key: None if key in LISTED else key in in_force for key in PROTECTIONS}}
