@@ -18,9 +18,10 @@ import textwrap
 
 import store
 import wire
-from client import Browser, Client, ScriptedUser
+from client import Client
 from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
+from simulated_user import Browser, ScriptedUser
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
 

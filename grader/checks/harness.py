@@ -44,11 +44,13 @@ import threading
 
 import store
 import wire
-from client import Client, ScriptedUser, questions_in
+from client import Client
+from client_core import questions_in
 from grader.errors import Full, HostError, Refused
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
 from roots import path_to_uri
+from simulated_user import ScriptedUser
 
 REVISIONS = ("2025-11-25", "2026-07-28")
 CALL_TIMEOUT = 10.0
@@ -188,7 +190,7 @@ def describe_changes(before, after):
 
 # -- the user and the browser ------------------------------------------------------------------
 def scripted_user(answers=()):
-    """The scripted user (code/client.py): answers from a list; asked more than MAX_PROMPTS
+    """The scripted user (code/simulated_user.py): answers from a list; asked more than MAX_PROMPTS
     times in one call it answers with an error, never an endless conversation."""
     return ScriptedUser(*answers, max_per_call=MAX_PROMPTS)
 
