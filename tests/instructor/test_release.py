@@ -28,8 +28,8 @@ import pytest
 
 from conftest import REFERENCE, REPO
 
-sys.path.insert(0, str(REPO / "release"))
-import build  # noqa: E402  (release/build.py)
+sys.path.insert(0, str(REPO / "editions" / "release"))
+import build  # noqa: E402  (editions/release/build.py)
 
 STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
 NOTEBOOK = REPO / "grader" / "reference" / "solucion.ipynb"
@@ -44,7 +44,7 @@ VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     out = tmp_path_factory.mktemp("release")
-    run = subprocess.run([sys.executable, str(REPO / "release" / "build.py"), "--out",
+    run = subprocess.run([sys.executable, str(REPO / "editions" / "release" / "build.py"), "--out",
                           str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     return out / "student", out / "autograder.zip", run.stdout
@@ -65,7 +65,7 @@ def test_the_student_edition_is_a_git_repository_without_anything_instructor_onl
     assert {"README.md", "Makefile", "code/main.py", "grader/checks/public/test_ej2.py",
             "lessons/02_formularios.ipynb", "tests/notebooks/test_exercise_cells.py"} <= files
     for prefix in ("grader/reference/", "grader/checks/hidden/", "tests/grader/",
-                   "tests/instructor/", "release/"):
+                   "tests/instructor/", "editions/release/"):
         assert not [f for f in files if f.startswith(prefix)], prefix
     assert "no leak found" in output
 

@@ -1,4 +1,4 @@
-"""The rendered edition is learner-facing: release/build.py's leak check passes on it (the
+"""The rendered edition is learner-facing: editions/release/build.py's leak check passes on it (the
 build runs it too), and would catch a reference solution (grader/reference) in a page."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import shutil
 import pytest
 from rendered_helpers import REPO
 
-RELEASE = REPO / "release" / "build.py"
+RELEASE = REPO / "editions" / "release" / "build.py"
 
 
 def load(name, path):
@@ -26,7 +26,7 @@ def test_the_rendered_edition_carries_no_reference_and_no_hidden_test(rendered):
 
 
 def test_a_planted_reference_solution_fails_the_build_check(rendered, tmp_path):
-    builder = load("rendered_build", REPO / "rendered" / "build.py")
+    builder = load("rendered_build", REPO / "editions" / "rendered" / "build.py")
     copy = shutil.copytree(rendered.out, tmp_path / "copy",
                            ignore=shutil.ignore_patterns("static"))
     reference = (REPO / "grader" / "reference" / "soluciones" / "ejercicio2.py").read_text()

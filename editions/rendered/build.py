@@ -1,10 +1,12 @@
 """Build the rendered edition: the lesson as static HTML pages, readable with nothing installed.
 
-    .venv/bin/python rendered/build.py [--from COURSE] [--out build/rendered]   (make rendered)
+    .venv/bin/python editions/rendered/build.py [--from COURSE] [--out build/rendered]
+                                                                        (make rendered)
 
 1. The course folder (`make rendered` gives the student edition, build/release/student, which
    `make release` builds first) is staged into a temporary folder: code/*.py, lessons/ (without
-   soluciones/) and the public grader, as the Lite site is (lite/build.py's stage_content).
+   soluciones/) and the public grader, as the Lite site is (editions/lite/build.py's
+   stage_content).
 2. Every notebook of lessons/ runs there unattended, top to bottom, with nbclient and
    LESSON_USER=scripted (the scripted user answers the forms and consents), with widget state
    stored in the notebook. A cell that raises fails the build.
@@ -17,7 +19,7 @@
 5. index.html is the course map, taken from the README's section whose title starts with
    "Mapa del curso" (or, without one, "Los cuadernos"), with links to the pages.
 6. The executed notebooks are kept in notebooks/ (to download). In the instructors' source
-   (release/build.py present) the output goes through its leak check: no reference solution
+   (editions/release/build.py present) the output goes through its leak check: no reference solution
    and no hidden test may be in it.
 
 Open out/index.html directly (file://) or through any static server. Stdlib plus nbclient,
@@ -45,7 +47,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+REPO = HERE.parent.parent
 CACHE = REPO / "build" / "rendered-cache"
 DEFAULT_OUT = REPO / "build" / "rendered"
 ASSETS = HERE / "assets.json"
@@ -126,7 +128,7 @@ def copy_assets(static: Path, cache: Path) -> dict[str, str]:
 
 def stage(course: Path, dest: Path) -> Path:
     """The course as the Lite site stages it (code/, lessons/, the public grader)."""
-    lite = load_module("lite_build", REPO / "lite" / "build.py")
+    lite = load_module("lite_build", REPO / "editions" / "lite" / "build.py")
     try:
         return lite.stage_content(dest, course)
     except lite.BuildError as exc:
@@ -289,8 +291,8 @@ def demo_page(revision: str, transcript: str) -> str:
 
 
 def leak_check(out: Path) -> None:
-    """The instructors' leak check (release/build.py), where it exists."""
-    builder = REPO / "release" / "build.py"
+    """The instructors' leak check (editions/release/build.py), where it exists."""
+    builder = REPO / "editions" / "release" / "build.py"
     if not builder.exists():
         return  # the student edition: nothing secret here to leak
     leaks = load_module("release_build", builder).check_no_leak(str(out))

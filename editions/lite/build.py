@@ -1,21 +1,21 @@
 """Build the course's JupyterLite site: static files that run the notebooks in the browser.
 
-    .venv-lite/bin/python lite/build.py [--from COURSE | --content DIR] [--out DIR] [--force]
-                                        [--sourcemaps]
+    .venv-lite/bin/python editions/lite/build.py [--from COURSE | --content DIR] [--out DIR]
+                                                 [--force] [--sourcemaps]
 
-Run it through `make lite` (which makes .venv-lite from lite/requirements-lite.txt). Every
+Run it through `make lite` (which makes .venv-lite from editions/lite/requirements-lite.txt). Every
 input is pinned and checked; downloads come only from the package registries, through
 their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
 
-- Pyodide from npm: `npm ci` with lite/package.json and the committed lite/package-lock.json
+- Pyodide from npm: `npm ci` with package.json and the committed package-lock.json (here)
   (npm checks the sha512 integrity recorded there). The npm package has the runtime only.
 - The pure-Python wheels the kernel needs, from PyPI at the versions Pyodide's lock file
-  names (lite/pyodide-wheels.txt, sha256 pinned, checked by `pip download --require-hashes`).
+  names (pyodide-wheels.txt, sha256 pinned, checked by `pip download --require-hashes`).
   PyPI's files differ byte for byte from Pyodide's own builds, so the lock file is rewritten
   with the pinned sha256 values and pruned to exactly what the site ships.
 - The wheels `piplite.install` serves from the site's own index: comm (the kernel needs it),
-  ipywidgets and jupyterlab_widgets (lite/piplite-wheels.txt, sha256 pinned), and the course
-  wheel `course-lite` made here from the content folder (see lite/course_lite.py).
+  ipywidgets and jupyterlab_widgets (piplite-wheels.txt, sha256 pinned), and the course
+  wheel `course-lite` made here from the content folder (see course_lite.py).
 
 What the site holds is staged from a course folder (--from, default this repository; `make
 lite` gives the student edition, build/release/student, which `make release` builds first):
@@ -29,7 +29,7 @@ site never falls back to PyPI or a CDN: every URL it loads is relative to the si
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
 
-    .venv-lite/bin/python lite/build.py --update-pins    # after changing the npm pin
+    .venv-lite/bin/python editions/lite/build.py --update-pins    # after changing the npm pin
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ import zipfile
 from pathlib import Path
 
 LITE = Path(__file__).resolve().parent
-REPO = LITE.parent
+REPO = LITE.parent.parent
 CACHE = REPO / "build" / "lite-cache"
 DEFAULT_OUT = REPO / "build" / "lite"
 
@@ -289,7 +289,7 @@ def offline_pyodide(package: Path, static: Path, wheels_cache: Path) -> list[str
     if wanted != pinned:
         raise BuildError(
             f"{PYODIDE_PINS.name} does not match Pyodide's lock file; run "
-            f"`.venv-lite/bin/python lite/build.py --update-pins`\n  lock: {wanted}\n"
+            f"`.venv-lite/bin/python editions/lite/build.py --update-pins`\n  lock: {wanted}\n"
             f"  pins: {pinned}")
     wheels = download_wheels(PYODIDE_PINS, wheels_cache)
     for key in closure:
@@ -317,8 +317,8 @@ def course_wheel(content: Path, folder: Path, digest: str) -> Path:
             files[f"{COURSE_MODULE}/files/{rel}"] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {COURSE_DIST}\nVersion: {version}\n"
-        "Summary: The course's modules for JupyterLite (made by lite/build.py)\n").encode()
-    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: lite/build.py\n"
+        "Summary: The course's modules for JupyterLite (made by editions/lite/build.py)\n").encode()
+    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: editions/lite/build.py\n"
                                    b"Root-Is-Purelib: true\nTag: py3-none-any\n")
     record = []
     for name, data in files.items():

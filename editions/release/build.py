@@ -1,6 +1,6 @@
 """Build the two editions of the course from this repository (the instructor's source).
 
-    python3 release/build.py [--out build/release]          (or: make release)
+    python3 editions/release/build.py [--out build/release]          (or: make release)
 
 - `student/`: the repository a learner clones (a git repository with one commit, ready to
   publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
@@ -8,10 +8,10 @@
   grader's own tests and catalogues, this folder); a test file that needs the reference or a
   helper of those tests is instructor-only too (found by `needs_reference`, and said so in the
   build's output). Its README is this README with the instructors' section left
-  out and the section on exercises and grading replaced by `release/student/ejercicios.md`.
+  out and the section on exercises and grading replaced by `editions/release/student/ejercicios.md`.
   Its grader runs the public tests only (`grader/checks/hidden/` is not there).
 - `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
-  release/autograder/), with the grader (public and hidden tests) and the server code. No
+  editions/release/autograder/), with the grader (public and hidden tests) and the server code. No
   reference solution.
 
 After building, `check_no_leak` reads every file of the student edition (and of the bundle,
@@ -34,11 +34,11 @@ import subprocess
 import sys
 import zipfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RELEASE = os.path.join(REPO, "release")
+RELEASE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(RELEASE))
 
 INSTRUCTOR_ONLY = (
-    "release/*",                       # this builder, the editions' templates
+    "editions/release/*",              # this builder, the editions' templates
     "grader/reference/*",              # the reference solutions
     "grader/checks/hidden/*",          # hidden grading tests
     "tests/instructor/*",              # tests that need the reference, hidden tests, the build
@@ -50,8 +50,8 @@ INSTRUCTOR_ONLY = (
 # (they still run in this repository).
 REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
 README = "README.md"
-STUDENT_NOTE = "release/student/nota.md"          # goes right under the title
-STUDENT_EXERCISES = "release/student/ejercicios.md"  # replaces EXERCISES_SECTION
+STUDENT_NOTE = "editions/release/student/nota.md"          # goes right under the title
+STUDENT_EXERCISES = "editions/release/student/ejercicios.md"  # replaces EXERCISES_SECTION
 EXERCISES_SECTION = "## Ejercicios y corrección"
 INSTRUCTORS_SECTION = "## Para el profesorado: las dos ediciones"
 AUTOGRADER_FILES = ("code/*", "grader/*")
@@ -132,7 +132,7 @@ def sections(text):
 
 def student_readme():
     """This README, for learners: a note under the title, the instructors' section left out,
-    the exercises section replaced by release/student/ejercicios.md."""
+    the exercises section replaced by editions/release/student/ejercicios.md."""
     parts = sections(read(README))
     headings = [heading for heading, _ in parts]
     for needed in (EXERCISES_SECTION, INSTRUCTORS_SECTION):
