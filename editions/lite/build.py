@@ -22,7 +22,8 @@ lite` gives the student edition, build/release/student, which `make release` bui
 code/*.py, lessons/ (notebooks and UI module) and the public grader (grader/ without its
 reference solutions and hidden tests, which the student edition does not have anyway: the
 in-browser `ui.revisar` runs the public checks in the page). Learner files (soluciones/) and
-caches are left out; the build fails if anything instructor-only got in. --content DIR instead
+caches are left out; the build fails if anything instructor-only got in (editions/common.py:
+`stage_content` and the one leak check, shared with the other editions). --content DIR instead
 copies a ready content folder as it is (the tests add a probe notebook that way). The built
 site never falls back to PyPI or a CDN: every URL it loads is relative to the site.
 
@@ -48,7 +49,16 @@ import zipfile
 from pathlib import Path
 
 LITE = Path(__file__).resolve().parent
-REPO = LITE.parent.parent
+sys.path.insert(0, str(LITE.parent.parent))  # editions/common.py
+from editions.common import (  # noqa: E402
+    REPO,
+    BuildError,
+    check_content,
+    logger,
+    stage_content,
+)
+
+log = logger("lite")
 CACHE = REPO / "build" / "lite-cache"
 DEFAULT_OUT = REPO / "build" / "lite"
 
@@ -67,18 +77,8 @@ EXTENSIONS = {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyter
               "jupyterlab_pygments"}
 COURSE_DIST = "course-lite"
 COURSE_MODULE = "course_lite"
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "soluciones",
-                              ".DS_Store", ".git")
 WHEEL_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "py",
               "--platform", "any"]
-
-
-class BuildError(RuntimeError):
-    pass
-
-
-def log(message: str) -> None:
-    print(f"[lite] {message}", flush=True)
 
 
 def norm(name: str) -> str:
@@ -167,35 +167,6 @@ def copy_content(source: Path, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)
     return dest
-
-
-# Never in the site, whatever course folder it is built from (the student edition has none).
-INSTRUCTOR_ONLY = ("grader/reference", "grader/checks/hidden")
-
-
-def stage_content(dest: Path, repo: Path = REPO) -> Path:
-    """The site's content from a course folder: code/*.py, lessons/ (notebooks and UI module)
-    and the public grader, without learner files, caches or instructor-only folders."""
-    (dest / "code").mkdir(parents=True)
-    for module in sorted((repo / "code").glob("*.py")):
-        shutil.copy2(module, dest / "code" / module.name)
-    shutil.copytree(repo / "lessons", dest / "lessons", ignore=SKIP)
-    if (repo / "grader").is_dir():
-        hidden = {repo / "grader" / p.split("/", 1)[1] for p in INSTRUCTOR_ONLY}
-
-        def skip(folder, names):
-            return set(SKIP(folder, names)) | {n for n in names if Path(folder, n) in hidden}
-        shutil.copytree(repo / "grader", dest / "grader", ignore=skip)
-    check_content(dest)
-    return dest
-
-
-def check_content(content: Path) -> None:
-    """Fail loudly if an instructor-only folder is in the content (the site is for learners)."""
-    found = [p for p in INSTRUCTOR_ONLY if (content / p).exists()]
-    if found:
-        raise BuildError(f"instructor-only material in the site's content: {found}; build "
-                         "from the student edition (`make release`, then `make lite`)")
 
 
 # ---------------------------------------------------------------- pyodide from npm

@@ -4,29 +4,28 @@
 
 - `student/`: the repository a learner clones (a git repository with one commit, ready to
   publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
-  instructor may see (`INSTRUCTOR_ONLY`: the reference solutions, the hidden grading tests, the
-  grader's own tests and catalogues, this folder); a test file that needs the reference or a
-  helper of those tests is instructor-only too (found by `needs_reference`, and said so in the
-  build's output). Its README is this README with the instructors' section left
-  out and the section on exercises and grading replaced by `editions/release/student/ejercicios.md`.
-  Its grader runs the public tests only (`grader/checks/hidden/` is not there).
+  instructor may see (editions/common.py's `INSTRUCTOR_ONLY`: the reference solutions, the
+  hidden grading tests, the grader's own tests and catalogues, this folder); a test file that
+  needs the reference or a helper of those tests is instructor-only too (found by
+  `needs_reference`, and said so in the build's output). Its README is this README with the
+  instructors' section left out and the section on exercises and grading replaced by
+  `student/ejercicios.md` (here). Its grader runs the public tests only
+  (`grader/checks/hidden/` is not there).
 - `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
-  editions/release/autograder/), with the grader (public and hidden tests) and the server code. No
+  `autograder/` here), with the grader (public and hidden tests) and the server code. No
   reference solution.
 
-After building, `check_no_leak` reads every file of the student edition (and of the bundle,
-for the reference) and fails the build if any carries an instructor-only path, a distinctive
-line or a run of lines of a reference solution or of a hidden test, or a hidden test's name.
-tests/instructor/test_release.py runs the same check, and shows it catches planted leaks.
+After building, the one leak check (editions/common.py's `check_no_leak`) reads every file of
+the student edition and fails the build if any carries an instructor-only path, a distinctive
+line or a run of lines of a reference solution or of a hidden test, or a hidden test's name;
+`check_bundle` does the same for the bundle, where only the reference is secret.
+tests/instructor/test_release.py runs the same checks, and shows they catch planted leaks.
 
 Deliberate simplifications: stdlib only; the student edition is a snapshot of the tracked files
 (uncommitted changes are included as they are in the working tree, and said so); one commit.
 """
 
 import argparse
-import ast
-import fnmatch
-import json
 import os
 import re
 import shutil
@@ -35,17 +34,22 @@ import sys
 import zipfile
 
 RELEASE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(RELEASE))
-
-INSTRUCTOR_ONLY = (
-    "editions/release/*",              # this builder, the editions' templates
-    "grader/reference/*",              # the reference solutions
-    "grader/checks/hidden/*",          # hidden grading tests
-    "tests/instructor/*",              # tests that need the reference, hidden tests, the build
-    "tests/grader/*",                  # the grader's own tests and catalogues (reference, nulls)
-    "tests/browser/test_reference_*",  # browser journeys that type the reference solutions
-    "benchmarks/grader_bench.py",      # grades the reference
+sys.path.insert(0, os.path.dirname(os.path.dirname(RELEASE)))  # editions/common.py
+from editions.common import (  # noqa: E402
+    INSTRUCTOR_ONLY,
+    REFERENCE_SOURCES,
+    REPO,
+    BuildError,
+    check_no_leak,
+    leaks_in,
+    logger,
+    matches,
+    read,
+    secrets,
+    tracked_files,
 )
+
+log = logger("release")
 # Tests of files that ship, which need instructor-only files: cut out of the student edition
 # (they still run in this repository).
 REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
@@ -57,26 +61,6 @@ INSTRUCTORS_SECTION = "## Para el profesorado: las dos ediciones"
 AUTOGRADER_FILES = ("code/*", "grader/*")
 AUTOGRADER_EXCLUDED = ("grader/reference/*",)
 AUTOGRADER_TEMPLATES = ("setup.sh", "run_autograder", "requirements-autograder.txt")
-
-
-class BuildError(Exception):
-    """The build cannot go on (a section or a test it must cut is not where it should be)."""
-
-
-def tracked_files():
-    """Files git tracks here, as they are in the working tree (deleted ones skipped)."""
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
-    files = [name for name in out.stdout.decode().split("\0") if name]
-    return [name for name in files if os.path.isfile(os.path.join(REPO, name))]
-
-
-def matches(name, patterns):
-    return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
-
-
-def read(name):
-    with open(os.path.join(REPO, name), encoding="utf-8") as handle:
-        return handle.read()
 
 
 # -- the student edition ------------------------------------------------------------------------
@@ -192,117 +176,7 @@ def build_autograder(path):
     return path
 
 
-# -- the leak check ---------------------------------------------------------------------------
-REFERENCE_SOURCES = ("grader/reference/soluciones/*.py",)
-HIDDEN_SOURCES = ("grader/checks/hidden/*.py",)
-PUBLIC_SOURCES = ("grader/checks/*.py", "grader/checks/public/*.py")
-LONG_LINE = 40   # a line this long, from a secret source, is distinctive on its own (anywhere)
-WINDOW = 3       # or this many consecutive lines of it, in the same order
-
-
-def normalise(line):
-    return " ".join(line.strip().split())
-
-
-def meaningful(text):
-    lines = [normalise(line) for line in text.splitlines()]
-    return [line for line in lines if len(line) >= 8 and not line.startswith("#")]
-
-
-def starter_lines():
-    """Lines of the exercises' starter cells: the skeleton every learner gets anyway."""
-    found = set()
-    for name in tracked_files():
-        if name.startswith("lessons/") and name.endswith(".ipynb"):
-            for cell in json.loads(read(name))["cells"]:
-                source = "".join(cell.get("source", []))
-                if cell.get("cell_type") == "code" and source.startswith("%%writefile"):
-                    found.update(normalise(line) for line in source.splitlines())
-    return found
-
-
-def secrets(sources=REFERENCE_SOURCES + HIDDEN_SOURCES):
-    """What must not appear in an edition: (lines, windows, names), each with its origin. A line
-    or run of lines is secret only if it is not also in the public grading code or a starter."""
-    common = starter_lines()
-    for name in tracked_files():
-        if matches(name, PUBLIC_SOURCES):
-            common.update(meaningful(read(name)))
-    lines, windows, names = {}, {}, {}
-    for name in tracked_files():
-        if not matches(name, sources):
-            continue
-        text = read(name)
-        body = meaningful(text)
-        for line in body:
-            if len(line) >= LONG_LINE and line not in common:
-                lines.setdefault(line, name)
-        for start in range(len(body) - WINDOW + 1):
-            window = tuple(body[start:start + WINDOW])
-            if not set(window) <= common:
-                windows.setdefault(window, name)
-        if matches(name, HIDDEN_SOURCES):
-            for node in ast.walk(ast.parse(text)):
-                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                    names.setdefault(node.name, name)
-    return lines, windows, names
-
-
-def readable(relative, text):
-    """What a person reads in a file: a notebook's cell sources and text outputs, not its JSON
-    (where a pasted line is one escaped string among others)."""
-    if not relative.endswith(".ipynb"):
-        return text
-    try:
-        cells = json.loads(text).get("cells", [])
-    except (ValueError, AttributeError):
-        return text
-    parts = []
-    for cell in cells:
-        source = cell.get("source", "")
-        parts.append("".join(source) if isinstance(source, list) else str(source))
-        for output in cell.get("outputs", []):
-            for value in [output.get("text", "")] + list((output.get("data") or {}).values()):
-                parts.append("".join(value) if isinstance(value, list) else str(value))
-    return "\n".join(parts)
-
-
-def leaks_in(relative, text, known, forbidden_paths=INSTRUCTOR_ONLY):
-    lines, windows, names = known
-    if matches(relative, forbidden_paths):
-        return [f"{relative}: instructor-only file"]
-    text = readable(relative, text)
-    found = []
-    body = meaningful(text)
-    flat = normalise(text)  # a distinctive line counts anywhere: inline in prose too
-    for line, origin in lines.items():
-        if line in flat:
-            found.append(f"{relative}: carries {line[:60]!r} from {origin}")
-    runs = {tuple(body[i:i + WINDOW]) for i in range(len(body) - WINDOW + 1)}
-    for window, origin in windows.items():
-        if window in runs:
-            found.append(f"{relative}: carries {window[0][:40]!r}... from {origin}")
-    for name, origin in names.items():
-        if re.search(rf"\b{name}\b", text):
-            found.append(f"{relative}: names the hidden test {name} ({origin})")
-    return found
-
-
-def check_no_leak(folder, known=None):
-    """Every file of the student edition: no instructor path, no distinctive line or run of
-    lines of a reference solution or hidden test, no hidden test's name."""
-    known = known or secrets()
-    found = []
-    for base, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for file in files:
-            path = os.path.join(base, file)
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-            found += leaks_in(os.path.relpath(path, folder), text, known)
-    return found
-
-
+# -- the leak check of the bundle (the student edition's is editions/common.py's) ----------
 def check_bundle(path, known=None):
     """The Gradescope bundle: hidden tests belong there, the reference does not."""
     known = known or secrets(REFERENCE_SOURCES)
@@ -339,9 +213,9 @@ def main(argv=None):
     with zipfile.ZipFile(bundle) as archive:
         count = len(archive.namelist())
     for name in dropped:
-        print(f"left out of the student edition (needs grader/reference): {name}")
-    print(f"student edition: {student} ({len(files)} files, no leak found)")
-    print(f"autograder bundle: {bundle} ({count} files, no reference)")
+        log(f"left out of the student edition (needs grader/reference): {name}")
+    log(f"student edition: {student} ({len(files)} files, no leak found)")
+    log(f"autograder bundle: {bundle} ({count} files, no reference)")
     return 0
 
 

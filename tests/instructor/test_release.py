@@ -31,6 +31,8 @@ from conftest import REFERENCE, REPO
 sys.path.insert(0, str(REPO / "editions" / "release"))
 import build  # noqa: E402  (editions/release/build.py)
 
+from editions import common  # noqa: E402  (the one leak check; build.py put REPO on sys.path)
+
 STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
 NOTEBOOK = REPO / "grader" / "reference" / "solucion.ipynb"
 TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format",
@@ -106,7 +108,7 @@ def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor
     student, _, _ = release
     copy = tmp_path / "student"
     shutil.copytree(student, copy, ignore=shutil.ignore_patterns(".git"))
-    assert build.check_no_leak(copy) == []
+    assert common.check_no_leak(copy) == []
     hidden = REPO / "grader" / "checks" / "hidden" / "test_ej4_hidden.py"
     shutil.copy(hidden, copy / "grader" / "checks" / "public" / "extra.py")
     notebook = copy / "lessons" / "01_roots.ipynb"
@@ -117,7 +119,7 @@ def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor
     notebook.write_text(json.dumps(cells))
     (copy / "grader" / "reference").mkdir()
     (copy / "grader" / "reference" / "x.py").write_text("x = 1\n")
-    leaks = "\n".join(build.check_no_leak(copy))
+    leaks = "\n".join(common.check_no_leak(copy))
     assert "grader/checks/public/extra.py: names the hidden test" in leaks
     assert "lessons/01_roots.ipynb: carries" in leaks and "ejercicio4.py" in leaks
     assert "grader/reference/x.py: instructor-only file" in leaks

@@ -206,6 +206,15 @@ def test_staging_takes_the_public_grader_for_the_in_browser_self_check(fake_repo
     assert not [f for f in files if f.startswith(("grader/reference", "grader/checks/hidden"))]
 
 
+def test_staging_this_repository_leaves_out_everything_instructor_only(tmp_path):
+    """The instructors' source holds the reference and the hidden tests; what the sites stage
+    from it passes the one leak check every edition passes (editions/common.py)."""
+    content = build.stage_content(tmp_path / "content", repo=REPO)
+    assert (content / "grader" / "checks" / "public").is_dir()
+    assert not (content / "grader" / "reference").exists()
+    assert not (content / "grader" / "checks" / "hidden").exists()
+
+
 def test_a_content_folder_with_instructor_only_material_fails_the_build(fake_repo, tmp_path):
     write(fake_repo / "grader" / "checks" / "hidden" / "test_ej4_hidden.py", "secret\n")
     with pytest.raises(build.BuildError, match="instructor-only"):
