@@ -65,8 +65,8 @@ lite: lite-venv
 	$(LITE_VENV)/bin/python editions/lite/build.py --out $(LITE_OUT) \
 	  $(if $(LITE_CONTENT),--content $(LITE_CONTENT),--from $(LITE_FROM))
 
-# Rendered edition (editions/rendered/build.py): static HTML pages from an unattended run of the student
-# edition's notebooks (LESSON_USER=scripted), readable offline; RENDERED_OUT: the folder.
+# Rendered edition (editions/rendered/build.py): static HTML pages from an unattended run of the
+# student edition's notebooks (LESSON_USER=scripted), readable offline; RENDERED_OUT: the folder.
 RENDERED_OUT  ?= build/rendered
 RENDERED_FROM ?= $(if $(wildcard editions/release/build.py),build/release/student,.)
 .PHONY: rendered

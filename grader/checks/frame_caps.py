@@ -8,10 +8,11 @@ nesting at most `MAX_NESTING` deep (a deeper frame is replaced before the client
 at most `MAX_HANDLERS` server-to-client requests being answered at once in all the servers of a
 submission.
 
-Why 1 MiB here and 4 MiB in code/wire.py (`MAX_LINE_BYTES`): that limit is what the lesson's
-server accepts from any client on stdio (a real client's request, far from hostile); this one is
-what the grader keeps from a server it does not trust, sized to a run's memory budget (one frame
-is an eighth of `MAX_RUN_COST`). No answer of a correct server comes near either.
+Why 1 MiB here and 4 MiB in code/wire.py (`MAX_LINE_BYTES`): that one is the most code/ parses
+at all, on either side of the wire (generous: a peer sending a big but honest frame); this one
+is what the grader keeps from a server it does not trust, sized to a run's memory budget (one
+frame is an eighth of `MAX_RUN_COST`), and it cuts a line before the client parses it. No frame
+of a correct server comes near either.
 
 Deliberate simplifications: the memory cost of a frame is estimated from its bytes (containers
 and items cost more than their characters), not measured.
