@@ -110,8 +110,8 @@ class Question:
     def answer(self, result):
         """The user's ElicitResult. After a consent in URL mode the user opens the page next
         (the core asks for it through the clock, once the answer is on its way)."""
-        if self.settled:
-            return
+        if self.settled or (self.call is not None and self.call.done):
+            return  # answered already, or its call ended (out of time, failed, abandoned)
         self.settled = True
         consented = self.mode == "url" and isinstance(result, dict) \
             and result.get("action") == "accept"
@@ -196,7 +196,8 @@ class ClientCore:
         self._next_id += 1
         outcome.request_id = self._next_id
         self._pending[self._next_id] = on_answer or (
-            lambda result, error: outcome.fail(error) if error else outcome.settle(result))
+            lambda result, error: outcome.fail(error) if error is not None
+            else outcome.settle(result))
         self.send(wire.request(self._next_id, method, params))
         return outcome
 
@@ -222,7 +223,7 @@ class ClientCore:
         done = Outcome("connect")
         if self.stateless:
             def discovered(result, error):
-                if error:
+                if error is not None:
                     return done.fail(error)
                 self.server_info = (result.get("_meta") or {}).get(META_SERVER_INFO) \
                     if isinstance(result, dict) else None
@@ -233,7 +234,7 @@ class ClientCore:
             else None
 
         def initialized(result, error):
-            if error:
+            if error is not None:
                 return done.fail(error)
             self.server_info = result
             self.notify("notifications/initialized")
@@ -337,7 +338,7 @@ class ClientCore:
             answered = self._pending.pop(msg["id"], None)  # one nobody asked for is dropped
             if answered is not None:
                 error = wire.RpcError.from_dict(msg["error"]) if "error" in msg else None
-                answered(None if error else msg["result"], error)
+                answered(None if error is not None else msg["result"], error)
         elif msg["kind"] == "notification":
             self._note(msg)
         else:
