@@ -42,7 +42,7 @@ clients:
 	  (cd $(CLIENTS) && npm ci --no-audit --no-fund --loglevel=error) && touch $(CLIENTS)/node_modules/.installed; \
 	fi
 
-# JupyterLite edition (lite/README.md): build tools in their own venv (never in .venv), a
+# JupyterLite edition (editions/lite/README.md): build tools in their own venv (never in .venv), a
 # static site from pinned packages, built from the student edition (LITE_FROM; in the
 # instructors' source `make release` makes it first). LITE_CONTENT: a ready content folder
 # instead; LITE_OUT: the site folder.
@@ -50,37 +50,37 @@ LITE_VENV  := .venv-lite
 LITE_STAMP := $(LITE_VENV)/.installed
 LITE_OUT   ?= build/lite
 LITE_CONTENT ?=
-LITE_FROM  ?= $(if $(wildcard release/build.py),build/release/student,.)
+LITE_FROM  ?= $(if $(wildcard editions/release/build.py),build/release/student,.)
 
 lite-venv: $(LITE_STAMP)
 
-$(LITE_STAMP): lite/requirements-lite.txt
+$(LITE_STAMP): editions/lite/requirements-lite.txt
 	@test -x $(LITE_VENV)/bin/python || $(PYTHON) -m venv $(LITE_VENV)
-	$(LITE_VENV)/bin/python -m pip install -q -r lite/requirements-lite.txt
+	$(LITE_VENV)/bin/python -m pip install -q -r editions/lite/requirements-lite.txt
 	@touch $@
 
 lite: lite-venv
 	@if [ -z "$(LITE_CONTENT)" ] && [ "$(LITE_FROM)" = build/release/student ]; then \
 	  $(MAKE) --no-print-directory release; fi
-	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) \
+	$(LITE_VENV)/bin/python editions/lite/build.py --out $(LITE_OUT) \
 	  $(if $(LITE_CONTENT),--content $(LITE_CONTENT),--from $(LITE_FROM))
 
-# Rendered edition (rendered/build.py): static HTML pages from an unattended run of the student
-# edition's notebooks (LESSON_USER=scripted), readable offline; RENDERED_OUT: the folder.
+# Rendered edition (editions/rendered/build.py): static HTML pages from an unattended run of the
+# student edition's notebooks (LESSON_USER=scripted), readable offline; RENDERED_OUT: the folder.
 RENDERED_OUT  ?= build/rendered
-RENDERED_FROM ?= $(if $(wildcard release/build.py),build/release/student,.)
+RENDERED_FROM ?= $(if $(wildcard editions/release/build.py),build/release/student,.)
 .PHONY: rendered
 rendered: venv
 	@if [ "$(RENDERED_FROM)" = build/release/student ]; then \
 	  $(MAKE) --no-print-directory release; fi
-	LESSON_USER=scripted $(BIN)/python rendered/build.py --from $(RENDERED_FROM) --out $(RENDERED_OUT)
+	LESSON_USER=scripted $(BIN)/python editions/rendered/build.py --from $(RENDERED_FROM) --out $(RENDERED_OUT)
 
 # The two editions (README.md, "Para el profesorado"): build/release/student/ (a git repository
 # learners clone) and build/release/autograder.zip (Gradescope), with a leak check.
 .PHONY: release
 release:
-	@test -f release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
-	$(PYTHON) release/build.py
+	@test -f editions/release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
+	$(PYTHON) editions/release/build.py
 
 test: venv chromium clients lite-venv
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,10 +1,10 @@
 """The lesson on the real wire: three scenarios, then roots changing and URL mode.
 
-A simulated client (client.py) and the server (server.py, session.py) share this process but
+The lesson's client (client.py) and the server (server.py, session.py) share this process but
 talk only through serialized JSON-RPC lines (transport.Loopback), so every line printed after
-`C→S` or `S→C` is exactly what crossed. The user is scripted (client.ScriptedUser) and so is
-the browser (client.Browser, on the real local setup page). Everything happens in a temporary
-folder, removed at the end.
+`C→S` or `S→C` is exactly what crossed. The user is scripted (simulated_user.ScriptedUser) and
+so is the browser (simulated_user.Browser, on the real local setup page). Everything happens
+in a temporary folder, removed at the end.
 
 Deliberate simplifications: long values (requestState, instructions) are shortened on screen,
 the 2026-07-28 `_meta` envelope is printed in full once and then only mentioned, and the
@@ -18,9 +18,10 @@ import textwrap
 
 import store
 import wire
-from client import Browser, Client, ScriptedUser
+from client import Client
 from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
+from simulated_user import Browser, ScriptedUser
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
 

@@ -43,16 +43,21 @@ def supports_form(capabilities):
 
 
 def supports_url(capabilities):
+    """Did the client declare URL mode (`elicitation.url`, an object)? Only that: whether URL
+    mode may be used also depends on the protocol and the SDK version (exercise 3)."""
     elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
     return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
 
 
 # -- building forms ---------------------------------------------------------------------------
 def choice(options, title=None, description=None, protocol=LATEST_HANDSHAKE):
-    """A single-select string property from (value, label) pairs.
+    """A single-select string property from (value, label) pairs, for a form's properties.
 
-    2025-11-25 and later: the titled `oneOf` form. 2025-06-18 had no `oneOf` here, only the
-    (now deprecated) `enum` + `enumNames` pair, so older clients get that.
+    `choice([("note-3", "TPS report (2023)"), ("note-7", "TPS report (2024)")],
+    title="¿Cuál?", protocol=ctx.protocol_version)` returns the property dict to put under a
+    name in `ctx.elicit_form(message, {"note_id": ...}, required=["note_id"])`; the answer is
+    one of the values. 2025-11-25 and later: the titled `oneOf` form. 2025-06-18 had no `oneOf`
+    here, only the (now deprecated) `enum` + `enumNames` pair, so older clients get that.
     """
     prop = {"type": "string"}
     if protocol == FORM_ONLY:

@@ -50,6 +50,12 @@ from tooling import Tool
 
 
 class Extension:
+    """What one solution brings: its tools and, at most once each, the two hooks.
+
+    Create one at the top level of a solution file (`extension = Extension()`) and register with
+    its decorators; the server finds it when it loads the file (`load`).
+    """
+
     def __init__(self):
         self.tools = []
         self.url_guard = None
@@ -58,6 +64,15 @@ class Extension:
         self.errors = {}  # file -> why it did not load
 
     def tool(self, name, description, input_schema=None, annotations=None, title=None):
+        """Decorator: register `handler(ctx, **arguments)` as the tool `name`.
+
+        `description`, `input_schema` (a JSON Schema object; default: no arguments),
+        `annotations` (e.g. `{"destructiveHint": True}`) and `title` are what `tools/list`
+        shows. The handler gets a `ctx` (context.py) and the call's arguments by name, and
+        returns `ok(text, data)` or a string, or raises `ToolError(message)`. It may run
+        again from the start after each answer the user gives, so it asks before it changes
+        anything. The function itself is returned unchanged.
+        """
         def register(handler):
             self.tools.append(Tool(name, description, handler,
                                    input_schema or {"type": "object", "properties": {}},
@@ -66,10 +81,24 @@ class Extension:
         return register
 
     def url_mode_guard(self, function):
+        """Decorator: `function(sdk_version, protocol_version, client_capabilities)` decides
+        whether URL mode may be used (True) or the manual fallback is given (anything else).
+
+        `sdk_version` is the SDK version the server simulates (a string, maybe empty or
+        unreadable), `protocol_version` the revision of this request, `client_capabilities`
+        what the client declared (a dict). Exercise 3.
+        """
         self.url_guard = function
         return function
 
     def on_roots_changed(self, function):
+        """Decorator: `function(change)` reacts to a roots change (a `server.RootsChange`).
+
+        It reads `change.old_roots`, `change.new_roots` and `change.handles` and calls
+        `change.revoke(handle)` for each handle that must close; the server applies the new
+        roots and those revocations together once it returns (if it raises, every handle is
+        revoked). Exercise 4.
+        """
         self.roots_reaction = function
         return function
 

@@ -72,6 +72,8 @@ class RootsChange:
         self.revoked = {}
 
     def revoke(self, handle, reason="su nota quedó fuera de las roots"):
+        """Close `handle` (one of `self.handles`) when the change is applied; a later
+        `notes_read` on it answers with `reason`."""
         self.revoked[handle.id] = (handle, reason)
 
 

@@ -45,6 +45,8 @@ class URLElicitationRequired(Exception):
 
 
 def ok(text, structured=None):
+    """A successful tool result: `text` for the model and, if given, `structured` as the
+    result's `structuredContent` (a dict)."""
     result = {"content": [{"type": "text", "text": text}], "isError": False}
     if structured is not None:
         result["structuredContent"] = structured
@@ -52,6 +54,7 @@ def ok(text, structured=None):
 
 
 def error_result(text):
+    """A tool result that reports a failure (`isError: true`): what `ToolError` becomes."""
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 

@@ -1,7 +1,7 @@
 """Where a submission's servers run: the official sandbox, or one of the two self-check hosts.
 
 Every host offers the same interface, so the checks (grader/checks/) are the same code in every
-mode; grader/checks/harness.py is the only code that talks to a host:
+mode; runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that talks to one:
 
     mode, plan, notice        what is in force (the report's `protections`), and a Spanish
                               sentence saying plainly what this mode is ("" when official)

@@ -160,7 +160,8 @@ def probe(state, prepared):
 
     The tools it lists are what exercise 2's gate observes; what it says it loaded (`_meta`)
     is only shown, attributed to the server, as feedback."""
-    from grader.checks.harness import Broken, Lab
+    from grader.checks.grading import Broken
+    from grader.checks.lab import Lab
     lab = Lab(state, 0)
     try:  # the probe server stays on as exercise 2's shared 2025-11-25 server
         run = lab.server("2025-11-25", roots=[], connect=False, keep=True)

@@ -14,7 +14,7 @@ derived from the schema itself (the ``method`` consts, the ``ClientRequest`` /
 ``code`` consts), so there is no hand-maintained method table. On failure an
 ``AssertionError`` lists every schema error with its instance path and schema path.
 
-The schema files live in ``vendor/mcp-schema/<revision>/schema.json`` (see the README
+The schema files live in ``tests/vendor/mcp-schema/<revision>/schema.json`` (see the README
 there). They are never modified on disk; the one workaround is applied to an
 in-memory copy in ``_patch``.
 """
@@ -32,7 +32,7 @@ import jsonschema
 import referencing
 from jsonschema.exceptions import ValidationError
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "vendor" / "mcp-schema"
+SCHEMA_DIR = Path(__file__).resolve().parent / "vendor" / "mcp-schema"
 REVISIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 DIRECTIONS = ("server", "client")
 # Formats we check. jsonschema silently ignores a format whose checker library is
@@ -57,7 +57,7 @@ class _Revision:
 def _patch(defs: dict[str, Any]) -> None:
     """Work around known generator bugs, in place, on an in-memory copy.
 
-    Quirk 1 (vendor/mcp-schema/README.md): the JSON files type ``ElicitResult.content``
+    Quirk 1 (tests/vendor/mcp-schema/README.md): the JSON files type ``ElicitResult.content``
     values as ``string | integer | boolean | string[]`` while ``schema.ts`` says
     ``number``, so a float answer like ``{"score": 30.5}`` would be rejected. Widen
     ``integer`` to ``number`` everywhere under that property.

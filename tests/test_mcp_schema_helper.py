@@ -250,7 +250,7 @@ def test_compiled_validators_are_cached():
 
 
 def test_vendored_schemas_match_recorded_sha256():
-    vendor = Path(__file__).resolve().parent.parent / "vendor" / "mcp-schema"
+    vendor = Path(__file__).resolve().parent / "vendor" / "mcp-schema"
     readme = (vendor / "README.md").read_text(encoding="utf-8")
     for revision in (OLD, MID, NEW):
         digest = hashlib.sha256((vendor / revision / "schema.json").read_bytes()).hexdigest()

@@ -16,6 +16,7 @@ import inspect
 import os
 
 from grader.checks import grading
+from grader.checks.lab import close_lab, open_lab
 from grader.paths import REPO_DIR
 
 
@@ -54,7 +55,7 @@ def run(state, files):
 def run_one(state, spec, function, revision):
     grade = grading.new_grade(spec)
     try:
-        lab = grading.open_lab(state, spec)
+        lab = open_lab(state, spec)
     except Exception as exc:
         return grading.score(state, spec, grade, exc)
     try:
@@ -66,5 +67,5 @@ def run_one(state, spec, function, revision):
     except Exception as raised:
         exc = raised
     finally:
-        grading.close_lab(state, lab)
+        close_lab(state, lab)
     return grading.score(state, spec, grade, exc)

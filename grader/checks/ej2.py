@@ -13,7 +13,8 @@ Titles here are exact ("Informe TPS"); one public test checks that titles match 
 and surrounding spaces, as the statement says.
 """
 
-from grader.checks.harness import Broken, describe_changes, short
+from grader.checks.grading import Broken, short
+from grader.checks.notes_tree import describe_changes
 from grader.state import ArchiveFacts
 
 TOOL = "notes_archive"

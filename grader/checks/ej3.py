@@ -21,7 +21,7 @@ that version rides on it as a stateless request.
 from dataclasses import dataclass
 
 from context import NO_URL_CAPABILITY
-from grader.checks.harness import Broken, short
+from grader.checks.grading import Broken, short
 from protocol import MISSING_CLIENT_CAPABILITY
 
 CAPS = {"form+url": {"form": {}, "url": {}}, "url": {"url": {}}, "form": {"form": {}},

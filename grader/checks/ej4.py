@@ -18,7 +18,8 @@ roots falló» when the learner's reaction raised and the server revoked everyth
 scenarios say only how many handles went wrong, and how.
 """
 
-from grader.checks.harness import Broken, describe_changes, short
+from grader.checks.grading import Broken, short
+from grader.checks.notes_tree import describe_changes
 from grader.state import HandleFacts, RemovalFacts
 from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
 

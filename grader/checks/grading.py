@@ -1,4 +1,4 @@
-"""How a graded test is declared, named, set up, scored and redacted. No pytest in here.
+"""How a graded test is declared, scored and redacted: `@graded`, `Grade` and the points. No pytest.
 
 The official grader runs the checks with pytest (grader/checks/plugin.py); the in-process
 self-check in the browser, where there is no pytest, runs the very same check functions with
@@ -6,12 +6,20 @@ grader/checks/direct.py. Both go through this module, so a test is named, scored
 redacted the same way whoever runs it.
 
 A test is a function `test_x(lab, grade[, revision])` declared with
-`@graded(exercise, points, title, hidden=False, revisions=None)`. With `revisions`, it runs once
-per protocol revision (pytest parametrizes it; direct.py loops).
+`@graded(exercise, points, title, hidden=False, revisions=None)`. With `revisions` (usually
+`REVISIONS`, the two the lesson teaches), it runs once per protocol revision (pytest
+parametrizes it; direct.py loops).
+
+`Grade.check` records one expectation in Spanish (what was sent, what came back, what was
+expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason
+(`Abort`). A gate on a scenario another test grades names that test (`gate=`), which is all a
+hidden test shows. `Broken` means the server crashed, hung or sent garbage: the test scores 0
+with status "error".
 
 Scores come from the test's `Grade`, never from an exit code: a test that raised anything we
 did not expect scores 0 with status "error". Hidden tests are redacted by construction:
-- `Grade(hidden=True)` drops `got`/`expected` from every check;
+- `Grade(hidden=True)` drops `got`/`expected` from every check (the texts of a hidden test are
+  written without its inputs and expected values);
 - a failed gate shows its own (constant) text, or only the title of the public test whose
   scenario it needs;
 - a crash, a hang, a grader fault or a finding during a hidden test shows a fixed sentence,
@@ -19,13 +27,15 @@ did not expect scores 0 with status "error". Hidden tests are redacted by constr
 - the result carries `"hidden": true`.
 """
 
+import json
 import os
 import traceback
 
-from grader.checks.harness import Abort, Broken, Grade, Lab
+from grader.escape import one_line
 from grader.state import OUT_OF_TIME
+from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 
-REVISIONS = ("2025-11-25", "2026-07-28")
+REVISIONS = (LATEST_HANDSHAKE, STATELESS_VERSION)  # what `revisions=REVISIONS` runs a test in
 # What a test raises when the learner's server sent data of an unexpected shape that a test
 # then tripped on: the test scores 0 ("error") and the instructor gets a warning, not exit 3.
 SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError,
@@ -36,6 +46,61 @@ HIDDEN_BROKEN = ("tu servidor falló durante esta prueba oculta (terminó, no re
                  "del enunciado")
 HIDDEN_SHAPE = "la respuesta de tu servidor tenía una forma inesperada en esta prueba oculta"
 INTERNAL = "error interno del corrector; avisa al profesorado"
+
+
+class Abort(Exception):
+    """A gate failed: the behaviour under test never happened, so nothing else counts.
+
+    `gate` is the title of the (public) test that grades the scenario this gate is about, when
+    the gate is not this test's own: a hidden test shows only that title."""
+
+    def __init__(self, text, gate=None):
+        super().__init__(text)
+        self.gate = gate
+
+
+class Broken(Exception):
+    """The server crashed, hung or broke the protocol: zero for this test, status error."""
+
+
+class Grade:
+    def __init__(self, hidden=False):
+        self.hidden = hidden
+        self.checks = []   # (passed, text)
+        self.notes = []    # context lines shown before the checks
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def check(self, passed, text, got=None, expected=None):
+        """One expectation. In a hidden test only `text` (written without inputs) is kept."""
+        detail = text
+        if not passed and not self.hidden and (got is not None or expected is not None):
+            detail += f" — recibido: {short(got)}; esperado: {expected}"
+        self.checks.append((bool(passed), detail))
+        return bool(passed)
+
+    def require(self, passed, text, gate=None):
+        if not passed:
+            raise Abort(text, gate)
+
+    def fraction(self):
+        if not self.checks:
+            return 0.0
+        return sum(1 for ok, _ in self.checks if ok) / len(self.checks)
+
+    def lines(self):
+        return self.notes + [("✔ " if ok else "✘ ") + text for ok, text in self.checks]
+
+
+def short(value, limit=300):
+    """A learner's value as one escaped line of at most `limit` characters."""
+    if not isinstance(value, str):
+        try:
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        except (TypeError, ValueError, RecursionError):
+            value = f"<{type(value).__name__}>"
+    return one_line(value, limit)
 
 
 def graded(exercise, points, title, hidden=False, revisions=None):
@@ -55,29 +120,6 @@ def spec_for(function, module_file, revision=None):
     stem = os.path.splitext(os.path.basename(module_file))[0].replace("test_ej", "ej", 1)
     return {**spec, "name": f"{spec['exercise']}{where}{mark} {spec['title']}",
             "id": f"{stem}/{function.__name__}" + (f"[{revision}]" if revision else "")}
-
-
-def open_lab(state, spec):
-    """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more."""
-    state.counter += 1
-    state.hidden_now = spec["hidden"]
-    lab = Lab(state, state.counter)
-    if state.left() <= 0:
-        state.broken = state.broken or OUT_OF_TIME
-    if state.broken:
-        raise Broken(state.broken)
-    return lab
-
-
-def close_lab(state, lab):
-    lab.close()
-    if state.dirty:  # something misbehaved: nothing it left behind may reach the next test
-        state.dirty = False
-        try:
-            state.host.sweep()
-        except Exception:
-            pass
-    state.hidden_now = False
 
 
 def new_grade(spec):

@@ -19,6 +19,7 @@ import os
 import pytest
 
 from grader.checks import grading
+from grader.checks.lab import close_lab, open_lab
 
 state = None  # the SubmissionState being graded; set by grader.runner before pytest.main
 
@@ -67,9 +68,9 @@ def grade(request):
 
 @pytest.fixture
 def lab(request):
-    workspace = grading.open_lab(state, state.expected[request.node.nodeid])
+    workspace = open_lab(state, state.expected[request.node.nodeid])
     yield workspace
-    grading.close_lab(state, workspace)
+    close_lab(state, workspace)
 
 
 @pytest.hookimpl(hookwrapper=True)

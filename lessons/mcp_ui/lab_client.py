@@ -1,7 +1,7 @@
 """The lab's connection: the notes server running in this kernel and the lesson's client.
 
 `LabClient` builds a `server.NotesServer` (with the demo URL guard and, if asked, a learner's
-solution loaded by `extension.load`) and a `client.AsyncClient.local` on the kernel's event
+solution loaded by `extension.load`) and an `async_client.AsyncClient.local` on the kernel's event
 loop: no process, no thread of ours, the same single-threaded core as `main.py serve`. The
 frames still cross as JSON lines and are kept for the transcripts. `call` shows each question
 in the call's panel (users.py) and prints the result, the server's warnings (⚠ servidor) and
@@ -27,9 +27,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import client
 import extension
 import wire
+from async_client import AsyncClient
+from client_core import questions_in
 from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from server import NotesServer
 
@@ -114,7 +115,7 @@ class LabClient:
         solution = None if self.solution is None else self._load(self.solution)
         self.server = NotesServer(self.config, solution, log=self.log.append)
         PAGES.add(self.server)
-        self.client = client.AsyncClient.local(
+        self.client = AsyncClient.local(
             self.server, loop=asyncio.get_running_loop(), roots=self._roots,
             elicitation=self._elicitation, protocol=self.protocol, user=self.user,
             on_frame=self._on_frame)
@@ -382,7 +383,7 @@ class LabClient:
 
     def last_url(self) -> str | None:
         """The URL of the most recent URL-mode elicitation this client received."""
-        urls = [q.get("url") for q in client.questions_in(self.frames) if q.get("mode") == "url"]
+        urls = [q.get("url") for q in questions_in(self.frames) if q.get("mode") == "url"]
         return urls[-1] if urls else None
 
     def page_visits(self) -> int:

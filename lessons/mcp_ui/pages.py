@@ -1,6 +1,6 @@
 """The setup page from the notebook's side: reach it by URL, draw it, poke at it.
 
-`PAGES.fetch(url, method, data)` is the one `fetch` of the lesson's `client.Browser`: a real
+`PAGES.fetch(url, method, data)` is the one `fetch` of the lesson's `simulated_user.Browser`: a real
 page (`http://127.0.0.1:<port>`, JupyterLab) is fetched over HTTP; an inline page
 (`setup_page.INLINE_BASE`, JupyterLite, no sockets) is handed to the `SetupPage` of the lab
 server that issued that elicitation, in-process. `SimulatedPage` draws an inline page inside
@@ -9,7 +9,7 @@ through the same fetch. `open_page` and `submit_page` load or post the page like
 like an attacker with a forged state (notebook 4).
 
 Deliberate simplifications: the simulated page shows the page's text, not its HTML, and its
-buttons post the fields of the page's own form (found with `client.FORM_FIELD`).
+buttons post the fields of the page's own form (found with `simulated_user.FORM_FIELD`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import ipywidgets as w
 
-import client
+import simulated_user
 from setup_page import INLINE_BASE
 
 from .dialog import BOX
@@ -43,7 +43,7 @@ class Pages:
         """One request to a setup page: {"status", "body"}, or {"error"}."""
         server = self._inline_server(url, data) if url.startswith(INLINE_BASE + "/") else None
         if server is None:
-            return client.http_fetch(url, method, data)
+            return simulated_user.http_fetch(url, method, data)
         if method == "GET" and urlsplit(url).path == "/connect":
             self.visits[id(server)] = self.visits.get(id(server), 0) + 1
         return server.setup_page().fetch(url, method, data)
@@ -72,7 +72,7 @@ class SimulatedPage:
     def __init__(self, url: str, fetch=PAGES.fetch):
         self.url, self.fetch = url, fetch
         page = fetch(url, "GET", None)
-        self.fields = dict(client.FORM_FIELD.findall(page.get("body", "")))
+        self.fields = dict(simulated_user.FORM_FIELD.findall(page.get("body", "")))
         self.buttons = {"allow": w.Button(description="Autorizar", button_style="primary"),
                         "deny": w.Button(description="Rechazar")}
         for decision, button in self.buttons.items():
@@ -111,7 +111,7 @@ def submit_page(url: str, state: str | None = None, decision: str = "allow") -> 
     """POST the setup page's form. `state=None` takes the real nonce from the page first, as
     a browser would; any other value is sent as it is (a forged or stale state)."""
     if state is None:
-        browser = client.Browser(decision, fetch=PAGES.fetch)
+        browser = simulated_user.Browser(decision, fetch=PAGES.fetch)
         browser.visit(url)
         answer, verb = browser.pages[-1], "POST" if len(browser.pages) > 1 else "GET"
     else:

@@ -60,7 +60,10 @@ CODE_GUIDE = {
     "session.py": "el núcleo de un solo hilo: las dos revisiones, llamadas aparcadas y repetidas",
     "transport.py": "cómo llega el núcleo al mundo: stdio con hilos, o un bucle asyncio",
     "extension.py": "cómo se enchufa tu solución al servidor sin tocar code/",
-    "client.py": "el cliente de la lección (el que usan estos cuadernos)",
+    "client_core.py": "el cliente sin E/S: una llamada con formulario, de principio a fin",
+    "client.py": "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",
+    "async_client.py": "ese cliente en un bucle asyncio (el que usan estos cuadernos)",
+    "simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
     "demo.py": "la demo completa que imprime el cable",
     "main.py": "la entrada: `demo` o `serve`",
 }

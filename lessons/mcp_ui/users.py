@@ -1,13 +1,14 @@
 """The user behind the lesson's client: a person clicking widgets, or a script playing answers
 through the same widgets.
 
-`WidgetUser` is the `user` of `client.AsyncClient`: `await elicit(params, question_id)` draws
-the question (a form, or the URL consent) in the call's panel and returns the answer;
-`await open_url(url)` opens the page after a consent (a link to a new tab, or the simulated
-page drawn in the notebook); `withdraw(question_id, reason)` closes a dialog the server gave
-up on. With a script (LESSON_USER=scripted or `simulate=True`), a `client.ScriptedUser`
-decides each answer, which is then typed into the form and clicked like a person would, and
-its `client.Browser` opens the page. `sdk_elicitation` answers the official SDK the same way.
+`WidgetUser` is the `user` of `async_client.AsyncClient` (the contract of client_core.py):
+`await elicit(params, question_id)` draws the question (a form, or the URL consent) in the
+call's panel and returns the answer; `await open_url(url)` opens the page after a consent (a
+link to a new tab, or the simulated page drawn in the notebook); `withdraw(question_id,
+reason)` closes a dialog the server gave up on. With a script (LESSON_USER=scripted or
+`simulate=True`), a `simulated_user.ScriptedUser` decides each answer, which is then typed into
+the form and clicked like a person would, and its `simulated_user.Browser` opens the page.
+`sdk_elicitation` answers the official SDK the same way.
 
 Deliberate simplifications: one user per connection answering one call at a time; the
 "Ya terminé en la página" button stands in for a client noticing the person came back.
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import ipywidgets as w
 from IPython.display import display
 
-import client
+import simulated_user
 
 from .consent import ConsentDialog
 from .dialog import Dialog
@@ -76,7 +77,7 @@ class WidgetUser:
         self.panel = panel or CallPanel()
         self.fetch = fetch            # how pages are loaded (see pages.PAGES)
         self.pages = pages            # "link": a new tab; "inline": the simulated page
-        self.script: client.ScriptedUser | None = None  # None: a person answers
+        self.script: simulated_user.ScriptedUser | None = None  # None: a person answers
         self.browser_decision = "allow"
         self.wait_after_open = False  # 2026-07-28: wait for «Ya terminé en la página»
         self.on_waiting = None        # called when a dialog starts waiting for the person
@@ -88,8 +89,8 @@ class WidgetUser:
     def begin(self, panel: CallPanel, script=None, browser: str = "allow") -> None:
         """A new call: its panel, and the answers to play (None: wait for the person)."""
         self.panel, self.browser_decision = panel, browser
-        self.script = None if script is None else client.ScriptedUser(
-            *script, browser=client.Browser(browser, fetch=self.fetch))
+        self.script = None if script is None else simulated_user.ScriptedUser(
+            *script, browser=simulated_user.Browser(browser, fetch=self.fetch))
         self._questions.clear()
 
     def end(self, reason: str, answer: bool = True) -> None:

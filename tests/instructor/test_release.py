@@ -28,8 +28,10 @@ import pytest
 
 from conftest import REFERENCE, REPO
 
-sys.path.insert(0, str(REPO / "release"))
-import build  # noqa: E402  (release/build.py)
+sys.path.insert(0, str(REPO / "editions" / "release"))
+import build  # noqa: E402  (editions/release/build.py)
+
+from editions import common  # noqa: E402  (the one leak check; build.py put REPO on sys.path)
 
 STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
 NOTEBOOK = REPO / "grader" / "reference" / "solucion.ipynb"
@@ -44,7 +46,7 @@ VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     out = tmp_path_factory.mktemp("release")
-    run = subprocess.run([sys.executable, str(REPO / "release" / "build.py"), "--out",
+    run = subprocess.run([sys.executable, str(REPO / "editions" / "release" / "build.py"), "--out",
                           str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     return out / "student", out / "autograder.zip", run.stdout
@@ -65,7 +67,7 @@ def test_the_student_edition_is_a_git_repository_without_anything_instructor_onl
     assert {"README.md", "Makefile", "code/main.py", "grader/checks/public/test_ej2.py",
             "lessons/02_formularios.ipynb", "tests/notebooks/test_exercise_cells.py"} <= files
     for prefix in ("grader/reference/", "grader/checks/hidden/", "tests/grader/",
-                   "tests/instructor/", "release/"):
+                   "tests/instructor/", "editions/release/"):
         assert not [f for f in files if f.startswith(prefix)], prefix
     assert "no leak found" in output
 
@@ -106,7 +108,7 @@ def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor
     student, _, _ = release
     copy = tmp_path / "student"
     shutil.copytree(student, copy, ignore=shutil.ignore_patterns(".git"))
-    assert build.check_no_leak(copy) == []
+    assert common.check_no_leak(copy) == []
     hidden = REPO / "grader" / "checks" / "hidden" / "test_ej4_hidden.py"
     shutil.copy(hidden, copy / "grader" / "checks" / "public" / "extra.py")
     notebook = copy / "lessons" / "01_roots.ipynb"
@@ -117,7 +119,7 @@ def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor
     notebook.write_text(json.dumps(cells))
     (copy / "grader" / "reference").mkdir()
     (copy / "grader" / "reference" / "x.py").write_text("x = 1\n")
-    leaks = "\n".join(build.check_no_leak(copy))
+    leaks = "\n".join(common.check_no_leak(copy))
     assert "grader/checks/public/extra.py: names the hidden test" in leaks
     assert "lessons/01_roots.ipynb: carries" in leaks and "ejercicio4.py" in leaks
     assert "grader/reference/x.py: instructor-only file" in leaks

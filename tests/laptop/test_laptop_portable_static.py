@@ -94,7 +94,7 @@ def closure() -> dict[str, Path]:
 
 def test_the_closure_reaches_the_grader_the_portable_host_and_the_server():
     modules = set(closure())
-    assert {"mcp_ui.review", "grader.cli", "grader.portable", "grader.checks.harness",
+    assert {"mcp_ui.review", "grader.cli", "grader.portable", "grader.checks.runs",
             "grader.checks.public.test_ej2", "main", "session", "transport",
             "client"} <= modules, sorted(modules)
 

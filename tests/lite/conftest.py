@@ -3,10 +3,11 @@
     def test_x(lite_site, lite_page):
         open_notebook(lite_page.page, lite_page.url, PROBE_PATH)
 
-- ``lite_site`` (session): the site built once by lite/build.py (with .venv-lite) as `make
-  lite` builds it, from the student edition (release/build.py makes it in a temporary folder;
-  in the student edition it is the repository itself), plus tests/lite/probe/, into
-  build/lite-test/. A build whose inputs did not change is reused (fingerprints).
+- ``lite_site`` (session): the site built once by editions/lite/build.py (with .venv-lite) as
+  `make lite` builds it, from the student edition (editions/release/build.py makes it in a
+  temporary folder; in the student edition it is the repository itself), plus
+  tests/lite/probe/, into build/lite-test/. A build whose inputs did not change is reused
+  (fingerprints).
 - ``lite_server`` (session): `python3 -m http.server` on 127.0.0.1 and a free port, serving
   that site; stopped by PID.
 - ``lite_browser`` (module): Debian's chromium through Playwright, with every connection

@@ -39,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = REPO / "tests" / "artifacts"
-BUILD_SCRIPT = REPO / "lite" / "build.py"
+BUILD_SCRIPT = REPO / "editions" / "lite" / "build.py"
 LITE_PYTHON = REPO / ".venv-lite" / "bin" / "python"
 PROBE_NOTEBOOK = HERE / "probe" / "lite_probe.ipynb"
 PROBE_PATH = "probe/lite_probe.ipynb"
@@ -75,7 +75,7 @@ def chromium_args(proxy_port: int) -> list[str]:
 
 
 def load_build_module():
-    """lite/build.py as a module (stdlib only, so any Python can import it)."""
+    """editions/lite/build.py as a module (stdlib only, so any Python can import it)."""
     spec = importlib.util.spec_from_file_location("lite_build", BUILD_SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -87,15 +87,15 @@ def load_build_module():
 
 def student_edition(dest: Path) -> Path:
     """The course folder `make lite` builds from: the student edition. In the instructors'
-    source it is built here by release/build.py (as `make release` does); in the student
-    edition (no release/build.py) it is this repository."""
-    builder = REPO / "release" / "build.py"
+    source it is built here by editions/release/build.py (as `make release` does); in the
+    student edition (no editions/release/build.py) it is this repository."""
+    builder = REPO / "editions" / "release" / "build.py"
     if not builder.exists():
         return REPO
     proc = subprocess.run([sys.executable, str(builder), "--out", str(dest)],
                           capture_output=True, text=True, cwd=REPO)
     if proc.returncode != 0:
-        raise BuildFailed(f"release/build.py exited {proc.returncode}:\n"
+        raise BuildFailed(f"editions/release/build.py exited {proc.returncode}:\n"
                           f"{(proc.stdout + proc.stderr)[-4000:]}")
     return Path(dest) / "student"
 
@@ -122,7 +122,7 @@ class BuildFailed(RuntimeError):
 
 
 def build_site(content: Path, out: Path, *extra: str) -> Build:
-    """Run lite/build.py with .venv-lite's Python (skips the work when up to date)."""
+    """Run editions/lite/build.py with .venv-lite's Python (skips the work when up to date)."""
     start = time.monotonic()
     proc = subprocess.run([str(LITE_PYTHON), str(BUILD_SCRIPT), "--content", str(content),
                            "--out", str(out), *extra], capture_output=True, text=True,
@@ -130,7 +130,7 @@ def build_site(content: Path, out: Path, *extra: str) -> Build:
     seconds = time.monotonic() - start
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
-        raise BuildFailed(f"lite/build.py exited {proc.returncode}:\n{log[-6000:]}")
+        raise BuildFailed(f"editions/lite/build.py exited {proc.returncode}:\n{log[-6000:]}")
     return Build(out, seconds, log, reused="is up to date" in log)
 
 
@@ -164,7 +164,7 @@ class Server:
 
 
 def serve(site: Path, timeout: float = 20.0) -> Server:
-    """`python3 -m http.server --bind 127.0.0.1 --directory SITE PORT`, as lite/README.md
+    """`python3 -m http.server --bind 127.0.0.1 --directory SITE PORT`, as editions/lite/README.md
     tells instructors; returns once it answers."""
     for _ in range(3):  # another process may take the free port before the server does
         port = free_port()

@@ -20,11 +20,12 @@ import pytest
 from litesite import PROBE_NOTEBOOK, REPO, load_build_module
 
 build = load_build_module()
+LITE = REPO / "editions" / "lite"
 
 
 def load_course_lite():
     spec = importlib.util.spec_from_file_location("course_lite_under_test",
-                                                  REPO / "lite" / "course_lite.py")
+                                                  LITE / "course_lite.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -75,7 +76,7 @@ def test_course_wheel_holds_the_helper_and_every_non_notebook_file(fake_repo, tm
         "course_lite/__init__.py", "course_lite/files/code/roots.py",
         "course_lite/files/lessons/mcp_ui/__init__.py"}
     assert "Name: course-lite\n" in metadata
-    assert helper == (REPO / "lite" / "course_lite.py").read_bytes()
+    assert helper == (LITE / "course_lite.py").read_bytes()
 
 
 def test_lock_closure_follows_dependencies_once():
@@ -104,15 +105,15 @@ def test_pins_must_carry_a_sha256(tmp_path):
 
 def test_committed_pins_are_exact_versions_with_hashes():
     for name in ("pyodide-wheels.txt", "piplite-wheels.txt"):
-        pins = build.read_pins(REPO / "lite" / name)
+        pins = build.read_pins(LITE / name)
         assert pins and all(re.fullmatch(r"[\w.]+", v) for _, v, _ in pins.values()), name
         assert all(re.fullmatch(r"[0-9a-f]{64}", h) for *_, hs in pins.values() for h in hs)
-    requirements = (REPO / "lite" / "requirements-lite.txt").read_text().splitlines()
+    requirements = (LITE / "requirements-lite.txt").read_text().splitlines()
     assert all("==" in line for line in requirements if line and not line.startswith("#"))
-    widgets = build.read_pins(REPO / "lite" / "piplite-wheels.txt")["jupyterlab-widgets"][1]
+    widgets = build.read_pins(LITE / "piplite-wheels.txt")["jupyterlab-widgets"][1]
     assert f"jupyterlab_widgets=={widgets}" in requirements  # labextension == kernel side
-    npm = json.loads((REPO / "lite" / "package.json").read_text())["dependencies"]["pyodide"]
-    lock = json.loads((REPO / "lite" / "package-lock.json").read_text())
+    npm = json.loads((LITE / "package.json").read_text())["dependencies"]["pyodide"]
+    lock = json.loads((LITE / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/pyodide"]["version"] == npm
     assert lock["packages"]["node_modules/pyodide"]["integrity"].startswith("sha512-")
 
@@ -181,9 +182,9 @@ def test_first_cell_does_nothing_on_cpython(isolated_path):
 
 
 def test_readme_recommends_the_first_cell_the_probe_runs():
-    readme = (REPO / "lite" / "README.md").read_text()
+    readme = (LITE / "README.md").read_text()
     block = re.search(r"<!-- first-cell -->\n```python\n(.*?)```", readme, re.S)
-    assert block, "lite/README.md must show the first cell after <!-- first-cell -->"
+    assert block, "editions/lite/README.md must show the first cell after <!-- first-cell -->"
     assert block[1].strip() == first_code_cell(PROBE_NOTEBOOK).strip()
 
 
@@ -203,6 +204,15 @@ def test_staging_takes_the_public_grader_for_the_in_browser_self_check(fake_repo
     files = sorted(p.relative_to(content).as_posix() for p in content.rglob("*") if p.is_file())
     assert "grader/selfcheck.py" in files and "grader/checks/public/test_ej4.py" in files
     assert not [f for f in files if f.startswith(("grader/reference", "grader/checks/hidden"))]
+
+
+def test_staging_this_repository_leaves_out_everything_instructor_only(tmp_path):
+    """The instructors' source holds the reference and the hidden tests; what the sites stage
+    from it passes the one leak check every edition passes (editions/common.py)."""
+    content = build.stage_content(tmp_path / "content", repo=REPO)
+    assert (content / "grader" / "checks" / "public").is_dir()
+    assert not (content / "grader" / "reference").exists()
+    assert not (content / "grader" / "checks" / "hidden").exists()
 
 
 def test_a_content_folder_with_instructor_only_material_fails_the_build(fake_repo, tmp_path):

@@ -13,7 +13,7 @@ import ipywidgets as w
 import pytest
 from notebook_helpers import import_mcp_ui
 
-import client
+import simulated_user
 from demo import LESSON_NOTES
 
 ui = import_mcp_ui()
@@ -436,10 +436,10 @@ def test_close_stops_the_servers_and_removes_the_practice_folder(monkeypatch):
         return conn
     conn = in_loop(go)
     url = conn.last_url()
-    assert client.http_fetch(url).get("status") == 410  # the page answers while it runs
+    assert simulated_user.http_fetch(url).get("status") == 410  # the page answers while it runs
     # (410: a declined consent retires its link)
     notes.close()
-    assert "error" in client.http_fetch(url)  # and no longer listens
+    assert "error" in simulated_user.http_fetch(url)  # and no longer listens
     assert conn.server not in ui.pages.PAGES.servers
     assert not notes.base.exists()
 

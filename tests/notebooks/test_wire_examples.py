@@ -10,7 +10,7 @@ An example says which revision it is written for in its fence, so that nothing d
                                                         "S→C {...}"; an answer is checked as
                                                         the result of the request it answers
 
-Each one is checked against the official JSON schema of that revision (vendor/mcp-schema, via
+Each one is checked against the official JSON schema of that revision (tests/vendor/mcp-schema, via
 tests/mcp_schema.py) and against what the schema cannot say but the 2026-07-28 text does:
 −32042 is retired (SPEC_RULES 93), URL elicitations have no `elicitationId` (91) and the roots
 capability has no `listChanged` (83). A block or inline span that contains `"jsonrpc"` but

@@ -1,6 +1,7 @@
-"""Helpers for the notes server tests: a notes tree on disk, the server command line, a raw
-JSON-lines pipe to `serve`, test-only solution files, and a checker that validates every frame
-the server wrote against the official schema.
+"""Helpers for the notes server tests: a notes tree on disk, the server command line, `serve`
+as a process for the lesson's client (`spawn`), a raw JSON-lines pipe to `serve`, test-only
+solution files, and a checker that validates every frame the server wrote against the
+official schema.
 
 `NOTES_CODE_DIR=/tmp/mut-code` points every test at another copy of `code/` (a mutated one, to
 prove that a test can fail); by default the tests use the repository's `code/`.
@@ -61,6 +62,28 @@ class NotesTree:
 def serve_argv(*args, trace=None):
     argv = [sys.executable, "-I", MAIN, "serve", *map(str, args)]
     return argv + (["--trace", str(trace)] if trace else [])
+
+
+def spawn(argv, **popen_args):
+    """Start a server process on stdio for the lesson's `client.Client(send, lines, close)`:
+    returns (send, lines, close, process)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen_args)
+
+    def send(data):
+        proc.stdin.write(data)
+        proc.stdin.flush()
+
+    def close():
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return send, iter(proc.stdout.readline, b""), close, proc
 
 
 def write_solution(folder, source, name="solucion_de_prueba.py"):

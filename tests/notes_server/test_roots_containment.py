@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from client import Client, spawn
+from client import Client
 from roots import RootError, RootSet, path_to_uri, uri_to_path
-from server_support import serve_argv
+from server_support import serve_argv, spawn
 
 
 def build_house(base):

@@ -9,9 +9,10 @@ import urllib.request
 
 import pytest
 
-from client import Browser, Client, ScriptedUser
+from client import Client
 from server import Config, NotesServer
 from setup_page import SetupPage, serve_http
+from simulated_user import Browser, ScriptedUser
 from transport import start_in_process
 from url_mode import FlowError, FlowStore, demo_guard, url_problems
 

@@ -7,9 +7,10 @@ value and decide nothing about SDK versions (that decision is exercise 3)."""
 import mcp.types as types
 import pytest
 
-from client import Browser, Client, ScriptedUser, spawn
+from client import Client
 from sdk_driver import Answers, Roots, sdk_client
-from server_support import serve_argv, write_solution
+from server_support import serve_argv, spawn, write_solution
+from simulated_user import Browser, ScriptedUser
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
 PROTOCOLS = pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])

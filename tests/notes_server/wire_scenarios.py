@@ -8,9 +8,10 @@ Used two ways:
   ec682c4, before the single-threaded core: `git worktree add /tmp/old ec682c4`).
 
 It only uses what both versions share: `Client(send, lines, close, ...)`, `ScriptedUser`,
-`Browser`, `NotesServer(Config(...))` and `start_in_process` (session.py before, transport.py
-now). Random values (ids, nonces, sealed states, ports, the temporary folder) are replaced by
-stable placeholders; everything else must match byte for byte.
+`Browser` (client.py before, simulated_user.py now), `NotesServer(Config(...))` and
+`start_in_process` (session.py before, transport.py now). Random values (ids, nonces, sealed
+states, ports, the temporary folder) are replaced by stable placeholders; everything else must
+match byte for byte.
 """
 
 import importlib
@@ -39,6 +40,10 @@ def modules(code_dir):
         loaded["start"] = importlib.import_module("transport").start_in_process
     except ImportError:
         loaded["start"] = importlib.import_module("session").start_in_process
+    try:
+        loaded["user"] = importlib.import_module("simulated_user")
+    except ImportError:
+        loaded["user"] = loaded["client"]
     return loaded
 
 
@@ -57,9 +62,9 @@ class SlowUser:
     would: the server has read the consent by then in both versions."""
 
     def __init__(self, m, *answers):
-        self.inner = m["client"].ScriptedUser(*answers, browser=m["client"].Browser())
+        self.inner = m["user"].ScriptedUser(*answers, browser=m["user"].Browser())
 
-    def elicit(self, params):
+    def elicit(self, params, question_id=None):
         return self.inner.elicit(params)
 
     def open_url(self, url):
@@ -110,7 +115,7 @@ def play(code_dir, protocol):
         main.call_tool("notes_list")
         main.call_tool("notes_read", {"handle": handle["structuredContent"]["handle"]})
         if protocol != "2025-06-18":
-            form_only = client(m["client"].ScriptedUser(), roots=[notes], elicitation={})
+            form_only = client(m["user"].ScriptedUser(), roots=[notes], elicitation={})
             form_only.connect()
             form_only.call_tool("notes_setup")
             form_only.close()

@@ -1,5 +1,5 @@
 """The rendered edition, built once for tests/rendered as `make rendered` builds it: from the
-student edition (release/build.py makes it in a temporary folder; in the student edition it
+student edition (editions/release/build.py makes it in a temporary folder; in the student edition it
 is the repository itself), with .venv's Python (nbclient, nbconvert, ipykernel)."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from rendered_helpers import REPO, require
+
+EDITIONS = REPO / "editions"
 
 
 @dataclass
@@ -27,16 +29,16 @@ def rendered(tmp_path_factory) -> Rendered:
         require("npm is missing: the widget renderer comes from the npm registry")
     work = tmp_path_factory.mktemp("rendered")
     course = REPO
-    if (REPO / "release" / "build.py").exists():
-        proc = subprocess.run([sys.executable, str(REPO / "release" / "build.py"), "--out",
+    if (EDITIONS / "release" / "build.py").exists():
+        proc = subprocess.run([sys.executable, str(EDITIONS / "release" / "build.py"), "--out",
                                str(work / "release")], capture_output=True, text=True, cwd=REPO)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         course = work / "release" / "student"
     out = work / "site"
-    proc = subprocess.run([sys.executable, str(REPO / "rendered" / "build.py"), "--from",
+    proc = subprocess.run([sys.executable, str(EDITIONS / "rendered" / "build.py"), "--from",
                            str(course), "--out", str(out)], capture_output=True, text=True,
                           cwd=REPO)
     if proc.returncode != 0:
-        pytest.fail(f"rendered/build.py exited {proc.returncode}:\n"
+        pytest.fail(f"editions/rendered/build.py exited {proc.returncode}:\n"
                     f"{(proc.stdout + proc.stderr)[-6000:]}", pytrace=False)
     return Rendered(out, course, proc.stdout + proc.stderr)

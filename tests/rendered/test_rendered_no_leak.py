@@ -1,5 +1,6 @@
-"""The rendered edition is learner-facing: release/build.py's leak check passes on it (the
-build runs it too), and would catch a reference solution (grader/reference) in a page."""
+"""The rendered edition is learner-facing: the one leak check of every edition
+(editions/common.py) passes on it (the build runs it too), and would catch a reference solution
+(grader/reference) in a page."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import shutil
 import pytest
 from rendered_helpers import REPO
 
-RELEASE = REPO / "release" / "build.py"
+COMMON = REPO / "editions" / "common.py"
 
 
 def load(name, path):
@@ -22,11 +23,11 @@ def load(name, path):
 
 
 def test_the_rendered_edition_carries_no_reference_and_no_hidden_test(rendered):
-    assert load("release_build", RELEASE).check_no_leak(str(rendered.out)) == []
+    assert load("editions_common", COMMON).check_no_leak(str(rendered.out)) == []
 
 
 def test_a_planted_reference_solution_fails_the_build_check(rendered, tmp_path):
-    builder = load("rendered_build", REPO / "rendered" / "build.py")
+    builder = load("rendered_build", REPO / "editions" / "rendered" / "build.py")
     copy = shutil.copytree(rendered.out, tmp_path / "copy",
                            ignore=shutil.ignore_patterns("static"))
     reference = (REPO / "grader" / "reference" / "soluciones" / "ejercicio2.py").read_text()

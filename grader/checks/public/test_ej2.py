@@ -9,8 +9,8 @@ without asking, scores nothing here. The notes: "Informe TPS" in the roots Notes
 import elicitation
 from grader.checks import ej2
 from grader.checks.ej2 import ONE_ID, ONE_TITLE, TITLE, TOOL, TWO_IDS, accept, asked, offered
-from grader.checks.grading import REVISIONS, graded
-from grader.checks.harness import describe_changes, short
+from grader.checks.grading import REVISIONS, graded, short
+from grader.checks.notes_tree import describe_changes
 
 
 @graded("ejercicio2", 2, ej2.POSITIVE, revisions=REVISIONS)

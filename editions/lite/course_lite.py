@@ -1,8 +1,9 @@
 """Make the course importable in JupyterLite (Pyodide); never used on CPython.
 
-`lite/build.py` packs this module, as ``course_lite/__init__.py``, into a wheel together with
-every non-notebook file of the site's content folder (``code/``, the lessons' UI module, ...),
-and puts that wheel in the site's own package index. A notebook's first cell then does::
+`editions/lite/build.py` packs this module, as ``course_lite/__init__.py``, into a wheel
+together with every non-notebook file of the site's content folder (``code/``, the lessons' UI
+module, ...), and puts that wheel in the site's own package index. A notebook's first cell then
+does::
 
     import sys
     if sys.platform == "emscripten":  # only in JupyterLite; does nothing on CPython

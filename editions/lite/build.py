@@ -1,35 +1,36 @@
 """Build the course's JupyterLite site: static files that run the notebooks in the browser.
 
-    .venv-lite/bin/python lite/build.py [--from COURSE | --content DIR] [--out DIR] [--force]
-                                        [--sourcemaps]
+    .venv-lite/bin/python editions/lite/build.py [--from COURSE | --content DIR] [--out DIR]
+                                                 [--force] [--sourcemaps]
 
-Run it through `make lite` (which makes .venv-lite from lite/requirements-lite.txt). Every
+Run it through `make lite` (which makes .venv-lite from editions/lite/requirements-lite.txt). Every
 input is pinned and checked; downloads come only from the package registries, through
 their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
 
-- Pyodide from npm: `npm ci` with lite/package.json and the committed lite/package-lock.json
+- Pyodide from npm: `npm ci` with package.json and the committed package-lock.json (here)
   (npm checks the sha512 integrity recorded there). The npm package has the runtime only.
 - The pure-Python wheels the kernel needs, from PyPI at the versions Pyodide's lock file
-  names (lite/pyodide-wheels.txt, sha256 pinned, checked by `pip download --require-hashes`).
+  names (pyodide-wheels.txt, sha256 pinned, checked by `pip download --require-hashes`).
   PyPI's files differ byte for byte from Pyodide's own builds, so the lock file is rewritten
   with the pinned sha256 values and pruned to exactly what the site ships.
 - The wheels `piplite.install` serves from the site's own index: comm (the kernel needs it),
-  ipywidgets and jupyterlab_widgets (lite/piplite-wheels.txt, sha256 pinned), and the course
-  wheel `course-lite` made here from the content folder (see lite/course_lite.py).
+  ipywidgets and jupyterlab_widgets (piplite-wheels.txt, sha256 pinned), and the course
+  wheel `course-lite` made here from the content folder (see course_lite.py).
 
 What the site holds is staged from a course folder (--from, default this repository; `make
 lite` gives the student edition, build/release/student, which `make release` builds first):
 code/*.py, lessons/ (notebooks and UI module) and the public grader (grader/ without its
 reference solutions and hidden tests, which the student edition does not have anyway: the
 in-browser `ui.revisar` runs the public checks in the page). Learner files (soluciones/) and
-caches are left out; the build fails if anything instructor-only got in. --content DIR instead
+caches are left out; the build fails if anything instructor-only got in (editions/common.py:
+`stage_content` and the one leak check, shared with the other editions). --content DIR instead
 copies a ready content folder as it is (the tests add a probe notebook that way). The built
 site never falls back to PyPI or a CDN: every URL it loads is relative to the site.
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
 
-    .venv-lite/bin/python lite/build.py --update-pins    # after changing the npm pin
+    .venv-lite/bin/python editions/lite/build.py --update-pins    # after changing the npm pin
 """
 
 from __future__ import annotations
@@ -48,7 +49,16 @@ import zipfile
 from pathlib import Path
 
 LITE = Path(__file__).resolve().parent
-REPO = LITE.parent
+sys.path.insert(0, str(LITE.parent.parent))  # editions/common.py
+from editions.common import (  # noqa: E402
+    REPO,
+    BuildError,
+    check_content,
+    logger,
+    stage_content,
+)
+
+log = logger("lite")
 CACHE = REPO / "build" / "lite-cache"
 DEFAULT_OUT = REPO / "build" / "lite"
 
@@ -67,18 +77,8 @@ EXTENSIONS = {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyter
               "jupyterlab_pygments"}
 COURSE_DIST = "course-lite"
 COURSE_MODULE = "course_lite"
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "soluciones",
-                              ".DS_Store", ".git")
 WHEEL_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "py",
               "--platform", "any"]
-
-
-class BuildError(RuntimeError):
-    pass
-
-
-def log(message: str) -> None:
-    print(f"[lite] {message}", flush=True)
 
 
 def norm(name: str) -> str:
@@ -167,35 +167,6 @@ def copy_content(source: Path, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)
     return dest
-
-
-# Never in the site, whatever course folder it is built from (the student edition has none).
-INSTRUCTOR_ONLY = ("grader/reference", "grader/checks/hidden")
-
-
-def stage_content(dest: Path, repo: Path = REPO) -> Path:
-    """The site's content from a course folder: code/*.py, lessons/ (notebooks and UI module)
-    and the public grader, without learner files, caches or instructor-only folders."""
-    (dest / "code").mkdir(parents=True)
-    for module in sorted((repo / "code").glob("*.py")):
-        shutil.copy2(module, dest / "code" / module.name)
-    shutil.copytree(repo / "lessons", dest / "lessons", ignore=SKIP)
-    if (repo / "grader").is_dir():
-        hidden = {repo / "grader" / p.split("/", 1)[1] for p in INSTRUCTOR_ONLY}
-
-        def skip(folder, names):
-            return set(SKIP(folder, names)) | {n for n in names if Path(folder, n) in hidden}
-        shutil.copytree(repo / "grader", dest / "grader", ignore=skip)
-    check_content(dest)
-    return dest
-
-
-def check_content(content: Path) -> None:
-    """Fail loudly if an instructor-only folder is in the content (the site is for learners)."""
-    found = [p for p in INSTRUCTOR_ONLY if (content / p).exists()]
-    if found:
-        raise BuildError(f"instructor-only material in the site's content: {found}; build "
-                         "from the student edition (`make release`, then `make lite`)")
 
 
 # ---------------------------------------------------------------- pyodide from npm
@@ -289,7 +260,7 @@ def offline_pyodide(package: Path, static: Path, wheels_cache: Path) -> list[str
     if wanted != pinned:
         raise BuildError(
             f"{PYODIDE_PINS.name} does not match Pyodide's lock file; run "
-            f"`.venv-lite/bin/python lite/build.py --update-pins`\n  lock: {wanted}\n"
+            f"`.venv-lite/bin/python editions/lite/build.py --update-pins`\n  lock: {wanted}\n"
             f"  pins: {pinned}")
     wheels = download_wheels(PYODIDE_PINS, wheels_cache)
     for key in closure:
@@ -317,8 +288,8 @@ def course_wheel(content: Path, folder: Path, digest: str) -> Path:
             files[f"{COURSE_MODULE}/files/{rel}"] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {COURSE_DIST}\nVersion: {version}\n"
-        "Summary: The course's modules for JupyterLite (made by lite/build.py)\n").encode()
-    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: lite/build.py\n"
+        "Summary: The course's modules for JupyterLite (made by editions/lite/build.py)\n").encode()
+    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: editions/lite/build.py\n"
                                    b"Root-Is-Purelib: true\nTag: py3-none-any\n")
     record = []
     for name, data in files.items():

@@ -1,10 +1,12 @@
 """Build the rendered edition: the lesson as static HTML pages, readable with nothing installed.
 
-    .venv/bin/python rendered/build.py [--from COURSE] [--out build/rendered]   (make rendered)
+    .venv/bin/python editions/rendered/build.py [--from COURSE] [--out build/rendered]
+                                                                        (make rendered)
 
 1. The course folder (`make rendered` gives the student edition, build/release/student, which
    `make release` builds first) is staged into a temporary folder: code/*.py, lessons/ (without
-   soluciones/) and the public grader, as the Lite site is (lite/build.py's stage_content).
+   soluciones/) and the public grader, as the Lite site is (editions/common.py's
+   stage_content).
 2. Every notebook of lessons/ runs there unattended, top to bottom, with nbclient and
    LESSON_USER=scripted (the scripted user answers the forms and consents), with widget state
    stored in the notebook. A cell that raises fails the build.
@@ -16,9 +18,9 @@
 4. The demo transcript (`python3 code/main.py`, both revisions) becomes demo-*.html.
 5. index.html is the course map, taken from the README's section whose title starts with
    "Mapa del curso" (or, without one, "Los cuadernos"), with links to the pages.
-6. The executed notebooks are kept in notebooks/ (to download). In the instructors' source
-   (release/build.py present) the output goes through its leak check: no reference solution
-   and no hidden test may be in it.
+6. The executed notebooks are kept in notebooks/ (to download). The output goes through the one
+   leak check of every edition (editions/common.py): no reference solution and no hidden test
+   may be in it.
 
 Open out/index.html directly (file://) or through any static server. Stdlib plus nbclient,
 nbconvert and ipykernel (all in requirements.txt); npm for the assets.
@@ -32,7 +34,6 @@ import concurrent.futures
 import fnmatch
 import hashlib
 import html
-import importlib.util
 import json
 import os
 import re
@@ -45,7 +46,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+sys.path.insert(0, str(HERE.parent.parent))  # editions/common.py
+from editions.common import REPO, BuildError, check_no_leak, logger, stage_content  # noqa: E402
+
+log = logger("rendered")
 CACHE = REPO / "build" / "rendered-cache"
 DEFAULT_OUT = REPO / "build" / "rendered"
 ASSETS = HERE / "assets.json"
@@ -53,21 +57,6 @@ TEMPLATES = HERE / "templates"
 DEMOS = (("2025-11-25", []), ("2026-07-28", ["--protocol", "2026-07-28"]))
 MAP_TITLES = ("Mapa del curso", "Los cuadernos")
 CELL_TIMEOUT = 600
-
-
-class BuildError(RuntimeError):
-    pass
-
-
-def log(message: str) -> None:
-    print(f"[rendered] {message}", flush=True)
-
-
-def load_module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # ---------------------------------------------------------------- assets (npm)
@@ -122,15 +111,6 @@ def copy_assets(static: Path, cache: Path) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- running the notebooks
-
-
-def stage(course: Path, dest: Path) -> Path:
-    """The course as the Lite site stages it (code/, lessons/, the public grader)."""
-    lite = load_module("lite_build", REPO / "lite" / "build.py")
-    try:
-        return lite.stage_content(dest, course)
-    except lite.BuildError as exc:
-        raise BuildError(str(exc)) from None
 
 
 def execute(notebook: Path) -> tuple[Path, float]:
@@ -289,11 +269,8 @@ def demo_page(revision: str, transcript: str) -> str:
 
 
 def leak_check(out: Path) -> None:
-    """The instructors' leak check (release/build.py), where it exists."""
-    builder = REPO / "release" / "build.py"
-    if not builder.exists():
-        return  # the student edition: nothing secret here to leak
-    leaks = load_module("release_build", builder).check_no_leak(str(out))
+    """The one leak check of every edition (in the student edition, only its paths)."""
+    leaks = check_no_leak(out)
     if leaks:
         raise BuildError("the rendered edition carries instructor-only material:\n  "
                          + "\n  ".join(leaks))
@@ -303,7 +280,7 @@ def build(course: Path, out: Path, jobs: int, cache: Path = CACHE) -> dict:
     start = time.monotonic()
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rendered-") as tmp:
-        staged = stage(course, Path(tmp) / "curso")
+        staged = stage_content(Path(tmp) / "curso", course)
         site = Path(tmp) / "site"
         shipped = copy_assets(site / "static", cache / "npm")
         notebooks = run_notebooks(staged / "lessons", jobs)

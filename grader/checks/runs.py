@@ -1,38 +1,19 @@
-"""What a grading test works with: fresh notes folders, a fresh server, a scripted user.
+"""Runs of a learner's server: one server in the host and the grader's own client talking to it.
 
-A test gets a `Lab` (one per test) and a `Grade`. `lab.folders(...)` lays out notes in the host's
-data area; `lab.server(revision, ...)` starts a notes server with the learner's solution and
-connects the grader's own MCP client to it (code/client.py, trusted code in the grader process);
-`run.call(...)` returns a `Call` with the result and every elicitation the server sent during
-that call. Everything a test decides is read from the wire and from the files, never from what
-the learner's process says about itself: whether a tool exists is what `tools/list` answered,
-whether a hook exists does not matter (the server's defaults without a hook are the coarse safe
-ones, so the behaviour decides).
+`lab.server(revision, ...)` starts a notes server with the learner's solution and connects the
+grader's MCP client to it (code/client.py, trusted code in the grader process); `run.call(...)`
+returns a `CallTrace` with the result and every elicitation the server sent during that call.
+Everything a test decides is read from the wire and from the files, never from what the
+learner's process says about itself.
 
 Where the servers run is the state's *host* (grader/hosts.py), and the checks never know which:
 - the official sandbox (grader/sandbox.py) and the portable self-check (grader/portable.py) run
-  each server as a process: `ProcessRun` drives it over its pipes;
+  each server as a process: `ProcessRun` drives it over its pipes, within the caps of
+  grader/checks/frame_caps.py;
 - the in-process self-check (grader/inprocess.py, JupyterLite: no process, no thread) builds the
   server in this interpreter: `LocalRun` drives it with `Client.local` (transport.Loopback).
-Both runs offer the same methods, so every check is the same code in every mode.
-
-`Grade.check` records one expectation in Spanish (what was sent, what came back, what was
-expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason. A gate
-on a scenario another test grades names that test (`gate=`), which is all a hidden test shows.
-In a hidden test (`Grade(hidden=True)`) `got`/`expected` are dropped by construction: the
-texts of a hidden test are written without its inputs and expected values. `Broken` means the
-server crashed, hung or sent garbage: the test scores 0 with status "error".
-
-The grader's side holds against a hostile server:
-- notes are laid out and read back only through the host's data folder (grader.boundary in the
-  sandbox: descriptors, no links, no FIFOs, caps); a planted link or special file is a `Broken`
-  test and a finding in the report;
-- what a server process sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
-  cost per server (`MAX_RUN_COST`) and per submission (`MAX_SUBMISSION_COST`), `MAX_FRAMES`
-  frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded");
-- at most `MAX_HANDLERS` server-to-client requests are being answered at once, in all the
-  servers of a submission: a reader stops reading its server until one has been answered;
-- every timeout is cut to what is left of the submission's budget.
+`RunMixin` is what a test does with either (`ServerRun`, `InProcessRun`), so every check is the
+same code in every mode. Every timeout is cut to what is left of the submission's budget.
 
 Deliberate simplifications: a test runs its calls sequentially; timeouts are generous
 constants (a correct server answers in milliseconds); an in-process server cannot be stopped
@@ -42,160 +23,39 @@ in the middle of a learner's endless loop (that mode is a formative self-check, 
 import json
 import threading
 
-import store
 import wire
-from client import Client, ScriptedUser, questions_in
-from grader.errors import Full, HostError, Refused
+from client import Client
+from client_core import questions_in
+from grader.checks.frame_caps import (
+    MAX_FRAME_FROM_SERVER,
+    MAX_FRAMES,
+    MAX_HANDLERS,
+    MAX_RUN_COST,
+    MAX_SUBMISSION_COST,
+    classify,
+    frame_cost,
+)
+from grader.checks.grading import Broken, short
+from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
-from roots import path_to_uri
+from simulated_user import ScriptedUser
 
-REVISIONS = ("2025-11-25", "2026-07-28")
 CALL_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
-MAX_FRAMES = 4000
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering
-MAX_LINE_BYTES = 1 << 20          # one frame from the learner's server
-MAX_RUN_COST = 8 << 20            # estimated memory kept for one server's frames
-MAX_SUBMISSION_COST = 48 << 20    # the same for every server of one submission
-MAX_NESTING = 48                  # JSON depth of one frame
-MAX_HANDLERS = 8                  # server-to-client requests answered at once
 CLIENT_WORKERS = 1                # threads per client answering them (the gate is above)
 
 
-class Abort(Exception):
-    """A gate failed: the behaviour under test never happened, so nothing else counts.
-
-    `gate` is the title of the (public) test that grades the scenario this gate is about, when
-    the gate is not this test's own: a hidden test shows only that title."""
-
-    def __init__(self, text, gate=None):
-        super().__init__(text)
-        self.gate = gate
-
-
-class Broken(Exception):
-    """The server crashed, hung or broke the protocol: zero for this test, status error."""
-
-
-class Grade:
-    def __init__(self, hidden=False):
-        self.hidden = hidden
-        self.checks = []   # (passed, text)
-        self.notes = []    # context lines shown before the checks
-
-    def note(self, text):
-        self.notes.append(text)
-
-    def check(self, passed, text, got=None, expected=None):
-        """One expectation. In a hidden test only `text` (written without inputs) is kept."""
-        detail = text
-        if not passed and not self.hidden and (got is not None or expected is not None):
-            detail += f" — recibido: {short(got)}; esperado: {expected}"
-        self.checks.append((bool(passed), detail))
-        return bool(passed)
-
-    def require(self, passed, text, gate=None):
-        if not passed:
-            raise Abort(text, gate)
-
-    def fraction(self):
-        if not self.checks:
-            return 0.0
-        return sum(1 for ok, _ in self.checks if ok) / len(self.checks)
-
-    def lines(self):
-        return self.notes + [("✔ " if ok else "✘ ") + text for ok, text in self.checks]
-
-
-def short(value, limit=300):
-    """A learner's value as one escaped line of at most `limit` characters."""
-    if not isinstance(value, str):
-        try:
-            value = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-        except (TypeError, ValueError, RecursionError):
-            value = f"<{type(value).__name__}>"
-    return one_line(value, limit)
-
-
-# -- notes on disk -------------------------------------------------------------------------------
-class Tree:
-    """A test's private folder in the host's data area: notes written by the grader, read back
-    by it, both only through the host's data folder (in the sandbox, grader.boundary: see there
-    why nothing can redirect them)."""
-
-    def __init__(self, lab, name):
-        self.lab = lab
-        host = lab.state.host
-        self.inner = f"{host.inner('data')}/{name}"
-        self.folders = {}
-        self.folders[""] = self._guarded(lambda: host.data.make_dir(name))
-        self.ids = {}  # note id -> relative path
-
-    def _guarded(self, action):
-        try:
-            return action()
-        except Refused as exc:
-            self.lab.state.dirty = True
-            if not isinstance(exc, Full):
-                self.lab.state.find(f"en la carpeta de datos del servidor: {exc}")
-            raise Broken(f"en la carpeta de datos de tu servidor: {exc}") from None
-
-    def _folder(self, relative):
-        if relative not in self.folders:
-            parent, _, name = relative.rpartition("/")
-            self.folders[relative] = self._guarded(
-                lambda: self._folder(parent).make_dir(name))
-        return self.folders[relative]
-
-    def add(self, folder, filename, note_id, title, created="2025-03-02", body=None):
-        text = store.render(note_id, title, created, body or f"Cuerpo de {note_id}.\n")
-        target = self._folder(folder)
-        self._guarded(lambda: target.write_file(filename, text.encode("utf-8")))
-        self.ids[note_id] = f"{folder}/{filename}"
-        return self
-
-    def link(self, name, target):
-        """A symbolic link `name` -> `target`, two folders side by side at the top."""
-        self._guarded(lambda: self.folders[""].make_link(name, target))
-        return self
-
-    def uri(self, folder):
-        return path_to_uri(f"{self.inner}/{folder}")
-
-    def snapshot(self):
-        """{relative path: (sha256, inode)} of every file below this folder."""
-        return self._guarded(self.folders[""].snapshot)
-
-    def close(self):
-        for folder in self.folders.values():
-            folder.close()
-        self.folders = {}
-
-
-def describe_changes(before, after):
-    """Spanish summary of what differs between two snapshots ('' when nothing does)."""
-    parts = []
-    for path in sorted(set(before) - set(after)):
-        parts.append(f"desapareció {path}")
-    for path in sorted(set(after) - set(before)):
-        parts.append(f"apareció {path}")
-    for path in sorted(set(before) & set(after)):
-        if before[path][0] != after[path][0]:
-            parts.append(f"cambió el contenido de {path}")
-    return "; ".join(parts)
-
-
-# -- the user and the browser ------------------------------------------------------------------
 def scripted_user(answers=()):
-    """The scripted user (code/client.py): answers from a list; asked more than MAX_PROMPTS
+    """The scripted user (code/simulated_user.py): answers from a list; asked more than MAX_PROMPTS
     times in one call it answers with an error, never an endless conversation."""
     return ScriptedUser(*answers, max_per_call=MAX_PROMPTS)
 
 
-# -- one server and the grader's client -------------------------------------------------------
-class Call:
-    """What happened during one tools/call."""
+class CallTrace:
+    """What happened during one tools/call: its result (or JSON-RPC error), the elicitations the
+    server sent during it and every frame. (Not session.Call: that is the server's own record.)"""
 
     def __init__(self, result=None, error=None, prompts=(), frames=()):
         self.result, self.error = result, error
@@ -227,46 +87,6 @@ class Call:
         return [p for p in self.prompts if p.get("mode") == "url"]
 
 
-def frame_cost(line):
-    """An estimate of the memory a parsed frame keeps (containers and items cost more than
-    their characters): what the caps on kept frames count."""
-    return len(line) + 56 * (line.count(b"{") + line.count(b"[")) + 8 * line.count(b",")
-
-
-def nesting(value, limit=MAX_NESTING):
-    """True when `value` is nested deeper than `limit` (iterative: never a RecursionError)."""
-    pending = [(value, 0)]
-    while pending:
-        item, depth = pending.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            pending += [(child, depth + 1) for child in item.values()]
-        elif isinstance(item, list):
-            pending += [(child, depth + 1) for child in item]
-    return False
-
-
-GARBAGE = b'"(frame refused by the grader)"\n'
-
-
-def classify(line):
-    """(message or None, line): the message as the client will parse it, when it may be a
-    request or a notification; a frame the client must not even parse (nested too deep) is
-    replaced by a string, which it ignores."""
-    if b'"method"' not in line and line.count(b"{") + line.count(b"[") <= MAX_NESTING:
-        return None, line  # a response (or garbage): not a request, cannot be too deep
-    try:
-        msg = wire.parse(line)
-    except wire.RpcError:
-        return None, line
-    except (RecursionError, MemoryError, ValueError):
-        return None, GARBAGE
-    if nesting(msg):
-        return None, GARBAGE
-    return msg, line
-
-
 class ProcessRun:
     """A server process (sandbox or portable host) and the grader's client on its pipes."""
 
@@ -295,7 +115,7 @@ class ProcessRun:
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
-        """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
+        """Lines from the server's stdout; a line longer than MAX_FRAME_FROM_SERVER is cut (so the
         client refuses it) and the rest of it skipped. Ends when the run is closed."""
         buffer, skipping = bytearray(), False
         self._reading = True
@@ -310,9 +130,9 @@ class ProcessRun:
                 while True:
                     end = buffer.find(b"\n")
                     if end < 0:
-                        if len(buffer) > MAX_LINE_BYTES:
+                        if len(buffer) > MAX_FRAME_FROM_SERVER:
                             if not skipping:
-                                yield bytes(buffer[:MAX_LINE_BYTES + 1])
+                                yield bytes(buffer[:MAX_FRAME_FROM_SERVER + 1])
                             skipping = True
                             del buffer[:]
                         break
@@ -523,7 +343,7 @@ class RunMixin:
             raise Broken(self.died())
         if result is not None and not isinstance(result, dict):
             raise Broken(f"{name} devolvió algo que no es un resultado: {short(result)}")
-        return Call(result, error, self.prompts_since(start), self.frames[start:])
+        return CallTrace(result, error, self.prompts_since(start), self.frames[start:])
 
     def set_roots(self, uris):
         self.client.timeout = self._budget(CONNECT_TIMEOUT)
@@ -570,93 +390,3 @@ def _answered(data):
     if isinstance(msg, dict) and "method" not in msg and wire.valid_id(msg.get("id")):
         return msg["id"]
     return None
-
-
-class Lab:
-    """One test's workspace: its folders, its servers; everything is stopped afterwards."""
-
-    def __init__(self, state, index):
-        self.state, self.index = state, index
-        self.runs = []
-        self.trees = []
-
-    def require_solution(self):
-        if self.state.broken:
-            raise Broken(self.state.broken)
-
-    def require_tool(self, name):
-        """Gate on what the server's tools/list answered (observed once per submission)."""
-        self.require_solution()
-        if name not in self.state.tools:
-            raise Abort(f"tu servidor no ofrece la herramienta {name}: tools/list no la "
-                        f"incluye (¿falta @extension.tool(\"{name}\", ...) en tu solución, o "
-                        "no se cargó?)")
-
-    def folders(self, *notes):
-        """A fresh folder tree; each note is (folder, filename, id, title)."""
-        self.require_solution()
-        tree = Tree(self, f"t{self.index}-{len(self.trees) + 1}")
-        self.trees.append(tree)
-        for entry in notes:
-            tree.add(*entry)
-        return tree
-
-    def shared_server(self, revision, *, roots, answers=()):
-        """A server kept for the whole submission (one per revision) and re-pointed at this
-        test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
-        server that died or misbehaved is replaced, so one test's crash costs only itself."""
-        run = self.state.shared.get(revision)
-        if run is not None and not run.alive():
-            run.close()
-            run = None
-        if run is None:
-            run = self.state.shared[revision] = self.server(revision, roots=roots,
-                                                            answers=answers, keep=True)
-            return run
-        run.lab = self
-        run.user = run.client.user = scripted_user(answers)
-        if revision == "2026-07-28":
-            run.client.roots = list(roots)
-        else:
-            run.set_roots(list(roots))
-        return run
-
-    def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), protocol=None, connect=True, keep=False):
-        self.require_solution()
-        host = self.state.host
-        user = scripted_user(answers)
-        roots = list(roots) if roots is not None else None
-        if host.processes:
-            argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
-                    "--setup-wait", str(setup_wait)]
-            run = ServerRun(self, revision, argv, roots, elicitation, user, protocol=protocol)
-        else:
-            try:
-                server = host.new_server(sdk, setup_wait)
-            except HostError as exc:
-                raise Broken(f"el servidor no arrancó ({exc})") from None
-            run = InProcessRun(self, revision, server, roots, elicitation, user,
-                               protocol=protocol)
-        (self.state.kept if keep else self.runs).append(run)
-        return run.connect() if connect else run
-
-    def finish(self, run):
-        """Stop a server of this test now (its threads and its process go at once)."""
-        if run in self.runs:
-            self.runs.remove(run)
-        try:
-            run.close()
-        except Exception:
-            pass
-
-    def close(self):
-        for run in self.runs:
-            try:
-                run.close()
-            except Exception:
-                pass
-        self.runs = []
-        for tree in self.trees:
-            tree.close()
-        self.trees = []

@@ -1,0 +1,102 @@
+"""A simulated user and browser for the lesson's client: the demo, the tests, the grader.
+
+`ScriptedUser` keeps the user contract of client_core.py (`elicit(params, question_id)` returns
+an ElicitResult, `open_url(url)` after a consent), so it works with both drivers. It plays
+answers from a list; after consenting in URL mode it visits the page with its `Browser`.
+`Browser` opens the setup page like a person (load it, press a button) through a `fetch`
+function, so the same browser works over HTTP, inside the grader's sandbox or against an
+in-process page.
+
+Deliberate simplifications: the browser finds the page's form fields with a regular
+expression (the setup page's own markup), and follows no links or redirects.
+"""
+
+import re
+import urllib.parse
+
+import wire
+
+FORM_FIELD = re.compile(r'name="(\w+)" value="([^"]*)"')
+
+
+class ScriptedUser:
+    """Answers forms from a list of ElicitResult dicts (or functions of the params).
+
+    `max_per_call` (with `new_call()` before each call) refuses to be asked more than that
+    many times in one call: a server that keeps asking gets an error, never an endless
+    conversation. After consenting in URL mode, `open_url` visits the page with `browser`.
+    """
+
+    def __init__(self, *answers, browser=None, max_per_call=None):
+        self.answers = list(answers)
+        self.seen = []
+        self.visits = []
+        self.browser = browser
+        self.max_per_call = max_per_call
+        self._this_call = 0
+
+    def new_call(self):
+        self._this_call = 0
+
+    def elicit(self, params, question_id=None):
+        self.seen.append(params)
+        self._this_call += 1
+        if self.max_per_call is not None and self._this_call > self.max_per_call:
+            raise wire.RpcError(wire.INVALID_REQUEST, "Demasiadas preguntas en una llamada")
+        if not self.answers:
+            return {"action": "cancel"}
+        answer = self.answers.pop(0)
+        return answer(params) if callable(answer) else answer
+
+    def open_url(self, url):
+        self.visits.append(url)
+        if self.browser is not None and (self.max_per_call is None
+                                         or len(self.visits) <= self.max_per_call):
+            self.browser.visit(url)
+
+
+def http_fetch(url, method="GET", data=None, timeout=10):
+    """One HTTP request to a loopback page: {"status", "body"} or {"error"}."""
+    import http.client  # loaded only when a page is opened
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
+        return {"error": "only http://127.0.0.1 pages can be opened here"}
+    connection = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+    headers = {"Content-Type": "application/x-www-form-urlencoded"} if data else {}
+    try:
+        target = parts.path + ("?" + parts.query if parts.query else "")
+        connection.request(method, target, body=data, headers=headers)
+        response = connection.getresponse()
+        return {"status": response.status,
+                "body": response.read(65536).decode("utf-8", "replace")}
+    except OSError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        connection.close()
+
+
+class Browser:
+    """Opens the setup page like a person would: load it, then press a button.
+
+    `fetch(url, method, data)` does one request and returns {"status", "body"} (or
+    {"error"}): plain HTTP by default; the grader's sandbox and an in-process page bring
+    their own. `before_submit` is called just before the form is posted (the grader marks the
+    moment). Every page seen is kept in `pages`.
+    """
+
+    def __init__(self, decision="allow", fetch=None, before_submit=None):
+        self.decision = decision
+        self.fetch = fetch or http_fetch
+        self.before_submit = before_submit or (lambda: None)
+        self.pages = []
+
+    def visit(self, url):
+        page = self.fetch(url, "GET", None)
+        self.pages.append(page)
+        if page.get("status") != 200:
+            return
+        fields = dict(FORM_FIELD.findall(page.get("body", "")))
+        fields["decision"] = self.decision
+        self.before_submit()
+        self.pages.append(self.fetch(urllib.parse.urljoin(url, "/connect"), "POST",
+                                     urllib.parse.urlencode(fields)))

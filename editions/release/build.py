@@ -1,0 +1,223 @@
+"""Build the two editions of the course from this repository (the instructor's source).
+
+    python3 editions/release/build.py [--out build/release]          (or: make release)
+
+- `student/`: the repository a learner clones (a git repository with one commit, ready to
+  publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
+  instructor may see (editions/common.py's `INSTRUCTOR_ONLY`: the reference solutions, the
+  hidden grading tests, the grader's own tests and catalogues, this folder); a test file that
+  needs the reference or a helper of those tests is instructor-only too (found by
+  `needs_reference`, and said so in the build's output). Its README is this README with the
+  instructors' section left out and the section on exercises and grading replaced by
+  `student/ejercicios.md` (here). Its grader runs the public tests only
+  (`grader/checks/hidden/` is not there).
+- `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
+  `autograder/` here), with the grader (public and hidden tests) and the server code. No
+  reference solution.
+
+After building, the one leak check (editions/common.py's `check_no_leak`) reads every file of
+the student edition and fails the build if any carries an instructor-only path, a distinctive
+line or a run of lines of a reference solution or of a hidden test, or a hidden test's name;
+`check_bundle` does the same for the bundle, where only the reference is secret.
+tests/instructor/test_release.py runs the same checks, and shows they catch planted leaks.
+
+Deliberate simplifications: stdlib only; the student edition is a snapshot of the tracked files
+(uncommitted changes are included as they are in the working tree, and said so); one commit.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+RELEASE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(RELEASE)))  # editions/common.py
+from editions.common import (  # noqa: E402
+    INSTRUCTOR_ONLY,
+    REFERENCE_SOURCES,
+    REPO,
+    BuildError,
+    check_no_leak,
+    leaks_in,
+    logger,
+    matches,
+    read,
+    secrets,
+    tracked_files,
+)
+
+log = logger("release")
+# Tests of files that ship, which need instructor-only files: cut out of the student edition
+# (they still run in this repository).
+REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
+README = "README.md"
+STUDENT_NOTE = "editions/release/student/nota.md"          # goes right under the title
+STUDENT_EXERCISES = "editions/release/student/ejercicios.md"  # replaces EXERCISES_SECTION
+EXERCISES_SECTION = "## Ejercicios y corrección"
+INSTRUCTORS_SECTION = "## Para el profesorado: las dos ediciones"
+AUTOGRADER_FILES = ("code/*", "grader/*")
+AUTOGRADER_EXCLUDED = ("grader/reference/*",)
+AUTOGRADER_TEMPLATES = ("setup.sh", "run_autograder", "requirements-autograder.txt")
+
+
+# -- the student edition ------------------------------------------------------------------------
+def instructor_modules():
+    """Helper modules that live only in instructor-only test folders (tests/grader/mutants.py
+    and the like): a shipped test that imports one cannot run in the student edition."""
+    return {os.path.splitext(os.path.basename(name))[0] for name in tracked_files()
+            if matches(name, INSTRUCTOR_ONLY) and name.count("/") == 2
+            and name.startswith("tests/") and name.endswith(".py")
+            and not os.path.basename(name).startswith("test_")
+            and os.path.basename(name) != "conftest.py"}
+
+
+def needs_reference(text, modules=None):
+    """Does this test need what the student edition leaves out (the reference, or a helper
+    of the instructor-only tests)?"""
+    modules = instructor_modules() if modules is None else modules
+    imports = re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", text, re.MULTILINE)
+    return bool(REFERENCE_MARK.search(text)) or bool(set(imports) & modules)
+
+
+def student_plan():
+    """{name: text or None (copied as is)} of the student edition, and the test files left out
+    because they need the reference."""
+    plan, dropped = {}, []
+    modules = instructor_modules()
+    for name in tracked_files():
+        if matches(name, INSTRUCTOR_ONLY):
+            continue
+        text = None
+        if name.startswith("tests/") and name.endswith(".py"):
+            text = read(name)
+            if needs_reference(text, modules):
+                dropped.append(name)
+                continue
+        if name == README:
+            text = student_readme()
+        plan[name] = text
+    return plan, dropped
+
+
+def sections(text):
+    """[(heading or "", body)] split at the second-level headings."""
+    parts, heading, body = [], "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            parts.append((heading, "".join(body)))
+            heading, body = line.rstrip("\n"), []
+        body.append(line)
+    parts.append((heading, "".join(body)))
+    return parts
+
+
+def student_readme():
+    """This README, for learners: a note under the title, the instructors' section left out,
+    the exercises section replaced by editions/release/student/ejercicios.md."""
+    parts = sections(read(README))
+    headings = [heading for heading, _ in parts]
+    for needed in (EXERCISES_SECTION, INSTRUCTORS_SECTION):
+        if needed not in headings:
+            raise BuildError(f"README.md has no section {needed!r}")
+    out = []
+    for heading, body in parts:
+        if heading == INSTRUCTORS_SECTION:
+            continue
+        if heading == EXERCISES_SECTION:
+            body = read(STUDENT_EXERCISES).rstrip("\n") + "\n\n"
+        elif heading == "":
+            title, _, rest = body.partition("\n")
+            body = f"{title}\n\n{read(STUDENT_NOTE).rstrip()}\n{rest}"
+        out.append(body)
+    return "".join(out)
+
+
+def build_student(out):
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    plan, dropped = student_plan()
+    for name, text in plan.items():
+        target = os.path.join(out, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if text is None:
+            shutil.copy2(os.path.join(REPO, name), target)
+        else:
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            shutil.copymode(os.path.join(REPO, name), target)
+    git = ["git", "-c", "user.name=Curso MCP", "-c", "user.email=curso-mcp@example.invalid",
+           "-c", "commit.gpgsign=false"]
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"],
+                    ["commit", "-q", "-m", "Roots y Elicitación: edición para estudiantes"]):
+        subprocess.run(git + command, cwd=out, check=True)
+    return out, sorted(plan), dropped
+
+
+# -- the Gradescope bundle --------------------------------------------------------------------
+def autograder_files():
+    return [name for name in tracked_files()
+            if matches(name, AUTOGRADER_FILES) and not matches(name, AUTOGRADER_EXCLUDED)]
+
+
+def build_autograder(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for template in AUTOGRADER_TEMPLATES:
+            info = zipfile.ZipInfo(template)
+            info.external_attr = (0o755 if template != "requirements-autograder.txt"
+                                  else 0o644) << 16
+            with open(os.path.join(RELEASE, "autograder", template), "rb") as handle:
+                archive.writestr(info, handle.read())
+        for name in autograder_files():
+            archive.write(os.path.join(REPO, name), name)
+    return path
+
+
+# -- the leak check of the bundle (the student edition's is editions/common.py's) ----------
+def check_bundle(path, known=None):
+    """The Gradescope bundle: hidden tests belong there, the reference does not."""
+    known = known or secrets(REFERENCE_SOURCES)
+    found = []
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            text = archive.read(name).decode("utf-8", "replace")
+            found += leaks_in(name, text, known, AUTOGRADER_EXCLUDED)
+    return found
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Build the student edition and the "
+                                                 "Gradescope autograder bundle.")
+    parser.add_argument("--out", default=os.path.join(REPO, "build", "release"))
+    args = parser.parse_args(argv)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True,
+                           text=True, check=True).stdout
+    if dirty.strip():
+        print("note: uncommitted changes are included as they are in the working tree",
+              file=sys.stderr)
+    try:
+        student, files, dropped = build_student(os.path.join(args.out, "student"))
+    except BuildError as exc:
+        print(f"release: {exc}", file=sys.stderr)
+        return 2
+    bundle = build_autograder(os.path.join(args.out, "autograder.zip"))
+    leaks = check_no_leak(student) + check_bundle(bundle)
+    if leaks:
+        print("LEAK: an edition carries instructor-only material:", file=sys.stderr)
+        for leak in leaks:
+            print("  " + leak, file=sys.stderr)
+        return 1
+    with zipfile.ZipFile(bundle) as archive:
+        count = len(archive.namelist())
+    for name in dropped:
+        log(f"left out of the student edition (needs grader/reference): {name}")
+    log(f"student edition: {student} ({len(files)} files, no leak found)")
+    log(f"autograder bundle: {bundle} ({count} files, no reference)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

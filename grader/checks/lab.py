@@ -1,0 +1,131 @@
+"""One test's workspace (`Lab`): its note folders and its servers, all stopped afterwards.
+
+A graded test gets a `lab` and a `grade` (grader/checks/grading.py). `lab.require_tool(name)`
+gates on what the server's `tools/list` answered; `lab.folders(...)` lays out notes
+(grader/checks/notes_tree.py); `lab.server(revision, ...)` starts a server with the learner's
+solution and connects the grader's client (grader/checks/runs.py); `lab.shared_server(...)`
+reuses one per revision for the whole submission. `open_lab` and `close_lab` are the lifecycle
+both runners (the pytest plugin and grader/checks/direct.py) give each test.
+
+Deliberate simplifications: one lab per test; a shared server that died is replaced, not
+repaired.
+"""
+
+from grader.checks.grading import Abort, Broken
+from grader.checks.notes_tree import Tree
+from grader.checks.runs import InProcessRun, ServerRun, scripted_user
+from grader.errors import HostError
+from grader.state import OUT_OF_TIME
+
+
+class Lab:
+    """One test's workspace: its folders, its servers; everything is stopped afterwards."""
+
+    def __init__(self, state, index):
+        self.state, self.index = state, index
+        self.runs = []
+        self.trees = []
+
+    def require_solution(self):
+        if self.state.broken:
+            raise Broken(self.state.broken)
+
+    def require_tool(self, name):
+        """Gate on what the server's tools/list answered (observed once per submission)."""
+        self.require_solution()
+        if name not in self.state.tools:
+            raise Abort(f"tu servidor no ofrece la herramienta {name}: tools/list no la "
+                        f"incluye (¿falta @extension.tool(\"{name}\", ...) en tu solución, o "
+                        "no se cargó?)")
+
+    def folders(self, *notes):
+        """A fresh folder tree; each note is (folder, filename, id, title)."""
+        self.require_solution()
+        tree = Tree(self, f"t{self.index}-{len(self.trees) + 1}")
+        self.trees.append(tree)
+        for entry in notes:
+            tree.add(*entry)
+        return tree
+
+    def shared_server(self, revision, *, roots, answers=()):
+        """A server kept for the whole submission (one per revision) and re-pointed at this
+        test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
+        server that died or misbehaved is replaced, so one test's crash costs only itself."""
+        run = self.state.shared.get(revision)
+        if run is not None and not run.alive():
+            run.close()
+            run = None
+        if run is None:
+            run = self.state.shared[revision] = self.server(revision, roots=roots,
+                                                            answers=answers, keep=True)
+            return run
+        run.lab = self
+        run.user = run.client.user = scripted_user(answers)
+        if revision == "2026-07-28":
+            run.client.roots = list(roots)
+        else:
+            run.set_roots(list(roots))
+        return run
+
+    def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
+               answers=(), protocol=None, connect=True, keep=False):
+        self.require_solution()
+        host = self.state.host
+        user = scripted_user(answers)
+        roots = list(roots) if roots is not None else None
+        if host.processes:
+            argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
+                    "--setup-wait", str(setup_wait)]
+            run = ServerRun(self, revision, argv, roots, elicitation, user, protocol=protocol)
+        else:
+            try:
+                server = host.new_server(sdk, setup_wait)
+            except HostError as exc:
+                raise Broken(f"el servidor no arrancó ({exc})") from None
+            run = InProcessRun(self, revision, server, roots, elicitation, user,
+                               protocol=protocol)
+        (self.state.kept if keep else self.runs).append(run)
+        return run.connect() if connect else run
+
+    def finish(self, run):
+        """Stop a server of this test now (its threads and its process go at once)."""
+        if run in self.runs:
+            self.runs.remove(run)
+        try:
+            run.close()
+        except Exception:
+            pass
+
+    def close(self):
+        for run in self.runs:
+            try:
+                run.close()
+            except Exception:
+                pass
+        self.runs = []
+        for tree in self.trees:
+            tree.close()
+        self.trees = []
+
+
+def open_lab(state, spec):
+    """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more."""
+    state.counter += 1
+    state.hidden_now = spec["hidden"]
+    lab = Lab(state, state.counter)
+    if state.left() <= 0:
+        state.broken = state.broken or OUT_OF_TIME
+    if state.broken:
+        raise Broken(state.broken)
+    return lab
+
+
+def close_lab(state, lab):
+    lab.close()
+    if state.dirty:  # something misbehaved: nothing it left behind may reach the next test
+        state.dirty = False
+        try:
+            state.host.sweep()
+        except Exception:
+            pass
+    state.hidden_now = False

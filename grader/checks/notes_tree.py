@@ -1,0 +1,83 @@
+"""A test's notes on disk: a private folder tree laid out and read back by the grader.
+
+`lab.folders(...)` makes a `Tree` in the host's data area; `tree.add(...)` writes a note,
+`tree.snapshot()` reads back what is there now, and `describe_changes(before, after)` says in
+Spanish what differs. Both directions go only through the host's data folder (in the sandbox,
+grader.boundary: descriptors, no links, no FIFOs, caps); a planted link or special file is a
+`Broken` test and a finding in the report.
+
+Deliberate simplifications: notes are written in the lesson's own format (store.render); a
+snapshot compares contents by hash and inode, not timestamps.
+"""
+
+import store
+from grader.checks.grading import Broken
+from grader.errors import Full, Refused
+from roots import path_to_uri
+
+
+class Tree:
+    """A test's private folder in the host's data area: notes written by the grader, read back
+    by it, both only through the host's data folder (in the sandbox, grader.boundary: see there
+    why nothing can redirect them)."""
+
+    def __init__(self, lab, name):
+        self.lab = lab
+        host = lab.state.host
+        self.inner = f"{host.inner('data')}/{name}"
+        self.folders = {}
+        self.folders[""] = self._guarded(lambda: host.data.make_dir(name))
+        self.ids = {}  # note id -> relative path
+
+    def _guarded(self, action):
+        try:
+            return action()
+        except Refused as exc:
+            self.lab.state.dirty = True
+            if not isinstance(exc, Full):
+                self.lab.state.find(f"en la carpeta de datos del servidor: {exc}")
+            raise Broken(f"en la carpeta de datos de tu servidor: {exc}") from None
+
+    def _folder(self, relative):
+        if relative not in self.folders:
+            parent, _, name = relative.rpartition("/")
+            self.folders[relative] = self._guarded(
+                lambda: self._folder(parent).make_dir(name))
+        return self.folders[relative]
+
+    def add(self, folder, filename, note_id, title, created="2025-03-02", body=None):
+        text = store.render(note_id, title, created, body or f"Cuerpo de {note_id}.\n")
+        target = self._folder(folder)
+        self._guarded(lambda: target.write_file(filename, text.encode("utf-8")))
+        self.ids[note_id] = f"{folder}/{filename}"
+        return self
+
+    def link(self, name, target):
+        """A symbolic link `name` -> `target`, two folders side by side at the top."""
+        self._guarded(lambda: self.folders[""].make_link(name, target))
+        return self
+
+    def uri(self, folder):
+        return path_to_uri(f"{self.inner}/{folder}")
+
+    def snapshot(self):
+        """{relative path: (sha256, inode)} of every file below this folder."""
+        return self._guarded(self.folders[""].snapshot)
+
+    def close(self):
+        for folder in self.folders.values():
+            folder.close()
+        self.folders = {}
+
+
+def describe_changes(before, after):
+    """Spanish summary of what differs between two snapshots ('' when nothing does)."""
+    parts = []
+    for path in sorted(set(before) - set(after)):
+        parts.append(f"desapareció {path}")
+    for path in sorted(set(after) - set(before)):
+        parts.append(f"apareció {path}")
+    for path in sorted(set(before) & set(after)):
+        if before[path][0] != after[path][0]:
+            parts.append(f"cambió el contenido de {path}")
+    return "; ".join(parts)

@@ -1,0 +1,147 @@
+"""The lesson's client core with no I/O at all: lines in, frames and deferred calls out.
+
+Each test plays the server's side by hand (the frames it would send), so what the client does
+is read from the frames it gives, exactly as the server would see them.
+"""
+
+import json
+
+import pytest
+
+from client_core import ClientCore
+
+FORM = {"mode": "form", "message": "¿Cuál?", "requestedSchema": {
+    "type": "object", "properties": {"note_id": {"type": "string"}}}}
+PAGE = {"mode": "url", "message": "Conecta", "url": "http://127.0.0.1:1/connect?elicitation=e",
+        "elicitationId": "e"}
+PICK = {"action": "accept", "content": {"note_id": "note-7"}}
+
+
+class Harness:
+    """A core whose frames, deferred calls, questions and page visits are kept in lists."""
+
+    def __init__(self, protocol="2026-07-28", **options):
+        self.sent, self.deferred, self.questions, self.visits = [], [], [], []
+        self.core = ClientCore(self.sent.append, self, self.questions.append,
+                               self.visits.append, protocol=protocol, roots=["/casa/Notas"],
+                               **options)
+
+    def call_soon(self, fn):
+        self.deferred.append(fn)
+
+    def run_deferred(self):
+        while self.deferred:
+            self.deferred.pop(0)()
+
+    def server_says(self, msg):
+        self.core.receive(json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n")
+
+
+def input_required(*requests, state="sellado"):
+    return {"resultType": "input_required", "requestState": state,
+            "inputRequests": dict(requests)}
+
+
+def test_a_2026_retry_carries_every_answer_and_the_request_state_untouched():
+    h = Harness()
+    call = h.core.call_tool("notes_delete", {"title": "TPS report"})
+    h.server_says({"id": 1, "result": input_required(
+        ("r", {"method": "roots/list"}), ("q", {"method": "elicitation/create",
+                                               "params": FORM}))})
+    (question,) = h.questions
+    assert len(h.sent) == 1  # nothing goes out before the user answered
+    question.answer(PICK)
+    retry = h.sent[-1]["params"]
+    assert retry["name"] == "notes_delete" and retry["arguments"] == {"title": "TPS report"}
+    assert retry["requestState"] == "sellado"
+    assert retry["inputResponses"] == {"r": {"roots": [{"uri": "file:///casa/Notas",
+                                                        "name": "Notas"}]}, "q": PICK}
+    h.server_says({"id": 2, "result": {"content": [], "isError": False}})
+    assert call.done and call.result == {"content": [], "isError": False}
+
+
+def test_a_2026_request_the_client_cannot_answer_fails_the_call_before_asking_anything():
+    h = Harness()
+    call = h.core.call_tool("notes_delete")
+    h.server_says({"id": 1, "result": input_required(
+        ("q", {"method": "elicitation/create", "params": FORM}),
+        ("s", {"method": "sampling/createMessage", "params": {}}))})
+    assert call.done and call.error.code == -32601
+    assert h.questions == [] and len(h.sent) == 1
+
+
+def test_after_a_2026_consent_the_retry_waits_until_the_page_was_opened():
+    h = Harness()
+    h.core.call_tool("notes_setup")
+    h.server_says({"id": 1, "result": input_required(
+        ("u", {"method": "elicitation/create", "params": PAGE}))})
+    h.questions[0].answer({"action": "accept"})
+    assert len(h.sent) == 1 and h.visits == []
+    h.run_deferred()
+    assert h.visits == h.questions and len(h.sent) == 1
+    h.questions[0].opened()
+    assert h.sent[-1]["params"]["inputResponses"] == {"u": {"action": "accept"}}
+
+
+def test_a_call_that_ran_out_of_time_sends_no_further_round():
+    h = Harness()
+    call = h.core.call_tool("notes_delete")
+    h.server_says({"id": 1, "result": input_required(
+        ("q", {"method": "elicitation/create", "params": FORM}))})
+    h.core.forget(call)
+    h.questions[0].answer(PICK)
+    assert len(h.sent) == 1 and isinstance(call.error, TimeoutError)
+
+
+def test_rounds_beyond_the_limit_end_the_call_with_an_error():
+    h = Harness()
+    call = h.core.call_tool("notes_list", max_rounds=2)
+    for request_id in (1, 2):
+        h.server_says({"id": request_id, "result": input_required(
+            ("r", {"method": "roots/list"}))})
+    assert isinstance(call.error, RuntimeError) and len(h.sent) == 2
+
+
+def test_a_2025_consent_is_answered_first_and_the_page_opened_after():
+    h = Harness(protocol="2025-11-25")
+    h.server_says({"id": 7, "method": "elicitation/create", "params": PAGE})
+    h.questions[0].answer({"action": "accept"})
+    assert h.sent == [{"jsonrpc": "2.0", "id": 7, "result": {"action": "accept"}}]
+    assert h.visits == []
+    h.run_deferred()
+    assert h.visits == h.questions
+
+
+def test_a_2025_question_the_server_cancelled_gets_no_answer():
+    h = Harness(protocol="2025-11-25")
+    h.server_says({"id": 7, "method": "elicitation/create", "params": FORM})
+    h.server_says({"method": "notifications/cancelled", "params": {"requestId": 7}})
+    h.questions[0].answer(PICK)
+    assert h.sent == []
+
+
+@pytest.mark.parametrize("declared, mode", [({"form": {}}, "url"), ({"url": {}}, "form")])
+def test_a_2025_question_in_a_mode_we_did_not_declare_is_refused_without_asking(declared, mode):
+    h = Harness(protocol="2025-11-25", elicitation=declared)
+    h.server_says({"id": 3, "method": "elicitation/create",
+                   "params": PAGE if mode == "url" else FORM})
+    assert h.questions == [] and h.sent[0]["error"]["code"] == -32602
+
+
+def test_a_response_nobody_asked_for_is_dropped():
+    h = Harness()
+    outcome = h.core.request("tools/list", {})
+    h.server_says({"id": 99, "result": {"tools": ["falsa"]}})
+    assert not outcome.done
+    h.server_says({"id": 1, "result": {"tools": []}})
+    assert outcome.result == {"tools": []}
+
+
+def test_the_2025_handshake_ends_once_the_server_asked_for_the_roots():
+    h = Harness(protocol="2025-11-25")
+    done = h.core.connect()
+    h.server_says({"id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                       "serverInfo": {"name": "s", "version": "1"}}})
+    assert h.sent[-1]["method"] == "notifications/initialized" and not done.done
+    h.server_says({"id": "r1", "method": "roots/list"})
+    assert done.done and h.sent[-1]["result"]["roots"][0]["uri"] == "file:///casa/Notas"
