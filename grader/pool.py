@@ -43,7 +43,7 @@ class Worker:
         self.proc = subprocess.Popen([sys.executable, "-m", "grader.worker", str(os.getpid())],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _workers.add(self.proc)
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def ask(self, job, timeout):
         """The worker's result for `job`; None if it died; "timeout" past the deadline."""
@@ -53,7 +53,8 @@ class Worker:
         except OSError:
             return None
         fd, deadline = self.proc.stdout.fileno(), time.monotonic() + timeout
-        while b"\n" not in self.buffer:
+        end = self.buffer.find(b"\n")
+        while end < 0:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
@@ -63,8 +64,12 @@ class Worker:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return None
+            end = chunk.find(b"\n")
+            if end >= 0:
+                end += len(self.buffer)
             self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         try:
             result = json.loads(line)
         except ValueError:

@@ -29,6 +29,7 @@ Deliberate simplifications: one host per submission, tests run one after another
 """
 
 import hashlib
+import itertools
 import os
 import threading
 import time
@@ -182,9 +183,10 @@ def server_reported_problems(info):
     errors = meta.get("errors") if isinstance(meta, dict) else None
     if not isinstance(errors, dict):
         return []
+    first = list(itertools.islice(errors.items(), MAX_SERVER_PROBLEMS))  # the rest is not read
     lines = [f"según tu servidor, {one_line(file, 80)} no se cargó: {one_line(problem, 300)}"
-             for file, problem in sorted(errors.items(), key=lambda item: one_line(item[0]))]
-    return lines[:MAX_SERVER_PROBLEMS]
+             for file, problem in sorted(first, key=lambda item: one_line(item[0], 80))]
+    return lines
 
 
 def run_checks(state, kind, files):

@@ -297,7 +297,7 @@ class ProcessRun:
     def _lines(self):
         """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
         client refuses it) and the rest of it skipped. Ends when the run is closed."""
-        buffer, skipping = bytearray(), False
+        buffer, skipping, seen = bytearray(), False, 0  # buffer[:seen] holds no newline
         self._reading = True
         try:
             while not self.closed:
@@ -308,16 +308,19 @@ class ProcessRun:
                     return
                 buffer += chunk
                 while True:
-                    end = buffer.find(b"\n")
+                    end = buffer.find(b"\n", seen)  # each byte is searched once
                     if end < 0:
+                        seen = len(buffer)
                         if len(buffer) > MAX_LINE_BYTES:
                             if not skipping:
                                 yield bytes(buffer[:MAX_LINE_BYTES + 1])
                             skipping = True
                             del buffer[:]
+                            seen = 0
                         break
                     line = bytes(buffer[:end + 1])
                     del buffer[:end + 1]
+                    seen = 0
                     if skipping:
                         skipping = False
                         continue

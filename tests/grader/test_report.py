@@ -84,6 +84,13 @@ def test_a_safe_file_name_is_one_plain_path_component(name):
     assert re.fullmatch(r"[\w.\-]+", safe)
 
 
+@given(ANY_TEXT | st.text(max_size=400), st.integers(0, 80))
+def test_a_line_cut_at_a_limit_reads_only_what_it_shows(text, limit):
+    whole = one_line(text)
+    assert one_line(text, limit) == (whole[:limit] + "…" if len(whole) > limit else whole)
+    assert one_line(text * 10_000, limit) == one_line(text * (limit + 1), limit)
+
+
 def test_escapes_are_visible_and_keep_the_text_readable():
     assert one_line("a\nb\x1b[2J\u202e") == "a\\nb\\x1b[2J\\u202e"
     assert clean("línea 1\nlínea 2\x07") == "línea 1\nlínea 2\\x07"
