@@ -77,7 +77,7 @@ class SubmissionState:
     expired: bool = False                     # the watchdog fired
     dirty: bool = False                       # sweep the sandbox after this test
     counter: int = 0                          # tests started (each Lab gets its number)
-    frame_cost: int = 0                       # estimated bytes of frames kept, all servers
+    frame_cost: int = 0                       # real bytes of the frames of all its servers
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
     shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2
     archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
@@ -93,6 +93,7 @@ class SubmissionState:
     warnings: list = field(default_factory=list)         # for the instructor's stderr only
     handlers: int = 0                         # server-to-client requests being answered
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    parsing: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one frame
     slots: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def __post_init__(self):
@@ -113,7 +114,7 @@ class SubmissionState:
             host.kill()
 
     def charge(self, cost, limit):
-        """Count `cost` bytes of kept frames; False once the submission's total passes `limit`."""
+        """Count `cost` bytes of frames; False once the submission's total passes `limit`."""
         with self.lock:
             self.frame_cost += cost
             return self.frame_cost <= limit

@@ -27,9 +27,11 @@ The grader's side holds against a hostile server:
 - notes are laid out and read back only through the host's data folder (grader.boundary in the
   sandbox: descriptors, no links, no FIFOs, caps); a planted link or special file is a `Broken`
   test and a finding in the report;
-- what a server process sends is read with caps: `MAX_LINE_BYTES` per frame, an estimated memory
-  cost per server (`MAX_RUN_COST`) and per submission (`MAX_SUBMISSION_COST`), `MAX_FRAMES`
-  frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded");
+- what a server process sends is read with caps (grader/checks/intake.py): `MAX_LINE_BYTES` per
+  frame, each frame parsed once (one of the submission's frames at a time) and counted in real
+  bytes per server (`MAX_RUN_BYTES`) and per submission (`MAX_SUBMISSION_BYTES`), `MAX_FRAMES`
+  frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded"); of
+  the frames only the questions (elicitations) are kept;
 - at most `MAX_HANDLERS` server-to-client requests are being answered at once, in all the
   servers of a submission: a reader stops reading its server until one has been answered;
 - every timeout is cut to what is left of the submission's budget.
@@ -45,6 +47,14 @@ import threading
 import store
 import wire
 from client import Client, ScriptedUser, questions_in
+from grader.checks import intake
+from grader.checks.intake import (
+    MAX_FRAMES,
+    MAX_LINE_BYTES,
+    MAX_NESTING,  # noqa: F401  (the caps, re-exported for callers)
+    MAX_RUN_BYTES,
+    MAX_SUBMISSION_BYTES,
+)
 from grader.errors import Full, HostError, Refused
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
@@ -53,12 +63,7 @@ from roots import path_to_uri
 REVISIONS = ("2025-11-25", "2026-07-28")
 CALL_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
-MAX_FRAMES = 4000
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering
-MAX_LINE_BYTES = 1 << 20          # one frame from the learner's server
-MAX_RUN_COST = 8 << 20            # estimated memory kept for one server's frames
-MAX_SUBMISSION_COST = 48 << 20    # the same for every server of one submission
-MAX_NESTING = 48                  # JSON depth of one frame
 MAX_HANDLERS = 8                  # server-to-client requests answered at once
 CLIENT_WORKERS = 1                # threads per client answering them (the gate is above)
 
@@ -227,46 +232,6 @@ class Call:
         return [p for p in self.prompts if p.get("mode") == "url"]
 
 
-def frame_cost(line):
-    """An estimate of the memory a parsed frame keeps (containers and items cost more than
-    their characters): what the caps on kept frames count."""
-    return len(line) + 56 * (line.count(b"{") + line.count(b"[")) + 8 * line.count(b",")
-
-
-def nesting(value, limit=MAX_NESTING):
-    """True when `value` is nested deeper than `limit` (iterative: never a RecursionError)."""
-    pending = [(value, 0)]
-    while pending:
-        item, depth = pending.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            pending += [(child, depth + 1) for child in item.values()]
-        elif isinstance(item, list):
-            pending += [(child, depth + 1) for child in item]
-    return False
-
-
-GARBAGE = b'"(frame refused by the grader)"\n'
-
-
-def classify(line):
-    """(message or None, line): the message as the client will parse it, when it may be a
-    request or a notification; a frame the client must not even parse (nested too deep) is
-    replaced by a string, which it ignores."""
-    if b'"method"' not in line and line.count(b"{") + line.count(b"[") <= MAX_NESTING:
-        return None, line  # a response (or garbage): not a request, cannot be too deep
-    try:
-        msg = wire.parse(line)
-    except wire.RpcError:
-        return None, line
-    except (RecursionError, MemoryError, ValueError):
-        return None, GARBAGE
-    if nesting(msg):
-        return None, GARBAGE
-    return msg, line
-
-
 class ProcessRun:
     """A server process (sandbox or portable host) and the grader's client on its pipes."""
 
@@ -278,7 +243,8 @@ class ProcessRun:
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
         self._reading = False
-        self.cost = 0
+        self.cost = 0         # real bytes of every frame it sent (intake.take)
+        self.count = 0        # frames it sent
         self.flooded = None   # why the server was cut off, once it was
         self.dead = False
         self.closed = False
@@ -288,10 +254,10 @@ class ProcessRun:
             if self.state.expired:
                 raise Broken(OUT_OF_TIME) from None
             raise Broken(f"el entorno no pudo arrancar otro servidor ({exc})") from None
-        self.client = Client(self._send, self._inbound(), self.process.close_input,
-                             workers=CLIENT_WORKERS, roots=roots, elicitation=elicitation,
-                             protocol=protocol or revision, user=self.user,
-                             on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+        self.client = intake.GraderClient(
+            self._send, self._inbound(), self.process.close_input, workers=CLIENT_WORKERS,
+            roots=roots, elicitation=elicitation, protocol=protocol or revision, user=self.user,
+            on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
@@ -329,21 +295,32 @@ class ProcessRun:
             self._reading = False
 
     def _inbound(self):
+        """Each frame parsed once (intake.take), one frame of the submission at a time, and
+        counted in real bytes before the client gets it."""
         for line in self._lines():
-            cost = frame_cost(line)
-            self.cost += cost
-            if self.cost > MAX_RUN_COST or not self.state.charge(cost, MAX_SUBMISSION_COST):
-                self._flood(f"el servidor envió demasiados datos (más de "
-                            f"{MAX_RUN_COST >> 20} MiB)")
+            self.count += 1
+            if self.count > MAX_FRAMES:
+                self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
                 return
-            msg, line = classify(line)
+            too_much = f"el servidor envió demasiados datos (más de {MAX_RUN_BYTES >> 20} MiB)"
+            if not self.state.charge(0, MAX_SUBMISSION_BYTES):  # spent by other servers
+                self._flood(too_much)
+                return
+            with self.state.parsing:
+                frame = intake.take(line)
+            self.cost += frame.cost
+            if self.cost > MAX_RUN_BYTES or not self.state.charge(frame.cost,
+                                                                  MAX_SUBMISSION_BYTES):
+                self._flood(too_much)
+                return
+            msg = frame.message
             if msg is not None and msg["kind"] == "request":
                 if not self._take_slot(msg["id"]):
                     return
             elif msg is not None and msg.get("method") == "notifications/cancelled":
                 params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
                 self._free_slot(params.get("requestId"))  # the client will not answer it
-            yield line
+            yield frame
 
     def _take_slot(self, request_id):
         if not self.state.take_slot(MAX_HANDLERS, lambda: self.closed):
@@ -379,16 +356,12 @@ class ProcessRun:
                 self._free_slot(answered)
 
     def _on_frame(self, direction, msg):
+        """Only the questions are kept (what `prompts_since` reads); they are counted already."""
+        if not intake.is_question(direction, msg):
+            return
         with self._lock:
-            if self.flooded:
-                return
-            if len(self.frames) >= MAX_FRAMES:
-                flood = True
-            else:
-                flood = False
+            if not self.flooded:
                 self.frames.append((direction, msg))
-        if flood:
-            self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
 
     def _flood(self, reason):
         with self._lock:
