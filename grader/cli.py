@@ -11,9 +11,13 @@ Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage e
 that does not import): the affected submissions got 0 and the reason; 4 --require-isolation
 was given and the full sandbox is not available here (nothing was graded).
 
-Submission names come from file names a learner chose: reports are written under a safe
-version of them (grader.escape.file_name), and everything printed goes through grader.report.
-SIGTERM or Ctrl-C stop every sandbox and worker and remove this run's temp folders.
+Submission names come from file names a learner chose: each submission is named after a safe
+version of its name (grader.escape.file_name), unique in the run even on a file system that
+ignores case, apart from the grader's own output files (`notas.csv`, `informes`) and at most 80
+characters long with its `-2`, `-3`... suffix, so no report overwrites another; everything
+printed goes through grader.report. The results folder is opened before grading and written
+without following links (grader/outfiles.py). SIGTERM or Ctrl-C stop every sandbox and worker
+and remove this run's temp folders.
 """
 
 import argparse
@@ -25,9 +29,13 @@ import threading
 
 from grader import hosts, pool, report
 from grader.escape import file_name, one_line
+from grader.outfiles import OutputError, OutputFolder
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
+GRADEBOOK, REPORTS = "notas.csv", "informes"   # the grader's own names in a results folder
+NAME_LIMIT = 80                                 # characters of a submission's file name
+NAME_BYTES = 200                                # ... and its UTF-8 bytes (a file name: 255)
 
 
 def parse(argv):
@@ -86,18 +94,28 @@ def jobs_from(args):
         for entry in sorted(os.listdir(args.batch)):
             if not entry.startswith("."):
                 entries.append((os.path.join(args.batch, entry), entry))
-    jobs, seen = [], set()
+    jobs, seen = [], {GRADEBOOK.casefold(), REPORTS.casefold()}
     for path, name in entries:
         name = name or os.path.basename(os.path.normpath(path)) or path
-        base = file_name(re.sub(r"\.(zip|ipynb|py)$", "", name))
-        unique, n = base, 1
-        while unique in seen:
-            n += 1
-            unique = f"{base}-{n}"
-        seen.add(unique)
+        unique = unique_name(re.sub(r"\.(zip|ipynb|py)$", "", name), seen)
         jobs.append({"path": path, "name": unique, "only": args.only, "budget": args.budget,
                      "tests": args.tests, "host": args.host})
     return jobs
+
+
+def unique_name(name, seen):
+    """A safe file name for `name` that is not in `seen` (compared ignoring case), at most
+    NAME_LIMIT characters, suffix included; added to `seen`."""
+    base = file_name(name, NAME_LIMIT)
+    while len(base.encode("utf-8")) > NAME_BYTES:
+        base = base[:-1]
+    unique, number = base, 1
+    while unique.casefold() in seen:
+        number += 1
+        suffix = f"-{number}"
+        unique = base[:NAME_LIMIT - len(suffix)].rstrip("._") + suffix
+    seen.add(unique.casefold())
+    return unique
 
 
 def progress_bar(stream):
@@ -111,12 +129,6 @@ def progress_bar(stream):
             stream.write("\n")
         stream.flush()
     return show
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(text)
 
 
 def stop(signum, frame):
@@ -155,11 +167,20 @@ def main(argv=None):
                          f"aquí (modo {mode}); no se corrigió nada.\n")
         return EXIT_ISOLATION
     jobs = jobs_from(args)
+    out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
+    try:  # opened now, before grading: a link there is refused (grader/outfiles.py)
+        folder = OutputFolder.open(out) if out is not None else None
+    except OutputError as exc:
+        sys.stderr.write(f"--out: {exc}\n")
+        return EXIT_USAGE
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
-    out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
-    emit(args, results, out)
+    try:
+        emit(args, results, folder, [job["name"] for job in jobs])
+    finally:
+        if folder is not None:
+            folder.close()
     for result in results:
         for warning in result.get("warnings") or []:
             sys.stderr.write(f"[grader] {one_line(result['submission'])}: warning (the "
@@ -172,7 +193,9 @@ def main(argv=None):
     return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
 
 
-def emit(args, results, out):
+def emit(args, results, out, names):
+    """Print the results; with a results folder `out`, write the gradebook and one report per
+    submission there, each named after its unique name in `names` (in the results' order)."""
     def gradescope(result):
         return report.gradescope(result, args.hidden_visibility)
 
@@ -188,10 +211,17 @@ def emit(args, results, out):
     sys.stdout.flush()
     if out is None:
         return
-    write(os.path.join(out, "notas.csv"), report.gradebook(results))
-    for result in results:
-        name = file_name(result["submission"])
-        write(os.path.join(out, "informes", f"{name}.txt"), report.text(result))
-        write(os.path.join(out, "informes", f"{name}.json"), report.json_line(result))
-        if args.format == "gradescope":
-            write(os.path.join(out, name, "results.json"), gradescope(result))
+    out.write(GRADEBOOK, report.gradebook(results))
+    reports = out.folder(REPORTS)
+    try:
+        for name, result in zip(names, results, strict=True):
+            reports.write(f"{name}.txt", report.text(result))
+            reports.write(f"{name}.json", report.json_line(result))
+            if args.format == "gradescope":
+                own = out.folder(name)
+                try:
+                    own.write("results.json", gradescope(result))
+                finally:
+                    own.close()
+    finally:
+        reports.close()
