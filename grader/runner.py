@@ -116,6 +116,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
         workdir = kind.workspace()
         if prepared.files:
             solution = kind.write(prepared, os.path.join(workdir, "solution"))
+            prepared.files.clear()  # on disk now: the grader keeps no copy
             start(state, kind, solution, workdir, prepared)
         else:
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
