@@ -84,8 +84,9 @@ class Prepared:
 
     def add(self, name, text, origin):
         if not usable_name(name):
-            self.problem(f"{origin}: su nombre no puede ser el de un archivo de solución (más de "
-                         f"{MAX_NAME_BYTES} bytes, una barra o un carácter nulo); se ignora")
+            self.problem(f"{one_line(origin, 80)}: su nombre no puede ser el de un archivo de "
+                         f"solución (más de {MAX_NAME_BYTES} bytes, una barra o un carácter "
+                         "nulo); se ignora")
             return
         if name in self.files and self.origin[name] != origin:
             self.problem(f"{name} aparece más de una vez; se usa la de {origin} "
