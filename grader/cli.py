@@ -29,7 +29,6 @@ import threading
 
 from grader import hosts, pool, report
 from grader.escape import file_name, one_line
-from grader.outfiles import OutputError, OutputFolder
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
@@ -168,6 +167,7 @@ def main(argv=None):
         return EXIT_ISOLATION
     jobs = jobs_from(args)
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
+    from grader.outfiles import OutputError, OutputFolder
     try:  # opened now, before grading: a link there is refused (grader/outfiles.py)
         folder = OutputFolder.open(out) if out is not None else None
     except OutputError as exc:

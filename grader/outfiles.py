@@ -18,6 +18,10 @@ below it is reached from there one name at a time, as grader/boundary.py does in
 Report names come from grader.cli, which makes them unique and keeps them apart from the
 grader's own files (`notas.csv`, `informes`), so no report ever overwrites another.
 
+Where folders cannot be opened as descriptors (Windows, where only the portable self-check
+runs), `OutputFolder.open` gives a `PathFolder`, which writes by path: the learner's own files
+on the learner's own machine, nothing to defend.
+
 Deliberate simplifications: no fsync; what was moved aside is left for the instructor.
 """
 
@@ -27,8 +31,10 @@ import secrets
 import stat
 
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | CLOEXEC
-NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | CLOEXEC
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | CLOEXEC
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
+DESCRIPTORS = NOFOLLOW != 0 and os.open in os.supports_dir_fd
 
 
 class OutputError(Exception):
@@ -44,11 +50,13 @@ class OutputFolder:
     @classmethod
     def open(cls, path):
         """The folder at `path`, created if missing (and its parents); never through a link."""
+        if not DESCRIPTORS:
+            return PathFolder.open(path)
         parent, name = os.path.split(os.path.normpath(path))
         try:
             if parent:
                 os.makedirs(parent, exist_ok=True)
-            parent_fd = os.open(parent or ".", DIR_FLAGS & ~os.O_NOFOLLOW)
+            parent_fd = os.open(parent or ".", DIR_FLAGS & ~NOFOLLOW)
         except OSError as exc:
             raise OutputError(f"no se puede usar la carpeta de resultados {path} "
                               f"({exc.strerror or type(exc).__name__})") from None
@@ -95,6 +103,35 @@ class OutputFolder:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+class PathFolder:
+    """The same, by path, where there are no folder descriptors (the portable self-check)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    @classmethod
+    def open(cls, path):
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"no se puede usar la carpeta de resultados {path} "
+                              f"({exc.strerror or type(exc).__name__})") from None
+        return cls(path)
+
+    def folder(self, name):
+        return PathFolder.open(os.path.join(self.path, _component(name)))
+
+    def write(self, name, text):
+        target = os.path.join(self.path, _component(name))
+        temporary = f"{target}.{secrets.token_hex(6)}.tmp"
+        with open(temporary, "x", encoding="utf-8", errors="replace") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+
+    def close(self):
+        pass
 
 
 def _component(name):
