@@ -8,7 +8,8 @@
 
 Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
 3 the grader itself failed somewhere (a sandbox could not start, a grader bug, a grading file
-that does not import): the affected submissions got 0 and the reason; 4 --require-isolation
+that does not import, a report the results folder would not take): the affected submissions got
+0 and the reason; 4 --require-isolation
 was given and the full sandbox is not available here (nothing was graded).
 
 Submission names come from file names a learner chose: each submission is named after a safe
@@ -177,7 +178,7 @@ def main(argv=None):
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
     try:
-        emit(args, results, folder, [job["name"] for job in jobs])
+        written = emit(args, results, folder, [job["name"] for job in jobs])
     finally:
         if folder is not None:
             folder.close()
@@ -188,14 +189,15 @@ def main(argv=None):
         for error in result.get("internal_errors") or []:
             sys.stderr.write(f"[grader] {one_line(result['submission'])}: internal error:\n"
                              f"{error}\n")
-    if any(result.get("internal_errors") for result in results):
+    if any(result.get("internal_errors") for result in results) or not written:
         return EXIT_INTERNAL
     return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
 
 
 def emit(args, results, out, names):
     """Print the results; with a results folder `out`, write the gradebook and one report per
-    submission there, each named after its unique name in `names` (in the results' order)."""
+    submission there, each named after its unique name in `names` (in the results' order).
+    False when a report could not be written (said on stderr; the others are written)."""
     def gradescope(result):
         return report.gradescope(result, args.hidden_visibility)
 
@@ -210,18 +212,31 @@ def emit(args, results, out, names):
             sys.stdout.write(renderers[args.format](result))
     sys.stdout.flush()
     if out is None:
-        return
-    out.write(GRADEBOOK, report.gradebook(results))
-    reports = out.folder(REPORTS)
-    try:
-        for name, result in zip(names, results, strict=True):
-            reports.write(f"{name}.txt", report.text(result))
-            reports.write(f"{name}.json", report.json_line(result))
-            if args.format == "gradescope":
-                own = out.folder(name)
-                try:
-                    own.write("results.json", gradescope(result))
-                finally:
-                    own.close()
-    finally:
+        return True
+    from grader.outfiles import OutputError
+    written = [True]
+
+    def attempt(what, action, *args):
+        try:
+            return action(*args)
+        except (OSError, OutputError) as exc:  # the results folder's fault, never a learner's
+            sys.stderr.write(f"no se pudo escribir {what} en la carpeta de resultados: "
+                             f"{one_line(exc, 300)}\n")
+            written[0] = False
+            return None
+
+    attempt(GRADEBOOK, out.write, GRADEBOOK, report.gradebook(results))
+    reports = attempt(REPORTS, out.folder, REPORTS)
+    for name, result in zip(names, results, strict=True):
+        if reports is not None:
+            attempt(f"{REPORTS}/{name}.txt", reports.write, f"{name}.txt", report.text(result))
+            attempt(f"{REPORTS}/{name}.json", reports.write, f"{name}.json",
+                    report.json_line(result))
+        if args.format == "gradescope":
+            own = attempt(name, out.folder, name)
+            if own is not None:
+                attempt(f"{name}/results.json", own.write, "results.json", gradescope(result))
+                own.close()
+    if reports is not None:
         reports.close()
+    return written[0]

@@ -148,3 +148,28 @@ def test_colliding_names_each_get_their_report_next_to_the_reference(tmp_path):
         text = (out / "informes" / f"{name}.txt").read_text()
         assert f"Entrega: {name}\n" in text  # its own report, not another's
         assert json.loads((out / name / "results.json").read_text())["score"] == 0
+
+
+def test_a_report_the_results_folder_refuses_is_said_and_the_others_are_written(capsys):
+    from grader import cli
+
+    class Full:  # a results folder whose disk fills at the second report
+        files = {}
+
+        def write(self, name, text):
+            if name == "b.txt":
+                raise OSError(28, "No space left on device")
+            self.files[name] = text
+
+        def folder(self, name):
+            return self
+
+        def close(self):
+            pass
+
+    results = [{"submission": name, "score": 0, "max_score": 1, "tests": [], "output": name,
+                "problems": []} for name in ("a", "b")]
+    written = cli.emit(cli.parse(["x", "--format", "json"]), results, Full(), ["a", "b"])
+    assert written is False
+    assert "no se pudo escribir informes/b.txt" in capsys.readouterr().err
+    assert {"notas.csv", "a.txt", "a.json", "b.json"} <= set(Full.files)
