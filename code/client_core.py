@@ -324,14 +324,7 @@ class ClientCore:
         if not line.strip():
             return
         try:
-            self.on_frame("←", json.loads(line))
-        except ValueError:
-            self.on_frame("←", {"unparseable": line[:200].decode("utf-8", "replace")
-                                if isinstance(line, bytes) else line[:200]})
-        except RecursionError:
-            return  # a frame nested too deep to read
-        try:
-            msg = wire.parse(line)
+            msg = self._parse(line)
         except (wire.RpcError, RecursionError):
             return
         if msg["kind"] == "response":
@@ -343,6 +336,18 @@ class ClientCore:
             self._note(msg)
         else:
             self._serve(msg)
+
+    def _parse(self, line):
+        """The message in `line` (wire.parse), after recording the frame through `on_frame`;
+        a subclass that already parsed the frame (the grader's intake) overrides this."""
+        try:
+            self.on_frame("←", json.loads(line))
+        except ValueError:
+            self.on_frame("←", {"unparseable": line[:200].decode("utf-8", "replace")
+                                if isinstance(line, bytes) else line[:200]})
+        except RecursionError:
+            raise wire.RpcError(wire.PARSE_ERROR, "nested too deep to read") from None
+        return wire.parse(line)
 
     def _note(self, msg):
         if len(self.notifications) >= MAX_NOTIFICATIONS:

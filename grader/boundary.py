@@ -13,9 +13,12 @@ opened before any learner code ran (`Folder.trusted`) and goes down one name at 
 - files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` (never an existing file, never through
   a link) and handed to the sandbox's uid with `fchown` on that very descriptor; folders are
   created with `mkdir` and then opened and checked (a folder, made by us) before `fchown`;
-- files are read by taking an `O_PATH` descriptor, checking `S_ISREG` with `fstat`, and only
-  then reopening that same inode read-only through /proc/self/fd: a FIFO or a device is never
-  opened, so it can neither block the grader nor notice it;
+- files are read by taking an `O_PATH` descriptor, checking with `fstat` that it is a regular
+  file with one link (a hard link can be any file of the system the learner could link, such
+  as a root-only one) owned by whom it should be (the sandbox's uid in the data area, the
+  submission's owner in a submission), and only then reopening that same inode read-only
+  through /proc/self/fd: a FIFO, a device or another user's file is never opened, so it can
+  neither block the grader nor be read with its privileges;
 - caps on depth, entries and bytes: a deep chain, a flood of entries or a huge file is a
   finding, never a stall, a crash or a RecursionError;
 - the one kind of link the grader makes (exercise 4's root given through a symlinked folder)
@@ -82,18 +85,31 @@ def _kind(mode):
     return "un archivo especial"
 
 
-def read_regular(dir_fd, name, limit, label=None):
+def _own_file(info, label, owner):
+    """Refused unless `info` is a regular file with one link, owned by `owner` (when given)."""
+    if not stat.S_ISREG(info.st_mode):
+        raise Refused(f"{label} es {_kind(info.st_mode)}, no un archivo normal; el corrector no "
+                      "lo abre")
+    if info.st_nlink == 0:
+        raise FileNotFoundError(errno.ENOENT, "removed meanwhile", label)
+    if info.st_nlink > 1:
+        raise Refused(f"{label} tiene más de un enlace duro (podría ser cualquier otro archivo "
+                      "del sistema); el corrector no lo abre")
+    if owner is not None and info.st_uid != owner:
+        raise Refused(f"{label} no es de quien debería (es del usuario {info.st_uid}); el "
+                      "corrector no lo abre")
+
+
+def read_regular(dir_fd, name, limit, label=None, owner=None):
     """(bytes, stat) of the regular file `name` in `dir_fd`: at most `limit` + 1 bytes.
 
-    Never follows a link and never opens anything but a regular file."""
+    Never follows a link and never opens anything but a regular file with one link, owned by
+    `owner` when it is given."""
     label = label or name
     if O_PATH and os.path.isdir("/proc/self/fd"):
         handle = os.open(_name(name), O_PATH | os.O_NOFOLLOW | CLOEXEC, dir_fd=dir_fd)
         try:
-            info = os.fstat(handle)
-            if not stat.S_ISREG(info.st_mode):
-                raise Refused(f"{label} es {_kind(info.st_mode)}, no un archivo normal; el "
-                              "corrector no lo abre")
+            _own_file(os.fstat(handle), label, owner)
             fd = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NOCTTY | CLOEXEC)
         finally:
             os.close(handle)
@@ -102,8 +118,7 @@ def read_regular(dir_fd, name, limit, label=None):
                      dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise Refused(f"{label} es {_kind(info.st_mode)}, no un archivo normal")
+        _own_file(info, label, owner)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -224,7 +239,8 @@ class Folder:
                             pending.append((child, relative, depth + 1))
                         elif stat.S_ISREG(info.st_mode):
                             try:
-                                data, opened = read_regular(fd, name, max_file, label)
+                                data, opened = read_regular(fd, name, max_file, label,
+                                                            self._file_owner())
                             except FileNotFoundError:
                                 continue
                             except OSError as exc:
@@ -244,6 +260,10 @@ class Folder:
             for fd, _, _ in pending:
                 os.close(fd)
         return files
+
+    def _file_owner(self):
+        """Whom the files below must belong to: the sandbox's uid, or the grader's."""
+        return self.owner if self.owner is not None else os.geteuid()
 
     def close(self):
         if self.fd is not None:

@@ -8,12 +8,17 @@
 
 Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
 3 the grader itself failed somewhere (a sandbox could not start, a grader bug, a grading file
-that does not import): the affected submissions got 0 and the reason; 4 --require-isolation
+that does not import, a report the results folder would not take): the affected submissions got
+0 and the reason; 4 --require-isolation
 was given and the full sandbox is not available here (nothing was graded).
 
-Submission names come from file names a learner chose: reports are written under a safe
-version of them (grader.escape.file_name), and everything printed goes through grader.report.
-SIGTERM or Ctrl-C stop every sandbox and worker and remove this run's temp folders.
+Submission names come from file names a learner chose: each submission is named after a safe
+version of its name (grader.escape.file_name), unique in the run even on a file system that
+ignores case, apart from the grader's own output files (`notas.csv`, `informes`) and at most 80
+characters long with its `-2`, `-3`... suffix, so no report overwrites another; everything
+printed goes through grader.report. The results folder is opened before grading and written
+without following links (grader/outfiles.py). SIGTERM or Ctrl-C stop every sandbox and worker
+and remove this run's temp folders.
 """
 
 import argparse
@@ -28,6 +33,9 @@ from grader.escape import file_name, one_line
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
+GRADEBOOK, REPORTS = "notas.csv", "informes"   # the grader's own names in a results folder
+NAME_LIMIT = 80                                 # characters of a submission's file name
+NAME_BYTES = 200                                # ... and its UTF-8 bytes (a file name: 255)
 
 
 def parse(argv):
@@ -86,18 +94,28 @@ def jobs_from(args):
         for entry in sorted(os.listdir(args.batch)):
             if not entry.startswith("."):
                 entries.append((os.path.join(args.batch, entry), entry))
-    jobs, seen = [], set()
+    jobs, seen = [], {GRADEBOOK.casefold(), REPORTS.casefold()}
     for path, name in entries:
         name = name or os.path.basename(os.path.normpath(path)) or path
-        base = file_name(re.sub(r"\.(zip|ipynb|py)$", "", name))
-        unique, n = base, 1
-        while unique in seen:
-            n += 1
-            unique = f"{base}-{n}"
-        seen.add(unique)
+        unique = unique_name(re.sub(r"\.(zip|ipynb|py)$", "", name), seen)
         jobs.append({"path": path, "name": unique, "only": args.only, "budget": args.budget,
                      "tests": args.tests, "host": args.host})
     return jobs
+
+
+def unique_name(name, seen):
+    """A safe file name for `name` that is not in `seen` (compared ignoring case), at most
+    NAME_LIMIT characters, suffix included; added to `seen`."""
+    base = file_name(name, NAME_LIMIT)
+    while len(base.encode("utf-8")) > NAME_BYTES:
+        base = base[:-1]
+    unique, number = base, 1
+    while unique.casefold() in seen:
+        number += 1
+        suffix = f"-{number}"
+        unique = base[:NAME_LIMIT - len(suffix)].rstrip("._") + suffix
+    seen.add(unique.casefold())
+    return unique
 
 
 def progress_bar(stream):
@@ -111,12 +129,6 @@ def progress_bar(stream):
             stream.write("\n")
         stream.flush()
     return show
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(text)
 
 
 def stop(signum, frame):
@@ -155,11 +167,21 @@ def main(argv=None):
                          f"aquí (modo {mode}); no se corrigió nada.\n")
         return EXIT_ISOLATION
     jobs = jobs_from(args)
+    out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
+    from grader.outfiles import OutputError, OutputFolder
+    try:  # opened now, before grading: a link there is refused (grader/outfiles.py)
+        folder = OutputFolder.open(out) if out is not None else None
+    except OutputError as exc:
+        sys.stderr.write(f"--out: {exc}\n")
+        return EXIT_USAGE
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
-    out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
-    emit(args, results, out)
+    try:
+        written = emit(args, results, folder, [job["name"] for job in jobs])
+    finally:
+        if folder is not None:
+            folder.close()
     for result in results:
         for warning in result.get("warnings") or []:
             sys.stderr.write(f"[grader] {one_line(result['submission'])}: warning (the "
@@ -167,12 +189,15 @@ def main(argv=None):
         for error in result.get("internal_errors") or []:
             sys.stderr.write(f"[grader] {one_line(result['submission'])}: internal error:\n"
                              f"{error}\n")
-    if any(result.get("internal_errors") for result in results):
+    if any(result.get("internal_errors") for result in results) or not written:
         return EXIT_INTERNAL
     return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
 
 
-def emit(args, results, out):
+def emit(args, results, out, names):
+    """Print the results; with a results folder `out`, write the gradebook and one report per
+    submission there, each named after its unique name in `names` (in the results' order).
+    False when a report could not be written (said on stderr; the others are written)."""
     def gradescope(result):
         return report.gradescope(result, args.hidden_visibility)
 
@@ -187,11 +212,31 @@ def emit(args, results, out):
             sys.stdout.write(renderers[args.format](result))
     sys.stdout.flush()
     if out is None:
-        return
-    write(os.path.join(out, "notas.csv"), report.gradebook(results))
-    for result in results:
-        name = file_name(result["submission"])
-        write(os.path.join(out, "informes", f"{name}.txt"), report.text(result))
-        write(os.path.join(out, "informes", f"{name}.json"), report.json_line(result))
+        return True
+    from grader.outfiles import OutputError
+    written = [True]
+
+    def attempt(what, action, *args):
+        try:
+            return action(*args)
+        except (OSError, OutputError) as exc:  # the results folder's fault, never a learner's
+            sys.stderr.write(f"no se pudo escribir {what} en la carpeta de resultados: "
+                             f"{one_line(exc, 300)}\n")
+            written[0] = False
+            return None
+
+    attempt(GRADEBOOK, out.write, GRADEBOOK, report.gradebook(results))
+    reports = attempt(REPORTS, out.folder, REPORTS)
+    for name, result in zip(names, results, strict=True):
+        if reports is not None:
+            attempt(f"{REPORTS}/{name}.txt", reports.write, f"{name}.txt", report.text(result))
+            attempt(f"{REPORTS}/{name}.json", reports.write, f"{name}.json",
+                    report.json_line(result))
         if args.format == "gradescope":
-            write(os.path.join(out, name, "results.json"), gradescope(result))
+            own = attempt(name, out.folder, name)
+            if own is not None:
+                attempt(f"{name}/results.json", own.write, "results.json", gradescope(result))
+                own.close()
+    if reports is not None:
+        reports.close()
+    return written[0]

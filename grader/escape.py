@@ -16,7 +16,10 @@ contents all come from a submission and all end up in reports. Whatever they con
 
 None of these raise for any string.
 
-Deliberate simplifications: escapes are ASCII (`\\xNN`, `\\uNNNN`); nothing is truncated here
+Every function reads its input once, in linear time; `one_line(text, limit)` reads only the
+first `limit` + 1 characters.
+
+Deliberate simplifications: escapes are ASCII (`\\xNN`, `\\uNNNN`); only `one_line` truncates
 (the harness caps what it keeps).
 """
 
@@ -67,8 +70,12 @@ def clean(value):
 
 
 def one_line(value, limit=None):
-    """Printable text on one line (newlines escaped too), cut at `limit` characters."""
-    text = _ONE_LINE.sub(_escape, no_surrogates(value))
+    """Printable text on one line (newlines escaped too), cut at `limit` characters. With a
+    limit only its first `limit` + 1 characters are read (escaping never shortens text)."""
+    text = text_of(value)
+    if limit is not None:
+        text = text[:limit + 1]
+    text = _ONE_LINE.sub(_escape, no_surrogates(text))
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
     return text

@@ -1,13 +1,21 @@
-"""Grade many submissions: inline for one job, or on N worker processes (grader.worker).
+"""Grade many submissions on N worker processes (grader.worker), or inline (self-check hosts).
 
-Jobs are handed out one at a time to whichever worker is free, so a slow submission (one
-that hits its timeouts) does not hold up a whole share of the class. Each job has a hard
-deadline (its budget plus `JOB_SLACK`); a worker that passes it is killed, as is one that dies
-mid-job: it is replaced, that submission gets a zero with the reason (the grader's own fault:
-the budget watchdog should have ended it first), and what the dead worker left behind (temp
-folders, cgroups) is removed at once. Results come back in submission order.
+With the sandbox every submission is graded in a worker process, even a single one: its hard
+deadline is kept here, in a process that runs nothing of the submission and never waits for the
+worker's interpreter lock. The budget watchdog inside the worker (grader.runner) ends the
+sandbox when `--budget` runs out, and everything the worker does with what a submission sent is
+linear and capped, so a submission ends within its budget plus a second or two (stopping the
+sandbox, removing its files). `HARD_MARGIN` seconds past the budget a worker that has not
+answered is killed, as is one that dies mid-job: it is replaced, that submission gets a zero
+with the reason (the grader's own fault, exit 3: the watchdog should have ended it first), and
+what the dead worker left behind (temp folders, cgroups) is removed at once. The other
+submissions are graded as usual. Jobs are handed out one at a time to whichever worker is free,
+so a slow submission does not hold up a whole share of the class. Results come back in
+submission order.
 
-Workers die with the grader (parent-death signal), and their sandboxes with them.
+Workers die with the grader (parent-death signal), and their sandboxes with them. The
+self-check hosts (portable, in-process) grade one job inline, in this process: they run where
+there may be no fork, no pipes to select on, no parent-death signal.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
 retries (grading is deterministic, a retry would give the same answer).
@@ -24,7 +32,7 @@ import time
 
 from grader import runner
 
-JOB_SLACK = 60.0  # seconds a job may take beyond its budget (reading it, starting, cleaning)
+HARD_MARGIN = 15.0  # seconds a job may take beyond its budget (starting the worker, cleaning up)
 _workers = set()  # live worker processes (for the exit handler)
 
 
@@ -43,7 +51,7 @@ class Worker:
         self.proc = subprocess.Popen([sys.executable, "-m", "grader.worker", str(os.getpid())],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _workers.add(self.proc)
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def ask(self, job, timeout):
         """The worker's result for `job`; None if it died; "timeout" past the deadline."""
@@ -53,7 +61,8 @@ class Worker:
         except OSError:
             return None
         fd, deadline = self.proc.stdout.fileno(), time.monotonic() + timeout
-        while b"\n" not in self.buffer:
+        end = self.buffer.find(b"\n")
+        while end < 0:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
@@ -63,8 +72,12 @@ class Worker:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return None
+            end = chunk.find(b"\n")
+            if end >= 0:
+                end += len(self.buffer)
             self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         try:
             result = json.loads(line)
         except ValueError:
@@ -113,7 +126,8 @@ def grade_all(jobs, workers=1, progress=None):
     in order."""
     progress = progress or (lambda done, total, result: None)
     results = [None] * len(jobs)
-    if workers <= 1 or len(jobs) <= 1:
+    sandboxed = all(job.get("host", "sandbox") == "sandbox" for job in jobs)
+    if not sandboxed and (workers <= 1 or len(jobs) <= 1):
         for index, job in enumerate(jobs):
             try:
                 results[index] = runner.grade(job["path"], job["name"], job["only"],
@@ -139,7 +153,7 @@ def grade_all(jobs, workers=1, progress=None):
                     break
                 if worker is None or not worker.alive():
                     worker = Worker()
-                limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + JOB_SLACK
+                limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + HARD_MARGIN
                 result = worker.ask(job, limit)
                 if result == "timeout":
                     worker.kill()

@@ -21,6 +21,10 @@ VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 # Hidden tests are shown after the due date: before it, resubmitting cannot be used to probe
 # them one case at a time; after it, the learner sees their (redacted) feedback and points.
 HIDDEN_VISIBILITY = "after_due_date"
+# When Gradescope shows what is withheld (the hidden tests, the summary test, the total).
+WHEN = {"after_due_date": "después de la fecha de entrega",
+        "after_published": "cuando el profesorado publique las notas",
+        "hidden": "después de la fecha de entrega"}
 
 
 def _number(value):
@@ -72,13 +76,24 @@ def json_line(result):
 
 def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
     """Gradescope's results.json, with only the fields its specification documents: top level
-    score, execution_time, output, output_format, visibility, stdout_visibility, extra_data,
-    tests; per test score, max_score, status ("passed"/"failed"), name, number, output,
-    output_format, tags, visibility, extra_data. Hidden tests carry their redacted output and
-    `hidden_visibility`."""
-    tests = []
+    score, output, output_format, visibility, stdout_visibility, extra_data, tests; per test
+    score, max_score, status ("passed"/"failed"), name, number, output, output_format, tags,
+    visibility, extra_data.
+
+    Hidden means hidden (grader/README.md, *Gradescope*): unless `hidden_visibility` is
+    "visible", nothing a learner sees before the due date depends on a hidden test. The top-level
+    `output` (always shown) is the report of the public tests only (`public_output`); hidden
+    tests carry their redacted output and `hidden_visibility`; a zero-point summary test with the
+    hidden subtotals is shown when they are (after the due date when they are `hidden`, so that
+    Gradescope withholds the total, which includes their points, until then); the run's
+    duration, which hidden tests lengthen, is only in `extra_data`."""
+    tests, hidden_points, hidden_score, split = [], 0, 0.0, []
+    withheld = hidden_visibility != "visible"
     for number, test in enumerate(result.get("tests") or [], 1):
         hidden = bool(test.get("hidden"))
+        if hidden:
+            hidden_points += _points(test.get("max_score"))
+            hidden_score += _points(test.get("score"))
         tests.append({
             "name": test.get("name", ""), "number": str(number),
             "score": test.get("score", 0), "max_score": test.get("max_score", 0),
@@ -88,17 +103,49 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
             "visibility": hidden_visibility if hidden else "visible",
             "extra_data": {"id": test.get("id", ""), "hidden": hidden,
                            "status": test.get("status")}})
+    output = result.get("output", "")
+    if withheld and hidden_points:
+        output = result.get("public_output") or output
+        when = WHEN[hidden_visibility]
+        output += f"\nPruebas ocultas: {hidden_points:g} puntos más. " + (
+            f"No se muestran; la nota total, que las incluye, se muestra {when}."
+            if hidden_visibility == "hidden" else
+            f"Se muestran, con la nota total (que las incluye), {when}.")
+        exercises = sorted({t.get("exercise", "") for t in result.get("tests") or []
+                            if t.get("hidden")})
+        for exercise in exercises:
+            mine = [t for t in result["tests"] if t.get("hidden") and t.get("exercise") == exercise]
+            split.append(f"{one_line(exercise)}: ocultas "
+                         f"{sum(_points(t.get('score')) for t in mine):g} / "
+                         f"{sum(_points(t.get('max_score')) for t in mine):g}")
+        tests.append({
+            "name": "Pruebas ocultas y nota total", "number": str(len(tests) + 1),
+            "score": 0, "max_score": 0,
+            "status": "passed" if hidden_score == hidden_points else "failed",
+            "output": f"Pruebas ocultas: {hidden_score:g} / {hidden_points:g}\n"
+                      + "\n".join(split), "output_format": "text", "tags": ["oculta"],
+            "visibility": "after_due_date" if hidden_visibility == "hidden"
+            else hidden_visibility,
+            "extra_data": {"summary": True}})
     return json_text({
         "score": result.get("score", 0),
-        "execution_time": result.get("execution_time", 0),
-        "output": clean(result.get("output", "")) + "\n" + protections_line(result),
+        "output": clean(output) + "\n" + protections_line(result),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {"protections": result.get("protections"),
-                       "problems": result.get("problems"), "suite": result.get("suite")},
+                       "problems": result.get("problems"), "suite": result.get("suite"),
+                       "execution_time": result.get("execution_time", 0)},
     }, indent=1) + "\n"
+
+
+def _points(value):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if number == number and abs(number) != float("inf") else 0.0
 
 
 def gradebook(results):

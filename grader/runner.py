@@ -29,6 +29,7 @@ Deliberate simplifications: one host per submission, tests run one after another
 """
 
 import hashlib
+import itertools
 import os
 import threading
 import time
@@ -115,6 +116,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
         workdir = kind.workspace()
         if prepared.files:
             solution = kind.write(prepared, os.path.join(workdir, "solution"))
+            prepared.files.clear()  # on disk now: the grader keeps no copy
             start(state, kind, solution, workdir, prepared)
         else:
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
@@ -183,9 +185,10 @@ def server_reported_problems(info):
     errors = meta.get("errors") if isinstance(meta, dict) else None
     if not isinstance(errors, dict):
         return []
+    first = list(itertools.islice(errors.items(), MAX_SERVER_PROBLEMS))  # the rest is not read
     lines = [f"según tu servidor, {one_line(file, 80)} no se cargó: {one_line(problem, 300)}"
-             for file, problem in sorted(errors.items(), key=lambda item: one_line(item[0]))]
-    return lines[:MAX_SERVER_PROBLEMS]
+             for file, problem in sorted(first, key=lambda item: one_line(item[0], 80))]
+    return lines
 
 
 def run_checks(state, kind, files):
@@ -238,9 +241,30 @@ def assemble(prepared, state, kind, seconds):
     notices = [state.host.notice] if getattr(state.host, "notice", "") else []
     if state.suite == "public":
         notices.append(SUITE_NOTICE)
-    problems = list(prepared.problems) + [f"{text} (el corrector no lo siguió ni lo abrió)"
-                                          for text in state.findings]
-    lines = [f"Entrega: {one_line(prepared.name)}", f"Puntuación: {score:g} / {max_score:g}"]
+    found = "{} (el corrector no lo siguió ni lo abrió)"
+    problems = list(prepared.problems) + [found.format(text) for text in state.findings]
+    public = list(prepared.problems) + [found.format(text) for text in state.public_findings]
+    output = report_lines(prepared.name, tests, notices, state.broken, problems)
+    public_output = report_lines(
+        prepared.name, [t for t in tests if not t["hidden"]], notices,
+        None if state.broken_in_hidden else state.broken, public, public_only=True)
+    return json_safe({"submission": prepared.name, "score": score, "max_score": max_score,
+                      "tests": tests, "suite": state.suite, "protections": protections,
+                      "notice": " ".join(notices), "problems": problems,
+                      "output": output, "public_output": public_output,
+                      "execution_time": round(seconds, 2),
+                      "internal_errors": state.internal_errors, "warnings": state.warnings})
+
+
+def report_lines(name, tests, notices, broken, problems, public_only=False):
+    """The report's header: the total, each exercise (public and hidden), notes and problems.
+    `public_only`: what is known before any hidden test ran (its tests are the public ones;
+    `broken` and `problems` are those that came outside the hidden tests)."""
+    score = sum(t["score"] for t in tests)
+    total = sum(t["max_score"] for t in tests)
+    lines = [f"Entrega: {one_line(name)}",
+             f"Puntuación{' de las pruebas públicas' if public_only else ''}: {score:g} / "
+             f"{total:g}"]
     for exercise in EXERCISES:
         mine = [t for t in tests if t["exercise"] == exercise]
         if mine:
@@ -252,11 +276,7 @@ def assemble(prepared, state, kind, seconds):
             lines.append(f"  {exercise}: {sum(t['score'] for t in mine):g} / "
                          f"{sum(t['max_score'] for t in mine):g}{split}")
     lines += [f"Nota: {text}" for text in notices]
-    if state.broken:
-        lines.append(f"Problema: {one_line(state.broken)}")
+    if broken:
+        lines.append(f"Problema: {one_line(broken)}")
     lines += [f"Aviso: {one_line(p)}" for p in problems]
-    return json_safe({"submission": prepared.name, "score": score, "max_score": max_score,
-                      "tests": tests, "suite": state.suite, "protections": protections,
-                      "notice": " ".join(notices), "problems": problems,
-                      "output": "\n".join(lines), "execution_time": round(seconds, 2),
-                      "internal_errors": state.internal_errors, "warnings": state.warnings})
+    return "\n".join(lines)

@@ -15,6 +15,12 @@ Everything here reads through a small folder interface (`entries()`, `size(name)
   macOS, Windows and in the browser, where there are no descriptor tricks);
 - `MemoryFolder` is a .zip unpacked in memory, with caps.
 
+Totals hold for every source, as for archives: at most `MAX_FILES` .py and .ipynb files and
+`MAX_TOTAL` bytes in all, counted by their apparent size before anything is read (a folder of
+sparse files is refused, not read); a notebook with more than `MAX_NOTEBOOK_TOKENS` JSON values
+is not parsed (parsed JSON is up to 30 times its text: grader/sizes.py); a solution file whose
+name cannot be a file name here (over 255 bytes, a separator, a NUL) is left out with a reason.
+
 Deliberate simplifications: only `%%writefile` cells are read (no `-a` append semantics beyond
 taking the cell as the whole file); folders are read two levels deep at most; an archive with
 any unreadable entry is refused as a whole.
@@ -29,6 +35,7 @@ import zipfile
 
 from grader.errors import Refused
 from grader.escape import has_surrogates, one_line
+from grader.sizes import tokens
 
 MAX_FILE = 1 << 20          # one .py or one notebook cell
 MAX_NOTEBOOK = 8 << 20
@@ -36,6 +43,10 @@ MAX_ARCHIVE = 64 << 20      # the .zip file itself
 MAX_ZIP_ENTRIES = 200
 MAX_ZIP_TOTAL = 16 << 20
 MAX_FOLDER_ENTRIES = 1000
+MAX_TOTAL = 16 << 20        # every .py and .ipynb read from one submission, by apparent size
+MAX_FILES = 200             # .py and .ipynb files read from one submission
+MAX_NOTEBOOK_TOKENS = 250_000  # values, keys and containers in one notebook (parsed in memory)
+MAX_NAME_BYTES = 255        # a solution file's name, as the file system stores it
 WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?[\"']?(?:[^\s\"']*/)?(ejercicio[234]\.py)"
                        r"[\"']?\s*$")
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "__MACOSX"}
@@ -54,16 +65,44 @@ class Prepared:
         self.files = {}
         self.origin = {}
         self.problems = []
+        self.total = 0     # bytes of the files read (or about to be), by apparent size
+        self.count = 0     # files read (or about to be)
 
     def problem(self, text):
         self.problems.append(one_line(text, limit=400))
 
+    def charge(self, size, files=1):
+        """Count a file about to be read; past the totals nothing of the submission is used."""
+        self.total += size
+        self.count += files
+        if self.total > MAX_TOTAL or self.count > MAX_FILES:
+            self.files.clear()
+            self.origin.clear()
+            raise Unreadable(f"la entrega tiene demasiado: más de {MAX_FILES} archivos .py o "
+                             f".ipynb o más de {MAX_TOTAL >> 20} MiB en total (contando su tamaño "
+                             "aparente); no se corrige: entrega solo tus soluciones")
+
     def add(self, name, text, origin):
+        if not usable_name(name):
+            self.problem(f"{one_line(origin, 80)}: su nombre no puede ser el de un archivo de "
+                         f"solución (más de {MAX_NAME_BYTES} bytes, una barra o un carácter "
+                         "nulo); se ignora")
+            return
         if name in self.files and self.origin[name] != origin:
             self.problem(f"{name} aparece más de una vez; se usa la de {origin} "
                          f"(no la de {self.origin[name]})")
         self.files[name] = text
         self.origin[name] = origin
+
+
+def usable_name(name):
+    """True when `name` can be written as one file of the solution folder on any host."""
+    if not isinstance(name, str) or name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+        return False
+    try:
+        return len(os.fsencode(name)) <= MAX_NAME_BYTES
+    except UnicodeError:
+        return False
 
 
 # -- folders in memory and on a path ---------------------------------------------------------
@@ -210,6 +249,7 @@ def read_file(prepared, folder, name, label, top=False):
     if size > limit:
         prepared.problem(f"{label}: {what} ({size // 1024} KiB); se ignora")
         return
+    prepared.charge(size)
     try:
         data = folder.read(name, limit)
     except Refused as exc:
@@ -218,6 +258,8 @@ def read_file(prepared, folder, name, label, top=False):
     if len(data) > limit:  # it grew since we looked
         prepared.problem(f"{label}: {what}; se ignora")
         return
+    if len(data) > size:  # it grew, within the limit: what was read is what counts
+        prepared.charge(len(data) - size, files=0)
     if label.endswith(".ipynb"):
         read_notebook(prepared, data, label)
         return
@@ -237,6 +279,11 @@ def decode(prepared, data, label):
 def read_notebook(prepared, data, label):
     text = decode(prepared, data, label)
     if text is None:
+        return
+    if tokens(data) > MAX_NOTEBOOK_TOKENS:
+        prepared.problem(f"{label}: tiene demasiados elementos para leerlo (más de "
+                         f"{MAX_NOTEBOOK_TOKENS} valores JSON); guárdalo sin las salidas de las "
+                         "celdas y vuelve a entregarlo")
         return
     try:
         notebook = json.loads(text)

@@ -72,12 +72,14 @@ class SubmissionState:
     host: object = None                       # where servers run (grader/hosts.py)
     suite: str = "all"                        # "public" or "all" (public + hidden when present)
     hidden_now: bool = False                  # the running test is hidden (feedback redacted)
+    hidden_started: bool = False              # a hidden test has started (they run last)
     tools: frozenset = frozenset()            # tool names observed with tools/list
     broken: str | None = None                 # why nothing can be graded (Spanish)
+    broken_in_hidden: bool = False            # `broken` came while the hidden tests ran
     expired: bool = False                     # the watchdog fired
     dirty: bool = False                       # sweep the sandbox after this test
     counter: int = 0                          # tests started (each Lab gets its number)
-    frame_cost: int = 0                       # estimated bytes of frames kept, all servers
+    frame_cost: int = 0                       # real bytes of the frames of all its servers
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
     shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2
     archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
@@ -89,10 +91,12 @@ class SubmissionState:
     results: dict = field(default_factory=dict)        # nodeid -> test result
     collected: dict = field(default_factory=dict)      # check file name -> graded tests in it
     findings: list = field(default_factory=list)       # planted links and the like (Spanish)
+    public_findings: list = field(default_factory=list)  # those found outside hidden tests
     internal_errors: list = field(default_factory=list)  # the grader's own faults (exit 3)
     warnings: list = field(default_factory=list)         # for the instructor's stderr only
     handlers: int = 0                         # server-to-client requests being answered
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    parsing: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one frame
     slots: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def __post_init__(self):
@@ -107,13 +111,19 @@ class SubmissionState:
         """The watchdog: the budget is spent, so the host ends now, whatever it is doing."""
         with self.lock:
             self.expired = True
-            self.broken = self.broken or OUT_OF_TIME
+            self.fail(OUT_OF_TIME)
             host = self.host
         if host is not None:
             host.kill()
 
+    def fail(self, reason):
+        """From now on nothing can be graded, for `reason` (the first reason stays)."""
+        if self.broken is None:
+            self.broken = reason
+            self.broken_in_hidden = self.hidden_started
+
     def charge(self, cost, limit):
-        """Count `cost` bytes of kept frames; False once the submission's total passes `limit`."""
+        """Count `cost` bytes of frames; False once the submission's total passes `limit`."""
         with self.lock:
             self.frame_cost += cost
             return self.frame_cost <= limit
@@ -135,8 +145,12 @@ class SubmissionState:
             self.slots.notify_all()
 
     def find(self, text):
-        """A finding for the report; during a hidden test, only that one happened."""
-        text = HIDDEN_FINDING if self.hidden_now else text
+        """A finding for the report; during a hidden test, only that one happened (and that is
+        kept out of what a learner sees before the hidden tests are shown)."""
+        hidden = self.hidden_now
+        text = HIDDEN_FINDING if hidden else text
         with self.lock:
             if text not in self.findings:
                 self.findings.append(text)
+            if not hidden and text not in self.public_findings:
+                self.public_findings.append(text)

@@ -3,7 +3,9 @@
 The submission is as hostile as the learner's server (the instructor only chose its path), so
 it is read like grader/boundary.py reads the sandbox: from descriptors, one name at a time,
 never following a link (the submission itself included), never opening a FIFO or a device
-(O_PATH, then S_ISREG), with caps on file sizes, folder entries, zip entries and unpacked bytes.
+(O_PATH, then S_ISREG), never a file with more than one hard link or owned by anyone but the
+submission's owner (the owner of the path given), with caps on file sizes, folder entries,
+the number and total apparent size of the files read, zip entries and unpacked bytes.
 A .zip is read in memory: nothing is unpacked to disk. Anything wrong in it (a damaged,
 encrypted or truncated archive, a notebook nested too deep, text that is not UTF-8) becomes a
 Spanish sentence in the report, never an exception.
@@ -39,10 +41,12 @@ from grader.solutions import (  # noqa: F401  (the reading rules, re-exported fo
 
 # -- a folder on disk, read through its descriptor ----------------------------------------------
 class DiskFolder:
-    """A folder of the submission, read through its descriptor."""
+    """A folder of the submission, read through its descriptor. Its files are read only when
+    they have one link and belong to `owner` (the submission's own owner)."""
 
-    def __init__(self, fd):
+    def __init__(self, fd, owner=None):
         self.fd = fd
+        self.owner = owner
 
     def entries(self):
         """[(name, kind)] sorted by name; kind: "file", "dir", "link" or "other"."""
@@ -65,11 +69,11 @@ class DiskFolder:
         return os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_size
 
     def read(self, name, limit):
-        data, _ = boundary.read_regular(self.fd, name, limit)
+        data, _ = boundary.read_regular(self.fd, name, limit, owner=self.owner)
         return data
 
     def folder(self, name):
-        return DiskFolder(os.open(name, boundary.DIR_FLAGS, dir_fd=self.fd))
+        return DiskFolder(os.open(name, boundary.DIR_FLAGS, dir_fd=self.fd), self.owner)
 
     def close(self):
         os.close(self.fd)
@@ -111,17 +115,18 @@ def read_submission(prepared, path):
         return
     try:
         if base in ("", ".", ".."):  # the path names a folder through "." or "/"
-            folder = DiskFolder(os.dup(parent_fd))
+            folder = DiskFolder(os.dup(parent_fd), os.fstat(parent_fd).st_uid)
             kind = "dir"
         else:
             try:
-                mode = os.stat(base, dir_fd=parent_fd, follow_symlinks=False).st_mode
+                info = os.stat(base, dir_fd=parent_fd, follow_symlinks=False)
             except FileNotFoundError:
                 prepared.problem("no existe o no es un archivo ni una carpeta")
                 return
+            mode, owner = info.st_mode, info.st_uid  # every file read must be the owner's
             kind = "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) \
                 else "link" if stat.S_ISLNK(mode) else "other"
-            folder = DiskFolder(os.open(base, boundary.DIR_FLAGS, dir_fd=parent_fd)) \
+            folder = DiskFolder(os.open(base, boundary.DIR_FLAGS, dir_fd=parent_fd), owner) \
                 if kind == "dir" else None
         if kind == "link":
             prepared.problem("la entrega es un enlace simbólico; no se sigue")
@@ -134,9 +139,9 @@ def read_submission(prepared, path):
             finally:
                 folder.close()
         elif base.endswith(".zip"):
-            read_zip(prepared, DiskFolder(parent_fd), base)
+            read_zip(prepared, DiskFolder(parent_fd, owner), base)
         else:
-            read_file(prepared, DiskFolder(parent_fd), base, base, top=True)
+            read_file(prepared, DiskFolder(parent_fd, owner), base, base, top=True)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             prepared.problem("la entrega cambió mientras se leía (un enlace simbólico); no se "

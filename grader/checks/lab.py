@@ -112,9 +112,10 @@ def open_lab(state, spec):
     """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more."""
     state.counter += 1
     state.hidden_now = spec["hidden"]
+    state.hidden_started = state.hidden_started or spec["hidden"]
     lab = Lab(state, state.counter)
     if state.left() <= 0:
-        state.broken = state.broken or OUT_OF_TIME
+        state.fail(OUT_OF_TIME)
     if state.broken:
         raise Broken(state.broken)
     return lab

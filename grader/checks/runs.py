@@ -9,11 +9,24 @@ learner's process says about itself.
 Where the servers run is the state's *host* (grader/hosts.py), and the checks never know which:
 - the official sandbox (grader/sandbox.py) and the portable self-check (grader/portable.py) run
   each server as a process: `ProcessRun` drives it over its pipes, within the caps of
-  grader/checks/frame_caps.py;
+  grader/checks/intake.py;
 - the in-process self-check (grader/inprocess.py, JupyterLite: no process, no thread) builds the
   server in this interpreter: `LocalRun` drives it with `Client.local` (transport.Loopback).
 `RunMixin` is what a test does with either (`ServerRun`, `InProcessRun`), so every check is the
-same code in every mode. Every timeout is cut to what is left of the submission's budget.
+same code in every mode.
+
+The grader's side holds against a hostile server:
+- notes are laid out and read back only through the host's data folder (grader.boundary in the
+  sandbox: descriptors, no links, no FIFOs, caps); a planted link or special file is a `Broken`
+  test and a finding in the report;
+- what a server process sends is read with caps (grader/checks/intake.py): `MAX_LINE_BYTES` per
+  frame, each frame parsed once (one of the submission's frames at a time) and counted in real
+  bytes per server (`MAX_RUN_BYTES`) and per submission (`MAX_SUBMISSION_BYTES`), `MAX_FRAMES`
+  frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded"); of
+  the frames only the questions (elicitations) are kept;
+- at most `MAX_HANDLERS` server-to-client requests are being answered at once, in all the
+  servers of a submission: a reader stops reading its server until one has been answered;
+- every timeout is cut to what is left of the submission's budget.
 
 Deliberate simplifications: a test runs its calls sequentially; timeouts are generous
 constants (a correct server answers in milliseconds); an in-process server cannot be stopped
@@ -26,16 +39,15 @@ import threading
 import wire
 from client import Client
 from client_core import questions_in
-from grader.checks.frame_caps import (
-    MAX_FRAME_FROM_SERVER,
-    MAX_FRAMES,
-    MAX_HANDLERS,
-    MAX_RUN_COST,
-    MAX_SUBMISSION_COST,
-    classify,
-    frame_cost,
-)
+from grader.checks import intake
 from grader.checks.grading import Broken, short
+from grader.checks.intake import (
+    MAX_FRAMES,
+    MAX_LINE_BYTES,
+    MAX_NESTING,  # noqa: F401  (the caps, re-exported for callers)
+    MAX_RUN_BYTES,
+    MAX_SUBMISSION_BYTES,
+)
 from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
@@ -44,6 +56,7 @@ from simulated_user import ScriptedUser
 CALL_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering
+MAX_HANDLERS = 8                  # server-to-client requests answered at once
 CLIENT_WORKERS = 1                # threads per client answering them (the gate is above)
 
 
@@ -98,7 +111,8 @@ class ProcessRun:
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
         self._reading = False
-        self.cost = 0
+        self.cost = 0         # real bytes of every frame it sent (intake.take)
+        self.count = 0        # frames it sent
         self.flooded = None   # why the server was cut off, once it was
         self.dead = False
         self.closed = False
@@ -108,16 +122,16 @@ class ProcessRun:
             if self.state.expired:
                 raise Broken(OUT_OF_TIME) from None
             raise Broken(f"el entorno no pudo arrancar otro servidor ({exc})") from None
-        self.client = Client(self._send, self._inbound(), self.process.close_input,
-                             workers=CLIENT_WORKERS, roots=roots, elicitation=elicitation,
-                             protocol=protocol or revision, user=self.user,
-                             on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+        self.client = intake.GraderClient(
+            self._send, self._inbound(), self.process.close_input, workers=CLIENT_WORKERS,
+            roots=roots, elicitation=elicitation, protocol=protocol or revision, user=self.user,
+            on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
-        """Lines from the server's stdout; a line longer than MAX_FRAME_FROM_SERVER is cut (so the
+        """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
         client refuses it) and the rest of it skipped. Ends when the run is closed."""
-        buffer, skipping = bytearray(), False
+        buffer, skipping, seen = bytearray(), False, 0  # buffer[:seen] holds no newline
         self._reading = True
         try:
             while not self.closed:
@@ -128,16 +142,19 @@ class ProcessRun:
                     return
                 buffer += chunk
                 while True:
-                    end = buffer.find(b"\n")
+                    end = buffer.find(b"\n", seen)  # each byte is searched once
                     if end < 0:
-                        if len(buffer) > MAX_FRAME_FROM_SERVER:
+                        seen = len(buffer)
+                        if len(buffer) > MAX_LINE_BYTES:
                             if not skipping:
-                                yield bytes(buffer[:MAX_FRAME_FROM_SERVER + 1])
+                                yield bytes(buffer[:MAX_LINE_BYTES + 1])
                             skipping = True
                             del buffer[:]
+                            seen = 0
                         break
                     line = bytes(buffer[:end + 1])
                     del buffer[:end + 1]
+                    seen = 0
                     if skipping:
                         skipping = False
                         continue
@@ -146,21 +163,32 @@ class ProcessRun:
             self._reading = False
 
     def _inbound(self):
+        """Each frame parsed once (intake.take), one frame of the submission at a time, and
+        counted in real bytes before the client gets it."""
         for line in self._lines():
-            cost = frame_cost(line)
-            self.cost += cost
-            if self.cost > MAX_RUN_COST or not self.state.charge(cost, MAX_SUBMISSION_COST):
-                self._flood(f"el servidor envió demasiados datos (más de "
-                            f"{MAX_RUN_COST >> 20} MiB)")
+            self.count += 1
+            if self.count > MAX_FRAMES:
+                self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
                 return
-            msg, line = classify(line)
+            too_much = f"el servidor envió demasiados datos (más de {MAX_RUN_BYTES >> 20} MiB)"
+            if not self.state.charge(0, MAX_SUBMISSION_BYTES):  # spent by other servers
+                self._flood(too_much)
+                return
+            with self.state.parsing:
+                frame = intake.take(line)
+            self.cost += frame.cost
+            if self.cost > MAX_RUN_BYTES or not self.state.charge(frame.cost,
+                                                                  MAX_SUBMISSION_BYTES):
+                self._flood(too_much)
+                return
+            msg = frame.message
             if msg is not None and msg["kind"] == "request":
                 if not self._take_slot(msg["id"]):
                     return
             elif msg is not None and msg.get("method") == "notifications/cancelled":
                 params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
                 self._free_slot(params.get("requestId"))  # the client will not answer it
-            yield line
+            yield frame
 
     def _take_slot(self, request_id):
         if not self.state.take_slot(MAX_HANDLERS, lambda: self.closed):
@@ -196,16 +224,12 @@ class ProcessRun:
                 self._free_slot(answered)
 
     def _on_frame(self, direction, msg):
+        """Only the questions are kept (what `prompts_since` reads); they are counted already."""
+        if not intake.is_question(direction, msg):
+            return
         with self._lock:
-            if self.flooded:
-                return
-            if len(self.frames) >= MAX_FRAMES:
-                flood = True
-            else:
-                flood = False
+            if not self.flooded:
                 self.frames.append((direction, msg))
-        if flood:
-            self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
 
     def _flood(self, reason):
         with self._lock:

@@ -638,3 +638,92 @@ def archives(folder):
         handle.write("# -*- coding: latin-1 -*-\nx = 'año'\n".encode("latin-1"))
     made["no_utf8"] = path
     return made
+
+
+# -- the third round: what the grader itself processes, counts and writes -----------------------
+BIG_MESSAGE = r"""
+import elicitation
+
+_form = elicitation.form
+
+
+def form(*args, **kwargs):  # the form is checked as usual, then its message grows (no check)
+    params = _form(*args, **kwargs)
+    params["message"] = "a." * (@SIZE@ // 2) + params["message"]
+    return params
+
+
+elicitation.form = form
+"""
+
+DENSE_NOTIFICATIONS = r"""
+import json
+
+_dumps = json.dumps
+# one frame per server, ~6 MiB once parsed (110,000 strings of two characters): under the cap
+# of one server, so that every server the grader keeps adds its own
+DENSE = ('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+         '"data":[' + '"ab",' * 110000 + '"ab"]}}')
+sent = []
+
+
+def dumps(obj, *args, **kwargs):
+    text = _dumps(obj, *args, **kwargs)
+    if isinstance(obj, dict) and "result" in obj and not sent:
+        sent.append(1)
+        return DENSE + "\n" + text
+    return text
+
+
+json.dumps = dumps
+"""
+
+HARD_LINKS_IN_THE_NOTES = ARCHIVE_TOOL.replace(
+    "    return ARCHIVE_ANSWER", r"""    import os
+    data = os.path.join(os.path.dirname(os.getcwd()), "data")
+    for folder, _, files in os.walk(data):
+        for name in files:
+            try:
+                os.link(os.path.join(folder, name), os.path.join(folder, name + ".bis"))
+            except OSError:
+                pass
+    return {"content": [{"type": "text", "text": "enlazadas"}], "isError": False}""")
+
+
+def third_round(folder, repo, host, secret):
+    """The third catalogue's submissions ({name: path}): a 200 KB and a 1 MiB form message on
+    the reference's exercise 2, dense notifications from every server the grader keeps, a folder
+    of 1,000 sparse 1 MiB files, a zip entry name over 255 bytes next to the reference's exercise
+    2, a hard link to the root-only file `secret`, hard links made in the note folders."""
+    with open(os.path.join(repo, "grader", "reference", "soluciones", "ejercicio2.py"),
+              encoding="utf-8") as handle:
+        reference = handle.read()
+    made = {}
+
+    def solution(name, text, file="ejercicio2.py"):
+        path = os.path.join(folder, name)
+        os.makedirs(path)
+        with open(os.path.join(path, file), "w", encoding="utf-8") as handle:
+            handle.write(text)
+        made[name] = path
+
+    solution("mensaje_de_200k", BIG_MESSAGE.replace("@SIZE@", "200_000") + reference)
+    solution("mensaje_de_1mib", BIG_MESSAGE.replace("@SIZE@", "1_000_000") + reference)
+    solution("notificaciones_densas", DENSE_NOTIFICATIONS, "ejercicio3.py")
+    solution("enlaces_duros_en_las_notas", HARD_LINKS_IN_THE_NOTES)
+    path = os.path.join(folder, "carpeta_dispersa")
+    os.makedirs(path)
+    for number in range(1000):
+        with open(os.path.join(path, f"m{number:04}.py"), "wb") as handle:
+            handle.truncate(1 << 20)  # 1 MiB each, no disk
+    made["carpeta_dispersa"] = path
+    path = os.path.join(folder, "zip_nombre_largo.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("soluciones/ejercicio2.py", reference)
+        archive.writestr("soluciones/" + "ñ" * 200 + ".py", "x = 1\n")
+    made["zip_nombre_largo"] = path
+    path = os.path.join(folder, "enlace_duro_a_root")
+    os.makedirs(path)
+    os.link(secret, os.path.join(path, "ejercicio2.py"))
+    made["enlace_duro_a_root"] = path
+    return made

@@ -157,3 +157,33 @@ def test_remove_tree_deletes_a_chain_deeper_than_any_recursion_without_following
     boundary.remove_tree(str(top))
     assert not top.exists()
     assert keep.read_text() == "no me borres"
+
+
+def test_a_note_with_a_second_hard_link_is_refused_and_never_read(area):
+    data, path, host = area
+    notes = data.make_dir("Notes")
+    os.link(host / "secreto.txt", path / "Notes" / "a.md")  # the learner's link to a host file
+    with pytest.raises(boundary.Refused, match="más de un enlace duro"):
+        data.snapshot()
+    notes.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another uid needs root")
+def test_a_note_owned_by_someone_else_is_refused_and_never_read(area):
+    data, path, _ = area
+    notes = data.make_dir("Notes")
+    (path / "Notes" / "a.md").write_text("de otro\n")
+    os.chown(path / "Notes" / "a.md", 4242, 4242)
+    with pytest.raises(boundary.Refused, match="no es de quien debería"):
+        data.snapshot()
+    notes.close()
+
+
+def test_notes_the_sandbox_owns_are_read_when_the_area_belongs_to_the_sandbox(tmp_path):
+    (tmp_path / "data").mkdir()
+    folder = boundary.Folder.trusted(str(tmp_path / "data"), owner=os.geteuid())
+    notes = folder.make_dir("Notes")
+    notes.write_file("a.md", b"hola\n")
+    assert list(folder.snapshot()) == ["Notes/a.md"]
+    notes.close()
+    folder.close()

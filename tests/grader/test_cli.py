@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -80,3 +81,95 @@ def test_batch_writes_a_gradebook_and_one_report_per_learner(classroom, tmp_path
         results = json.loads((out / name / "results.json").read_text())
         assert {"score", "tests", "output"} <= set(results)
         assert {t["visibility"] for t in results["tests"]} <= {"visible", "after_due_date"}
+
+
+# -- names and the results folder ----------------------------------------------------------------
+def test_submission_names_are_unique_ignoring_case_short_and_apart_from_the_graders_files():
+    from grader.cli import GRADEBOOK, REPORTS, unique_name
+    seen = {GRADEBOOK, REPORTS}
+    names = [unique_name(name, seen) for name in ("notas.csv", "Informes", "Ana", "ana",
+                                                  "x" * 90 + "a", "x" * 90 + "b", "𝔸" * 80)]
+    assert names[:4] == ["notas.csv-2", "Informes-2", "Ana", "ana-2"]
+    assert names[4] == "x" * 80 and names[5] == "x" * 78 + "-2"
+    assert len(names[6].encode()) <= 200
+    assert len({name.casefold() for name in names}) == len(names)
+
+
+def test_a_link_planted_in_the_results_folder_is_replaced_never_followed(tmp_path):
+    from grader.outfiles import OutputFolder
+    victim = tmp_path / "victima"
+    victim.mkdir()
+    (victim / "archivo").write_text("intacto\n")
+    out = tmp_path / "notas"
+    out.mkdir()
+    os.symlink(victim, out / "informes")
+    os.symlink(victim / "archivo", out / "notas.csv")
+    (out / "ana").mkdir()
+    (out / "ana" / "results.json").mkdir()  # a folder where a report goes
+    folder = OutputFolder.open(str(out))
+    folder.write("notas.csv", "a,b\n")
+    reports = folder.folder("informes")
+    reports.write("ana.txt", "informe\n")
+    own = folder.folder("ana")
+    own.write("results.json", "{}\n")
+    for handle in (own, reports, folder):
+        handle.close()
+    assert (victim / "archivo").read_text() == "intacto\n" and os.listdir(victim) == ["archivo"]
+    assert not os.path.islink(out / "notas.csv") and (out / "notas.csv").read_text() == "a,b\n"
+    assert not os.path.islink(out / "informes") and (out / "informes" / "ana.txt").exists()
+    assert (out / "ana" / "results.json").read_text() == "{}\n"
+
+
+def test_a_results_folder_that_is_a_link_is_refused_before_grading(tmp_path):
+    os.symlink(tmp_path, tmp_path / "enlace")
+    run = grader(REFERENCE, "--only", "ejercicio4", "--out", str(tmp_path / "enlace"))
+    assert run.returncode == 2 and "enlace simbólico" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+
+
+def test_colliding_names_each_get_their_report_next_to_the_reference(tmp_path):
+    batch = tmp_path / "clase"
+    batch.mkdir()
+    shutil.copytree(REFERENCE, batch / "referencia")
+    names = ["notas.csv", "informes", "Ana", "ana", "x" * 90 + "a", "x" * 90 + "b"]
+    for name in names:
+        (batch / name).mkdir()
+        (batch / name / "ejercicio4.py").write_text(f"# {name}\nx = 1\n")
+    out = tmp_path / "notas"
+    run = grader("--batch", str(batch), "--only", "ejercicio4", "--format", "gradescope",
+                 "--out", str(out), "--jobs", "2")
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
+    assert len(rows) == len(names) + 1 and len({r["submission"] for r in rows}) == len(rows)
+    scores = {r["submission"]: r["score"] for r in rows}
+    assert scores.pop("referencia") == "9" and set(scores.values()) == {"0"}
+    for name in scores:
+        text = (out / "informes" / f"{name}.txt").read_text()
+        assert f"Entrega: {name}\n" in text  # its own report, not another's
+        assert json.loads((out / name / "results.json").read_text())["score"] == 0
+
+
+def test_a_report_the_results_folder_refuses_is_said_and_the_others_are_written(capsys):
+    from grader import cli
+
+    class Full:  # a results folder whose disk fills at the second report
+        files = {}
+
+        def write(self, name, text):
+            if name == "b.txt":
+                raise OSError(28, "No space left on device")
+            self.files[name] = text
+
+        def folder(self, name):
+            return self
+
+        def close(self):
+            pass
+
+    results = [{"submission": name, "score": 0, "max_score": 1, "tests": [], "output": name,
+                "problems": []} for name in ("a", "b")]
+    written = cli.emit(cli.parse(["x", "--format", "json"]), results, Full(), ["a", "b"])
+    assert written is False
+    assert "no se pudo escribir informes/b.txt" in capsys.readouterr().err
+    assert {"notas.csv", "a.txt", "a.json", "b.json"} <= set(Full.files)

@@ -24,11 +24,12 @@ import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
 import pytest
-from hostile import AGAINST_THE_GRADER, HOSTILE, Host, write_all
+from hostile import AGAINST_THE_GRADER, HOSTILE, Host, third_round, write_all
 from throwaway import copy_repository, make_venv
 
 from grader.boundary import remove_tree
@@ -206,10 +207,10 @@ def world(tmp_path_factory):
     remove_tree(str(base))  # carpeta_profunda is deeper than shutil.rmtree can recurse
 
 
-def grader(world, *args, timeout=900, **popen):
+def grader(world, *args, timeout=900, extra_env=None, **popen):
     """Start the copy's grader under the throw-away venv (never the working tree's)."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"],
-           "PYTHONDONTWRITEBYTECODE": "1"}
+           "PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})}
     return subprocess.Popen([world["python"], "-m", "grader", *args], cwd=world["copy"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
 
@@ -479,3 +480,224 @@ def test_a_hidden_folder_that_collects_nothing_is_exit_3(world, tmp_path):
                              "--tests", "public"], cwd=copy, env=env, capture_output=True,
                             text=True, timeout=300)
     assert public.returncode == 0, public.stderr[-2000:]  # the public suite alone is fine
+
+
+# -- the third round: what the grader processes, counts and writes itself -----------------------
+THIRD_SCORES = {"referencia": 53, "mensaje_de_200k": 28, "zip_nombre_largo": 28,
+                "notificaciones_densas": 0, "carpeta_dispersa": 0, "enlace_duro_a_root": 0,
+                "enlaces_duros_en_las_notas": 0}
+THIRD_REASONS = {
+    "notificaciones_densas": "demasiados datos",
+    "carpeta_dispersa": "16 MiB en total",
+    "zip_nombre_largo": "no puede ser el de un archivo de solución",
+    "enlace_duro_a_root": "más de un enlace duro",
+    "enlaces_duros_en_las_notas": "más de un enlace duro",
+}
+COLLIDING = ("notas.csv", "informes", "x" * 90 + "-a", "x" * 90 + "-b")  # empty submissions
+MODES = ("root", "plain")  # the default mode here (as root), and the one a container forces
+HARD_MARGIN = 15  # grader.pool.HARD_MARGIN
+
+
+def sampled(world, *args, extra_env=None, timeout=900):
+    """Run the copy's grader: (returncode, stdout, stderr, seconds, peak RSS MiB of any grader
+    process, peak threads)."""
+    stop, peak = threading.Event(), {"threads": 0, "rss": {}}
+    sampler = threading.Thread(target=sample, args=(world["python"].encode(), stop, peak),
+                               daemon=True)
+    sampler.start()
+    started = time.monotonic()
+    proc = grader(world, *args, extra_env=extra_env)
+    stdout, stderr, _ = finish(proc, timeout)
+    seconds = time.monotonic() - started
+    stop.set()
+    sampler.join()
+    return (proc.returncode, stdout.decode(), stderr.decode(), seconds,
+            max(peak["rss"].values(), default=0), peak["threads"])
+
+
+@pytest.fixture(scope="module")
+def third_class(world):
+    """The third catalogue, the reference and learners whose names collide with the grader's
+    own files or with each other, in one batch folder; a root-only file they link to."""
+    base = world["base"]
+    secret = base / "host" / "solo-root.py"
+    secret.write_text(f"raise RuntimeError('{TOKEN}-enlace-duro')\n")
+    os.chmod(secret, 0o600)
+    batch = base / "tercera"
+    batch.mkdir()
+    made = third_round(str(batch), world["copy"], world["host"], str(secret))
+    shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
+                    batch / "referencia")
+    made["referencia"] = str(batch / "referencia")
+    assert set(made) == set(THIRD_SCORES) | {"mensaje_de_1mib"}
+    for name in COLLIDING:
+        (batch / name).mkdir()
+    return {"batch": batch, "made": made}
+
+
+def host_state(host):
+    """The host sentinels as they are now (to compare afterwards)."""
+    with open(host.file, "rb") as handle:
+        content = handle.read()
+    return {"sentinels": {path: described(path) for path in (host.file, host.folder, host.fifo)},
+            "content": content, "listing": sorted(os.listdir(host.folder))}
+
+
+@pytest.fixture(scope="module")
+def third_batch(world, third_class):
+    """The default mode (root here): one batch, `--format gradescope --out` into a results
+    folder where links to the host sentinels were planted."""
+    host = world["host"]
+    graded = {"mode": "root", "results": {}, **host_state(host)}
+    out = world["base"] / "tercera-notas"
+    out.mkdir()
+    os.symlink(host.folder, out / "informes")
+    os.symlink(host.file, out / "notas.csv")
+    graded["runs"] = [sampled(world, "--batch", str(third_class["batch"]), "--jobs", "2",
+                              "--format", "gradescope", "--out", str(out))]
+    graded["out"] = out
+    for path in (out / "informes").glob("*.json"):
+        result = json.loads(path.read_text())
+        graded["results"][result["submission"]] = result
+    return graded
+
+
+@pytest.fixture(scope="module")
+def plain_env():
+    """GRADER_SANDBOX=plain, with a TMPDIR other users can traverse (as /tmp in a container):
+    the plain mode's private uid runs the server code and the solution from there."""
+    folder = tempfile.mkdtemp(prefix="hostil-plano-", dir="/tmp")
+    os.chmod(folder, 0o711)
+    yield {"GRADER_SANDBOX": "plain", "TMPDIR": folder}
+    remove_tree(folder)
+
+
+@pytest.fixture(scope="module")
+def third_plain(world, third_class, plain_env):
+    """The plain mode a container forces: each submission graded on its own, `--format json`."""
+    graded = {"mode": "plain", "results": {}, "runs": [], **host_state(world["host"])}
+    for name, path in sorted(third_class["made"].items()):
+        run = sampled(world, path, "--format", "json", extra_env=plain_env)
+        graded["runs"].append(run)
+        if run[1].strip():
+            graded["results"][name] = json.loads(run[1])
+    graded["left"] = os.listdir(plain_env["TMPDIR"])
+    return graded
+
+
+@pytest.fixture(params=MODES)
+def third(request):
+    return request.getfixturevalue("third_batch" if request.param == "root" else "third_plain")
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_SCORES))
+def test_third_round_submissions_get_their_verdict_next_to_the_reference(third, name):
+    result = third["results"][name]
+    assert result["score"] == THIRD_SCORES[name], everything(result)
+    assert len(result["tests"]) == len(third["results"]["referencia"]["tests"])
+    if name in THIRD_REASONS:
+        assert THIRD_REASONS[name] in everything(result), everything(result)
+
+
+def test_a_1mib_form_message_is_checked_in_the_graders_process_and_graded(third):
+    result = third["results"]["mensaje_de_1mib"]
+    ej2 = [t for t in result["tests"] if t["exercise"] == "ejercicio2"]
+    form = [t for t in ej2 if "test_asks_to_confirm_even_with_one_match" in t["id"]]
+    assert len(form) == 2 and all(t["status"] == "passed" for t in form), form
+    # a server that sends 1 MiB per question reaches the cap of its frames: only that is said
+    assert all(t["status"] == "passed" or "demasiados datos" in t["output"] for t in ej2)
+    assert result["score"] > 20
+
+
+def test_third_round_runs_end_with_exit_0_or_1_never_3(third):
+    for returncode, _, stderr, _, _, _ in third["runs"]:
+        assert returncode in (0, 1), stderr[-3000:]
+        assert "internal error" not in stderr and "Traceback" not in stderr, stderr[-3000:]
+
+
+def test_the_grader_stays_under_192_mib_and_64_threads_in_the_third_round(third):
+    assert 0 < max(run[4] for run in third["runs"]) <= MAX_GRADER_RSS_MIB, \
+        [(run[4], run[3]) for run in third["runs"]]
+    assert max(run[5] for run in third["runs"]) <= MAX_GRADER_THREADS
+
+
+def test_a_hard_link_to_a_root_only_file_is_never_read_nor_echoed(third):
+    shown = "".join(run[1] for run in third["runs"]) + json.dumps(third["results"])
+    if "out" in third:
+        shown += "".join(path.read_text(errors="replace")
+                         for path in third["out"].rglob("*") if path.is_file())
+    assert f"{TOKEN}-enlace-duro" not in shown
+
+
+def test_host_sentinels_are_untouched_after_the_third_round(third, world):
+    now = host_state(world["host"])
+    assert {key: now[key] for key in ("sentinels", "content", "listing")} == \
+        {key: third[key] for key in ("sentinels", "content", "listing")}
+
+
+def test_every_learner_keeps_a_report_of_its_own_whatever_its_name(third_batch):
+    """Names are the results folder's business (the grader's parent process, whatever the
+    sandbox mode): a learner named like the gradebook, like the reports' folder, two named alike
+    in their first 80 characters, and links planted where the reports go."""
+    out = third_batch["out"]
+    rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
+    names = [row["submission"] for row in rows]
+    assert len(names) == len(set(names)) == len(THIRD_SCORES) + 1 + len(COLLIDING)
+    assert not os.path.islink(out / "informes") and not os.path.islink(out / "notas.csv")
+    for name in names:
+        assert f"Entrega: {name}\n" in (out / "informes" / f"{name}.txt").read_text()
+        assert "score" in json.loads((out / name / "results.json").read_text())
+
+
+def test_no_temp_folder_is_left_by_the_third_round_in_plain_mode(third_plain):
+    assert third_plain["left"] == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_1mib_form_message_ends_within_its_budget(world, third_class, plain_env, mode):
+    returncode, stdout, stderr, seconds, _, _ = sampled(
+        world, third_class["made"]["mensaje_de_1mib"], "--budget", "20", "--format", "json",
+        extra_env=plain_env if mode == "plain" else None)
+    assert returncode == 1, stderr[-2000:]
+    assert seconds < 20 + HARD_MARGIN, seconds
+    assert len(json.loads(stdout)["tests"]) == 40
+
+
+STUCK = '''
+import re
+
+import grader.runner as runner
+
+_grade = runner.grade
+
+
+def grade(path, *args, **kwargs):  # a grader bug that holds the interpreter lock for ever
+    if path.endswith("se_cuelga"):
+        re.match(r"(a|aa)*c", "a" * 64)
+    return _grade(path, *args, **kwargs)
+
+
+runner.grade = grade
+'''
+
+
+def test_a_worker_stuck_holding_the_interpreter_lock_is_ended_at_its_hard_deadline(world,
+                                                                                   tmp_path):
+    """The budget watchdog is a thread of the worker; when something held the interpreter lock
+    (a grader bug: the checks are linear), the pool, another process, ends the worker at the
+    budget plus its margin: that submission is the grader's fault (exit 3), the next is graded."""
+    site = tmp_path / "sitio"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(STUCK)
+    batch = tmp_path / "clase"
+    (batch / "se_cuelga").mkdir(parents=True)
+    shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
+                    batch / "referencia")
+    returncode, stdout, stderr, seconds, _, _ = sampled(
+        world, "--batch", str(batch), "--jobs", "1", "--budget", "5", "--only", "ejercicio4",
+        "--format", "json", "--out", str(tmp_path / "notas"),
+        extra_env={"PYTHONPATH": f"{site}:{world['copy']}"})
+    results = {json.loads(line)["submission"]: json.loads(line) for line in stdout.splitlines()}
+    assert returncode == 3 and "pasó de 20 s" in everything(results["se_cuelga"]), stderr[-2000:]
+    assert results["referencia"]["score"] == results["referencia"]["max_score"] == 9
+    assert seconds < 5 + HARD_MARGIN + 30  # the reference, after the stuck one, takes seconds

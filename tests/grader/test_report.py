@@ -10,6 +10,7 @@ import io
 import json
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +85,13 @@ def test_a_safe_file_name_is_one_plain_path_component(name):
     assert re.fullmatch(r"[\w.\-]+", safe)
 
 
+@given(ANY_TEXT | st.text(max_size=400), st.integers(0, 80))
+def test_a_line_cut_at_a_limit_reads_only_what_it_shows(text, limit):
+    whole = one_line(text)
+    assert one_line(text, limit) == (whole[:limit] + "…" if len(whole) > limit else whole)
+    assert one_line(text * 10_000, limit) == one_line(text * (limit + 1), limit)
+
+
 def test_escapes_are_visible_and_keep_the_text_readable():
     assert one_line("a\nb\x1b[2J\u202e") == "a\\nb\\x1b[2J\\u202e"
     assert clean("línea 1\nlínea 2\x07") == "línea 1\nlínea 2\\x07"
@@ -92,3 +100,55 @@ def test_escapes_are_visible_and_keep_the_text_readable():
     assert csv_cell("según tu servidor") == "según tu servidor"
     assert json.loads(json_text({"a": float("nan"), "\ud800": "\x85"})) == {"\ufffd": "\x85",
                                                                             "a": None}
+
+
+# -- what Gradescope shows before the due date ---------------------------------------------------
+def graded(hidden_scores, broken_in_hidden=False):
+    """A result as grader.runner assembles it: two public tests, passed, and two hidden ones."""
+    from grader.runner import report_lines
+    tests = [{"id": f"ej2/t{n}", "name": f"ejercicio2 pública {n}", "exercise": "ejercicio2",
+              "score": 1.0, "max_score": 1, "status": "passed", "hidden": False,
+              "output": "✔ bien"} for n in range(2)]
+    tests += [{"id": f"ej2_hidden/t{n}", "name": f"ejercicio2 (oculta) {n}",
+               "exercise": "ejercicio2", "score": score, "max_score": 2,
+               "status": "passed" if score == 2 else "failed", "hidden": True,
+               "output": "✔ bien" if score == 2 else "✘ algún caso falla"}
+              for n, score in enumerate(hidden_scores)]
+    problems = ["durante una prueba oculta tu servidor puso algo"] if broken_in_hidden else []
+    broken = "se agotó el tiempo" if broken_in_hidden else None
+    return {"submission": "entrega", "score": sum(t["score"] for t in tests),
+            "max_score": 6, "tests": tests, "suite": "all", "problems": problems,
+            "protections": {"mode": "root", "seccomp": True}, "notice": "",
+            "output": report_lines("entrega", tests, [], broken, problems),
+            "public_output": report_lines("entrega", tests[:2], [], None, [],
+                                          public_only=True),
+            "execution_time": 9.0 if broken_in_hidden else 1.0}
+
+
+def seen_before_the_due_date(results):
+    """What a learner sees on Gradescope before the due date (its documented rules): the
+    top-level output, the tests marked visible, and the total only when no test is withheld."""
+    visible = [t for t in results["tests"] if t["visibility"] == "visible"]
+    withheld = any(t["visibility"] in ("after_due_date", "after_published")
+                   for t in results["tests"])
+    return {"output": results["output"], "tests": visible,
+            "total": None if withheld else results.get("score")}
+
+
+@pytest.mark.parametrize("visibility", ["after_due_date", "after_published", "hidden"])
+def test_before_the_due_date_nothing_a_learner_sees_depends_on_a_hidden_test(visibility):
+    passing = json.loads(report.gradescope(graded([2.0, 2.0]), visibility))
+    failing = json.loads(report.gradescope(graded([0.0, 1.0], broken_in_hidden=True),
+                                           visibility))
+    assert seen_before_the_due_date(passing) == seen_before_the_due_date(failing)
+    assert seen_before_the_due_date(failing)["total"] is None
+    assert "ocultas" not in failing["output"].split("Pruebas ocultas:")[0]
+    assert "execution_time" not in failing and failing["extra_data"]["execution_time"] == 9.0
+    summary = failing["tests"][-1]
+    assert summary["max_score"] == 0 and "Pruebas ocultas: 1 / 4" in summary["output"]
+
+
+def test_with_visible_hidden_tests_gradescope_shows_everything():
+    results = json.loads(report.gradescope(graded([0.0, 1.0]), "visible"))
+    assert "ocultas 1 / 4" in results["output"]
+    assert all(t["visibility"] == "visible" for t in results["tests"])

@@ -2,6 +2,7 @@
 
 import json
 import os
+import tracemalloc
 import zipfile
 
 import pytest
@@ -168,3 +169,70 @@ def test_names_and_texts_from_a_submission_reach_the_problems_escaped(tmp_path):
     problem = prepare(str(path)).problems[0]
     assert "\x1b" not in problem and "\n" not in problem
     assert problem.startswith("=HYPERLINK(1)\\x1b[2J\\n/ejercicio2.py: no está en UTF-8")
+
+
+# -- names, totals and links ------------------------------------------------------------------
+def test_an_entry_name_over_255_bytes_is_left_out_with_a_reason_and_the_rest_is_read(tmp_path):
+    path = tmp_path / "entrega.zip"
+    zipped(path, {"soluciones/ejercicio2.py": "A = 2\n", "soluciones/" + "ñ" * 200 + ".py": "B\n"})
+    prepared = prepare(str(path))
+    assert prepared.files == {"ejercicio2.py": "A = 2\n"}
+    assert any("no puede ser el de un archivo de solución" in p for p in prepared.problems)
+
+
+def test_a_folder_of_sparse_files_is_refused_by_apparent_size_without_reading_them(tmp_path):
+    folder = tmp_path / "entrega"
+    folder.mkdir()
+    for number in range(1000):
+        with open(folder / f"m{number:04}.py", "wb") as handle:
+            handle.truncate(1 << 20)  # 1 MiB that takes no disk
+    tracemalloc.start()
+    prepared = prepare(str(folder))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert prepared.files == {}
+    assert any("demasiado" in p and "16 MiB" in p for p in prepared.problems), prepared.problems
+    assert peak < 24 << 20  # at most the first 16 MiB were read, never the 1,000 MiB
+
+
+def test_more_than_200_solution_files_are_refused(tmp_path):
+    folder = tmp_path / "entrega"
+    folder.mkdir()
+    for number in range(201):
+        (folder / f"m{number:03}.py").write_text("x = 1\n")
+    prepared = prepare(str(folder))
+    assert prepared.files == {} and any("200 archivos" in p for p in prepared.problems)
+
+
+def test_a_notebook_with_too_many_values_is_refused_before_it_is_parsed(tmp_path):
+    path = tmp_path / "denso.ipynb"
+    path.write_text('{"cells": [' + "[]," * 1_000_000 + "[]]}")  # 3 MiB, 60 MiB once parsed
+    tracemalloc.start()
+    prepared = prepare(str(path))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert prepared.files == {} and any("demasiados elementos" in p for p in prepared.problems)
+    assert peak < 16 << 20
+
+
+def test_a_hard_link_to_a_root_only_file_is_not_read_nor_echoed(tmp_path):
+    secret = tmp_path / "solo-root.py"
+    secret.write_text("raise RuntimeError('secreto-del-host')\n")
+    os.chmod(secret, 0o600)
+    (tmp_path / "entrega").mkdir()
+    os.link(secret, tmp_path / "entrega" / "ejercicio2.py")
+    prepared = prepare(str(tmp_path / "entrega"))
+    assert prepared.files == {}
+    assert any("más de un enlace duro" in p for p in prepared.problems), prepared.problems
+    assert "secreto-del-host" not in " ".join(prepared.problems)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another uid needs root")
+def test_a_file_owned_by_someone_else_than_the_submission_is_not_read(tmp_path):
+    (tmp_path / "entrega").mkdir()
+    (tmp_path / "entrega" / "ejercicio2.py").write_text("A = 2\n")
+    (tmp_path / "entrega" / "ejercicio3.py").write_text("A = 3\n")
+    os.chown(tmp_path / "entrega" / "ejercicio3.py", 4242, 4242)
+    prepared = prepare(str(tmp_path / "entrega"))
+    assert prepared.files == {"ejercicio2.py": "A = 2\n"}
+    assert any("no es de quien debería" in p for p in prepared.problems)

@@ -269,7 +269,45 @@ def test_gradescope_gives_the_starter_zero(autograder):
     root, env = autograder
     results = grade_as_gradescope(root, env, {"entrega.ipynb": STARTER.read_text()})
     assert_gradescope_fields(results)
-    assert results["score"] == 0 and len(results["tests"]) == 40
+    assert results["score"] == 0 and len(results["tests"]) == 40 + 1  # and the hidden summary
+
+
+def seen_before_the_due_date(results):
+    """What Gradescope shows a learner before the due date, by its documented rules: the
+    top-level output, the tests marked visible, and the total only while no test is withheld
+    (after_due_date or after_published)."""
+    withheld = any(t["visibility"] in ("after_due_date", "after_published")
+                   for t in results["tests"])
+    return {"output": results["output"],
+            "tests": [t for t in results["tests"] if t["visibility"] == "visible"],
+            "total": None if withheld else results["score"]}
+
+
+@pytest.mark.parametrize("mode", ["root", "plain"])
+def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_gave(
+        autograder, mode):
+    """The reference and a solution that fails only hidden tests (its reaction keeps only the
+    first remaining root), graded as Gradescope runs the bundle: what a learner sees before the
+    due date is identical, and the total is withheld."""
+    root, env = autograder
+    forced = {"GRADER_SANDBOX": "plain"} if mode == "plain" else {}
+    reference = {name: (REFERENCE / name).read_text() for name in
+                 ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py")}
+    wrong = dict(reference)
+    reaction = ("        if not change.new_roots.contains(os.path.realpath(handle.path)):\n"
+                "            change.revoke(handle, \"su nota quedó fuera de las roots\")\n")
+    assert wrong["ejercicio4.py"].count(reaction) == 1
+    wrong["ejercicio4.py"] = wrong["ejercicio4.py"].replace(reaction, (
+        "        first = change.new_roots.roots[0].path\n"
+        "        if os.path.commonpath([os.path.realpath(handle.path), first]) != first:\n"
+        "            change.revoke(handle)\n"))
+    good = grade_as_gradescope(root, env, reference, **forced)
+    bad = grade_as_gradescope(root, env, wrong, **forced)
+    assert good["score"] == 53 and bad["score"] < 53
+    assert seen_before_the_due_date(good) == seen_before_the_due_date(bad)
+    assert seen_before_the_due_date(bad)["total"] is None
+    assert "ocultas" not in bad["output"].lower().split("pruebas ocultas:")[0]
+    assert "execution_time" not in bad and "execution_time" in bad["extra_data"]
 
 
 def test_in_the_plain_mode_a_container_may_force_the_learner_cannot_read_the_hidden_tests(

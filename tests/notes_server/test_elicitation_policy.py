@@ -1,7 +1,11 @@
 """The one place forms are built and checked: flat primitive schemas, no secrets, no URLs;
 mode routing from declared capabilities; answers validated again on the server."""
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import elicitation
 from elicitation import AnswerError, SchemaError, check_answer, check_schema, choice, form
@@ -88,6 +92,27 @@ def test_ordinary_fields_are_not_mistaken_for_secrets(name, prop):
 def test_urls_inside_form_fields_are_refused(prop):
     with pytest.raises(SchemaError, match="URL"):
         check_schema("Elige", {"type": "object", "properties": {"campo": prop}})
+
+
+# The pattern a URL in a form's text is read by; has_url finds exactly what it finds, without its
+# backtracking (quadratic on a run of scheme characters with no "://" after it).
+URL_PATTERN = re.compile(r"\b[a-z][a-z0-9+.-]*://|\bwww\.", re.IGNORECASE)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="aZk1+.-_:/ wWé\u212a\u0131\u017f\n", max_size=16))
+def test_has_url_finds_what_the_url_pattern_finds(text):
+    assert elicitation.has_url(text) == bool(URL_PATTERN.search(text))
+
+
+@pytest.mark.parametrize("text, found", [
+    ("ver http://x", True), ("a.b://", True), ("x+y://", True), ("+a://", True),
+    ("1a://", False), ("_a://", False), ("é://", False), ("9://", False), ("www.x", True),
+    ("awww.x", False), ("a." * 100_000, False), ("a." * 100_000 + "a://", True),
+    ("1" * 200_000 + "://", False), ("1" * 200_000 + "+z://", True),
+])
+def test_has_url_on_short_and_long_texts(text, found):
+    assert elicitation.has_url(text) is found
 
 
 def test_a_field_may_ask_for_a_uri_value_with_format_uri():
