@@ -45,6 +45,8 @@ from litesite import (
     student_edition,
 )
 
+from waits import PATIENCE, ms
+
 TEST_SITE = REPO / "build" / "lite-test"
 
 
@@ -136,9 +138,10 @@ class LitePage:
 @pytest.fixture
 def lite_page(lite_browser, lite_server, request):
     context = lite_browser.browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(ms(PATIENCE))
     seen = guard_network(context, lite_server.url)
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(ms(PATIENCE))  # tests/waits.py says why
     lite = LitePage(page, lite_server.url, seen, lite_browser.proxy,
                     len(lite_browser.proxy.attempts))
     yield lite
