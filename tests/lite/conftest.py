@@ -45,7 +45,7 @@ from litesite import (
     student_edition,
 )
 
-from waits import PATIENCE, ms
+from waits import PATIENCE, TEST_TIMEOUT, ms
 
 TEST_SITE = REPO / "build" / "lite-test"
 
@@ -55,6 +55,15 @@ def require(reason: str):
     if in_ci():
         pytest.fail(f"CI=true: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(items):
+    """The first test that uses the site pays for building it (a session fixture): every
+    such test gets waits.TEST_TIMEOUT unless it says otherwise."""
+    for item in items:
+        if "lite_site" in getattr(item, "fixturenames", ()) and \
+                item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(TEST_TIMEOUT))
 
 
 @pytest.hookimpl(wrapper=True)
