@@ -143,7 +143,7 @@ def browser():
         _missing(MISSING_CHROMIUM)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS,
-                                    headless=True)
+                                    headless=True, timeout=ms(PATIENCE))
         yield browser
         browser.close()
 

@@ -125,7 +125,7 @@ def lite_browser():
                 "browser download cannot work here")
     with NetworkRecorder() as proxy, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=chromium_args(proxy.port),
-                                    headless=True)
+                                    headless=True, timeout=ms(PATIENCE))
         yield LiteBrowser(browser, proxy)
         browser.close()
 
