@@ -6,11 +6,12 @@ import nbformat
 import pytest
 
 from lab import open_notebook, run_all, screenshot
-from waits import TEST_TIMEOUT
+from waits import PATIENCE, TEST_TIMEOUT, ms
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
+expect.set_options(timeout=ms(PATIENCE))
 
 WIDGET_CELL = """\
 import ipywidgets as w
