@@ -189,4 +189,8 @@ def _interrupted(signum, frame):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, _interrupted)
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("stress: interrupted (burners and pytest stopped)", flush=True)
+        sys.exit(130)
