@@ -18,9 +18,9 @@ folder and cloned with git, as a learner gets it; the clone gets symlinks to thi
 is installed. In the student edition itself, `source` is the only edition.
 
 The run stops at the first failing pytest and exits 1; it prints one line per run (round,
-edition, outcome, seconds, pytest's summary line) and keeps every pytest output in
-build/stress/. A failed student clone is kept (its tests/artifacts/ has the screenshots and
-server logs); --keep keeps every clone.
+edition, outcome, seconds, pytest's summary line) and keeps every pytest output, with the ten
+slowest tests, in build/stress/. A failed student clone is kept (its tests/artifacts/ has
+the screenshots and server logs); --keep keeps every clone.
 
 Deliberate simplifications: the burners are plain busy loops at normal priority (no memory or
 disk pressure), and the student edition is built once per run, from the working tree as it is
@@ -105,7 +105,8 @@ def run_suites(tree: Path, log: Path, burners: int, suites: list[str],
                pytest_args: list[str]) -> tuple[bool, str]:
     """pytest on `suites` of `tree` under `burners` burners; (passed, summary)."""
     env = dict(os.environ, CI="true", LESSON_USER="scripted")
-    cmd = [str(tree / ".venv" / "bin" / "python"), "-m", "pytest", *suites, *pytest_args]
+    cmd = [str(tree / ".venv" / "bin" / "python"), "-m", "pytest", "--durations=10", *suites,
+           *pytest_args]
     summary = ""
     with Burners(burners), open(log, "w", encoding="utf-8") as out:
         # SIGINT as pytest expects it (a shell's background job inherits it ignored): an
