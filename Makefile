@@ -105,6 +105,16 @@ $(MUTANTS_STAMP): $(STAMP) benchmarks/mutation/requirements.txt
 mutants: $(MUTANTS_STAMP)
 	nice -n 19 $(BIN)/python benchmarks/mutation/mutants.py $(MUTANTS_ARGS)
 
+# Stress check (tools/stress.py), never part of `make test`: the browser suites (tests/browser,
+# tests/lite) must pass while the machine is kept busy by CPU burners the harness starts and
+# stops by PID (one per core), 3 rounds in a row, in this tree and (instructors' source only)
+# in a git clone of the student edition that release/build.py makes in a temporary folder.
+# Stops at the first failing run (exit 1); one line per run, pytest's output in build/stress/.
+# STRESS_ARGS: e.g. "--rounds 5 --burners 4 --editions student".
+.PHONY: stress
+stress: venv chromium clients lite-venv
+	$(BIN)/python tools/stress.py $(STRESS_ARGS)
+
 lint: venv
 	$(BIN)/ruff check .
 

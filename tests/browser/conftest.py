@@ -26,6 +26,7 @@ import pytest
 
 from lab import ARTIFACTS, CHROMIUM_ARGS, MISSING_CHROMIUM, find_chromium, screenshot, start_lab
 from lab import stop_lab as _stop_lab
+from waits import PATIENCE, ms
 
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
@@ -142,17 +143,19 @@ def browser():
         _missing(MISSING_CHROMIUM)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS,
-                                    headless=True)
+                                    headless=True, timeout=ms(PATIENCE))
         yield browser
         browser.close()
 
 
 @pytest.fixture
 def page(browser, request):
-    """A fresh page (own browser context, 1400x900). Screenshot saved if the test fails."""
+    """A fresh page (own browser context, 1400x900). Screenshot saved if the test fails.
+    Its actions and waits are bounded by waits.PATIENCE unless they say otherwise."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(ms(PATIENCE))  # e.g. context.expect_page()
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(ms(PATIENCE))
     yield page
     if _failed(request):
         try:

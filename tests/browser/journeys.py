@@ -4,6 +4,12 @@ test_reference_every_notebook.py).
 
 One JupyterLab serves a private copy of the course; every notebook gets its own workspace,
 kernel (shut down afterwards) and practice folder. Screenshots: tests/artifacts/notebook-*.png.
+
+Every step waits for the state it needs, bounded as tests/waits.py says: a dialog whose buttons
+are enabled, its answer echoed, the setup page's answer (all the steps from the consent click
+to it share the call's setup_wait: after it the call ends pending), the completion notification
+in the call's cell, the call's last line. A step is looked for in the cell of the dialog it
+answers (`cell_of`), so an earlier or later call's output cannot stand in for it.
 """
 
 
@@ -29,11 +35,12 @@ from lab import (
     wait_until_all_ran,
     write_starter_solutions,
 )
+from waits import PATIENCE, SETUP_WAIT, Deadline, deliberate_waits, ms
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
-expect.set_options(timeout=30_000)  # two cores shared by kernel, servers and browser
+expect.set_options(timeout=ms(PATIENCE))
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 # A form or consent dialog that still waits for an answer: its buttons are enabled.
@@ -42,57 +49,109 @@ OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 
 # -- what a learner does ------------------------------------------------------------------
 def open_dialog(page, kind: str):
-    """The one dialog the run is paused on; `kind` is a phrase of its header."""
+    """The one dialog the run is paused on; `kind` is a phrase of its header. Waits as long
+    as the page's default timeout (run_with_clicks adds the notebook's deliberate waits)."""
     dialog = page.locator(OPEN_DIALOG)
-    dialog.first.wait_for(timeout=120_000)
+    dialog.first.wait_for()
     expect(dialog).to_have_count(1)
     expect(dialog).to_contain_text(kind)
     return dialog
 
 
+def cell_of(page, dialog):
+    """The code cell showing `dialog`, pinned by its place in the notebook (an answered dialog
+    no longer matches OPEN_DIALOG; the cells stay where they are)."""
+    cells = page.locator(".jp-Notebook .jp-CodeCell")
+    index = cells.evaluate_all("(cells, node) => cells.findIndex(c => c.contains(node))",
+                               dialog.element_handle())
+    assert index >= 0, "the dialog is in no code cell"
+    return cells.nth(index)
+
+
 def choose_note_and_accept(page, note_id: str, confirm: str = "Sí, bórrala") -> None:
     """Elige la nota, marca la confirmación («Sí, bórrala») y pulsa Aceptar."""
     form = open_dialog(page, "te pregunta")
+    cell = cell_of(page, form)
     form.locator(".widget-radio-box label").filter(
         has_text=re.compile(rf"· {re.escape(note_id)}$")).locator("input").check()
     form.locator(".widget-checkbox", has_text=confirm).locator("input").check()
     form.get_by_role("button", name="Aceptar", exact=True).click()
     sent = f'Enviaste Aceptar (accept): {{"note_id":"{note_id}","confirm":true}}'
-    expect(page.get_by_text(sent, exact=True)).to_be_visible()
+    expect(cell.get_by_text(sent, exact=True)).to_be_visible()
 
 
-def consent_and_authorize(page, then_done: bool = False) -> None:
+def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
     """Acepto abrir la página → abre el enlace en una pestaña nueva → Autorizar → vuelve
-    (and at 2026-07-28, «Ya terminé en la página»)."""
+    (and at 2026-07-28, «Ya terminé en la página»); returns the call's cell once the call's
+    answer is there (`call_ended`). `shot`: a screenshot of the setup page.
+
+    The call waits SETUP_WAIT seconds for the page after the consent, then ends pending: every
+    step from the consent click to the page's answer shares that deadline. At 2025-11-25 the
+    completion notification then arrives in the call's cell; at 2026-07-28 there is none, and
+    the call goes on once «Ya terminé en la página» is clicked.
+    """
     dialog = open_dialog(page, "quiere que abras una página")
+    cell = cell_of(page, dialog)
     expect(dialog.locator("mark")).to_contain_text("127.0.0.1")
+    expect(dialog).to_contain_text("127.0.0.1: esta misma máquina (loopback)")
+    expect(cell.locator("a.mcp-open-page")).to_have_count(0)  # nothing to open before consent
     dialog.get_by_role("button", name="Acepto abrir la página").click()
-    link = page.locator("a.mcp-open-page:visible")
-    expect(link).to_have_count(1)
-    with page.context.expect_page() as opened:
-        link.click()
-    setup = opened.value
-    setup.wait_for_load_state()
-    assert setup.url.startswith("http://127.0.0.1:"), setup.url
-    setup.locator("#allow").click()
-    expect(setup.locator("#result")).to_contain_text("Notas Sync quedó autorizado")
+    with Deadline(SETUP_WAIT, "the setup page was not answered within the call's setup_wait "
+                  "after the consent, so the call ends pending") as setup_wait:
+        link = cell.locator("a.mcp-open-page:visible")
+        expect(link).to_have_count(1, timeout=setup_wait.ms())
+        with page.context.expect_page(timeout=setup_wait.ms()) as opened:
+            link.click(timeout=setup_wait.ms())
+        setup = opened.value
+        setup.wait_for_load_state(timeout=setup_wait.ms())
+        assert setup.url.startswith("http://127.0.0.1:"), setup.url
+        assert "/connect?elicitation=" in setup.url, setup.url
+        expect(setup.locator("h1")).to_have_text("Autorizar Notas Sync",
+                                                 timeout=setup_wait.ms())
+        setup.locator("#allow").click(timeout=setup_wait.ms())
+        expect(setup.locator("#result")).to_contain_text("Notas Sync quedó autorizado",
+                                                         timeout=setup_wait.ms())
+        setup_wait.left()
+    if shot:
+        assert screenshot(setup, shot).stat().st_size > 0
     setup.close()
     page.bring_to_front()
     if then_done:
-        done = page.get_by_role("button", name="Ya terminé en la página")
+        done = cell.get_by_role("button", name="Ya terminé en la página")
         expect(done).to_be_enabled()
         done.click()
         expect(done).to_be_disabled()
+    else:
+        expect(cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
+    return call_ended(cell, "Sincronización configurada")
 
 
-def decline_consent(page) -> None:
-    """Rechazar: the dialog is answered and no link to the page appears."""
+# The call's answer: the first `« ✓`/`« ✗` line printed after its panel (the widget output
+# holding its dialogs); an earlier call of the same cell printed its own before it.
+ANSWER_AFTER_PANEL = ".jp-OutputArea-child:has(.widget-vbox) ~ .jp-OutputArea-child"
+ANSWER_LINE = re.compile(r"^« [✓✗] ", re.M)
+
+
+def call_ended(cell, outcome: str):
+    """Wait for the answer of the call whose dialogs the cell shows, and check it says
+    `outcome`; returns the cell."""
+    answer = cell.locator(ANSWER_AFTER_PANEL).filter(has_text=ANSWER_LINE).first
+    expect(answer).to_be_visible()
+    text = answer.inner_text()
+    assert outcome in text, f"the call ended otherwise: {text[:300]!r}"
+    return cell
+
+
+def decline_consent(page, outcome: str = "No se") -> None:
+    """Rechazar: the dialog is answered, the call ends saying nothing was done, and no link
+    to the page appeared."""
     dialog = open_dialog(page, "quiere que abras una página")
-    links = page.locator("a.mcp-open-page").count()
+    cell = cell_of(page, dialog)
     dialog.get_by_role("button", name="Rechazar", exact=True).click()
-    expect(dialog).to_have_count(0)  # answered: its buttons are disabled
-    expect(page.get_by_text("Enviaste Rechazar (decline)").last).to_be_visible()
-    assert page.locator("a.mcp-open-page").count() == links
+    expect(cell.get_by_text("Enviaste Rechazar (decline)")).to_be_visible()
+    expect(cell.locator(OPEN_DIALOG)).to_have_count(0)  # answered: its buttons are disabled
+    call_ended(cell, outcome)
+    expect(cell.locator("a.mcp-open-page")).to_have_count(0)
 
 
 def learner_02(page) -> None:
@@ -261,11 +320,13 @@ def practice_folders(course) -> set[str]:
 def run_with_clicks(page, lab, course, relpath: str, journey: Journey, shot: str) -> None:
     """Open, Run All, answer as the markdown says, then check what the run left."""
     before = practice_folders(course)
+    deliberate = deliberate_waits(REPO / "lessons" / journey.notebook)
     open_notebook(page, lab, relpath, workspace=shot)
     clear_all_outputs(page)
     start_run_all(page)
+    page.set_default_timeout(ms(PATIENCE + deliberate))  # cells run up to the next dialog
     journey.learner(page)
-    wait_until_all_ran(page)
+    wait_until_all_ran(page, deliberate)
     answer_the_quiz(page, journey.notebook)
 
     cells = [c for c in notebook_cells(page) if c["cell_type"] == "code"]

@@ -24,6 +24,10 @@ For the lessons: copy_course(dest) makes a private copy of the course (JupyterLa
 what it runs), write_starter_solutions() fills its soluciones/ the way notebooks 01-03 do, and
 type_in_solutions() puts solutions into the notebooks' exercise cells, as a learner would.
 
+Every wait here waits for a state (the status bar's "Idle", a cell's execution count, no
+cell at [*]) and is bounded by tests/waits.py, which says why: PATIENCE, plus the seconds a
+notebook's cells wait on purpose for a whole run.
+
 Pitfalls handled (see the environment notes): --allow-root when root; wait for the
 status-bar text, not the toolbar indicator, before running (otherwise a "Select Kernel"
 dialog swallows the run); news toast disabled and notebook windowing off through the
@@ -50,6 +54,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from waits import PATIENCE, ms  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -109,7 +117,7 @@ class Lab:
         """Call a JSON endpoint of the server, e.g. lab.api("api/kernelspecs")."""
         req = urllib.request.Request(f"{self.base_url}/{path.lstrip('/')}", method=method,
                                      headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        with urllib.request.urlopen(req, timeout=PATIENCE) as resp:
             body = resp.read()
         return json.loads(body) if body else None
 
@@ -149,12 +157,15 @@ def _write_settings(settings_dir: Path) -> None:
         (folder / f"{plugin}.jupyterlab-settings").write_text(json.dumps(values))
 
 
-def start_lab(root_dir: str | os.PathLike, *, timeout: float = 60.0, attempts: int = 3,
+def start_lab(root_dir: str | os.PathLike, *, timeout: float = PATIENCE, attempts: int = 3,
               env: Mapping[str, str | None] | None = None) -> Lab:
     """Start JupyterLab serving ``root_dir``; return once /api/status answers 200.
 
     ``env`` changes the environment of the server and of its kernels (None removes a
-    variable), e.g. ``{"LESSON_USER": None, "TMPDIR": "/some/dir"}``.
+    variable), e.g. ``{"LESSON_USER": None, "TMPDIR": "/some/dir"}``. A server that exits
+    before it answers is started again, on another free port (``attempts`` in all): between
+    picking a free port and binding it, another process may take it, and nothing can make
+    that observation deterministic.
     """
     root = Path(root_dir).resolve()
     last_error = ""
@@ -239,14 +250,14 @@ def stop_lab(lab: Lab, grace: float = 10.0) -> None:
     shutil.rmtree(lab.home, ignore_errors=True)
 
 
-def wait_for_idle(page, timeout: float = 60_000) -> None:
+def wait_for_idle(page, timeout: float = ms(PATIENCE)) -> None:
     """Wait until the status bar says the Python 3 kernel is idle."""
     page.locator("#jp-main-statusbar").get_by_text(KERNEL_IDLE).first.wait_for(
         state="visible", timeout=timeout
     )
 
 
-def open_notebook(page, lab: Lab, relpath: str, timeout: float = 90_000,
+def open_notebook(page, lab: Lab, relpath: str, timeout: float = ms(PATIENCE),
                   workspace: str | None = None) -> None:
     """Open ``relpath`` (relative to the lab's root_dir) and wait for an idle kernel."""
     page.goto(lab.notebook_url(relpath, workspace), timeout=timeout)
@@ -268,27 +279,29 @@ def clear_all_outputs(page) -> None:
                            "(c.model.executionCount === null && c.model.outputs.length === 0))")
 
 
-def start_run_all(page, timeout: float = 60_000) -> None:
+def start_run_all(page, timeout: float = ms(PATIENCE)) -> None:
     """Run All without waiting for the end (a form may pause the run until someone clicks);
     returns once a cell is running or has run. Clear the outputs first (clear_all_outputs)."""
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     page.wait_for_function(_STARTED, timeout=timeout)
 
 
-def wait_until_all_ran(page, timeout: float = 240_000) -> None:
-    """Wait until no cell is queued or running ([*]) and the kernel is idle.
+def wait_until_all_ran(page, deliberate: float = 0.0) -> None:
+    """Wait until no cell is queued or running ([*]) and the kernel is idle: PATIENCE, plus
+    the seconds the cells still to run wait on purpose (waits.deliberate_waits).
 
     A cell that raises stops Run All: the cells after it end up never run, which
     notebook_cells() shows as execution_count None.
     """
+    timeout = ms(PATIENCE + deliberate)
     page.wait_for_function(f"() => !{_RUNNING}", timeout=timeout)
     wait_for_idle(page, timeout)
 
 
-def run_all(page, timeout: float = 120_000) -> None:
+def run_all(page, deliberate: float = 0.0) -> None:
     """Run every cell of the current notebook and wait until the kernel is idle again."""
-    start_run_all(page, timeout)
-    wait_until_all_ran(page, timeout)
+    start_run_all(page)
+    wait_until_all_ran(page, deliberate)
 
 
 def notebook_cells(page) -> list[dict]:
@@ -375,7 +388,7 @@ def run_cell(page, index: int) -> int:
     return index
 
 
-def wait_for_cell(page, index: int, timeout: float = 60_000) -> str:
+def wait_for_cell(page, index: int, timeout: float = ms(PATIENCE)) -> str:
     """Wait until the cell at ``index`` has run (not queued or running); returns the text of
     its outputs."""
     page.wait_for_function("""index => {

@@ -21,6 +21,7 @@ import pytest
 
 from journeys import STARTERS, name_of, run_with_clicks, serve_course
 from lab import REPO
+from waits import TEST_TIMEOUT
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_every_lesson_notebook_has_a_browser_journey():
         p.name for p in (REPO / "lessons").glob("*.ipynb"))
 
 
-@pytest.mark.timeout(480)
+@pytest.mark.timeout(TEST_TIMEOUT)
 @pytest.mark.parametrize("journey", STARTERS, ids=name_of)
 def test_notebook_runs_top_to_bottom_with_real_clicks(journey, lab, course, page):
     run_with_clicks(page, lab, course, f"inicial/lessons/{journey.notebook}", journey,

@@ -6,10 +6,12 @@ import nbformat
 import pytest
 
 from lab import open_notebook, run_all, screenshot
+from waits import PATIENCE, TEST_TIMEOUT, ms
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
+expect.set_options(timeout=ms(PATIENCE))
 
 WIDGET_CELL = """\
 import ipywidgets as w
@@ -35,6 +37,7 @@ def write_fixture_notebook(path):
     nbformat.write(nb, path)
 
 
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_harness_drives_widgets_in_real_jupyterlab(jupyter_lab, page, tmp_path):
     write_fixture_notebook(tmp_path / "harness_probe.ipynb")
     lab = jupyter_lab(tmp_path)

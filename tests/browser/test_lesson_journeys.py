@@ -5,6 +5,10 @@ code/, lessons/ and grader/ (JupyterLab may autosave what it runs; the repositor
 must not change), with TMPDIR pointing into the test's folder so the practice folder the
 notebook creates can be inspected on disk (LESSON_KEEP_LAB keeps it after `lab.close()`).
 Screenshots go to tests/artifacts/.
+
+Each step waits for the state it needs, bounded as tests/waits.py says (the URL journey's steps
+from the consent to the page's answer share the call's setup_wait); the steps themselves are
+journeys.py's, as in test_every_notebook.py.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from journeys import cell_of, consent_and_authorize, decline_consent
 from lab import (
+    REPO,
     clear_all_outputs,
     copy_course,
     open_notebook,
@@ -21,14 +27,12 @@ from lab import (
     start_run_all,
     wait_until_all_ran,
 )
+from waits import PATIENCE, TEST_TIMEOUT, deliberate_waits, ms
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
-
-# The kernel, the notes server and the browser share two cores with whatever else runs:
-# give assertions the same patience as the page (Playwright's default is 5 s).
-expect.set_options(timeout=30_000)
+expect.set_options(timeout=ms(PATIENCE))
 
 
 @pytest.fixture
@@ -43,6 +47,18 @@ def course(tmp_path, monkeypatch):
     return root, scratch
 
 
+def run_paused_by_clicks(page, lab, notebook: str) -> float:
+    """Open the notebook, clear its stored outputs (they could pass for this run's) and Run
+    All, which pauses at its first dialog; returns the seconds its cells wait on purpose,
+    which every later wait gets on top of PATIENCE."""
+    deliberate = deliberate_waits(REPO / "lessons" / notebook)
+    open_notebook(page, lab, notebook)
+    clear_all_outputs(page)
+    start_run_all(page)
+    page.set_default_timeout(ms(PATIENCE + deliberate))
+    return deliberate
+
+
 def notes_in(scratch: Path) -> dict[str, set[str]]:
     """The practice folder the notebook created: {folder: note files}."""
     labs = sorted(scratch.glob("notas-leccion-*"))
@@ -51,29 +67,28 @@ def notes_in(scratch: Path) -> dict[str, set[str]]:
             for folder in ("Notas", "Notas-privadas", "Trabajo")}
 
 
-@pytest.mark.timeout(420)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_picking_the_2024_note_in_the_form_deletes_exactly_that_note(jupyter_lab, page, course):
     root, scratch = course
     lab = jupyter_lab(root / "lessons")
-    open_notebook(page, lab, "02_formularios.ipynb")
-    clear_all_outputs(page)  # or the stored outputs could pass for this run's
-    start_run_all(page)  # the run pauses at the form until someone clicks
+    deliberate = run_paused_by_clicks(page, lab, "02_formularios.ipynb")
 
     choice = page.locator(".widget-radio-box label", has_text="2024-04-10 · note-7")
-    choice.wait_for(timeout=90_000)
+    choice.wait_for()
+    cell = cell_of(page, choice)
     before = notes_in(scratch)  # the call is paused on the form: the disk cannot change now
     assert {"tps-2023.md", "tps-2024.md", "tps-2025.md"} <= before["Notas"]
 
     choice.locator("input").check()  # check() also verifies the radio took the click
-    page.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
-    page.get_by_role("button", name="Aceptar", exact=True).click()
+    cell.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    cell.get_by_role("button", name="Aceptar", exact=True).click()
 
     # exact: later cells' scripted answers also say "Enviaste Aceptar (accept): ..."
     sent = 'Enviaste Aceptar (accept): {"note_id":"note-7","confirm":true}'
-    expect(page.get_by_text(sent, exact=True)).to_be_visible()
+    expect(cell.get_by_text(sent, exact=True)).to_be_visible()
     check = page.get_by_text("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md")
-    expect(check).to_be_visible(timeout=60_000)
-    wait_until_all_ran(page)
+    expect(check).to_be_visible()
+    wait_until_all_ran(page, deliberate)
     after = notes_in(scratch)
     assert before["Notas"] - after["Notas"] == {"tps-2024.md"}
     assert after["Notas"] - before["Notas"] == set()
@@ -84,45 +99,21 @@ def test_picking_the_2024_note_in_the_form_deletes_exactly_that_note(jupyter_lab
     assert screenshot(page, "journey-form-elicitation").stat().st_size > 0
 
 
-@pytest.mark.timeout(420)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_consent_then_setup_page_then_completion_arrives_in_the_notebook(jupyter_lab, page,
                                                                         course):
+    """Consent (nothing to open before it), the link, the setup page on 127.0.0.1 (its steps
+    within the call's setup_wait), Autorizar; then notifications/elicitation/complete and the
+    call's answer arrive in the call's cell, and the notebook's check says so. Later, a
+    2026-07-28 client's consent is declined: no link, nothing synced."""
     root, _ = course
     lab = jupyter_lab(root / "lessons")
-    open_notebook(page, lab, "03_modo_url.ipynb")
-    clear_all_outputs(page)  # or the stored outputs could pass for this run's
-    start_run_all(page)  # the run pauses at the form until someone clicks
+    deliberate = run_paused_by_clicks(page, lab, "03_modo_url.ipynb")
 
-    consent = page.get_by_role("button", name="Acepto abrir la página")
-    consent.wait_for(timeout=90_000)
-    expect(page.locator("mark", has_text="127.0.0.1").first).to_be_visible()
-    expect(page.get_by_text("esta misma máquina (loopback)")).to_be_visible()
-    assert page.locator("a.mcp-open-page").count() == 0  # nothing to open before consent
-
-    consent.click()
-    link = page.locator("a.mcp-open-page")
-    expect(link).to_be_visible()
-    with page.context.expect_page() as opened:
-        link.click()
-    setup = opened.value
-    setup.wait_for_load_state()
-    assert setup.url.startswith("http://127.0.0.1:") and "/connect?elicitation=" in setup.url
-    expect(setup.locator("h1")).to_have_text("Autorizar Notas Sync")
-    setup.locator("#allow").click()
-    expect(setup.locator("#result")).to_contain_text("Notas Sync quedó autorizado")
-    assert screenshot(setup, "journey-url-mode-setup-page").stat().st_size > 0
-
-    page.bring_to_front()
-    arrived = page.get_by_text("Llegó notifications/elicitation/complete").first
-    expect(arrived).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("Sincronización configurada.").first).to_be_visible()
+    cell = consent_and_authorize(page, shot="journey-url-mode-setup-page")
     done = page.get_by_text("✓ Consentimiento → página → notifications/elicitation/complete")
-    expect(done).to_be_visible(timeout=60_000)
-    # Later, a 2026-07-28 client calls notes_sync before any setup: its consent, declined.
-    later = page.locator(".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)")
-    later.first.wait_for(timeout=90_000)
-    expect(later).to_contain_text("quiere que abras una página")
-    later.get_by_role("button", name="Rechazar", exact=True).click()
-    wait_until_all_ran(page)
-    arrived.scroll_into_view_if_needed()
+    expect(done).to_be_visible()
+    decline_consent(page, "No se sincronizó nada")
+    wait_until_all_ran(page, deliberate)
+    cell.get_by_text("Llegó notifications/elicitation/complete").scroll_into_view_if_needed()
     assert screenshot(page, "journey-url-mode").stat().st_size > 0

@@ -9,6 +9,10 @@ that behaviour on in an ordinary kernel; here a learner runs the cells one by on
   on the form finishes the call in its panel; the check, run again, gives ✓;
 - the URL consent's cell ends too; consent draws the simulated provider page, its Autorizar
   button completes the flow, and notifications/elicitation/complete arrives in the panel.
+
+Every wait is for a state (a cell's execution count, a dialog, the panel's lines), bounded as
+tests/waits.py says; the steps from the consent to the simulated page's answer share the call's
+setup_wait, after which the call would end pending.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ import nbformat
 import pytest
 
 from lab import copy_course, open_notebook, run_cell, screenshot, wait_for_cell
+from waits import PATIENCE, SETUP_WAIT, TEST_TIMEOUT, Deadline, ms
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
-expect.set_options(timeout=30_000)
+expect.set_options(timeout=ms(PATIENCE))
 
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 CELLS = [
@@ -47,7 +52,7 @@ def notebook(tmp_path):
     return lessons, scratch
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_calls_return_while_dialogs_wait_and_clicks_complete_them_in_their_panel(
         jupyter_lab, page, notebook):
     lessons, scratch = notebook
@@ -77,11 +82,15 @@ def test_calls_return_while_dialogs_wait_and_clicks_complete_them_in_their_panel
     expect(consent).to_contain_text("verás debajo una simulación")
     consent.get_by_role("button", name="Acepto abrir la página").click()
     simulated = page.locator(".mcp-simulated-page")
-    expect(simulated).to_contain_text("Simulación")
-    expect(simulated).to_contain_text("notas-sync.localhost/connect?elicitation=")
-    assert page.context.pages == [page]  # nothing opened in another tab
-    simulated.get_by_role("button", name="Autorizar").click()
-    expect(simulated).to_contain_text("Notas Sync quedó autorizado")
+    with Deadline(SETUP_WAIT, "the simulated page was not answered within the call's "
+                  "setup_wait after the consent, so the call ends pending") as setup_wait:
+        expect(simulated).to_contain_text("Simulación", timeout=setup_wait.ms())
+        expect(simulated).to_contain_text("notas-sync.localhost/connect?elicitation=",
+                                          timeout=setup_wait.ms())
+        assert page.context.pages == [page]  # nothing opened in another tab
+        simulated.get_by_role("button", name="Autorizar").click(timeout=setup_wait.ms())
+        expect(simulated).to_contain_text("Notas Sync quedó autorizado",
+                                          timeout=setup_wait.ms())
     expect(page.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
     expect(page.get_by_text("« ✓ Sincronización configurada.")).to_be_visible()
     assert "✓ Consentimiento → página → notifications/elicitation/complete" in wait_for_cell(

@@ -25,6 +25,7 @@ from journeys import (
     source_of,
 )
 from lab import REPO, WRITEFILE
+from waits import TEST_TIMEOUT
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,7 @@ def test_every_notebook_with_an_exercise_cell_has_a_solved_journey():
     assert sorted(j.notebook for j in SOLVED) == graded
 
 
-@pytest.mark.timeout(480)
+@pytest.mark.timeout(TEST_TIMEOUT)
 @pytest.mark.parametrize("journey", SOLVED, ids=name_of)
 def test_with_solved_exercises_their_dialogs_take_clicks_and_revisar_gives_full_marks(
         journey, lab, course, page):

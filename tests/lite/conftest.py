@@ -46,6 +46,8 @@ from litesite import (
     student_edition,
 )
 
+from waits import PATIENCE, TEST_TIMEOUT, ms
+
 TEST_SITE = REPO / "build" / "lite-test"
 
 
@@ -54,6 +56,15 @@ def require(reason: str):
     if in_ci():
         pytest.fail(f"CI=true: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(items):
+    """The first test that uses the site pays for building it (a session fixture): every
+    such test gets waits.TEST_TIMEOUT unless it says otherwise."""
+    for item in items:
+        if "lite_site" in getattr(item, "fixturenames", ()) and \
+                item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(TEST_TIMEOUT))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -115,7 +126,7 @@ def lite_browser():
                 "browser download cannot work here")
     with NetworkRecorder() as proxy, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=chromium_args(proxy.port),
-                                    headless=True)
+                                    headless=True, timeout=ms(PATIENCE))
         yield LiteBrowser(browser, proxy)
         browser.close()
 
@@ -137,9 +148,10 @@ class LitePage:
 @pytest.fixture
 def lite_page(lite_browser, lite_server, request):
     context = lite_browser.browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(ms(PATIENCE))
     seen = guard_network(context, lite_server.url)
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(ms(PATIENCE))  # tests/waits.py says why
     lite = LitePage(page, lite_server.url, seen, lite_browser.proxy,
                     len(lite_browser.proxy.attempts))
     yield lite

@@ -13,9 +13,11 @@ Used by tests/lite/conftest.py and benchmarks/lite_bench.py; also works alone::
     server.stop()                               # by PID
 
 Cells are found by a marker in their source (e.g. ``# PROBE:form``); a cell without one is
-found by its position (``cell_at``). Nothing here asks anything of a host other than
-127.0.0.1: chromium gets a proxy that records what would have left the machine (and refuses
-it), and every page request to another origin is aborted and recorded.
+found by its position (``cell_at``). Every wait waits for a state (the status bar's "Idle", a
+cell's new execution count, a text in its outputs), bounded by tests/waits.py's PATIENCE.
+Nothing here asks anything of a host other than 127.0.0.1: chromium gets a proxy that records
+what would have left the machine (and refuses it), and every page request to another origin is
+aborted and recorded.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from waits import PATIENCE, ms  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -163,10 +169,12 @@ class Server:
                 self.proc.wait(5)
 
 
-def serve(site: Path, timeout: float = 20.0) -> Server:
+def serve(site: Path, timeout: float = PATIENCE) -> Server:
     """`python3 -m http.server --bind 127.0.0.1 --directory SITE PORT`, as editions/lite/README.md
-    tells instructors; returns once it answers."""
-    for _ in range(3):  # another process may take the free port before the server does
+    tells instructors; returns once it answers. A server that exits first is started again on
+    another free port (3 attempts): another process may take the port between picking it and
+    binding it, which no wait can make deterministic."""
+    for _ in range(3):
         port = free_port()
         proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
                                  "--directory", str(site), str(port)],
@@ -194,7 +202,7 @@ class NetworkRecorder:
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
-                self.request.settimeout(5)
+                self.request.settimeout(PATIENCE)  # chromium may be slow, not silent
                 try:
                     line = self.request.makefile("rb").readline(4096)
                     recorder.attempts.append(line.decode("latin-1").strip())
@@ -284,14 +292,14 @@ def notebook_url(base: str, path: str) -> str:
     return f"{base}/lab/index.html?path={path}"
 
 
-def wait_for_kernel_idle(page, timeout: float = 180_000) -> None:
+def wait_for_kernel_idle(page, timeout: float = ms(PATIENCE)) -> None:
     """Until the status bar reads "Python (Pyodide) | Idle" (the toolbar's idle indicator
     shows before a kernel exists, and a run started then is lost)."""
     page.locator("#jp-main-statusbar").get_by_text(KERNEL_IDLE).first.wait_for(
         state="visible", timeout=timeout)
 
 
-def open_notebook(page, base: str, path: str, timeout: float = 180_000) -> float:
+def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> float:
     """Open ``path`` of the site and wait for an idle kernel; returns the seconds it took."""
     start = time.monotonic()
     page.goto(notebook_url(base, path), timeout=timeout)
@@ -314,9 +322,27 @@ def cell_at(page, index: int):
     return page.locator(".jp-Notebook .jp-Cell").nth(index)
 
 
+# run_cell watches the cell's prompt: a run always shows `[*]:` first (queued or running), so
+# the prompt's number counts only once that was seen. The stored notebook may already show the
+# very number (and outputs) this run will give, so neither can tell the run ended by itself.
+WATCH_RUN = """prompt => {
+    prompt.dataset.run = 'asked';
+    new MutationObserver((_, observer) => {
+        if (prompt.textContent.includes('*')) {
+            prompt.dataset.run = 'started';
+            observer.disconnect();
+        }
+    }).observe(prompt, {childList: true, characterData: true, subtree: true});
+}"""
+STARTED = "prompt => prompt.dataset.run !== 'asked'"  # no run_cell before: as it shows
+RAN = f"""prompt => ({STARTED})(prompt) && /^\\[\\d+\\]:$/.test(prompt.textContent.trim())"""
+
+
 def run_cell(page, target) -> None:
-    """Click into the cell's editor and press Shift+Enter, as a learner does."""
+    """Click into the cell's editor and press Shift+Enter, as a learner does (WATCH_RUN
+    lets wait_ran and wait_output tell this run from what the cell showed before)."""
     target = cell(page, target) if isinstance(target, str) else target
+    target.locator(".jp-InputArea-prompt").evaluate(WATCH_RUN)
     target.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
 
@@ -333,13 +359,14 @@ def error_text(target) -> str:
     return "\n".join(errors.all_inner_texts())
 
 
-def wait_ran(page, target, timeout: float = 120.0) -> str:
-    """Until the cell's prompt shows an execution count; fails on a traceback."""
+def wait_ran(page, target, timeout: float = PATIENCE) -> str:
+    """Until the run run_cell started has ended: its prompt went through `[*]:` and shows a
+    number again; returns its outputs, fails on a traceback."""
     target = cell(page, target) if isinstance(target, str) else target
     prompt = target.locator(".jp-InputArea-prompt")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
+        if prompt.evaluate(RAN):
             if error_text(target):
                 raise AssertionError(f"the cell raised:\n{error_text(target)}")
             return output_text(target)
@@ -347,16 +374,20 @@ def wait_ran(page, target, timeout: float = 120.0) -> str:
     raise AssertionError(f"the cell did not finish in {timeout}s: {output_text(target)!r}")
 
 
-def wait_output(page, target, text: str, timeout: float = 60.0) -> str:
-    """Until ``text`` shows in the cell's outputs (widgets included); fails on a traceback."""
+def wait_output(page, target, text: str, timeout: float = PATIENCE) -> str:
+    """Until ``text`` shows in the outputs of the run run_cell started (widgets included; a
+    run clears the old ones when it starts); fails on a traceback."""
     target = cell(page, target) if isinstance(target, str) else target
+    prompt = target.locator(".jp-InputArea-prompt")
     deadline = time.monotonic() + timeout
+    shown = ""
     while time.monotonic() < deadline:
-        shown = output_text(target)
-        if text in shown:
-            return shown
-        if error_text(target):
-            raise AssertionError(f"the cell raised:\n{error_text(target)}")
+        if prompt.evaluate(STARTED):
+            shown = output_text(target)
+            if text in shown:
+                return shown
+            if error_text(target):
+                raise AssertionError(f"the cell raised:\n{error_text(target)}")
         time.sleep(0.1)
     raise AssertionError(f"{text!r} did not show in {timeout}s; the cell shows: {shown!r}")
 

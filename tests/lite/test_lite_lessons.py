@@ -12,6 +12,9 @@ click in JupyterLite: the call returns while the dialog waits and finishes in it
 
 Results are asserted as tests/browser asserts them in JupyterLab. Notebook 05 cannot run in
 the browser (NOT_IN_THE_BROWSER says why); the others open with the JupyterLite first cell.
+Every wait is for a state (a cell's new execution count, a dialog, a line in the call's panel),
+bounded as tests/waits.py says; the steps from the consent to the simulated page's answer share
+the call's setup_wait.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ from litesite import (
     wait_ran,
 )
 
+from waits import PATIENCE, SETUP_WAIT, TEST_TIMEOUT, Deadline, ms
+
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the playwright pip package is not installed: run `make venv`"
 ).expect
-expect.set_options(timeout=60_000)
+expect.set_options(timeout=ms(PATIENCE))
 
 FIRST_CELL_MARK = 'if sys.platform == "emscripten":'
 NOT_IN_THE_BROWSER = {
@@ -78,7 +83,7 @@ def test_every_lesson_opens_with_the_jupyterlite_cell(lite_site):
     assert set(NOT_IN_THE_BROWSER) <= {n.name for n in lessons}
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     page = lite_page.page
     start_lesson(lite_page, "02_formularios.ipynb")
@@ -110,7 +115,7 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     assert_stayed_on_the_machine(lite_page)
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_url_consent_simulated_page_and_completion_in_the_browser(lite_page):
     page = lite_page.page
     start_lesson(lite_page, "03_modo_url.ipynb")
@@ -123,11 +128,15 @@ def test_url_consent_simulated_page_and_completion_in_the_browser(lite_page):
     consent.get_by_role("button", name="Acepto abrir la página").click()
 
     simulated = page.locator(".mcp-simulated-page")
-    expect(simulated).to_contain_text("Simulación")
-    expect(simulated).to_contain_text("notas-sync.localhost/connect?elicitation=")
-    assert page.context.pages == [page]  # nothing opened in another tab
-    simulated.get_by_role("button", name="Autorizar").click()
-    expect(simulated).to_contain_text("Notas Sync quedó autorizado")
+    with Deadline(SETUP_WAIT, "the simulated page was not answered within the call's "
+                  "setup_wait after the consent, so the call ends pending") as setup_wait:
+        expect(simulated).to_contain_text("Simulación", timeout=setup_wait.ms())
+        expect(simulated).to_contain_text("notas-sync.localhost/connect?elicitation=",
+                                          timeout=setup_wait.ms())
+        assert page.context.pages == [page]  # nothing opened in another tab
+        simulated.get_by_role("button", name="Autorizar").click(timeout=setup_wait.ms())
+        expect(simulated).to_contain_text("Notas Sync quedó autorizado",
+                                          timeout=setup_wait.ms())
     expect(consent_cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
     expect(consent_cell.get_by_text("« ✓ Sincronización configurada.")).to_be_visible()
     check = "lab.check_url_flow(conn)"
@@ -139,7 +148,7 @@ def test_url_consent_simulated_page_and_completion_in_the_browser(lite_page):
     assert_stayed_on_the_machine(lite_page)
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(TEST_TIMEOUT)
 def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
     page = lite_page.page
     start_lesson(lite_page, "01_roots.ipynb")
@@ -148,7 +157,7 @@ def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
     assert "soluciones/ejercicio4.py" in wait_ran(page, starter)
     review = 'ui.revisar("ejercicio4")'
     run_cell(page, review)
-    shown = wait_ran(page, review, timeout=180)
+    shown = wait_ran(page, review)
     assert "ejercicio4: 0 de 5 puntos" in shown
     assert "Autoevaluación en el navegador" in shown and "sin aislamiento ni límites" in shown
     assert "la nota la pone el corrector oficial" in shown

@@ -1,0 +1,197 @@
+"""Stress check: the browser suites pass while every core is kept busy, several rounds in a row.
+
+    .venv/bin/python tools/stress.py [--rounds 3] [--burners N] [--editions source,student]
+                                     [--suites PATH...] [--keep] [-- PYTEST ARGS]
+    make stress                       (STRESS_ARGS="..." passes options)
+
+Each round runs `pytest tests/browser tests/lite` (CI=true, so a missing tool fails instead of
+skipping; LESSON_USER=scripted, as `make test` runs it) in each edition, while N CPU burners
+run: `python -c "while True: pass"` processes this script starts right before that pytest and
+stops right after it, by PID (SIGTERM, then SIGKILL), never by name; they are stopped too if
+this script is interrupted. N defaults to one per core (os.cpu_count()), so the kernel, the
+JupyterLab server, the setup page and chromium get about half the machine they would get alone.
+
+Editions: `source` is this tree. `student` (only in the instructors' source, where
+editions/release/build.py exists) is the student edition built by that script into a
+temporary folder and cloned with git, as a learner gets it; the clone gets symlinks to this tree's
+.venv, .venv-lite, tests/clients/node_modules and build/lite-cache (downloads only), so nothing
+is installed. In the student edition itself, `source` is the only edition.
+
+The run stops at the first failing pytest and exits 1; it prints one line per run (round,
+edition, outcome, seconds, pytest's summary line) and keeps every pytest output, with the ten
+slowest tests, in build/stress/. A failed student clone is kept (its tests/artifacts/ has
+the screenshots and server logs); --keep keeps every clone.
+
+Deliberate simplifications: the burners are plain busy loops at normal priority (no memory or
+disk pressure), and the student edition is built once per run, from the working tree as it is
+(editions/release/build.py includes uncommitted changes and says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LOGS = REPO / "build" / "stress"
+SUITES = ("tests/browser", "tests/lite")
+BURN = "while True: pass"
+SHARED = (".venv", ".venv-lite", "tests/clients/node_modules", "build/lite-cache")
+TEARDOWN = 120  # seconds an interrupted pytest gets to stop its servers before SIGKILL
+SUMMARY = re.compile(r"^=+ (.*(passed|failed|error|skipped).*) in [\d.]+s.* =+$")
+
+
+class Burners:
+    """N busy-loop processes, started and stopped by PID."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.procs: list[subprocess.Popen] = []
+
+    def __enter__(self) -> Burners:
+        for _ in range(self.count):
+            self.procs.append(subprocess.Popen([sys.executable, "-c", BURN],
+                                               stdin=subprocess.DEVNULL,
+                                               start_new_session=True))
+        if self.procs:
+            print(f"  burners started: PIDs {' '.join(str(p.pid) for p in self.procs)}",
+                  flush=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        procs, self.procs = self.procs, []
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        if procs:
+            print(f"  burners stopped: PIDs {' '.join(str(p.pid) for p in procs)}", flush=True)
+
+
+def student_edition(work: Path) -> Path:
+    """editions/release/build.py into `work`, then a git clone of its student/ with the shared
+    environments linked in; returns the clone."""
+    subprocess.run([sys.executable, str(REPO / "editions" / "release" / "build.py"), "--out",
+                    str(work / "release")], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    clone = work / "student"
+    subprocess.run(["git", "clone", "-q", str(work / "release" / "student"), str(clone)],
+                   check=True)
+    (REPO / "build" / "lite-cache").mkdir(parents=True, exist_ok=True)
+    for name in SHARED:
+        target = (REPO / name).resolve()
+        if target.exists():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            (clone / name).symlink_to(target)
+    return clone
+
+
+def run_suites(tree: Path, log: Path, burners: int, suites: list[str],
+               pytest_args: list[str]) -> tuple[bool, str]:
+    """pytest on `suites` of `tree` under `burners` burners; (passed, summary)."""
+    env = dict(os.environ, CI="true", LESSON_USER="scripted")
+    cmd = [str(tree / ".venv" / "bin" / "python"), "-m", "pytest", "--durations=10", *suites,
+           *pytest_args]
+    summary = ""
+    with Burners(burners), open(log, "w", encoding="utf-8") as out:
+        # SIGINT as pytest expects it (a shell's background job inherits it ignored): an
+        # interrupted run ends through pytest's teardown, which stops its servers by PID
+        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            for line in proc.stdout:
+                out.write(line)
+                out.flush()
+                match = SUMMARY.match(line.strip())
+                if match:
+                    summary = match[1]
+                if line.startswith(("FAILED", "ERROR")):
+                    print("    " + line.rstrip(), flush=True)
+            proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+                try:
+                    proc.wait(TEARDOWN)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    return proc.returncode == 0, summary
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--burners", type=int, default=os.cpu_count() or 2)
+    instructors = (REPO / "editions" / "release" / "build.py").exists()
+    parser.add_argument("--editions", default="source,student" if instructors else "source",
+                        help="comma-separated: source (this tree), student (instructors only)")
+    parser.add_argument("--keep", action="store_true", help="keep the student clone")
+    parser.add_argument("--suites", nargs="+", default=list(SUITES),
+                        help=f"test paths (default: {' '.join(SUITES)})")
+    parser.add_argument("pytest_args", nargs="*", help="after --: extra pytest arguments")
+    args = parser.parse_args(argv)
+    editions = [e for e in args.editions.split(",") if e]
+    if "student" in editions and not instructors:
+        parser.error("the student edition is built only in the instructors' source")
+    LOGS.mkdir(parents=True, exist_ok=True)
+
+    work = Path(tempfile.mkdtemp(prefix="stress-"))
+    trees = {"source": REPO}
+    failed = False
+    try:
+        if "student" in editions:
+            trees["student"] = student_edition(work)
+        print(f"stress: {args.rounds} round(s) of {' '.join(args.suites)} in "
+              f"{', '.join(editions)}, {args.burners} burner(s) on {os.cpu_count()} core(s)",
+              flush=True)
+        for number in range(1, args.rounds + 1):
+            for edition in editions:
+                log = LOGS / f"round-{number}-{edition}.log"
+                print(f"round {number} {edition}: running ({trees[edition]}, log {log})",
+                      flush=True)
+                start = time.monotonic()
+                passed, summary = run_suites(trees[edition], log, args.burners, args.suites,
+                                             args.pytest_args)
+                seconds = time.monotonic() - start
+                print(f"round {number} {edition}: {'PASS' if passed else 'FAIL'} in "
+                      f"{seconds:.0f} s ({summary or 'no summary line'})", flush=True)
+                if not passed:
+                    failed = True
+                    return 1
+        print(f"stress: {args.rounds} round(s) passed in every edition", flush=True)
+        return 0
+    finally:
+        if failed or args.keep:
+            print(f"kept: {work}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt  # unwinds through Burners.__exit__, which stops them by PID
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("stress: interrupted (burners and pytest stopped)", flush=True)
+        sys.exit(130)
