@@ -64,20 +64,31 @@ class Broken(Exception):
 
 
 class Grade:
-    def __init__(self, hidden=False):
+    def __init__(self, hidden=False, severe=None):
         self.hidden = hidden
-        self.checks = []   # (passed, text)
-        self.notes = []    # context lines shown before the checks
+        self.severe = severe  # the test's essential behaviour (see `essentials`), or None
+        self.checks = []      # (passed, text)
+        self.notes = []       # context lines shown before the checks
+        self.violations = []  # texts of the failed checks marked severe
 
     def note(self, text):
         self.notes.append(text)
 
-    def check(self, passed, text, got=None, expected=None):
-        """One expectation. In a hidden test only `text` (written without inputs) is kept."""
+    def check(self, passed, text, got=None, expected=None, severe=False):
+        """One expectation. In a hidden test only `text` (written without inputs) is kept.
+
+        `severe=True` (only in a test declared with `@graded(..., severe=...)`): failing it is a
+        serious mistake (acting against or without the user's decision, access outside the
+        roots, a secret on the wire...), and the exercise as a whole keeps at most half its
+        points (`essentials`)."""
+        if severe and not self.severe:
+            raise ValueError("a severe check needs @graded(..., severe=...) on its test")
         detail = text
         if not passed and not self.hidden and (got is not None or expected is not None):
             detail += f" — recibido: {short(got)}; esperado: {expected}"
         self.checks.append((bool(passed), detail))
+        if severe and not passed:
+            self.violations.append(text)
         return bool(passed)
 
     def require(self, passed, text, gate=None):
@@ -103,11 +114,15 @@ def short(value, limit=300):
     return one_line(value, limit)
 
 
-def graded(exercise, points, title, hidden=False, revisions=None):
+def graded(exercise, points, title, hidden=False, revisions=None, severe=None):
+    """Declare a graded test. `severe`: a Spanish phrase naming the essential behaviour some of
+    its checks guard (`Grade.check(..., severe=True)`), e.g. "no archivar nada si el usuario
+    rechaza"; see `essentials`."""
     def mark(function):
         function.grading = {"exercise": exercise, "points": points, "title": title,
                             "hidden": bool(hidden),
-                            "revisions": tuple(revisions) if revisions else None}
+                            "revisions": tuple(revisions) if revisions else None,
+                            "severe": severe}
         return function
     return mark
 
@@ -123,7 +138,7 @@ def spec_for(function, module_file, revision=None):
 
 
 def new_grade(spec):
-    return Grade(hidden=spec["hidden"])
+    return Grade(hidden=spec["hidden"], severe=spec.get("severe"))
 
 
 def score(state, spec, grade, exc):
@@ -154,8 +169,64 @@ def score(state, spec, grade, exc):
         value, status = 0.0, "error"
         lines = lines + [f"✘ {INTERNAL} ({type(exc).__name__})"]
         state.internal_errors.append(f"{spec['id']}: {trace(exc)}")
-    return {"id": spec["id"], "name": spec["name"], "exercise": spec["exercise"],
-            "score": value, "max_score": points, "status": status, "hidden": hidden,
+    result = {"id": spec["id"], "name": spec["name"], "exercise": spec["exercise"],
+              "score": value, "max_score": points, "status": status, "hidden": hidden,
+              "output": "\n".join(lines)}
+    if grade.violations:  # observed, whatever ended the test afterwards
+        result["violations"] = list(grade.violations)
+    return result
+
+
+# -- severity: a serious mistake costs at least half of its exercise --------------------------
+ESSENTIALS_TITLE = "lo imprescindible"
+ESSENTIALS_HIDDEN = ("una prueba oculta vio un error grave (actuar sin la decisión del usuario, "
+                     "tocar algo fuera de las roots o dejar un secreto a la vista); repasa «lo "
+                     "imprescindible» del enunciado")
+
+
+def essentials(specs, tests):
+    """The severity rule (grader/README.md, *Points follow severity*): when a check marked
+    severe failed, the exercise keeps at most half of its points.
+
+    For every exercise with a test declared `severe`, two zero-point entries carry the penalty
+    as a negative score: a public one (the public tests saw a serious mistake) and, when the
+    suite has hidden tests of that exercise, a hidden one (only a hidden test saw it). Which
+    entry carries it depends only on where the mistake was seen, so nothing a learner sees
+    before the due date depends on a hidden test's outcome."""
+    entries = []
+    for exercise in dict.fromkeys(spec["exercise"] for spec in specs):
+        mine = [spec for spec in specs if spec["exercise"] == exercise]
+        if not any(spec.get("severe") for spec in mine):
+            continue
+        results = [t for t in tests if t["exercise"] == exercise]
+        total = sum(t["score"] for t in results)
+        ceiling = sum(t["max_score"] for t in results) / 2
+        excess = round(max(0.0, total - ceiling), 2)
+        public = [(t, v) for t in results if not t["hidden"] for v in t.get("violations", ())]
+        hidden = [(t, v) for t in results if t["hidden"] for v in t.get("violations", ())]
+        stem = exercise.replace("ejercicio", "ej", 1)
+        entries.append(_essential(exercise, f"{stem}/lo_imprescindible", False, public,
+                                  excess if public else 0.0))
+        if any(spec["hidden"] for spec in mine):
+            entries.append(_essential(exercise, f"{stem}/lo_imprescindible_oculto", True, hidden,
+                                      excess if hidden and not public else 0.0))
+    return entries
+
+
+def _essential(exercise, test_id, hidden, seen, penalty):
+    if not seen:
+        lines = ["✔ ningún error grave" + (" en las pruebas ocultas" if hidden else "")]
+    elif hidden:
+        lines = [f"✘ {ESSENTIALS_HIDDEN}"]
+    else:
+        lines = ["✘ un error grave: este ejercicio se queda como mucho con la mitad de sus "
+                 "puntos"] + [f"  · {text} (en «{test['name']}»)" for test, text in seen]
+    if penalty:
+        lines.append(f"  penalización: −{penalty:g} puntos")
+    mark = f" {HIDDEN_MARK}" if hidden else ""
+    return {"id": test_id, "name": f"{exercise}{mark} {ESSENTIALS_TITLE}",
+            "exercise": exercise, "score": -penalty, "max_score": 0,
+            "status": "failed" if seen else "passed", "hidden": hidden,
             "output": "\n".join(lines)}
 
 
