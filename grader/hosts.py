@@ -105,8 +105,10 @@ def sandbox_possible():
 
 def kind(name="sandbox"):
     """The kind called `name`; `auto` may be forced with GRADER_HOST (to test the portable
-    self-check on Linux, as ui.revisar runs it: `--host auto`)."""
-    name = name or "sandbox"
+    self-check on Linux, as ui.revisar runs it: `--host auto`). None (no --host given) is the
+    sandbox where it can run and the portable host elsewhere (the report says so)."""
+    if name is None:
+        name = "sandbox" if sandbox_possible() else "portable"
     if name == "auto":
         name = os.environ.get("GRADER_HOST") or "auto"
     if name == "auto":
