@@ -243,7 +243,7 @@ class Sandbox:
         if self.plan["cgroups"]:
             self._cgroups = make_cgroups(os.path.basename(self._job), self.plan["cgroups"])
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        cfg = {"mode": self.mode, "ctl_fd": theirs.fileno(), "root": root,
+        cfg = {"mode": self.mode, "root": root,
                "code": self.code_dir, "solution": self.solution_dir,
                "work": os.path.join(self._job, "work"), "tmp": os.path.join(self._job, "tmp"),
                "data": os.path.join(self._job, "data"), "uid": self.uid,
@@ -254,11 +254,15 @@ class Sandbox:
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
         self.proc = subprocess.Popen(
-            [python, "-I", ZYGOTE, json.dumps(cfg)], pass_fds=[theirs.fileno()],
+            [python, "-I", ZYGOTE, str(theirs.fileno())], pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         theirs.close()
         self._ctl = ours
+        try:  # the configuration goes over the socket, never on a command line
+            ours.send(json.dumps(cfg).encode())
+        except OSError as exc:
+            raise SandboxError(f"the sandbox did not start ({exc})") from None
         threading.Thread(target=self._drain, daemon=True).start()
         ready = self._receive(START_TIMEOUT)
         if not ready.get("ready"):

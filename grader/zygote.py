@@ -2,7 +2,10 @@
 
 Run by the grader (never imported by it) as
 
-    /usr/bin/python3 -I grader/zygote.py CONFIG_JSON      (the control socket is an open fd)
+    /usr/bin/python3 -I grader/zygote.py CTL_FD
+
+where CTL_FD is the control socket; its first message is the configuration (JSON), so that no
+path or uid of the sandbox shows in any process's command line.
 
 Stdlib only, single-threaded (it forks). It first ties itself to the grader (parent-death
 signal: if the grader dies, so does the sandbox), joins the cgroups the grader made for it,
@@ -617,11 +620,14 @@ def warm_up(cfg):
 
 # -- entry point --------------------------------------------------------------------------------
 def main():
-    cfg = json.loads(sys.argv[1])
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    message = ctl.recv(1 << 20)
+    if not message:  # the grader is gone
+        return 1
+    cfg = json.loads(message)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
     if os.getppid() != cfg["parent"]:  # the grader died before that took effect
         return 1
-    ctl = socket.socket(fileno=cfg["ctl_fd"])
     problem = None
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
         with open(procs, "w") as handle:
