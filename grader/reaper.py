@@ -12,8 +12,8 @@ everything the grader started. What still holds:
   of the zygote, which is a child subreaper (an orphan of the sandbox is re-parented to it, so
   it stays its descendant), until none is left;
 - `clean_shared(uid)` removes what a private uid left in the machine's world-writable temp
-  folders (/tmp, /var/tmp, /dev/shm and the world-writable folders in them), without following
-  links, once no process of the uid is left.
+  folders (/tmp, /var/tmp, /dev/shm, the grader's TMPDIR and the world-writable folders in
+  them), without following links, once no process of the uid is left.
 
 Deliberate simplifications: files a uid left in other world-writable places stay (nothing runs
 as that uid again, grader/uids.py); the zygote keeps its own copies of the two loops (it runs
@@ -24,6 +24,7 @@ import os
 import signal
 import stat
 import subprocess
+import tempfile
 import time
 
 from grader import boundary
@@ -101,8 +102,9 @@ def kill_descendants(root, seconds):
 
 
 def clean_shared(uid, folders=SHARED_TEMP):
-    """Remove what `uid` owns in the world-writable temp folders (never through a link)."""
-    pending = [(folder, 0) for folder in folders]
+    """Remove what `uid` owns in the world-writable temp folders, the grader's TMPDIR
+    included when others may write there (never through a link)."""
+    pending = [(folder, 0) for folder in (*folders, tempfile.gettempdir())]
     while pending:
         folder, depth = pending.pop()
         try:

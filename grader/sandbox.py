@@ -240,6 +240,8 @@ class Sandbox:
         private = self.plan["unprivileged_uid"]
         if self.mode == "plain":
             self._lay_out_plain(private)
+            if private:  # for the next grader run, should this one be killed
+                tempspace.record_uid(self._job, self.uid)
         if self.plan["cgroups"]:
             self._cgroups = make_cgroups(os.path.basename(self._job), self.plan["cgroups"])
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
