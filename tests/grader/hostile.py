@@ -200,7 +200,9 @@ import fcntl
 import os
 import time
 
-DATA = "/sandbox/data"
+# the data area: /sandbox/data in the isolated modes, next to the working folder in plain mode
+DATA = "/sandbox/data" if os.path.isdir("/sandbox/data") else \
+    os.path.join(os.path.dirname(os.getcwd()), "data")
 NOTES = {"Notes": ["informe-a.md", "compra.md", "a.md"], "Otros": ["informe-b.md"],
          "Notes-evil": ["secreto.md", "b.md"], "Trabajo": ["t1.md"], "Personal": ["p1.md"],
          "A": ["a0.md", "a1.md", "a2.md"], "B": ["b0.md", "b1.md"]}
@@ -228,7 +230,7 @@ def watch(react, seconds=300, fast=False):
     # one daemon per sandbox (a lock in the work folder), outliving the server that started it;
     # it reacts to each new test folder as inotify reports it: inline when `fast` (to beat the
     # grader, which lays out the folder right after creating it), else in a child of its own
-    lock = os.open("/sandbox/work/.planter", os.O_RDWR | os.O_CREAT, 0o600)
+    lock = os.open(os.path.join(os.getcwd(), ".planter"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -428,7 +430,9 @@ watch(react)
     "llena_el_disco": r"""
 import os
 
-for folder in ("/sandbox/work", "/tmp"):
+for folder in (os.getcwd(), "/tmp"):
+    if os.path.exists(f"{folder}/lleno-63"):  # no quota here (plain mode): filled once is enough
+        continue
     for number in range(64):
         try:
             with open(f"{folder}/lleno-{number}", "wb") as handle:

@@ -45,6 +45,7 @@ from throwaway import copy_repository, make_venv
 from grader.boundary import remove_tree
 from grader.paths import REPO_DIR
 
+pytestmark = pytest.mark.timeout(1800)  # plain mode grades the class one submission at a time
 TOKEN = "hostil-" + secrets.token_hex(6)
 KEY_TOKEN = "llave-del-profesor-" + secrets.token_hex(6)
 REASONS = {  # what the report must say (in the problems or in some test's output)
