@@ -15,8 +15,8 @@ PROTECTIONS = ("isolated_python", "minimal_environment", "fresh_working_folder",
                "cgroups", "parent_death_signal", "grader_touches_data_only_through_descriptors",
                "timeouts", "budget_watchdog", "process_group_killed", "sockets_denied",
                "private_tmpdir", "fresh_uid", "every_process_of_the_uid_killed",
-               "one_submission_at_a_time")
-LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups"}
+               "one_submission_at_a_time", "landlock")
+LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups", "landlock"}
 
 
 def self_check_plan(mode, *in_force):

@@ -113,6 +113,25 @@ def _detect_mode(forced):
     return "plain"
 
 
+def landlock_abi():
+    """The Landlock ABI version the kernel offers to this process (0: none or refused)."""
+    if not sys.platform.startswith("linux") or platform.machine() not in SECCOMP_ARCHES:
+        return 0
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    version = libc.syscall(ctypes.c_long(444), None, ctypes.c_long(0), ctypes.c_long(1))
+    return max(int(version), 0)  # landlock_create_ruleset(NULL, 0, ..._VERSION), both ABIs
+
+
+def landlock_features(abi):
+    """What Landlock confines at ABI `abi` (None: no Landlock); the zygote checks the same."""
+    if abi < 1:
+        return None
+    return ["filesystem"] + (["tcp"] if abi >= 4 else []) + \
+        (["abstract_unix_sockets", "signals"] if abi >= 6 else [])
+
+
 @functools.cache
 def plan(mode):
     """What is in force in `mode` on this machine: computed once, handed to every zygote of
@@ -153,6 +172,7 @@ def plan(mode):
         "fresh_uid": private_uid,
         "every_process_of_the_uid_killed": private_uid,
         "one_submission_at_a_time": mode == "plain",
+        "landlock": landlock_features(landlock_abi()) if mode == "plain" else None,
     }
 
 

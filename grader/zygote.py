@@ -232,6 +232,85 @@ def harden(plan):
         install_seccomp(plan["seccomp_denied"])
 
 
+# -- Landlock (plain mode, where the kernel offers it): what the sandbox may touch on disk -------
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446  # both ABIs
+LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH = 1, 1
+LL_EXECUTE, LL_WRITE_FILE, LL_READ_FILE, LL_READ_DIR, LL_TRUNCATE = 1, 2, 4, 8, 1 << 14
+LL_FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}
+LL_NET_TCP = 3            # BIND_TCP | CONNECT_TCP (ABI 4): no rule grants either
+LL_SCOPES = 3             # ABSTRACT_UNIX_SOCKET | SIGNAL (ABI 6): nothing outside the domain
+LANDLOCK_READ = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc")
+LANDLOCK_DEVICES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_abi():
+    """The Landlock ABI version this kernel offers (0: none, or refused by a seccomp profile)."""
+    if not hasattr(_libc, "syscall") or os.uname().machine not in SYSCALLS:
+        return 0
+    _libc.syscall.restype = ctypes.c_long
+    version = _libc.syscall(ctypes.c_long(LANDLOCK_CREATE_RULESET), None, ctypes.c_long(0),
+                            ctypes.c_long(LANDLOCK_CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+def landlock_features(abi):
+    """What Landlock confines at this ABI version (as grader.sandbox.plan lists it)."""
+    if abi < 1:
+        return None
+    return ["filesystem"] + (["tcp"] if abi >= 4 else []) + \
+        (["abstract_unix_sockets", "signals"] if abi >= 6 else [])
+
+
+def install_landlock(abi, read_only, read_write, devices):
+    """Confine this process (and all it forks) to reading `read_only` and the `devices`, and
+    reading and writing below `read_write`; nothing else on disk. From ABI 4 no TCP bind or
+    connect either, from ABI 6 no abstract Unix socket and no signal outside the sandbox."""
+    fs = LL_FS_RIGHTS.get(abi, (1 << 16) - 1)  # ABI 5 and later: IOCTL_DEV too
+    attr = _RulesetAttr(fs, LL_NET_TCP if abi >= 4 else 0, LL_SCOPES if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = _libc.syscall(ctypes.c_long(LANDLOCK_CREATE_RULESET), ctypes.byref(attr),
+                            ctypes.c_long(size), ctypes.c_long(0))
+    if ruleset < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+    file_rights = LL_READ_FILE | LL_WRITE_FILE | (LL_TRUNCATE if abi >= 3 else 0)
+    try:
+        for paths, rights in ((read_only, LL_EXECUTE | LL_READ_FILE | LL_READ_DIR),
+                              (read_write, fs), (devices, file_rights)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # absent here (no /lib32, say): nothing to allow
+                try:
+                    allowed = rights if os.path.isdir(path) else \
+                        rights & (LL_EXECUTE | file_rights)
+                    rule = _PathBeneath(allowed, fd)
+                    if _libc.syscall(ctypes.c_long(LANDLOCK_ADD_RULE), ctypes.c_long(ruleset),
+                                     ctypes.c_long(LANDLOCK_RULE_PATH_BENEATH),
+                                     ctypes.byref(rule), ctypes.c_long(0)) != 0:
+                        err = ctypes.get_errno()
+                        raise OSError(err, f"landlock_add_rule {path}: {os.strerror(err)}")
+                finally:
+                    os.close(fd)
+        if _libc.syscall(ctypes.c_long(LANDLOCK_RESTRICT_SELF), ctypes.c_long(ruleset),
+                         ctypes.c_long(0)) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")
+    finally:
+        os.close(ruleset)
+
+
 def drop_capabilities():
     """capset(2) with empty sets: what a userns server does instead of changing uid."""
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)   # _LINUX_CAPABILITY_VERSION_3, this thread
@@ -666,6 +745,16 @@ def main():
             problem = f"hardening failed: {exc}"
     if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:
         problem = unreachable(cfg)
+    if problem is None and cfg["plan"].get("landlock"):
+        abi = landlock_abi()
+        try:
+            if landlock_features(abi) != cfg["plan"]["landlock"]:
+                raise OSError(EINVAL, f"ABI {abi} does not give {cfg['plan']['landlock']}")
+            install_landlock(abi,
+                             LANDLOCK_READ + (cfg["code"], cfg["solution"]),
+                             (cfg["work"], cfg["data"], cfg["tmp"]), LANDLOCK_DEVICES)
+        except OSError as exc:
+            problem = f"landlock: {exc}"
     if problem is None:
         try:
             sys.path[:] = [cfg["code_inner"]] + [p for p in sys.path if p.startswith("/usr")]
