@@ -303,14 +303,14 @@ class Sandbox:
     def _lay_out_plain(self, private):
         """Plain mode's folders: work, data and tmp only this sandbox's uid may enter (0700,
         its own); the solution readable by it and nobody else (root's, group = its gid, 0750),
-        so that it cannot change what is graded; the folder above it traversable."""
+        so that it cannot change what is graded (the folder above it must let others through:
+        the workspace the grader makes for it does, hosts.Kind.workspace)."""
         for name in ("work", "data", "tmp"):
             path = os.path.join(self._job, name)
             os.mkdir(path, 0o700)
             if private:
                 os.chown(path, self.uid, self.uid)
         if private:
-            os.chmod(os.path.dirname(self.solution_dir), 0o711)
             os.chown(self.solution_dir, 0, self.uid)
             os.chmod(self.solution_dir, 0o750)
 
