@@ -23,9 +23,12 @@ then builds what `config["mode"]` allows:
   sandbox's private uid can reach its folders; servers drop to that uid (or, without root,
   keep the grader's), with rlimits, a minimal environment, a private TMPDIR and umask 077. Its
   seccomp filter also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX
-  message-queue IPC, so the server shows its setup page without a socket. `sweep` kills every
-  process of the uid (`kill(-1)` as that uid, repeated until /proc shows none) or, without a
-  private uid, every descendant of the zygote.
+  message-queue IPC, so the server shows its setup page without a socket. Where the kernel
+  offers Landlock, the zygote confines itself (and everything it forks) to reading the system
+  folders, the server code and the solution, and to reading and writing its own work, data and
+  TMPDIR folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
+  `sweep` kills every process of the uid (`kill(-1)` as that uid, repeated until /proc shows
+  none) or, without a private uid, every descendant of the zygote.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
 `config["plan"]` (grader.sandbox.plan, computed once per mode) says: its own empty session
