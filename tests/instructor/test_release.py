@@ -306,7 +306,11 @@ def test_in_the_plain_mode_the_learner_cannot_read_the_hidden_tests_nor_reach_th
     assert results["extra_data"]["protections"]["unprivileged_uid"] is True
     assert "Aislamiento (plain): " in results["output"]
     everything = json.dumps(results, ensure_ascii=False)
-    assert "lectura-control: ok" in everything  # the folder is reachable: the chmod is what holds
+    # without Landlock the folder is reachable and the chmod is what holds; with it, nothing
+    # outside the sandbox's own folders and the system's is
+    landlock = results["extra_data"]["protections"]["landlock"]
+    assert ("lectura-control: PermissionError" if landlock else "lectura-control: ok") \
+        in everything
     assert "lectura-oculta: PermissionError" in everything
     assert "listado: PermissionError" in everything
     assert "escritura: PermissionError" in everything
