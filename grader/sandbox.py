@@ -249,7 +249,8 @@ class Sandbox:
         """Start the zygote; returns self once it is ready. The launcher gets a parent-death
         signal tied to the calling thread: start sandboxes from a thread that outlives them."""
         try:
-            self.uid = uids.allocate() if os.geteuid() == 0 else os.getuid()
+            self.uid = uids.allocate(check_live=not self.isolated) if os.geteuid() == 0 \
+                else os.getuid()
         except uids.NoFreeUid as exc:
             raise SandboxError(str(exc)) from None
         self._job = tempspace.mkdtemp("job")
