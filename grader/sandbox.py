@@ -167,11 +167,11 @@ def plan(mode):
         "timeouts": True,
         "budget_watchdog": True,
         "process_group_killed": True,
-        "sockets_denied": mode == "plain" and seccomp,
+        "sockets_denied": (mode == "plain" and seccomp) if not isolated else None,
         "private_tmpdir": True,
         "fresh_uid": private_uid,
-        "every_process_of_the_uid_killed": private_uid,
-        "one_submission_at_a_time": mode == "plain",
+        "every_process_of_the_uid_killed": private_uid if mode == "plain" else None,
+        "one_submission_at_a_time": True if mode == "plain" else None,
         "landlock": landlock_features(landlock_abi()) if mode == "plain" else None,
     }
 
