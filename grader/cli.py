@@ -26,7 +26,7 @@ import threading
 
 from grader import hosts, plainmode, pool, report
 from grader.escape import file_name, one_line
-from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
+from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
 
@@ -169,7 +169,6 @@ def main(argv=None):
     jobs = jobs_from(args)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     # -- plain mode and the portable fallback grade only what they keep safe (grader/plainmode)
-    from grader.runner import suite_files
     admission = plainmode.admit(
         mode, jobs, args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None),
         suite_files(args.tests)[0], args.allow_unsafe_plain,
