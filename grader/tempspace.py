@@ -24,7 +24,7 @@ import signal
 import tempfile
 import time
 
-from grader import boundary, reaper
+from grader import boundary, reaper, uids
 
 PATTERN = re.compile(r"^grader-(\d+)\.(\d+)-[a-z]+-")
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -151,16 +151,24 @@ def record_uid(job, uid):
 def end_processes(folder):
     """If `folder` is a plain sandbox's job folder, end every process of its uid (a dead grader
     could not) and remove what the uid left in the shared temp folders."""
-    try:
-        fd = os.open(os.path.join(folder, UID_FILE), os.O_RDONLY | os.O_NOFOLLOW)
+    try:  # the folder itself never through a link, and the file is ours, written by us
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return
+    try:
+        fd = os.open(UID_FILE, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=top)
+    except OSError:
+        return
+    finally:
+        os.close(top)
     try:
         info = os.fstat(fd)
         text = os.read(fd, 32) if info.st_uid == os.geteuid() and info.st_nlink == 1 else b""
     finally:
         os.close(fd)
-    if text.isdigit() and int(text) > 0:
+    start, count = uids.uid_range()
+    if text.isdigit() and (start <= int(text) < start + count
+                           or int(text) >= uids.DEFAULT_RANGE[0]):
         reaper.kill_uid(int(text), REAP_SECONDS)
         reaper.clean_shared(int(text))
 
