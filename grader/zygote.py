@@ -603,16 +603,18 @@ def unreachable(cfg):
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
             missing = [path for path, mode in wanted if not os.access(path, mode)]
-            os.write(write_end, "\n".join(missing).encode())
+            os.write(write_end, "\n".join(["became the uid", *missing]).encode())
         finally:
             os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as pipe:
-        missing = pipe.read().decode()
+        lines = pipe.read().decode().splitlines()
     os.waitpid(pid, 0)
-    if missing:
-        return (f"the sandbox's uid cannot reach {missing.splitlines()[0]} (a folder above it "
-                "does not let other users through: TMPDIR must be traversable, mode o+x)")
+    if lines[:1] != ["became the uid"]:  # a container whose uid map stops short, say
+        return f"the zygote cannot switch to the sandbox's uid {cfg['uid']}"
+    if lines[1:]:
+        return (f"the sandbox's uid cannot reach {lines[1]} (a folder above it does not let "
+                "other users through: TMPDIR must be traversable, mode o+x)")
     return None
 
 
