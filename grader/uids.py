@@ -31,7 +31,7 @@ def uid_range():
     """(first uid, how many): GRADER_UID_RANGE=START:COUNT, else the default range."""
     try:
         start, count = (int(part) for part in os.environ.get("GRADER_UID_RANGE", "").split(":"))
-        if start > 0 and count > 0:
+        if start > 0 and count > 0 and start + count < 0xFFFFFFFF:  # (uid_t)-1: "no change"
             return start, count
     except ValueError:
         pass

@@ -525,6 +525,8 @@ class Zygote:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+            if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid):
+                raise OSError(EPERM, f"still not uid {uid}")
         elif cfg["mode"] == "userns":
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -602,6 +604,8 @@ def unreachable(cfg):
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+            if os.getresuid() != (uid, uid, uid):
+                os._exit(0)
             missing = [path for path, mode in wanted if not os.access(path, mode)]
             os.write(write_end, "\n".join(["became the uid", *missing]).encode())
         finally:
