@@ -27,12 +27,16 @@ import subprocess
 import tempfile
 import time
 
-from grader import boundary
+from grader import boundary, uids
 from grader.uids import uids_of
 
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 SHARED_DEPTH = 3
-KILLER = ("/usr/bin/python3", "-I", "-S", "-c", "import os; os.kill(-1, 9)")
+# kill(-1) only once it is certainly that uid and not root (as root it would hit everything)
+KILLER = ("/usr/bin/python3", "-I", "-S", "-c",
+          "import os, sys; u = int(sys.argv[1]); u > 0 and os.getresuid() == (u, u, u) "
+          "and os.kill(-1, 9)")
+FIRST_SANDBOX_UID = uids.FIRST  # below this, uids may be real accounts: never reaped
 
 
 def processes_of(uid):
@@ -51,14 +55,16 @@ def processes_of(uid):
 
 def kill_uid(uid, seconds):
     """SIGKILL every process of `uid` until none is left; False if some outlived `seconds`."""
+    if not FIRST_SANDBOX_UID <= uid < 0xFFFFFFFF:
+        raise ValueError(f"uid {uid} is not a sandbox's")
     deadline = time.monotonic() + seconds
     while processes_of(uid):
         left = deadline - time.monotonic()
         if left <= 0:
             return False
         try:
-            subprocess.run(KILLER, user=uid, group=uid, extra_groups=[], cwd="/", env={},
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            subprocess.run((*KILLER, str(uid)), user=uid, group=uid, extra_groups=[], cwd="/",
+                           env={}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=max(0.5, left))
         except (OSError, subprocess.SubprocessError):
             pass

@@ -19,6 +19,7 @@ import random
 
 DEFAULT_RANGE = (1 << 20, 1 << 24)  # uids 1,048,576 .. 17,825,791: far from real accounts
 SMALL_RANGE = 4096                   # up to this many uids, every one is looked at, in order
+FIRST = 1 << 16                      # a narrowed range starts here or above (real accounts)
 _used = set()
 _random = random.SystemRandom()
 
@@ -31,7 +32,7 @@ def uid_range():
     """(first uid, how many): GRADER_UID_RANGE=START:COUNT, else the default range."""
     try:
         start, count = (int(part) for part in os.environ.get("GRADER_UID_RANGE", "").split(":"))
-        if start > 0 and count > 0 and start + count < 0xFFFFFFFF:  # (uid_t)-1: "no change"
+        if start >= FIRST and count > 0 and start + count < 0xFFFFFFFF:  # -1: "no change"
             return start, count
     except ValueError:
         pass
