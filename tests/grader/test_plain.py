@@ -97,7 +97,19 @@ def test_uids_are_fresh_and_far_from_real_accounts():
     assert all(uid in SANDBOX_RANGE for uid in handed)
 
 
+def test_a_uid_range_that_reaches_real_accounts_or_the_no_change_uid_is_ignored(monkeypatch):
+    for text in ("0:10", "1000:5", f"{0xFFFFFFFF - 3}:3", "nada"):
+        monkeypatch.setenv("GRADER_UID_RANGE", text)
+        assert uids.uid_range() == uids.DEFAULT_RANGE
+
+
 # -- the reaper ----------------------------------------------------------------------------------
+def test_the_reaper_never_kills_as_root_or_a_real_account():
+    for uid in (0, 1000, 65534, 0xFFFFFFFF):
+        with pytest.raises(ValueError):
+            reaper.kill_uid(uid, 1.0)
+
+
 def test_every_process_of_a_uid_dies_even_a_daemon_in_a_new_session():
     uid = free_uid()
     parent = start_as(uid, DAEMON)
