@@ -12,8 +12,8 @@ everything the grader started. What still holds:
   of the zygote, which is a child subreaper (an orphan of the sandbox is re-parented to it, so
   it stays its descendant), until none is left;
 - `clean_shared(uid)` removes what a private uid left in the machine's world-writable temp
-  folders (/tmp, /var/tmp, /dev/shm, the grader's TMPDIR and the world-writable folders in
-  them), without following links, once no process of the uid is left.
+  folders (/tmp, /var/tmp, /dev/shm, /run/lock, the grader's TMPDIR and the world-writable
+  folders in them), without following links, once no process of the uid is left.
 
 Deliberate simplifications: files a uid left in other world-writable places stay (nothing runs
 as that uid again, grader/uids.py); the zygote keeps its own copies of the two loops (it runs
@@ -30,7 +30,7 @@ import time
 from grader import boundary, uids
 from grader.uids import uids_of
 
-SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 SHARED_DEPTH = 3
 # kill(-1) only once it is certainly that uid and not root (as root it would hit everything)
 KILLER = ("/usr/bin/python3", "-I", "-S", "-c",
