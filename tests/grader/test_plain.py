@@ -61,11 +61,13 @@ DAEMON = """
 import ctypes, os, sys, time
 if "subreaper" in sys.argv:  # orphans below are re-parented to this process
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
-if os.fork() == 0:
+child = os.fork()
+if child == 0:
     os.setsid()
     if os.fork() == 0:
         time.sleep(60)
     os._exit(0)
+os.waitpid(child, 0)  # the daemon exists now, in its own session, re-parented
 print("ready", flush=True)
 time.sleep(60)
 """
