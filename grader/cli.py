@@ -4,13 +4,14 @@
                      [--only ejercicio2,ejercicio3,ejercicio4] [--batch DIR]
                      [--tests public|all] [--host auto|sandbox|portable|inprocess]
                      [--hidden-visibility visible|after_due_date|after_published|hidden]
-                     [--budget SECONDS] [--require-isolation]
+                     [--budget SECONDS] [--require-isolation] [--allow-unsafe-plain]
 
 Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
 3 the grader itself failed somewhere (a sandbox could not start, a grader bug, a grading file
 that does not import, a report the results folder would not take): the affected submissions got
-0 and the reason; 4 --require-isolation
-was given and the full sandbox is not available here (nothing was graded).
+0 and the reason; 4 --require-isolation was given and the full sandbox is not available here, or
+the sandbox cannot run here at all, or plain mode cannot keep this run safe
+(grader/plainmode.py): nothing was graded.
 
 Submission names come from file names a learner chose: each submission is named after a safe
 version of its name (grader.escape.file_name), unique in the run even on a file system that
@@ -28,9 +29,9 @@ import signal
 import sys
 import threading
 
-from grader import hosts, pool, report
+from grader import hosts, plainmode, pool, report
 from grader.escape import file_name, one_line
-from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES
+from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
 GRADEBOOK, REPORTS = "notas.csv", "informes"   # the grader's own names in a results folder
@@ -58,15 +59,20 @@ def parse(argv):
     parser.add_argument("--tests", default="all", choices=SUITES,
                         help="public: solo las pruebas públicas (la autoevaluación); all: "
                              "públicas y ocultas, si están (por defecto)")
-    parser.add_argument("--host", default="sandbox", choices=hosts.KINDS,
+    parser.add_argument("--host", default=None, choices=hosts.KINDS,
                         help="dónde corren los servidores: sandbox (la corrección oficial, "
                              "Linux), portable (autoevaluación en cualquier sistema), "
-                             "inprocess (autoevaluación sin procesos) o auto")
+                             "inprocess (autoevaluación sin procesos) o auto; sin --host, el "
+                             "sandbox donde puede ejecutarse y, si no, portable")
     parser.add_argument("--hidden-visibility", default=report.HIDDEN_VISIBILITY,
                         choices=report.VISIBILITIES,
                         help="--format gradescope: cuándo ve el alumno las pruebas ocultas")
     parser.add_argument("--require-isolation", action="store_true",
                         help="no corregir si el aislamiento completo no está disponible")
+    parser.add_argument("--allow-unsafe-plain", action="store_true",
+                        help="corregir aunque el modo plain (sin espacios de nombres) no pueda "
+                             "garantizar que el código de un alumno no lea las pruebas "
+                             "ocultas, la referencia u otras entregas")
     args = parser.parse_args(argv)
     if not args.paths and not args.batch:
         parser.error("indica al menos una entrega (PATH) o --batch DIR")
@@ -151,8 +157,14 @@ def main(argv=None):
             stream.reconfigure(errors="backslashreplace")
     args = parse(sys.argv[1:] if argv is None else argv)
     global KIND
-    KIND = hosts.kind(args.host)
+    chosen = args.host
+    KIND = hosts.kind(chosen)  # no --host: the sandbox where it can run, else portable
     args.host = KIND.name
+    if KIND.name == "sandbox" and not hosts.sandbox_possible():
+        sys.stderr.write("--host sandbox: el entorno aislado del corrector solo funciona en "
+                         "Linux con /usr/bin/python3; aquí no puede ejecutarse. Para una "
+                         "autoevaluación usa --host portable. No se corrigió nada.\n")
+        return EXIT_ISOLATION
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
@@ -168,13 +180,31 @@ def main(argv=None):
         return EXIT_ISOLATION
     jobs = jobs_from(args)
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
+    workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
+    # -- plain mode and the portable fallback grade only what they keep safe (grader/plainmode)
+    admission = plainmode.admit(mode, jobs, out, suite_files(args.tests)[0],
+                                args.allow_unsafe_plain,
+                                fallback=chosen is None and KIND.name == "portable")
+    if admission.refusal:
+        sys.stderr.write(admission.refusal + "\n")
+        return EXIT_ISOLATION
+    if KIND.name == "portable" and chosen is None:
+        sys.stderr.write("Este sistema no puede ejecutar el entorno aislado del corrector: se "
+                         "corrige con el anfitrión portátil (sin aislamiento; el informe lo "
+                         "dice).\n")
+    if admission.warning:
+        sys.stderr.write(admission.warning + "\n")
+    if admission.workers and workers > admission.workers:
+        sys.stderr.write(f"Modo {mode}: las entregas se corrigen de una en una (nunca corre a "
+                         "la vez el código de dos alumnos).\n")
+        workers = admission.workers
+    # -- end of plain mode
     from grader.outfiles import OutputError, OutputFolder
     try:  # opened now, before grading: a link there is refused (grader/outfiles.py)
         folder = OutputFolder.open(out) if out is not None else None
     except OutputError as exc:
         sys.stderr.write(f"--out: {exc}\n")
         return EXIT_USAGE
-    workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
     try:

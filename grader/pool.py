@@ -38,10 +38,19 @@ _workers = set()  # live worker processes (for the exit handler)
 
 def crashed(job, reason):
     return {"submission": job["name"], "score": 0.0, "max_score": 0, "tests": [],
-            "protections": {}, "problems": [f"error interno del corrector: {reason}"],
+            "protections": described(job), "problems": [f"error interno del corrector: {reason}"],
             "output": f"Entrega: {job['name']}\nNo se pudo corregir (error interno del "
                       "corrector); avisa al profesorado.",
             "internal_errors": [reason]}
+
+
+def described(job):
+    """The protections of the job's host (its mode is in every report, even this one)."""
+    try:
+        from grader import hosts
+        return hosts.kind(job.get("host", "sandbox")).describe()
+    except Exception:  # describing must not turn one crash into another
+        return {"mode": "?"}
 
 
 class Worker:

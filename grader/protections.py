@@ -7,14 +7,19 @@ Deliberate simplifications: names only; what each one means is in grader/README.
 """
 
 # What a report lists under `protections`, in this order (sandbox.plan fills every one). The
-# listed ones are None when off; the others are True or False.
+# listed ones are None when off or not applicable; the others are True or False.
 PROTECTIONS = ("isolated_python", "minimal_environment", "fresh_working_folder", "rlimits",
                "unprivileged_uid", "no_capabilities", "capability_bounding_set_empty",
                "no_new_privs", "fresh_session_keyring", "seccomp_denied", "seccomp_arch",
                "network_namespace", "private_filesystem", "pid_namespace", "disk_quota_mib",
                "cgroups", "parent_death_signal", "grader_touches_data_only_through_descriptors",
-               "timeouts", "budget_watchdog", "process_group_killed")
-LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups"}
+               "timeouts", "budget_watchdog", "process_group_killed", "sockets_denied",
+               "private_tmpdir", "fresh_uid", "every_process_of_the_uid_killed",
+               "one_submission_at_a_time", "landlock")
+# sockets_denied, every_process_of_the_uid_killed, one_submission_at_a_time and landlock are
+# plain mode's answers to what the namespaces give the other modes: None (not shown) there.
+LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups", "landlock",
+          "sockets_denied", "every_process_of_the_uid_killed", "one_submission_at_a_time"}
 
 
 def self_check_plan(mode, *in_force):

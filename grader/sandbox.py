@@ -13,15 +13,20 @@ watchdog uses it from another thread).
 `detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
 mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
 what every report lists under `protections`. Both fall back (root namespaces -> user namespace
--> plain) instead of refusing to grade.
+-> plain) instead of refusing to grade; grader/plainmode.py says what plain mode promises and
+refuses what it cannot make safe.
 
-Deliberate simplifications: uids for parallel sandboxes come from a pid-derived range, not
-from a registry; Linux only for the isolated modes.
+Each sandbox of a root grader gets a uid no live process has (grader/uids.py). In plain mode,
+which has no PID namespace, `kill()` and `close()` end every process of that uid (or, without a
+private uid, every descendant of the zygote) and what it left in the shared temp folders
+(grader/reaper.py), within `REAP_SECONDS`.
+
+Deliberate simplifications: uids are random in a large range, checked against /proc, not
+taken from a registry; Linux only.
 """
 
 import atexit
 import functools
-import itertools
 import json
 import os
 import platform
@@ -35,7 +40,7 @@ import threading
 import time
 
 import wire  # code/wire.py, the grader's trusted copy (code/ is on sys.path: grader/__init__)
-from grader import boundary, tempspace
+from grader import boundary, reaper, tempspace, uids
 from grader.errors import HostError
 from grader.paths import CODE_DIR
 
@@ -60,20 +65,24 @@ SECCOMP_DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_urin
                   "swapon", "swapoff", "reboot", "quotactl", "name_to_handle_at",
                   "open_by_handle_at", "fanotify_init", "personality", "syslog", "vhangup",
                   "clone3", "clone (namespace flags)")
+# Plain mode has no network or IPC namespace: no socket at all (socketpair only as AF_UNIX, a
+# connected pair that reaches nobody else), no System V or POSIX message-queue IPC (they
+# outlive their processes and are shared by every uid).
+SECCOMP_PLAIN_DENIED = ("socket", "socketpair (except AF_UNIX)", "shmget", "shmat", "shmctl",
+                        "shmdt", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd",
+                        "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
+                        "mq_timedreceive", "mq_notify", "mq_getsetattr")
 SECCOMP_ARCHES = ("x86_64", "aarch64")
 START_TIMEOUT = 20.0
 SEND_TIMEOUT = 10.0
 BROWSE_MAX_BYTES = 1 << 20
-_uids = itertools.count()
+REAP_SECONDS = 5.0  # plain mode: the most that ending every process of a sandbox may take
+WARM_UP = "warm_up_solution.py"  # the zygote's warm-up input, in the code copy (root's)
 _live = set()  # sandboxes started by this process and not closed yet (for the exit handler)
 
 
 class SandboxError(HostError):
     """The sandbox could not do what was asked (it died, or did not answer in time)."""
-
-
-def _next_uid():
-    return 200000 + (os.getpid() % 16384) * 64 + next(_uids) % 64
 
 
 def detect_mode():
@@ -104,6 +113,25 @@ def _detect_mode(forced):
     return "plain"
 
 
+def landlock_abi():
+    """The Landlock ABI version the kernel offers to this process (0: none or refused)."""
+    if not sys.platform.startswith("linux") or platform.machine() not in SECCOMP_ARCHES:
+        return 0
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    version = libc.syscall(ctypes.c_long(444), None, ctypes.c_long(0), ctypes.c_long(1))
+    return max(int(version), 0)  # landlock_create_ruleset(NULL, 0, ..._VERSION), both ABIs
+
+
+def landlock_features(abi):
+    """What Landlock confines at ABI `abi` (None: no Landlock); the zygote checks the same."""
+    if abi < 1:
+        return None
+    return ["filesystem"] + (["tcp"] if abi >= 4 else []) + \
+        (["abstract_unix_sockets", "signals"] if abi >= 6 else [])
+
+
 @functools.cache
 def plan(mode):
     """What is in force in `mode` on this machine: computed once, handed to every zygote of
@@ -114,6 +142,7 @@ def plan(mode):
     isolated = mode in ("root", "userns")
     seccomp = linux and platform.machine() in SECCOMP_ARCHES
     cgroups = sorted(tempspace.cgroup_parents()) if mode == "root" else []
+    denied = list(SECCOMP_DENIED) + (list(SECCOMP_PLAIN_DENIED) if mode == "plain" else [])
     return {
         "mode": mode,
         "isolated_python": True,
@@ -126,7 +155,7 @@ def plan(mode):
         "capability_bounding_set_empty": linux and (isolated or root),
         "no_new_privs": linux,
         "fresh_session_keyring": linux,
-        "seccomp_denied": list(SECCOMP_DENIED) if seccomp else None,
+        "seccomp_denied": denied if seccomp else None,
         "seccomp_arch": platform.machine() if seccomp else None,
         "network_namespace": isolated,
         "private_filesystem": isolated,
@@ -138,6 +167,12 @@ def plan(mode):
         "timeouts": True,
         "budget_watchdog": True,
         "process_group_killed": True,
+        "sockets_denied": (mode == "plain" and seccomp) if not isolated else None,
+        "private_tmpdir": True,
+        "fresh_uid": private_uid,
+        "every_process_of_the_uid_killed": private_uid if mode == "plain" else None,
+        "one_submission_at_a_time": True if mode == "plain" else None,
+        "landlock": landlock_features(landlock_abi()) if mode == "plain" else None,
     }
 
 
@@ -156,6 +191,8 @@ def compiled_code():
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-I", "-m", "compileall", "-q", target], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(target, WARM_UP), "w") as handle:  # trusted: the zygote runs it
+        handle.write("from extension import Extension\n\nextension = Extension()\n")
     for parent, dirs, files in os.walk(target):
         for name in dirs + files:
             os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
@@ -195,7 +232,7 @@ class Sandbox:
         self.mode = mode or detect_mode()
         self.plan = plan(self.mode)
         self.limits = {**LIMITS, **(limits or {})}
-        self.uid = _next_uid() if os.geteuid() == 0 else os.getuid()
+        self.uid = None  # chosen in start() (grader/uids.py), the grader's own if not root
         self.proc = None
         self.problem = None
         self.data = None
@@ -211,6 +248,11 @@ class Sandbox:
     def start(self):
         """Start the zygote; returns self once it is ready. The launcher gets a parent-death
         signal tied to the calling thread: start sandboxes from a thread that outlives them."""
+        try:
+            self.uid = uids.allocate(check_live=not self.isolated) if os.geteuid() == 0 \
+                else os.getuid()
+        except uids.NoFreeUid as exc:
+            raise SandboxError(str(exc)) from None
         self._job = tempspace.mkdtemp("job")
         _live.add(self)
         os.chmod(self._job, 0o711)
@@ -218,20 +260,16 @@ class Sandbox:
         os.mkdir(root)
         private = self.plan["unprivileged_uid"]
         if self.mode == "plain":
-            for name in ("work", "data"):
-                os.mkdir(os.path.join(self._job, name))
-            if private:  # only this sandbox's uid may enter its folders
-                os.chmod(os.path.dirname(self.solution_dir), 0o711)
-                for path in (os.path.join(self._job, "work"), os.path.join(self._job, "data"),
-                             self.solution_dir):
-                    os.chown(path, self.uid, self.uid)
-                    os.chmod(path, 0o700)
+            self._lay_out_plain(private)
+            if private:  # for the next grader run, should this one be killed
+                tempspace.record_uid(self._job, self.uid)
         if self.plan["cgroups"]:
             self._cgroups = make_cgroups(os.path.basename(self._job), self.plan["cgroups"])
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        cfg = {"mode": self.mode, "ctl_fd": theirs.fileno(), "root": root,
+        cfg = {"mode": self.mode, "root": root,
                "code": self.code_dir, "solution": self.solution_dir,
-               "work": os.path.join(self._job, "work"), "uid": self.uid,
+               "work": os.path.join(self._job, "work"), "tmp": os.path.join(self._job, "tmp"),
+               "data": os.path.join(self._job, "data"), "uid": self.uid,
                "helper_uid": HELPER_UID, "host_uid": os.getuid(), "host_gid": os.getgid(),
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
@@ -239,11 +277,15 @@ class Sandbox:
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
         self.proc = subprocess.Popen(
-            [python, "-I", ZYGOTE, json.dumps(cfg)], pass_fds=[theirs.fileno()],
+            [python, "-I", ZYGOTE, str(theirs.fileno())], pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         theirs.close()
         self._ctl = ours
+        try:  # the configuration goes over the socket, never on a command line
+            ours.send(json.dumps(cfg).encode())
+        except OSError as exc:
+            raise SandboxError(f"the sandbox did not start ({exc})") from None
         threading.Thread(target=self._drain, daemon=True).start()
         ready = self._receive(START_TIMEOUT)
         if not ready.get("ready"):
@@ -258,6 +300,20 @@ class Sandbox:
         except OSError as exc:
             raise SandboxError(f"the data area cannot be opened: {exc}") from None
         return self
+
+    def _lay_out_plain(self, private):
+        """Plain mode's folders: work, data and tmp only this sandbox's uid may enter (0700,
+        its own); the solution readable by it and nobody else (root's, group = its gid, 0750),
+        so that it cannot change what is graded (the folder above it must let others through:
+        the workspace the grader makes for it does, hosts.Kind.workspace)."""
+        for name in ("work", "data", "tmp"):
+            path = os.path.join(self._job, name)
+            os.mkdir(path, 0o700)
+            if private:
+                os.chown(path, self.uid, self.uid)
+        if private:
+            os.chown(self.solution_dir, 0, self.uid)
+            os.chmod(self.solution_dir, 0o750)
 
     def _drain(self):
         for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):
@@ -301,11 +357,17 @@ class Sandbox:
     def kill(self):
         """End the whole sandbox now (safe from any thread; close() still cleans up)."""
         proc = self.proc
-        if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        if proc is None:
+            return
+        plain_without_uid = self.mode == "plain" and not self.plan["unprivileged_uid"]
+        if plain_without_uid:  # before the zygote dies: its orphans are re-parented to it
+            reaper.kill_descendants(proc.pid, REAP_SECONDS)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if self.mode == "plain" and self.plan["unprivileged_uid"]:
+            reaper.kill_uid(self.uid, REAP_SECONDS)
 
     def close(self):
         if self.data is not None:
@@ -320,6 +382,11 @@ class Sandbox:
             self.proc.wait()
             self._ctl.close()
             self.proc = None
+        if self.mode == "plain" and self.plan["unprivileged_uid"] and self.uid is not None:
+            if not reaper.kill_uid(self.uid, REAP_SECONDS):
+                sys.stderr.write(f"[grader] warning: processes of uid {self.uid} outlived "
+                                 f"{REAP_SECONDS:g} s of SIGKILL (the uid is not used again)\n")
+            reaper.clean_shared(self.uid)
         if self._job:
             boundary.remove_tree(self._job)
             self._job = None

@@ -5,8 +5,12 @@ Every temporary folder is `<tmp>/grader-<pid>.<start>-<kind>-XXXXXXXX` and every
 it: its process id and its start time (clock ticks since boot, from /proc/<pid>/stat), so a
 recycled pid never matches. The sandbox launchers die with the grader process that started
 them (parent-death signal), so what a killed grader leaves behind is only folders and empty
-cgroups; `clean_stale()` removes those of grader processes that no longer exist. It runs when
-the grader starts and whenever the pool replaces a worker it had to kill.
+cgroups, and, in plain mode (no PID namespace), the processes a learner started in a new
+session: a plain sandbox's job folder names its uid (`uid`, root's), so `clean_stale()` kills
+every process of that uid and removes what it left in the shared temp folders
+(grader/reaper.py) before it removes the folders and cgroups of grader processes that no
+longer exist. It runs when the grader starts and whenever the pool replaces a worker it had to
+kill.
 
 Names that do not follow the pattern (anything another program made) are never touched.
 
@@ -20,7 +24,7 @@ import signal
 import tempfile
 import time
 
-from grader import boundary
+from grader import boundary, reaper, uids
 
 PATTERN = re.compile(r"^grader-(\d+)\.(\d+)-[a-z]+-")
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -118,6 +122,7 @@ def _sweep(select):
         names = []
     for name in names:
         if PATTERN.match(name) and select(name):
+            end_processes(os.path.join(folder, name))
             boundary.remove_tree(os.path.join(folder, name))
     for parent in cgroup_parents().values():
         try:
@@ -127,6 +132,45 @@ def _sweep(select):
         for name in names:
             if PATTERN.match(name) and select(name):
                 remove_cgroup(os.path.join(parent, name))
+
+
+UID_FILE = "uid"
+REAP_SECONDS = 5.0
+
+
+def record_uid(job, uid):
+    """Name the private uid of a plain sandbox in its job folder (root's, 0600)."""
+    fd = os.open(os.path.join(job, UID_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                 | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, str(uid).encode())
+    finally:
+        os.close(fd)
+
+
+def end_processes(folder):
+    """If `folder` is a plain sandbox's job folder, end every process of its uid (a dead grader
+    could not) and remove what the uid left in the shared temp folders."""
+    try:  # the folder itself never through a link, and the file is ours, written by us
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        fd = os.open(UID_FILE, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=top)
+    except OSError:
+        return
+    finally:
+        os.close(top)
+    try:
+        info = os.fstat(fd)
+        text = os.read(fd, 32) if info.st_uid == os.geteuid() and info.st_nlink == 1 else b""
+    finally:
+        os.close(fd)
+    start, count = uids.uid_range()
+    if text.isdigit() and (start <= int(text) < start + count
+                           or int(text) >= uids.DEFAULT_RANGE[0]):
+        reaper.kill_uid(int(text), REAP_SECONDS)
+        reaper.clean_shared(int(text))
 
 
 def clean_stale():

@@ -2,7 +2,10 @@
 
 Run by the grader (never imported by it) as
 
-    /usr/bin/python3 -I grader/zygote.py CONFIG_JSON      (the control socket is an open fd)
+    /usr/bin/python3 -I grader/zygote.py CTL_FD
+
+where CTL_FD is the control socket; its first message is the configuration (JSON), so that no
+path or uid of the sandbox shows in any process's command line.
 
 Stdlib only, single-threaded (it forks). It first ties itself to the grader (parent-death
 signal: if the grader dies, so does the sandbox), joins the cgroups the grader made for it,
@@ -15,7 +18,17 @@ then builds what `config["mode"]` allows:
   from the zygote and drop to the unprivileged `uid` before any learner code runs.
 - "userns" (not root, unprivileged user namespaces allowed): the same tree inside a new user
   namespace; servers drop every capability instead of changing uid.
-- "plain": no namespaces; servers only get a new session, rlimits and a minimal environment.
+- "plain": no namespaces (a container that refuses them, as Gradescope's may). The zygote
+  becomes a child subreaper (orphans stay its descendants) and, as root, checks that the
+  sandbox's private uid can reach its folders; servers drop to that uid (or, without root,
+  keep the grader's), with rlimits, a minimal environment, a private TMPDIR and umask 077. Its
+  seccomp filter also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX
+  message-queue IPC, so the server shows its setup page without a socket. Where the kernel
+  offers Landlock, the zygote confines itself (and everything it forks) to reading the system
+  folders, the server code and the solution, and to reading and writing its own work, data and
+  TMPDIR folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
+  `sweep` kills every process of the uid (`kill(-1)` as that uid, repeated until /proc shows
+  none) or, without a private uid, every descendant of the zygote.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
 `config["plan"]` (grader.sandbox.plan, computed once per mode) says: its own empty session
@@ -51,6 +64,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 22, 47, 4
+PR_SET_CHILD_SUBREAPER = 36
 SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = 0x80000000, 0x50000, 0x7FFF0000
 BPF_LD_W_ABS, BPF_JEQ, BPF_JGE, BPF_JSET, BPF_RET = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -85,9 +99,23 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                 "open_by_handle_at": 265, "fanotify_init": 262, "personality": 92,
                 "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220},
 }
+# plain mode only (no network namespace, no IPC namespace): sockets and System V / POSIX IPC
+SYSCALLS["x86_64"].update({
+    "socket": 41, "socketpair": 53, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
+    "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
+    "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
+    "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245})
+SYSCALLS["aarch64"].update({
+    "socket": 198, "socketpair": 199, "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
+    "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186,
+    "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181,
+    "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185})
 CLONE_RULE = "clone (namespace flags)"
+SOCKETPAIR_RULE = "socketpair (except AF_UNIX)"
+AF_UNIX = 1
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 INNER = "/sandbox"
+WARM_UP = "warm_up_solution.py"  # in the code copy (grader.sandbox.compiled_code writes it)
 DEVICES = ("null", "zero", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -147,21 +175,29 @@ def drop_bounding_set():
 
 def seccomp_program(denied, machine):
     """The BPF program: right architecture or killed; x32 killed; each denied call EPERM
-    (clone3 ENOSYS, so that glibc falls back to clone); clone with namespace flags EPERM."""
+    (clone3 ENOSYS, so that glibc falls back to clone); clone with namespace flags EPERM;
+    socketpair of any family but AF_UNIX EPERM (a connected pair reaches nobody else)."""
     numbers = SYSCALLS[machine]
     program = [(BPF_LD_W_ABS, 0, 0, 4), (BPF_JEQ, 1, 0, AUDIT_ARCH[machine]),
                (BPF_RET, 0, 0, SECCOMP_RET_KILL_PROCESS), (BPF_LD_W_ABS, 0, 0, 0)]
     if machine == "x86_64":
         program += [(BPF_JGE, 0, 1, X32_BIT), (BPF_RET, 0, 0, SECCOMP_RET_KILL_PROCESS)]
     for name in denied:
-        if name == CLONE_RULE:
+        if name in (CLONE_RULE, SOCKETPAIR_RULE):
             continue
         code = ENOSYS if name == "clone3" else EPERM
         program += [(BPF_JEQ, 0, 1, numbers[name]), (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | code)]
+    # rules on the first argument (its low 32 bits, offset 16); each ends in its own verdict,
+    # so that the next rule starts again with the call's number in the accumulator
     if CLONE_RULE in denied:
-        program += [(BPF_JEQ, 0, 3, numbers["clone"]), (BPF_LD_W_ABS, 0, 0, 16),
+        program += [(BPF_JEQ, 0, 4, numbers["clone"]), (BPF_LD_W_ABS, 0, 0, 16),
                     (BPF_JSET, 0, 1, CLONE_NAMESPACES),
-                    (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+                    (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | EPERM),
+                    (BPF_RET, 0, 0, SECCOMP_RET_ALLOW)]
+    if SOCKETPAIR_RULE in denied:
+        program += [(BPF_JEQ, 0, 4, numbers["socketpair"]), (BPF_LD_W_ABS, 0, 0, 16),
+                    (BPF_JEQ, 1, 0, AF_UNIX), (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | EPERM),
+                    (BPF_RET, 0, 0, SECCOMP_RET_ALLOW)]
     return program + [(BPF_RET, 0, 0, SECCOMP_RET_ALLOW)]
 
 
@@ -197,6 +233,85 @@ def harden(plan):
         prctl(PR_SET_NO_NEW_PRIVS, 1)
     if plan.get("seccomp_denied"):
         install_seccomp(plan["seccomp_denied"])
+
+
+# -- Landlock (plain mode, where the kernel offers it): what the sandbox may touch on disk -------
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446  # both ABIs
+LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH = 1, 1
+LL_EXECUTE, LL_WRITE_FILE, LL_READ_FILE, LL_READ_DIR, LL_TRUNCATE = 1, 2, 4, 8, 1 << 14
+LL_FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}
+LL_NET_TCP = 3            # BIND_TCP | CONNECT_TCP (ABI 4): no rule grants either
+LL_SCOPES = 3             # ABSTRACT_UNIX_SOCKET | SIGNAL (ABI 6): nothing outside the domain
+LANDLOCK_READ = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc")
+LANDLOCK_DEVICES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_abi():
+    """The Landlock ABI version this kernel offers (0: none, or refused by a seccomp profile)."""
+    if not hasattr(_libc, "syscall") or os.uname().machine not in SYSCALLS:
+        return 0
+    _libc.syscall.restype = ctypes.c_long
+    version = _libc.syscall(ctypes.c_long(LANDLOCK_CREATE_RULESET), None, ctypes.c_long(0),
+                            ctypes.c_long(LANDLOCK_CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+def landlock_features(abi):
+    """What Landlock confines at this ABI version (as grader.sandbox.plan lists it)."""
+    if abi < 1:
+        return None
+    return ["filesystem"] + (["tcp"] if abi >= 4 else []) + \
+        (["abstract_unix_sockets", "signals"] if abi >= 6 else [])
+
+
+def install_landlock(abi, read_only, read_write, devices):
+    """Confine this process (and all it forks) to reading `read_only` and the `devices`, and
+    reading and writing below `read_write`; nothing else on disk. From ABI 4 no TCP bind or
+    connect either, from ABI 6 no abstract Unix socket and no signal outside the sandbox."""
+    fs = LL_FS_RIGHTS.get(abi, (1 << 16) - 1)  # ABI 5 and later: IOCTL_DEV too
+    attr = _RulesetAttr(fs, LL_NET_TCP if abi >= 4 else 0, LL_SCOPES if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = _libc.syscall(ctypes.c_long(LANDLOCK_CREATE_RULESET), ctypes.byref(attr),
+                            ctypes.c_long(size), ctypes.c_long(0))
+    if ruleset < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+    file_rights = LL_READ_FILE | LL_WRITE_FILE | (LL_TRUNCATE if abi >= 3 else 0)
+    try:
+        for paths, rights in ((read_only, LL_EXECUTE | LL_READ_FILE | LL_READ_DIR),
+                              (read_write, fs), (devices, file_rights)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # absent here (no /lib32, say): nothing to allow
+                try:
+                    allowed = rights if os.path.isdir(path) else \
+                        rights & (LL_EXECUTE | file_rights)
+                    rule = _PathBeneath(allowed, fd)
+                    if _libc.syscall(ctypes.c_long(LANDLOCK_ADD_RULE), ctypes.c_long(ruleset),
+                                     ctypes.c_long(LANDLOCK_RULE_PATH_BENEATH),
+                                     ctypes.byref(rule), ctypes.c_long(0)) != 0:
+                        err = ctypes.get_errno()
+                        raise OSError(err, f"landlock_add_rule {path}: {os.strerror(err)}")
+                finally:
+                    os.close(fd)
+        if _libc.syscall(ctypes.c_long(LANDLOCK_RESTRICT_SELF), ctypes.c_long(ruleset),
+                         ctypes.c_long(0)) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")
+    finally:
+        os.close(ruleset)
 
 
 def drop_capabilities():
@@ -349,14 +464,10 @@ class Zygote:
                 os.kill(-1, signal.SIGKILL)
             except OSError:
                 pass
+        elif self.cfg["plan"]["unprivileged_uid"]:
+            kill_uid(self.cfg["uid"], SWEEP_SECONDS)   # daemons in new sessions included
         else:
-            for pid, status in self.children.items():
-                if status is None:
-                    for target in (-pid, pid):
-                        try:
-                            os.kill(target, signal.SIGKILL)
-                        except OSError:
-                            pass
+            kill_descendants(os.getpid(), SWEEP_SECONDS)  # orphans come back: subreaper
         deadline = time.monotonic() + 2
         while any(s is None for s in self.children.values()) and time.monotonic() < deadline:
             self.reap()
@@ -414,6 +525,8 @@ class Zygote:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+            if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid):
+                raise OSError(EPERM, f"still not uid {uid}")
         elif cfg["mode"] == "userns":
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -429,15 +542,25 @@ class Zygote:
         if "RLIMIT_NPROC" in cfg["plan"]["rlimits"]:  # per uid: only a private uid works
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
         os.chdir(cfg["work"] if learner else "/")
-        os.umask(0o022)
+        os.umask(0o022 if self.isolated else 0o077)  # plain: what it makes is its own
         os.environ.clear()
         os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work"], "LANG": "C",
-                           "PYTHONIOENCODING": "utf-8"})
+                           "PYTHONIOENCODING": "utf-8", "TMPDIR": cfg["tmp"]})
 
     def _run_server(self, argv):
         import main
+        if self.cfg["plan"].get("sockets_denied"):
+            socket_free_setup_page()
         sys.argv = ["main.py", *argv]
         return main.main(argv)
+
+
+def socket_free_setup_page():
+    """Plain mode refuses every socket, so the server shows its setup page without one: the
+    page object itself, as the in-process self-check does (grading never browses the page; it
+    only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
+    import setup_page
+    setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
 
 
 def _browse(request, fd):
@@ -466,27 +589,134 @@ def _browse(request, fd):
     return 0
 
 
+def unreachable(cfg):
+    """Plain mode: can the sandbox's uid reach its folders (every folder above them must let
+    others through)? None, or what it cannot reach."""
+    wanted = [(os.path.join(cfg["code_inner"], "main.py"), os.R_OK),
+              (cfg["solution"], os.R_OK | os.X_OK)] + \
+        [(cfg[name], os.R_OK | os.W_OK | os.X_OK) for name in ("work", "data", "tmp")]
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            uid = cfg["uid"]
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            if os.getresuid() != (uid, uid, uid):
+                os._exit(0)
+            missing = [path for path, mode in wanted if not os.access(path, mode)]
+            os.write(write_end, "\n".join(["became the uid", *missing]).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        lines = pipe.read().decode().splitlines()
+    os.waitpid(pid, 0)
+    if lines[:1] != ["became the uid"]:  # a container whose uid map stops short, say
+        return f"the zygote cannot switch to the sandbox's uid {cfg['uid']}"
+    if lines[1:]:
+        return (f"the sandbox's uid cannot reach {lines[1]} (a folder above it does not let "
+                "other users through: TMPDIR must be traversable, mode o+x)")
+    return None
+
+
+# -- ending every process of the sandbox without a PID namespace (plain mode) ------------------
+SWEEP_SECONDS = 3.0
+
+
+def _runs_as(pid, uid):
+    """Is `pid` a live (not zombie) process with `uid` as its real, effective, saved or
+    filesystem uid?"""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    if b"\nState:\tZ" in text:
+        return False
+    for line in text.split(b"\n"):
+        if line.startswith(b"Uid:"):
+            return uid in {int(value) for value in line.split()[1:]}
+    return False
+
+
+def kill_uid(uid, seconds):
+    """SIGKILL every process of `uid` (a private uid: only learner code has it), repeatedly,
+    until none is left or `seconds` pass. A child that becomes `uid` does `kill(-1)`: the
+    kernel signals every process of that uid but the caller, and no one else's."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [pid for pid in _pids() if _runs_as(pid, uid)]
+        if not alive or time.monotonic() > deadline:
+            return not alive
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                if uid > 0 and os.getresuid() == (uid, uid, uid):  # never as root
+                    os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        time.sleep(0.002)
+
+
+def kill_descendants(root, seconds):
+    """SIGKILL every descendant of `root` (not `root` itself), repeatedly, until none is left
+    or `seconds` pass. `root` is a child subreaper, so an orphan stays its descendant."""
+    deadline = time.monotonic() + seconds
+    while True:
+        parents = {}
+        for pid in _pids():
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                if fields[0] != b"Z":
+                    parents[pid] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                pass
+        below, frontier = set(), {root}
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
+            below |= frontier
+        if not below or time.monotonic() > deadline:
+            return not below
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.002)
+
+
+def _pids():
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
 def warm_up(cfg):
-    """Run the server's start-up paths once on trusted input, so forks start warm."""
+    """Run the server's start-up paths once on trusted input, so forks start warm. The input
+    is a file of the grader's code copy (root's, read-only here), never one in a folder that
+    learner code can write."""
     import extension
     import main as server_main
     server_main.parse_args(["serve"])
-    path = os.path.join(cfg["work"], ".warm-up.py")
-    with open(path, "w") as handle:
-        handle.write("from extension import Extension\nextension = Extension()\n")
-    try:
-        extension.load(path)
-    finally:
-        os.unlink(path)
+    extension.load(os.path.join(cfg["code_inner"], WARM_UP))
 
 
 # -- entry point --------------------------------------------------------------------------------
 def main():
-    cfg = json.loads(sys.argv[1])
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    message = ctl.recv(1 << 20)
+    if not message:  # the grader is gone
+        return 1
+    cfg = json.loads(message)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
     if os.getppid() != cfg["parent"]:  # the grader died before that took effect
         return 1
-    ctl = socket.socket(fileno=cfg["ctl_fd"])
     problem = None
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
         with open(procs, "w") as handle:
@@ -510,14 +740,31 @@ def main():
         prctl(PR_SET_DUMPABLE, 0)
         os.chroot(cfg["root"])
         os.chdir("/")
-        cfg = {**cfg, "work": INNER + "/work", "code_inner": INNER + "/code"}
+        cfg = {**cfg, "work": INNER + "/work", "tmp": "/tmp", "code_inner": INNER + "/code"}
     else:
         cfg = {**cfg, "code_inner": cfg["code"]}
+    if problem is None and cfg["mode"] == "plain":
+        try:  # every orphan of the sandbox is re-parented to the zygote, not to init
+            prctl(PR_SET_CHILD_SUBREAPER, 1)
+        except OSError as exc:
+            problem = f"subreaper: {exc}"
     if problem is None:
         try:
             harden(cfg["plan"])
         except OSError as exc:
             problem = f"hardening failed: {exc}"
+    if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:
+        problem = unreachable(cfg)
+    if problem is None and cfg["plan"].get("landlock"):
+        abi = landlock_abi()
+        try:
+            if landlock_features(abi) != cfg["plan"]["landlock"]:
+                raise OSError(EINVAL, f"ABI {abi} does not give {cfg['plan']['landlock']}")
+            install_landlock(abi,
+                             LANDLOCK_READ + (cfg["code"], cfg["solution"]),
+                             (cfg["work"], cfg["data"], cfg["tmp"]), LANDLOCK_DEVICES)
+        except OSError as exc:
+            problem = f"landlock: {exc}"
     if problem is None:
         try:
             sys.path[:] = [cfg["code_inner"]] + [p for p in sys.path if p.startswith("/usr")]

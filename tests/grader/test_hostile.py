@@ -5,9 +5,16 @@ Everything here runs the grader of a throw-away copy of the repository under a t
 with its own TMPDIR. The hostile catalogue (tests/grader/hostile.py) is graded in one batch
 together with the reference, so that a submission able to read another learner's files would
 find one, and so that the reference is seen to keep full marks next to them. Outside the copy
-lie sentinels (a file, a folder, a FIFO) and a key in the session keyring: afterwards they are
-untouched, no FIFO was opened, the copy's grading files are unchanged, the working tree is
-unchanged, nothing is left running, and no temp folder or cgroup is left behind.
+lie sentinels (a file, a folder, a FIFO), a key in the session keyring, canary lines in the
+hidden tests and the reference, and a TCP and UDP listener on 127.0.0.1: afterwards they are
+untouched, no FIFO was opened, no canary reached a report, the listener received no byte, the
+copy's grading files are unchanged, the working tree is unchanged, nothing is left running, and
+no temp folder, cgroup or file of a sandbox's uid is left behind.
+
+Every test runs twice: in the root mode (namespaces) and in the plain mode, the way a Docker
+container runs the Gradescope bundle: as root, without CAP_SYS_ADMIN, with namespaces refused
+(tests/grader/nonamespaces.py launches the grader so), and a TMPDIR that is world-writable
+like /tmp.
 
 `GRADER_UNDER_TEST=/some/checkout` grades with that checkout's code/ and grader/ instead (to
 see these tests fail on a grader without the boundary; only ever from a throw-away clone).
@@ -21,20 +28,24 @@ import json
 import os
 import re
 import secrets
+import select
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import pytest
-from hostile import AGAINST_THE_GRADER, HOSTILE, Host, third_round, write_all
+from hostile import AGAINST_PLAIN, AGAINST_THE_GRADER, HOSTILE, Host, third_round, write_all
 from throwaway import copy_repository, make_venv
 
 from grader.boundary import remove_tree
 from grader.paths import REPO_DIR
 
+pytestmark = pytest.mark.timeout(1800)  # plain mode grades the class one submission at a time
 TOKEN = "hostil-" + secrets.token_hex(6)
 KEY_TOKEN = "llave-del-profesor-" + secrets.token_hex(6)
 REASONS = {  # what the report must say (in the problems or in some test's output)
@@ -75,8 +86,30 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "zip_crc_malo": "dañado, cifrado o incompleto",
     "zip_truncado": "dañado, cifrado o incompleto",
     "zip_con_nombre_formula": "no está en UTF-8",
+    # the third catalogue (what plain mode used to let through)
+    "demonio_reutiliza_el_uid": "no ofrece la herramienta notes_archive",
+    "exfiltra_por_la_red": "no envió ningún formulario",
+    "cruce_a_escucha": "no ofrece la herramienta notes_archive",
+    "cruce_b_pregunta": "recibido de otro alumno: []",
+    "lee_lo_ajeno": "leído de otros: []",
+    "enlaza_los_informes": "no ofrece la herramienta notes_archive",
+    "inunda_la_limpieza": "no ofrece la herramienta notes_archive",
 }
-HOSTILE_NAMES = sorted(set(HOSTILE) | set(AGAINST_THE_GRADER) | set(REASONS))
+# Plain mode has no private tmpfs: a full disk is not what stops these there (the server loads
+# the solution after writing 512 MiB, or, on a slow disk, not within the start-up timeout)
+PLAIN_REASONS = {
+    "llena_el_disco": ("no define ningún Extension()", "no arrancó"),
+    # 1,100 folders on a real disk take longer than on a tmpfs: the grader may be done first
+    "cadena_de_carpetas_profunda": ("carpeta de datos de tu servidor",
+                                    "no envió ningún formulario"),
+}
+HOSTILE_NAMES = sorted(set(HOSTILE) | set(AGAINST_THE_GRADER) | set(AGAINST_PLAIN)
+                       | set(REASONS))
+MODES = ("root", "plain")
+LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nonamespaces.py")
+CANARIES = {"grader/checks/hidden/test_ej2_hidden.py": "canario-oculto-" + TOKEN,
+            "grader/reference/soluciones/ejercicio2.py": "canario-referencia-" + TOKEN}
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 MAX_GRADER_RSS_MIB = 192   # any grader process, grading the whole catalogue (512 before)
 MAX_GRADER_THREADS = 64    # any grader process (a burst of blocked requests made 1,600 before)
@@ -179,11 +212,64 @@ def cgroup_names():
             for name in os.listdir(parent)}
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """The copy, its venv, the host sentinels, the instructor's key, a private TMPDIR."""
-    base = tmp_path_factory.mktemp("hostil")
+class Listener:
+    """A TCP and a UDP socket on 127.0.0.1 (and ::1 when there is one), same port: every
+    connection and byte they get is counted. Stopped by the test that started it."""
+
+    def __init__(self):
+        self.received, self.connections = b"", 0
+        self.sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM)]
+        self.sockets[0].bind(("127.0.0.1", 0))
+        self.port = self.sockets[0].getsockname()[1]
+        for family, host, kind in ((socket.AF_INET, "127.0.0.1", socket.SOCK_DGRAM),
+                                   (socket.AF_INET6, "::1", socket.SOCK_STREAM),
+                                   (socket.AF_INET6, "::1", socket.SOCK_DGRAM)):
+            try:
+                sock = socket.socket(family, kind)
+                sock.bind((host, self.port))
+                self.sockets.append(sock)
+            except OSError:
+                sock.close()
+        for sock in self.sockets:
+            if sock.type == socket.SOCK_STREAM:
+                sock.listen()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        open_ = []
+        while not self.stop.is_set():
+            ready, _, _ = select.select(self.sockets + open_, [], [], 0.1)
+            for sock in ready:
+                if sock in self.sockets and sock.type == socket.SOCK_STREAM:
+                    client, _ = sock.accept()
+                    self.connections += 1
+                    open_.append(client)
+                    continue
+                data = sock.recv(65536)
+                self.received += data
+                if sock in open_ and not data:
+                    open_.remove(sock)
+                    sock.close()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(timeout=5)
+        for sock in self.sockets:
+            sock.close()
+
+
+@pytest.fixture(scope="module", params=MODES)
+def world(request, tmp_path_factory):
+    """The copy (canaries in its hidden tests and reference), its venv, the host sentinels,
+    the instructor's key, a network listener, a TMPDIR, the mode the grader runs in."""
+    mode = request.param
+    base = tmp_path_factory.mktemp("hostil-" + mode)  # 0700: nobody but root gets in
     copy = copy_repository(os.environ.get("GRADER_UNDER_TEST", REPO_DIR), str(base / "copia"))
+    for path, canary in CANARIES.items():
+        with open(os.path.join(copy, path), "a") as handle:
+            handle.write(f"\n# {canary}\n")
     python = make_venv(str(base / "venv"))
     host_dir = base / "host" / "carpeta"
     host_dir.mkdir(parents=True)
@@ -192,27 +278,88 @@ def world(tmp_path_factory):
     host_file.write_text(f"contenido intacto {TOKEN}\n")
     host_fifo = base / "host" / "fifo"
     os.mkfifo(host_fifo)
-    tmpdir = base / "tmp"
-    tmpdir.mkdir()
+    if mode == "plain":  # like /tmp: world-writable, sticky (the learner's uid must get through)
+        tmpdir = tempfile.mkdtemp(prefix="hostil-tmp-", dir="/tmp")
+        os.chmod(tmpdir, 0o1777)
+    else:
+        tmpdir = str(base / "tmp")
+        os.mkdir(tmpdir)
     key = None
     if ADD_KEY is not None:
         key = libc.syscall(ADD_KEY, b"user", KEY_TOKEN.encode(), KEY_TOKEN.encode(),
                            len(KEY_TOKEN), ctypes.c_int(-3))  # the session keyring
-    world = {"base": base, "copy": copy, "python": python, "tmpdir": str(tmpdir),
-             "host": Host(copy, TOKEN, str(host_dir), str(host_file), str(host_fifo)),
-             "key": key if key and key > 0 else None}
+    listener = Listener()
+    uid_start = (1 << 24) + secrets.randbelow(256) * (1 << 16)  # this run's uids, no others'
+    world = {"base": base, "copy": copy, "python": python, "tmpdir": tmpdir, "mode": mode,
+             "host": Host(copy, TOKEN, str(host_dir), str(host_file), str(host_fifo),
+                          port=listener.port, batch=str(base / "clase"),
+                          out=str(base / "notas"), root_marker=str(base / f"ROOT-{TOKEN}")),
+             "key": key if key and key > 0 else None, "listener": listener,
+             "uids": (uid_start, 1 << 16)}
     yield world
+    listener.close()
     if world["key"]:
         libc.syscall(KEYCTL, 3, ctypes.c_int(world["key"]))  # KEYCTL_REVOKE
     remove_tree(str(base))  # carpeta_profunda is deeper than shutil.rmtree can recurse
+    remove_tree(tmpdir)
 
 
-def grader(world, *args, timeout=900, extra_env=None, **popen):
-    """Start the copy's grader under the throw-away venv (never the working tree's)."""
+def grader(world, *args, cwd=None, env=None, **popen):
+    """Start the copy's grader (or the one in `cwd`) under the throw-away venv (never the
+    working tree's); in plain mode, as a container that refuses namespaces would."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"],
-           "PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})}
-    return subprocess.Popen([world["python"], "-m", "grader", *args], cwd=world["copy"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+           "PYTHONDONTWRITEBYTECODE": "1",
+           "GRADER_UID_RANGE": "{}:{}".format(*world["uids"]), **(env or {})}
+    launcher = [sys.executable, LAUNCHER] if world["mode"] == "plain" else []
+    return subprocess.Popen([*launcher, world["python"], "-m", "grader", *args],
+                            cwd=cwd or world["copy"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, **popen)
+
+
+def run_grader(world, *args, timeout=600, **kwargs):
+    """(exit code, stdout, stderr) of one grader run."""
+    proc = grader(world, *args, **kwargs)
+    stdout, stderr = proc.communicate(timeout=timeout)
+    return proc.returncode, stdout.decode(), stderr.decode()
+
+
+def sandbox_uid_processes(world):
+    """Live processes running as one of this run's sandbox uids."""
+    from grader.uids import uids_of
+    start, count = world["uids"]
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                if any(start <= uid < start + count for uid in uids_of(handle.read())):
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def shared_leftovers(world):
+    """What a sandbox left in the machine's shared temp folders: entries named after the token
+    or owned by one of this run's sandbox uids (two levels deep)."""
+    start, count = world["uids"]
+    found = []
+    for top in (*SHARED_TEMP, world["tmpdir"]):
+        for folder in [top] + [os.path.join(top, n) for n in os.listdir(top)
+                               if os.path.isdir(os.path.join(top, n))
+                               and not os.path.islink(os.path.join(top, n))]:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                continue
+            for name in entries:
+                path = os.path.join(folder, name)
+                try:
+                    owner = os.lstat(path).st_uid
+                except OSError:
+                    continue
+                if TOKEN in name or start <= owner < start + count:
+                    found.append(path)
+    return found
 
 
 def finish(proc, timeout):
@@ -307,8 +454,10 @@ def test_hostile_submission_scores_zero_on_every_test(graded, name):
 
 
 @pytest.mark.parametrize("name", sorted(REASONS))
-def test_hostile_submission_gets_a_clear_reason(graded, name):
-    reasons = REASONS[name] if isinstance(REASONS[name], tuple) else (REASONS[name],)
+def test_hostile_submission_gets_a_clear_reason(graded, world, name):
+    reasons = PLAIN_REASONS.get(name, REASONS[name]) if world["mode"] == "plain" \
+        else REASONS[name]
+    reasons = reasons if isinstance(reasons, tuple) else (reasons,)
     assert any(reason in everything(graded["results"][name]) for reason in reasons), \
         everything(graded["results"][name])
 
@@ -365,6 +514,42 @@ def test_no_process_outlives_the_run(graded, world):
     assert our_processes(TOKEN.encode()) == []
     assert our_processes(world["tmpdir"].encode()) == []
     assert our_processes(world["python"].encode()) == []
+    assert our_processes(world["copy"].encode()) == []  # a zygote, or a fork of one
+    assert sandbox_uid_processes(world) == []
+
+
+def test_the_network_listener_received_no_byte(graded, world):
+    listener = world["listener"]
+    assert (listener.connections, listener.received) == (0, b"")
+
+
+def test_no_report_shows_the_hidden_tests_the_reference_or_another_learners_secret(graded):
+    reports = graded["stdout"] + "".join(path.read_text(errors="replace")
+                                         for path in graded["out"].rglob("*") if path.is_file())
+    for canary in (*CANARIES.values(), f"secreto-de-A-{TOKEN}"):
+        assert canary not in reports
+    assert "recibido de otro alumno: []" in everything(graded["results"]["cruce_b_pregunta"])
+    assert "leído de otros: []" in everything(graded["results"]["lee_lo_ajeno"])
+
+
+def test_root_never_runs_anything_a_learner_wrote(graded, world):
+    assert not os.path.lexists(world["host"].root_marker)
+
+
+def test_nothing_of_a_sandbox_is_left_in_the_shared_temp_folders(graded, world):
+    assert shared_leftovers(world) == []
+
+
+def test_every_report_names_the_isolation_mode_in_force(graded, world):
+    assert {r["protections"]["mode"] for r in graded["results"].values()} == {world["mode"]}
+    text = (graded["out"] / "informes" / "referencia.txt").read_text()
+    assert f"Aislamiento ({world['mode']}): " in text
+    if world["mode"] == "plain":
+        protections = graded["results"]["referencia"]["protections"]
+        assert protections["sockets_denied"] and protections["fresh_uid"]
+        assert protections["every_process_of_the_uid_killed"]
+        assert protections["one_submission_at_a_time"]
+        assert "las entregas se corrigen de una en una" in graded["stderr"]
 
 
 def test_no_temp_folder_or_cgroup_is_left(graded, world):
@@ -447,6 +632,126 @@ def test_a_killed_grader_leaves_nothing_once_the_next_run_starts(world, slow):
     assert cgroup_leftovers(cgroups) == []
 
 
+# -- the third catalogue: leftovers, uid reuse and exposure in each mode ----------------------
+def write_one(folder, name, template, host):
+    os.makedirs(folder)
+    with open(os.path.join(folder, "ejercicio2.py"), "w", encoding="utf-8") as handle:
+        handle.write(host.fill(template))
+    return folder
+
+
+def test_a_killed_grader_leaves_no_learner_daemon_once_the_next_run_starts(world, tmp_path):
+    daemon = write_one(str(tmp_path / "demonio"), "demonio", AGAINST_PLAIN["inunda_la_limpieza"],
+                       world["host"])
+    proc = grader(world, daemon, "--budget", "120")
+    deadline = time.monotonic() + 60
+    while not our_processes(TOKEN.encode()):
+        assert time.monotonic() < deadline, "the daemon never started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    time.sleep(1.0)  # parent-death signals ripple down
+    again = grader(world, str(world["base"] / "no-existe"), "--format", "json")
+    again.communicate(timeout=120)
+    assert our_processes(TOKEN.encode()) == [] and sandbox_uid_processes(world) == []
+    assert os.listdir(world["tmpdir"]) == [] and shared_leftovers(world) == []
+
+
+def test_a_daemon_flooding_files_and_forks_does_not_hold_the_run_past_its_budget(world,
+                                                                                 tmp_path):
+    flood = write_one(str(tmp_path / "inunda"), "inunda", AGAINST_PLAIN["inunda_la_limpieza"],
+                      world["host"])
+    started = time.monotonic()
+    code, stdout, stderr = run_grader(world, flood, "--budget", "5", "--format", "json",
+                                      timeout=120)
+    seconds = time.monotonic() - started
+    assert code == 1, stderr[-2000:]
+    assert json.loads(stdout)["score"] == 0
+    assert seconds < 5 + 10, seconds  # the budget and the documented margin (grader/README.md)
+    assert our_processes(TOKEN.encode()) == [] and sandbox_uid_processes(world) == []
+    assert os.listdir(world["tmpdir"]) == [] and shared_leftovers(world) == []
+
+
+def test_a_uid_comes_back_only_when_nothing_of_its_last_learner_lives(world, tmp_path):
+    """One uid for the whole class (GRADER_UID_RANGE=U:1), as if the range had run out: the
+    first learner leaves a daemon that waits for the next sandbox of its uid to steal and
+    replace its solution and to plant a link where root once wrote its warm-up file."""
+    batch = tmp_path / "clase"
+    write_one(str(batch / "a_demonio"), "a_demonio", AGAINST_PLAIN["demonio_reutiliza_el_uid"],
+              world["host"])
+    shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
+                    batch / "referencia")
+    uid = world["uids"][0] + (1 << 15)
+    code, stdout, stderr = run_grader(world, "--batch", str(batch), "--jobs", "1", "--format",
+                                      "json", "--out", str(tmp_path / "notas"),
+                                      env={"GRADER_UID_RANGE": f"{uid}:1"})
+    results = {r["submission"]: r for r in map(json.loads, stdout.splitlines())}
+    assert code == 1, stderr[-3000:]
+    assert results["referencia"]["score"] == 53, everything(results["referencia"])
+    assert results["a_demonio"]["score"] == 0
+    assert not os.path.lexists(world["host"].root_marker)  # root never ran its code
+    assert not [n for n in os.listdir("/tmp") if n.startswith(f"robado-{TOKEN}")]
+    assert our_processes(TOKEN.encode()) == [] and sandbox_uid_processes(world) == []
+
+
+def world_writable_place():
+    place = tempfile.mkdtemp(prefix="hostil-abierto-", dir="/tmp")
+    os.chmod(place, 0o1777)  # like /tmp: anyone may make a folder here
+    return place
+
+
+def test_plain_mode_refuses_a_report_folder_other_users_could_prepare(world, tmp_path):
+    place = world_writable_place()
+    try:
+        batch = os.path.join(place, "clase")
+        os.mkdir(batch, 0o700)
+        out = batch + "-resultados"  # the default: next to the class, where anyone may write
+        host = Host(world["copy"], TOKEN, world["host"].folder, world["host"].file,
+                    world["host"].fifo, out=out)
+        write_one(os.path.join(batch, "enlaza_los_informes"), "x",
+                  AGAINST_PLAIN["enlaza_los_informes"], host)
+        shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
+                        os.path.join(batch, "referencia"))
+        with open(world["host"].file, "rb") as handle:
+            before = handle.read()
+        code, stdout, stderr = run_grader(world, "--batch", batch, "--format", "json")
+        with open(world["host"].file, "rb") as handle:
+            assert handle.read() == before
+        if world["mode"] == "plain":  # a learner could plant links there: nothing is graded
+            assert code == 4 and stdout == "", stderr[-2000:]
+            assert "carpeta de informes" in stderr and place in stderr
+            assert not os.path.lexists(out)
+        else:  # its own filesystem: the learner never sees this folder
+            assert code == 1, stderr[-2000:]
+            results = {r["submission"]: r for r in map(json.loads, stdout.splitlines())}
+            assert results["referencia"]["score"] == 53
+            assert not os.path.islink(os.path.join(out, "notas.csv"))
+    finally:
+        remove_tree(place)
+
+
+def test_plain_mode_refuses_hidden_tests_and_a_reference_other_users_can_read(world):
+    place = world_writable_place()
+    try:
+        os.chmod(place, 0o755)
+        copy = copy_repository(world["copy"], os.path.join(place, "copia"))
+        reference = os.path.join(copy, "grader", "reference", "soluciones")
+        code, stdout, stderr = run_grader(world, reference, "--only", "ejercicio4",
+                                          "--format", "json", cwd=copy)
+        if world["mode"] == "plain":
+            assert code == 4 and stdout == "", stderr[-2000:]
+            assert os.path.join(copy, "grader", "checks", "hidden") in stderr
+            assert "--allow-unsafe-plain" in stderr
+            code, stdout, stderr = run_grader(world, reference, "--only", "ejercicio4",
+                                              "--format", "json", "--allow-unsafe-plain",
+                                              cwd=copy)
+            assert "--allow-unsafe-plain" in stderr
+        assert code == 0, stderr[-2000:]
+        assert json.loads(stdout)["protections"]["mode"] == world["mode"]
+    finally:
+        remove_tree(place)
+
+
 # -- the grader's own faults are exit 3 -------------------------------------------------------
 @pytest.mark.parametrize("content", ["raise ImportError('roto')\n", '"""Nada."""\n'],
                          ids=["does-not-import", "collects-nothing"])
@@ -455,13 +760,11 @@ def test_a_grading_file_that_fails_to_import_or_collects_nothing_is_exit_3(world
     copy = copy_repository(world["copy"], str(tmp_path / "copia"))
     with open(os.path.join(copy, "grader", "checks", "public", "test_ej4.py"), "w") as handle:
         handle.write(content)
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"]}
-    run = subprocess.run([world["python"], "-m", "grader",
-                          os.path.join(copy, "grader", "reference", "soluciones"),
-                          "--only", "ejercicio2"], cwd=copy, env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 3, run.stdout[-2000:]
-    assert "test_ej4.py" in run.stderr
+    code, stdout, stderr = run_grader(world, os.path.join(copy, "grader", "reference",
+                                                          "soluciones"),
+                                      "--only", "ejercicio2", cwd=copy, timeout=300)
+    assert code == 3, stdout[-2000:]
+    assert "test_ej4.py" in stderr
 
 
 def test_a_hidden_folder_that_collects_nothing_is_exit_3(world, tmp_path):
@@ -470,16 +773,14 @@ def test_a_hidden_folder_that_collects_nothing_is_exit_3(world, tmp_path):
     for name in os.listdir(hidden):
         if name.startswith("test_"):
             os.unlink(os.path.join(hidden, name))
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": world["tmpdir"]}
     reference = os.path.join(copy, "grader", "reference", "soluciones")
-    run = subprocess.run([world["python"], "-m", "grader", reference, "--only", "ejercicio4"],
-                         cwd=copy, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 3, run.stdout[-2000:]
-    assert "no grading file in it" in run.stderr
-    public = subprocess.run([world["python"], "-m", "grader", reference, "--only", "ejercicio4",
-                             "--tests", "public"], cwd=copy, env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert public.returncode == 0, public.stderr[-2000:]  # the public suite alone is fine
+    code, stdout, stderr = run_grader(world, reference, "--only", "ejercicio4", cwd=copy,
+                                      timeout=300)
+    assert code == 3, stdout[-2000:]
+    assert "no grading file in it" in stderr
+    code, _, stderr = run_grader(world, reference, "--only", "ejercicio4", "--tests", "public",
+                                 cwd=copy, timeout=300)
+    assert code == 0, stderr[-2000:]  # the public suite alone is fine
 
 
 # -- the third round: what the grader processes, counts and writes itself -----------------------
@@ -494,11 +795,10 @@ THIRD_REASONS = {
     "enlaces_duros_en_las_notas": "más de un enlace duro",
 }
 COLLIDING = ("notas.csv", "informes", "x" * 90 + "-a", "x" * 90 + "-b")  # empty submissions
-MODES = ("root", "plain")  # the default mode here (as root), and the one a container forces
 HARD_MARGIN = 15  # grader.pool.HARD_MARGIN
 
 
-def sampled(world, *args, extra_env=None, timeout=900):
+def sampled(world, *args, env=None, timeout=900):
     """Run the copy's grader: (returncode, stdout, stderr, seconds, peak RSS MiB of any grader
     process, peak threads)."""
     stop, peak = threading.Event(), {"threads": 0, "rss": {}}
@@ -506,7 +806,7 @@ def sampled(world, *args, extra_env=None, timeout=900):
                                daemon=True)
     sampler.start()
     started = time.monotonic()
-    proc = grader(world, *args, extra_env=extra_env)
+    proc = grader(world, *args, env=env)
     stdout, stderr, _ = finish(proc, timeout)
     seconds = time.monotonic() - started
     stop.set()
@@ -544,11 +844,12 @@ def host_state(host):
 
 
 @pytest.fixture(scope="module")
-def third_batch(world, third_class):
-    """The default mode (root here): one batch, `--format gradescope --out` into a results
-    folder where links to the host sentinels were planted."""
+def third(world, third_class):
+    """One batch in the world's mode (root; or plain, as a container runs it, where the grader
+    takes the learners one at a time), `--format gradescope --out` into a results folder where
+    links to the host sentinels were planted."""
     host = world["host"]
-    graded = {"mode": "root", "results": {}, **host_state(host)}
+    graded = {"mode": world["mode"], "results": {}, **host_state(host)}
     out = world["base"] / "tercera-notas"
     out.mkdir()
     os.symlink(host.folder, out / "informes")
@@ -559,35 +860,9 @@ def third_batch(world, third_class):
     for path in (out / "informes").glob("*.json"):
         result = json.loads(path.read_text())
         graded["results"][result["submission"]] = result
+    graded["processes"] = sandbox_uid_processes(world)
+    graded["leftovers"] = shared_leftovers(world)
     return graded
-
-
-@pytest.fixture(scope="module")
-def plain_env():
-    """GRADER_SANDBOX=plain, with a TMPDIR other users can traverse (as /tmp in a container):
-    the plain mode's private uid runs the server code and the solution from there."""
-    folder = tempfile.mkdtemp(prefix="hostil-plano-", dir="/tmp")
-    os.chmod(folder, 0o711)
-    yield {"GRADER_SANDBOX": "plain", "TMPDIR": folder}
-    remove_tree(folder)
-
-
-@pytest.fixture(scope="module")
-def third_plain(world, third_class, plain_env):
-    """The plain mode a container forces: each submission graded on its own, `--format json`."""
-    graded = {"mode": "plain", "results": {}, "runs": [], **host_state(world["host"])}
-    for name, path in sorted(third_class["made"].items()):
-        run = sampled(world, path, "--format", "json", extra_env=plain_env)
-        graded["runs"].append(run)
-        if run[1].strip():
-            graded["results"][name] = json.loads(run[1])
-    graded["left"] = os.listdir(plain_env["TMPDIR"])
-    return graded
-
-
-@pytest.fixture(params=MODES)
-def third(request):
-    return request.getfixturevalue("third_batch" if request.param == "root" else "third_plain")
 
 
 @pytest.mark.parametrize("name", sorted(THIRD_SCORES))
@@ -635,11 +910,11 @@ def test_host_sentinels_are_untouched_after_the_third_round(third, world):
         {key: third[key] for key in ("sentinels", "content", "listing")}
 
 
-def test_every_learner_keeps_a_report_of_its_own_whatever_its_name(third_batch):
+def test_every_learner_keeps_a_report_of_its_own_whatever_its_name(third):
     """Names are the results folder's business (the grader's parent process, whatever the
     sandbox mode): a learner named like the gradebook, like the reports' folder, two named alike
     in their first 80 characters, and links planted where the reports go."""
-    out = third_batch["out"]
+    out = third["out"]
     rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
     names = [row["submission"] for row in rows]
     assert len(names) == len(set(names)) == len(THIRD_SCORES) + 1 + len(COLLIDING)
@@ -649,17 +924,15 @@ def test_every_learner_keeps_a_report_of_its_own_whatever_its_name(third_batch):
         assert "score" in json.loads((out / name / "results.json").read_text())
 
 
-def test_no_temp_folder_is_left_by_the_third_round_in_plain_mode(third_plain):
-    assert third_plain["left"] == []
+def test_nothing_of_the_third_round_is_left_running_or_in_the_shared_temp_folders(third):
+    assert third["processes"] == [] and third["leftovers"] == []
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_1mib_form_message_ends_within_its_budget(world, third_class, plain_env, mode):
+def test_a_1mib_form_message_ends_within_its_budget(world, third_class):
     returncode, stdout, stderr, seconds, _, _ = sampled(
-        world, third_class["made"]["mensaje_de_1mib"], "--budget", "20", "--format", "json",
-        extra_env=plain_env if mode == "plain" else None)
+        world, third_class["made"]["mensaje_de_1mib"], "--budget", "20", "--format", "json")
     assert returncode == 1, stderr[-2000:]
-    assert seconds < 20 + HARD_MARGIN, seconds
+    assert seconds < 20 + HARD_MARGIN + 10, seconds  # + two reaps of at most 5 s (plain mode)
     assert len(json.loads(stdout)["tests"]) == 40
 
 
@@ -696,7 +969,7 @@ def test_a_worker_stuck_holding_the_interpreter_lock_is_ended_at_its_hard_deadli
     returncode, stdout, stderr, seconds, _, _ = sampled(
         world, "--batch", str(batch), "--jobs", "1", "--budget", "5", "--only", "ejercicio4",
         "--format", "json", "--out", str(tmp_path / "notas"),
-        extra_env={"PYTHONPATH": f"{site}:{world['copy']}"})
+        env={"PYTHONPATH": f"{site}:{world['copy']}"})
     results = {json.loads(line)["submission"]: json.loads(line) for line in stdout.splitlines()}
     assert returncode == 3 and "pasó de 20 s" in everything(results["se_cuelga"]), stderr[-2000:]
     assert results["referencia"]["score"] == results["referencia"]["max_score"] == 9

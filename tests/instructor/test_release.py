@@ -10,13 +10,16 @@ get them.
   runs it (setup.sh once, which installs the grader's packages from the registry, then
   run_autograder per submission), gives the reference full marks and the starter zero, writes
   results.json with only Gradescope's documented fields, and, in the plain sandbox mode a
-  container may force, keeps a hostile submission from reading the hidden tests or writing the
-  results.
+  container may force, keeps a hostile submission from reading the hidden tests, writing the
+  results or reaching the network; run_autograder is also run the way a Docker container runs
+  it (root without CAP_SYS_ADMIN, namespaces refused: tests/grader/nonamespaces.py), where the
+  grader falls back to plain mode by itself and says so in results.json.
 """
 
 import json
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -34,6 +37,7 @@ import build  # noqa: E402  (editions/release/build.py)
 from editions import common  # noqa: E402  (the one leak check; build.py put REPO on sys.path)
 
 STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
+CONTAINER = REPO / "tests" / "grader" / "nonamespaces.py"  # root, namespaces refused
 NOTEBOOK = REPO / "grader" / "reference" / "solucion.ipynb"
 TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format",
               "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
@@ -178,6 +182,7 @@ def test_the_bundle_has_gradescopes_layout_the_hidden_tests_and_no_reference(rel
 HOSTILE = '''
 import json
 import os
+import socket
 
 from extension import Extension
 
@@ -199,6 +204,7 @@ listing = attempt(lambda: os.listdir(os.path.join(ROOT, "source")))
 fake = {{"score": 53, "tests": [], "output": "trampa"}}
 written = attempt(lambda: open(os.path.join(ROOT, "results", "results.json"), "w").write(
     json.dumps(fake)))
+network = attempt(lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
 
 
 @extension.tool("notes_archive", description="x",
@@ -207,7 +213,7 @@ written = attempt(lambda: open(os.path.join(ROOT, "results", "results.json"), "w
                 annotations={{"readOnlyHint": False, "destructiveHint": True}})
 def notes_archive(ctx, title):
     return (f"lectura-control: {{control}}; lectura-oculta: {{hidden}}; "
-            f"listado: {{listing}}; escritura: {{written}}")
+            f"listado: {{listing}}; escritura: {{written}}; red: {{network}}")
 '''
 
 
@@ -230,14 +236,16 @@ def autograder(release):
     shutil.rmtree(root, ignore_errors=True)
 
 
-def grade_as_gradescope(root, env, files, **extra_env):
+def grade_as_gradescope(root, env, files, container=False, **extra_env):
+    """run_autograder on `files`; `container`: as Docker runs it (namespaces refused)."""
     submission = root / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     shutil.rmtree(root / "results", ignore_errors=True)
     submission.mkdir()
     for name, text in files.items():
         (submission / name).write_text(text, encoding="utf-8")
-    run = subprocess.run([str(root / "run_autograder")], cwd=root,
+    launcher = [sys.executable, str(CONTAINER)] if container else []
+    run = subprocess.run([*launcher, str(root / "run_autograder")], cwd=root,
                          env={**env, **extra_env}, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads((root / "results" / "results.json").read_text())
@@ -310,21 +318,57 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
     assert "execution_time" not in bad and "execution_time" in bad["extra_data"]
 
 
-def test_in_the_plain_mode_a_container_may_force_the_learner_cannot_read_the_hidden_tests(
-        autograder):
+@pytest.fixture
+def listener():
+    """A TCP listener on 127.0.0.1 that a learner's code must never reach (stopped here)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    sock.setblocking(False)
+    yield sock
+    sock.close()
+
+
+def assert_nothing_connected(sock):
+    with pytest.raises(BlockingIOError):
+        sock.accept()
+
+
+@pytest.mark.parametrize("how", ["GRADER_SANDBOX=plain", "container"])
+def test_in_the_plain_mode_the_learner_cannot_read_the_hidden_tests_nor_reach_the_network(
+        autograder, listener, how):
     root, env = autograder
-    results = grade_as_gradescope(root, env, {"ejercicio2.py": HOSTILE.format(root=str(root))},
-                                  GRADER_SANDBOX="plain")
+    hostile = HOSTILE.format(root=str(root), port=listener.getsockname()[1])
+    extra = {"container": True} if how == "container" else {"GRADER_SANDBOX": "plain"}
+    results = grade_as_gradescope(root, env, {"ejercicio2.py": hostile}, **extra)
     assert_gradescope_fields(results)
     assert results["extra_data"]["protections"]["mode"] == "plain"
     assert results["extra_data"]["protections"]["unprivileged_uid"] is True
+    assert "Aislamiento (plain): " in results["output"]
     everything = json.dumps(results, ensure_ascii=False)
-    assert "lectura-control: ok" in everything  # the folder is reachable: the chmod is what holds
+    # without Landlock the folder is reachable and the chmod is what holds; with it, nothing
+    # outside the sandbox's own folders and the system's is
+    landlock = results["extra_data"]["protections"]["landlock"]
+    assert ("lectura-control: PermissionError" if landlock else "lectura-control: ok") \
+        in everything
     assert "lectura-oculta: PermissionError" in everything
     assert "listado: PermissionError" in everything
     assert "escritura: PermissionError" in everything
+    assert "red: PermissionError" in everything
+    assert_nothing_connected(listener)
     assert results["score"] == 0 and results["output"] != "trampa"
     assert "test_roots_change_while_the_form_is_open" not in results["output"]
+
+
+def test_in_a_container_that_refuses_namespaces_the_reference_keeps_full_marks(autograder):
+    root, env = autograder
+    results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()},
+                                  container=True)
+    assert_gradescope_fields(results)
+    assert results["score"] == 53, results["output"]
+    assert results["extra_data"]["protections"]["mode"] == "plain"
+    assert results["extra_data"]["protections"]["sockets_denied"] is True
+    assert "Aislamiento (plain): " in results["output"]
 
 
 def test_run_autograder_always_writes_results_even_when_the_grader_cannot_run(autograder):
