@@ -56,7 +56,7 @@ def test_a_root_keeps_its_clients_name_or_else_its_folders(tmp_path):
     roots = RootSet.from_list_result({"roots": [
         {"uri": f"file://{folder}", "name": "Mis notas"},
         {"uri": f"file://{folder}"},
-        {"uri": f"file://{folder}", "name": 42},
+        {"uri": f"file://{folder}", "name": None},
     ]})
     assert [r.name for r in roots.roots] == ["Mis notas", tmp_path.name, tmp_path.name]
 
