@@ -37,8 +37,8 @@ from dirfd import Folder
 MAX_PINS = 256  # root URIs a session remembers the folder of
 MAX_ROOTS = 100  # roots in one answer: far above what a person shares
 REPLACED = ("la carpeta compartida {uri} ya no es la que aceptaste (la movieron, o en su lugar "
-            "hay otra carpeta o un enlace): no la sigo. Si es la correcta, vuelve a compartirla "
-            "o reinicia la sesión")
+            "hay otra carpeta o un enlace): no la sigo. Si el cambio es tuyo, abre una sesión "
+            "nueva y compártela otra vez")
 MISSING = "la carpeta compartida {uri} no existe o no es una carpeta"
 CLOSED = "estas roots ya no están en vigor (las reemplazaron otras)"
 

@@ -63,17 +63,25 @@ class StoreError(Exception):
 
 
 class Note(NamedTuple):
-    """A note as it was listed: which file it is (device, inode) and where it was then.
+    """A note as it was listed: which file it is and where it was then.
 
-    A tuple, so `list(note)` can go through `ctx.memo` and `Note(*fields)` rebuilds it.
+    The file is its device and inode, and the time its inode last changed (`ctime_ns`): an
+    inode number freed by a deletion may be given to the next file created, so the number
+    alone could mistake a replacement for the original. A tuple, so `list(note)` can go
+    through `ctx.memo` and `Note(*fields)` rebuilds it.
     """
 
     id: str
     title: str
-    created: str  # YYYY-MM-DD
-    path: str     # real path when it was listed (text: for showing and finding its root)
+    created: str   # YYYY-MM-DD
+    path: str      # real path when it was listed (text: for showing and finding its root)
     dev: int
     ino: int
+    ctime_ns: int
+
+    def file(self):
+        """Which file this is: (device, inode, inode change time)."""
+        return self.dev, self.ino, self.ctime_ns
 
     @property
     def uri(self):
@@ -83,6 +91,11 @@ class Note(NamedTuple):
     def summary(self):
         """What a tool result shows of a note: id, title, created and uri."""
         return {"id": self.id, "title": self.title, "created": self.created, "uri": self.uri}
+
+
+def file_of(st):
+    """Which file a stat result describes (see Note.file)."""
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
 # -- the header ---------------------------------------------------------------------------------
@@ -120,7 +133,7 @@ def _note_from(data, path, st):
     if not ID_PATTERN.fullmatch(note_id):  # a hand-written file: derive a stable id
         note_id = derived_id(path)
     return Note(note_id, _one_line(fields["title"]), _one_line(fields.get("created", "")),
-                path, *identity(st))
+                path, *file_of(st))
 
 
 def _read_in(folder, name, path):
@@ -195,7 +208,7 @@ def _walk(folder, path, depth, found, skipped):
         elif name.endswith(SUFFIX) and kind == "file":
             note = _cached(folder, name, shown)
             if note is not None:
-                found.setdefault((note.dev, note.ino), note)
+                found.setdefault(note.file(), note)
 
 
 def _trouble(exc, path, skipped):
@@ -239,13 +252,13 @@ def _cached(folder, name, path):
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    key, stamp = identity(st), (st.st_mtime_ns, st.st_size, path)
+    key, stamp = file_of(st), (st.st_mtime_ns, st.st_size, path)
     cached = _parsed.get(key)
     if cached is None or cached[0] != stamp:
         if len(_parsed) > 50_000:
             _parsed.clear()
         note = _read_in(folder, name, path)
-        if note is not None and (note.dev, note.ino) != key:
+        if note is not None and note.file() != key:
             return None  # replaced between the stat and the open: next listing sees it
         cached = _parsed[key] = (stamp, note)
     return cached[1]
@@ -260,8 +273,8 @@ def as_note(value):
         note = None
     if note is None or not all(isinstance(v, str) for v in note[:4]) or \
             not all(isinstance(v, int) and not isinstance(v, bool) for v in note[4:]):
-        raise StoreError("eso no es una nota de la lista (id, título, fecha, ruta, dispositivo, "
-                         "inodo)")
+        raise StoreError("eso no es una nota de la lista (id, título, fecha, ruta y qué "
+                         "archivo es)")
     return note
 
 
@@ -305,10 +318,10 @@ class _Place:
             raise StoreError(f"la nota {note.id} ya no existe") from None
         except OSError as exc:
             raise StoreError(f"no pude comprobar la nota {note.id}: {exc.strerror}") from None
-        if not stat.S_ISREG(st.st_mode) or identity(st) != (note.dev, note.ino):
+        if not stat.S_ISREG(st.st_mode) or file_of(st) != note.file():
             raise StoreError(f"en el sitio de la nota {note.id} ahora hay otro archivo")
         current = _read_in(self.folder, self.name, note.path)
-        if current is None or (current.dev, current.ino) != (note.dev, note.ino) or \
+        if current is None or current.file() != note.file() or \
                 current.id != note.id:
             raise StoreError(f"la nota {note.id} cambió: ya no es la que se listó")
         return current
@@ -422,7 +435,7 @@ def write_note(roots, path, title, created, body):
         existing = _read_in(folder, parts[-1], path)
         note_id = existing.id if existing else "note-" + secrets.token_hex(4)
         st = _write_in(folder, parts[-1], render(note_id, title, created, body))
-        return Note(note_id, title, created, path, *identity(st))
+        return Note(note_id, title, created, path, *file_of(st))
     finally:
         for child in reversed(opened):
             child.close()
@@ -468,10 +481,10 @@ def _write_in(folder, name, text):
             while data:
                 data = data[os.write(fd, data):]
             os.fsync(fd)
-            written = os.fstat(fd)
         finally:
             os.close(fd)
         folder.rename(temporary, folder, name)
+        written = folder.lstat(name)  # after the rename, which changes the inode's ctime
     except BaseException:
         _remove(folder, temporary)
         raise
@@ -575,7 +588,7 @@ class Handles:
             except OSError as exc:
                 raise StoreError(f"no pude abrir la nota {current.id}: {exc.strerror}") \
                     from None
-            if identity(os.fstat(fd)) != (current.dev, current.ino):
+            if file_of(os.fstat(fd)) != current.file():
                 os.close(fd)
                 raise StoreError(f"la nota {current.id} cambió mientras la abría")
         handle = Handle(f"h-{next(self._ids)}", current.id, current.path, fd)

@@ -32,7 +32,7 @@ def test_a_note_is_read_with_its_id_title_date_and_which_file_it_is(tmp_path):
     path = note_file(tmp_path, "a.md", "id: note-5\ntitle: Mi nota\ncreated: 2025-03-02\n\nx")
     st = os.stat(path)
     assert store.read_note(path) == store.Note("note-5", "Mi nota", "2025-03-02", path,
-                                               st.st_dev, st.st_ino)
+                                               st.st_dev, st.st_ino, st.st_ctime_ns)
 
 
 def test_a_note_without_a_date_has_an_empty_one(tmp_path):
