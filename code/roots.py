@@ -16,9 +16,10 @@ and goes down one name at a time without following links (store.py). Before each
 `folder(root)` checks that the root's path still names the held folder (same device and
 inode, no link); a root that was moved or replaced is refused with its reason, never
 followed. A session also remembers which folder each root URI named the first time it was
-accepted (`pins`), so the same URI answered again later (2026-07-28 asks the roots on every
-request) cannot quietly name another folder. The descriptors are closed when the session
-replaces the RootSet, and at the end of each 2026-07-28 request.
+accepted (its pins), so the same URI answered again later (2026-07-28 asks the roots on
+every request, and again on the retry after a form) cannot quietly name another folder.
+The descriptors are closed when the session replaces the RootSet, and at the end of each
+2026-07-28 request.
 
 A `RootSet` never changes its roots; when the client's roots change, the server builds a new
 one and swaps it in between two tool runs, so no run sees half of each.
@@ -215,12 +216,6 @@ class RootSet:
     def refusals(self):
         """Why some roots are refused (moved or replaced since first accepted)."""
         return list(self._refused.values())
-
-    def pins(self):
-        """{unresolved path: [device, inode]}: the folder each of these roots' URIs named when
-        first accepted, as JSON (a 2026-07-28 requestState carries it between rounds)."""
-        keys = {_pin_key(root) for root in self.roots}
-        return {key: folder for key, folder in (self._pins or {}).items() if key in keys}
 
     def close(self):
         """Close every held folder; this RootSet refuses to act from now on."""

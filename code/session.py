@@ -47,7 +47,7 @@ from protocol import (
     URL_ELICITATION_REQUIRED,
 )
 from request_state import Sealer, StateError
-from roots import MAX_PINS, RootError, RootSet
+from roots import RootError, RootSet
 from server import REACTION_FAILED, RootsChange
 from store import Handles
 from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result, ok
@@ -88,7 +88,6 @@ class Call:
     answers: dict = field(default_factory=dict)   # question key -> the client's result
     asked: dict = field(default_factory=dict)     # question key -> digest of the question
     memos: dict = field(default_factory=dict)
-    pins: dict = field(default_factory=dict)      # 2026-07-28: the folders its roots named
     failed: dict = field(default_factory=dict)    # question key -> why no answer will come
     timers: dict = field(default_factory=dict)    # name -> handle with .cancel()
     stale: int = 0
@@ -348,7 +347,6 @@ class Session:
         if not isinstance(responses, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
         call.asked, call.memos = saved["asked"], saved["memos"]
-        call.pins = saved.get("pins", {})
         pending = saved.get("pending")  # only the question of the last round may be answered
         call.answers = {**saved["answers"], **{k: v for k, v in responses.items()
                                                if k == pending}}  # anything else is ignored
@@ -364,19 +362,10 @@ class Session:
                 roots = self.config.limit(RootSet.from_list_result(ctx.ask_roots()))
             except RootError as exc:
                 raise ToolError(f"La lista de roots no es válida: {exc}") from None
-        # accepted for this request only (ctx.release closes them); the folders each URI
-        # named are pinned in the session and, across input_required, in the requestState
-        self._usable(roots).open({**self._pins, **ctx.call.pins})
-        ctx.call.pins = roots.pins()
-        self._remember(ctx.call.pins)
-        return roots
-
-    def _remember(self, pins):
-        for key, folder in pins.items():
-            self._pins.pop(key, None)
-            self._pins[key] = folder
-        while len(self._pins) > MAX_PINS:
-            del self._pins[next(iter(self._pins))]
+        # accepted for this request only (ctx.release closes them at its end); what each URI
+        # named is pinned in the session, which a retry after input_required must reach too
+        # (its requestState is sealed with this session's key)
+        return self._usable(roots).open(self._pins)
 
     # -- calls -----------------------------------------------------------------------------------
     def _tool_list(self):
@@ -416,7 +405,7 @@ class Session:
             if call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {
                     "answers": call.answers, "asked": call.asked, "memos": call.memos,
-                    "pins": call.pins, "pending": need.key})
+                    "pending": need.key})
                 self._answer(call, {"resultType": "input_required",
                                     "inputRequests": {need.key: need.request},
                                     "requestState": state})

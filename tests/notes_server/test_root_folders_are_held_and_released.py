@@ -11,7 +11,7 @@ import pytest
 
 import store
 from client import Client, ScriptedUser
-from roots import RootError, RootSet
+from roots import MAX_PINS, RootError, RootSet
 from server import Config, NotesServer
 
 REVISIONS = ("2025-11-25", "2026-07-28")
@@ -98,23 +98,24 @@ def test_a_closed_root_set_refuses_to_act(tree):
 def test_a_uri_pinned_to_one_folder_is_refused_when_it_names_another(tree):
     pins = {}
     RootSet.from_paths([tree.notes]).open(pins).close()
+    st = os.stat(tree.notes)
+    assert pins == {str(tree.notes): [st.st_dev, st.st_ino]}  # JSON: a session keeps it
     tree.notes.rename(tree.base / "Notas-vieja")
     tree.notes.mkdir()  # a new folder under the same name
     again = RootSet.from_paths([tree.notes]).open(pins)
     with pytest.raises(RootError, match="ya no es la que aceptaste"):
         again.folder(again.roots[0])
-    assert again.refusals() and again.pins() == pins
+    assert again.refusals() and pins == {str(tree.notes): [st.st_dev, st.st_ino]}
     again.close()
 
 
-def test_pins_are_json_and_name_only_the_sets_own_roots(tree):
+def test_a_session_forgets_the_oldest_pins_beyond_its_bound(tmp_path):
     pins = {}
-    RootSet.from_paths([tree.work]).open(pins).close()
-    roots = RootSet.from_paths([tree.notes]).open(pins)
-    st = os.stat(tree.notes)
-    assert roots.pins() == {str(tree.notes): [st.st_dev, st.st_ino]}
-    assert len(pins) == 2
-    roots.close()
+    for i in range(MAX_PINS + 3):
+        (tmp_path / f"r{i}").mkdir()
+        RootSet.from_paths([tmp_path / f"r{i}"]).open(pins).close()
+    assert len(pins) == MAX_PINS and str(tmp_path / "r0") not in pins
+    assert str(tmp_path / f"r{MAX_PINS + 2}") in pins
 
 
 def test_a_root_missing_when_accepted_is_opened_once_it_exists(tmp_path):
