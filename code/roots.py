@@ -29,6 +29,7 @@ fallback); a root folder that does not exist yet is opened on first use; a sessi
 the oldest pins beyond MAX_PINS.
 """
 
+import errno
 import os
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
@@ -46,6 +47,10 @@ CLOSED = "estas roots ya no están en vigor (las reemplazaron otras)"
 
 class RootError(ValueError):
     """A URI, path or roots answer that is malformed or outside the roots; its text says why."""
+
+
+class MissingRoot(RootError):
+    """A shared folder that is not there (yet): it holds no notes."""
 
 
 def _is_text(value):
@@ -229,8 +234,11 @@ class RootSet:
             return self._held[root.path]
         try:
             folder = Folder.open(root.path)
-        except (OSError, ValueError):
-            raise RootError(MISSING.format(uri=root.uri)) from None
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                raise RootError(f"no pude abrir la carpeta {root.uri}: el servidor tiene "
+                                "demasiados archivos abiertos") from None
+            raise MissingRoot(MISSING.format(uri=root.uri)) from None
         if self._pins is not None:  # None: never accepted (a RootSet used directly)
             key = _pin_key(root)
             pinned = self._pins.get(key)

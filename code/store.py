@@ -21,7 +21,8 @@ note is never half-written; deletes are one unlink; archiving is one rename into
 Listing is honest about what it leaves out (`skipped`): names that are not UTF-8, links (never
 followed), and every file of an id that two files claim (ids are unique in a listing: an
 ambiguous id is no answer to "which note?"). A failure that would make the listing wrong (a
-root replaced, no descriptors left) is an error, never an empty list.
+root replaced, no descriptors left) is an error, never an empty list; a shared folder that
+is not there holds no notes, and the listing says so.
 
 Deliberate simplifications: notes are found by walking the roots on every listing (a stat per
 file; a file is parsed again only when its inode, size or mtime changed); between the last
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from dirfd import Folder, identity, valid_name
-from roots import RootError, path_to_uri
+from roots import MissingRoot, RootError, path_to_uri
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUFFIX = ".md"
@@ -56,6 +57,8 @@ MAX_OPEN_HANDLES = 32          # per session
 MAX_REVOKED_KEPT = 64          # revoked handles remembered to say why they stopped
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # every break str.splitlines() knows
 OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+NO_DESCRIPTORS = ("el servidor no puede abrir más archivos ahora mismo (demasiados abiertos); "
+                  "cierra handles con notes_close y vuelve a probar")
 
 
 class StoreError(Exception):
@@ -142,7 +145,7 @@ def _read_in(folder, name, path):
         fd = folder.open_file(name)
     except OSError as exc:
         if exc.errno in OUT_OF_DESCRIPTORS:
-            raise
+            raise StoreError(NO_DESCRIPTORS) from None
         return None
     try:
         return _note_from(os.read(fd, HEADER_BYTES), path, os.fstat(fd))
@@ -171,7 +174,10 @@ def scan(roots, skipped=None):
     for root in roots.roots:
         try:
             folder = roots.folder(root)
-        except RootError as exc:
+        except MissingRoot as exc:  # nothing there: no notes, said so
+            skipped.append(str(exc))
+            continue
+        except RootError as exc:  # moved or replaced since accepted: never followed
             raise StoreError(str(exc)) from None
         _walk(folder, root.path, 0, found, skipped)
     return sorted(_unique_ids(found.values(), skipped),
@@ -213,8 +219,7 @@ def _walk(folder, path, depth, found, skipped):
 
 def _trouble(exc, path, skipped):
     if exc.errno in OUT_OF_DESCRIPTORS:
-        raise StoreError("el servidor no puede abrir más archivos ahora mismo (demasiados "
-                         "abiertos); cierra handles con notes_close y vuelve a probar") from None
+        raise StoreError(NO_DESCRIPTORS) from None
     skipped.append(f"no pude leer {path}: {exc.strerror or exc}")
 
 
@@ -304,7 +309,7 @@ class _Place:
         except OSError as exc:
             self.close()
             if exc.errno in OUT_OF_DESCRIPTORS:
-                raise
+                raise StoreError(NO_DESCRIPTORS) from None
             raise StoreError(f"la carpeta {part} de la nota {note.id} ya no es una carpeta "
                              "normal (la movieron, la borraron o la cambiaron por un enlace)") \
                 from None

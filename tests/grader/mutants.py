@@ -114,6 +114,8 @@ MUTANTS = [
     folder = os.path.join(fields[4], ".archive")  # by path, with what was true before the form
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, os.path.basename(fields[3]))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(fields[3], target)
     return ok(f"Archivada la nota {fields[0]} en {target}.", {"archived": fields[0]})
 """, {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
@@ -202,6 +204,8 @@ MUTANTS = [
     folder = os.path.join(os.path.dirname(current.path), ".archive")  # BUG: beside the note
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, os.path.basename(current.path))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(current.path, target)
 """,
            both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
@@ -211,6 +215,8 @@ MUTANTS = [
     folder = os.path.join(ctx.roots.roots[0].path, ".archive")  # BUG: always the first root
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, os.path.basename(current.path))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(current.path, target)
 """, EX2,
            "la carpeta .archive de su root (Otros)"),

@@ -161,3 +161,35 @@ def test_revoked_handles_are_forgotten_beyond_a_bound(tmp_path):
     with pytest.raises(store.StoreError, match=f"{last} ya no es válido: las roots cambiaron"):
         handles.get(last)
     assert len(handles._open) == store.MAX_REVOKED_KEPT
+
+
+def out_of_descriptors(*args, **kwargs):
+    raise OSError(errno.EMFILE, "Too many open files")
+
+
+def test_no_descriptor_left_to_read_a_note_is_an_error_not_a_shorter_listing(tmp_path,
+                                                                           monkeypatch):
+    (tmp_path / "a.md").write_text("id: note-a\ntitle: A\n\nx")
+    with RootSet.from_paths([tmp_path]) as roots:
+        store._parsed.clear()
+        monkeypatch.setattr(dirfd.Folder, "open_file", out_of_descriptors)
+        with pytest.raises(store.StoreError, match="no puede abrir más archivos"):
+            store.scan(roots)
+
+
+def test_no_descriptor_left_to_reach_a_chosen_note_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.md").write_text("id: note-a\ntitle: A\n\nx")
+    with RootSet.from_paths([tmp_path]) as roots:
+        note = store.scan(roots)[0]
+        monkeypatch.setattr(dirfd.Folder, "child", out_of_descriptors)
+        with pytest.raises(store.StoreError, match="no puede abrir más archivos"):
+            store.delete(roots, note)
+    assert (tmp_path / "sub" / "a.md").exists()
+
+
+def test_no_descriptor_left_to_open_a_root_is_said_as_such(tmp_path, monkeypatch):
+    roots = RootSet.from_paths([tmp_path])
+    monkeypatch.setattr(dirfd.Folder, "open", classmethod(out_of_descriptors))
+    with pytest.raises(store.StoreError, match="demasiados archivos abiertos"):
+        store.scan(roots)

@@ -121,8 +121,9 @@ def test_a_session_forgets_the_oldest_pins_beyond_its_bound(tmp_path):
 def test_a_root_missing_when_accepted_is_opened_once_it_exists(tmp_path):
     later = tmp_path / "luego"
     roots = RootSet.from_paths([later]).open()
-    with pytest.raises(store.StoreError, match="no existe o no es una carpeta"):
-        store.scan(roots)
+    skipped = []
+    assert store.scan(roots, skipped) == []
+    assert skipped == [f"la carpeta compartida file://{later} no existe o no es una carpeta"]
     later.mkdir()
     (later / "a.md").write_text("id: note-a\ntitle: A\n\nx")
     assert [n.id for n in store.scan(roots)] == ["note-a"]
