@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from sdk_driver import Answers, Roots, sdk_client, text
-from server_support import CODE
 
 pytestmark = pytest.mark.anyio
 REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
-REFERENCE = CODE.parent / "grader" / "reference" / "soluciones" / "ejercicio2.py"
+REFERENCE = (Path(__file__).resolve().parents[2] / "grader" / "reference" / "soluciones"
+             / "ejercicio2.py")  # the repository's, also when NOTES_CODE_DIR names a copy
 PICK_T1 = {"action": "accept", "content": {"note_id": "note-t1", "confirm": True}}
 REPLACED = "ya no es la que aceptaste"
 
