@@ -160,6 +160,7 @@ class Folder:
         return self.open_file(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
 
     def unlink(self, name):
+        """Remove the file `name` of this folder (the name itself, never what a link names)."""
         if self.fd is None:
             os.unlink(self._in(name))
         else:
@@ -174,12 +175,14 @@ class Folder:
                        dst_dir_fd=target.fd)
 
     def mkdir(self, name):
+        """Create the subfolder `name`; FileExistsError if something has that name."""
         if self.fd is None:
             os.mkdir(self._in(name))
         else:
             os.mkdir(_checked(name), dir_fd=self.fd)
 
     def close(self):
+        """Let the folder go; a closed Folder refuses every operation."""
         if self.fd is not None:
             fd, self.fd = self.fd, None
             os.close(fd)
