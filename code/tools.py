@@ -210,9 +210,10 @@ def notes_read(ctx, handle):
     with ctx.hold() as roots:
         try:
             opened = ctx.handles.get(handle)
-            where = opened.current_path()  # where its file is now, not where it was
+            # 2026-07-28 has no list_changed: every request re-checks against its roots where
+            # the note's file is now (asked through its descriptor), not where it was
+            where = opened.current_path() if ctx.stateless else None
             if ctx.stateless and (where is None or not roots.contains(where)):
-                # 2026-07-28 has no list_changed: every request re-checks against its roots
                 ctx.handles.revoke(opened, "su nota está fuera de las roots de esta petición")
             text = ctx.handles.read(handle)
         except store.StoreError as exc:

@@ -187,3 +187,13 @@ async def test_a_note_moved_to_another_folder_of_the_root_is_not_followed(house,
         result = await client.call_tool("notes_delete", {"title": "dup"})
     assert result.is_error and "note-t1 ya no existe" in text(result)
     assert (house.notes / "sub" / "movida.md").exists()
+
+
+async def test_2026_a_handle_whose_note_was_moved_out_of_the_roots_is_not_read(house, trace):
+    async with sdk_client(trace=trace, mode="auto", roots=Roots(house.notes),
+                          answers=Answers()) as client:
+        opened = await client.call_tool("notes_open", {"note_id": "note-t1-sub"})
+        handle = opened.structured_content["handle"]
+        (house.notes / "sub").rename(house.outside / "llevada")  # its text path still says Notas
+        read = await client.call_tool("notes_read", {"handle": handle})
+    assert read.is_error and "fuera de las roots de esta petición" in text(read)
