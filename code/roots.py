@@ -194,12 +194,12 @@ class RootSet:
 
     # -- the folders, held open (the server's side) --------------------------------------------
     def open(self, pins=None):
-        """Accept these roots: open every root folder now and pin what its URI names.
+        """Accept these roots: open every root folder now. Returns the RootSet itself.
 
-        `pins` is the session's memory ({unresolved path: [device, inode]}), updated here; a
-        URI that named another folder before is refused. Returns the RootSet itself.
+        `pins` is the session's memory ({unresolved path: [device, inode]}), updated here: a
+        URI that named another folder when it was first accepted is refused.
         """
-        self._pins = {} if pins is None else pins
+        self._pins = pins
         for root in self.roots:
             try:
                 self._open_one(root)
@@ -213,7 +213,7 @@ class RootSet:
             raise RootError(CLOSED)
         if root.path in self._refused:
             raise RootError(self._refused[root.path])
-        held = self._held.get(root.path) or self._open_one(root)
+        held = self._open_one(root)
         if not held.same_as(root.path):
             raise RootError(REPLACED.format(uri=root.uri))
         return held
@@ -230,6 +230,7 @@ class RootSet:
             folder.close()
 
     def _open_one(self, root):
+        """The folder of `root`, held: opened (and pinned) the first time it is there."""
         if root.path in self._held:
             return self._held[root.path]
         try:
@@ -239,7 +240,7 @@ class RootSet:
                 raise RootError(f"no pude abrir la carpeta {root.uri}: el servidor tiene "
                                 "demasiados archivos abiertos") from None
             raise MissingRoot(MISSING.format(uri=root.uri)) from None
-        if self._pins is not None:  # None: never accepted (a RootSet used directly)
+        if self._pins is not None:  # None: no session to remember for
             key = _pin_key(root)
             pinned = self._pins.get(key)
             if pinned is not None and tuple(pinned) != folder.identity:

@@ -80,7 +80,8 @@ async def test_a_root_swapped_for_a_link_during_the_form_deletes_nothing_anywher
                           answers=answers) as client:
         result = await client.call_tool("notes_delete", {"title": "dup"})
     assert len(answers.seen) == 1
-    assert result.is_error and REPLACED in text(result) and "No se borró nada" in text(result)
+    assert result.is_error and "No se borró nada" in text(result)
+    assert f"la carpeta compartida file://{house.notes} {REPLACED}" in text(result)
     assert outside(house) == before_outside
     assert kept(house, "Notas-movida/t1.md", "Notas-movida/t2.md") == \
         {k.replace("Notas", "Notas-movida"): v for k, v in mine.items()}

@@ -19,6 +19,7 @@ MALFORMED = [
     ({"roots": [{"uri": "file://[::1/x"}]}, "mal formada"),
     ({"roots": [{"uri": "file:///tmp/\ud800"}]}, "no son texto válido"),
     ({"roots": [{"uri": "file:///tmp/\udcff"}]}, "no son texto válido"),
+    ({"roots": [{"uri": "file:///tmp/\udfff"}]}, "no son texto válido"),  # the last surrogate
     ({"roots": [{"uri": "/tmp/\udcff"}]}, "deben ser URIs file://"),
     ({"roots": [{"uri": "file:///tmp/%ff%fe"}]}, "escape %xx que no es UTF-8"),
     ({"roots": [{"uri": "file:///tmp/a%00b"}]}, "NUL"),
@@ -31,6 +32,11 @@ MALFORMED = [
     ({"roots": [None]}, "campo 'uri' de texto"),
     ({"roots": {"uri": "file:///tmp"}}, "no trae una lista 'roots'"),
 ]
+
+
+def test_as_many_roots_as_the_limit_are_accepted(tmp_path):
+    answer = {"roots": [{"uri": f"file://{tmp_path}"}] * MAX_ROOTS}
+    assert len(RootSet.from_list_result(answer)) == MAX_ROOTS
 
 
 @pytest.mark.parametrize("answer, reason", MALFORMED,

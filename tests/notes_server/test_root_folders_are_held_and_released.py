@@ -6,6 +6,7 @@ cannot quietly name another folder.
 """
 
 import os
+import re
 
 import pytest
 
@@ -103,19 +104,35 @@ def test_a_uri_pinned_to_one_folder_is_refused_when_it_names_another(tree):
     tree.notes.rename(tree.base / "Notas-vieja")
     tree.notes.mkdir()  # a new folder under the same name
     again = RootSet.from_paths([tree.notes]).open(pins)
-    with pytest.raises(RootError, match="ya no es la que aceptaste"):
+    with pytest.raises(RootError, match=re.escape(
+            f"la carpeta compartida file://{tree.notes} ya no es la que aceptaste")):
         again.folder(again.roots[0])
     assert again.refusals() and pins == {str(tree.notes): [st.st_dev, st.st_ino]}
     again.close()
 
 
-def test_a_session_forgets_the_oldest_pins_beyond_its_bound(tmp_path):
+def test_a_session_forgets_the_least_recently_accepted_pins_beyond_its_bound(tmp_path):
     pins = {}
-    for i in range(MAX_PINS + 3):
+    for i in range(MAX_PINS + 1):
         (tmp_path / f"r{i}").mkdir()
         RootSet.from_paths([tmp_path / f"r{i}"]).open(pins).close()
-    assert len(pins) == MAX_PINS and str(tmp_path / "r0") not in pins
-    assert str(tmp_path / f"r{MAX_PINS + 2}") in pins
+        if i == MAX_PINS - 1:  # full: r0 accepted again becomes the newest
+            RootSet.from_paths([tmp_path / "r0"]).open(pins).close()
+    assert len(pins) == MAX_PINS
+    assert str(tmp_path / "r1") not in pins
+    assert str(tmp_path / "r0") in pins and str(tmp_path / f"r{MAX_PINS}") in pins
+
+
+def test_a_folder_missing_when_accepted_then_put_back_as_another_is_refused(tree):
+    pins = {}
+    RootSet.from_paths([tree.notes]).open(pins).close()
+    tree.notes.rename(tree.base / "Notas-vieja")
+    again = RootSet.from_paths([tree.notes]).open(pins)  # nothing there now
+    tree.notes.mkdir()  # later, another folder under that name
+    with pytest.raises(store.StoreError, match=re.escape(
+            f"la carpeta compartida file://{tree.notes} ya no es la que aceptaste")):
+        store.scan(again)
+    again.close()
 
 
 def test_a_root_missing_when_accepted_is_opened_once_it_exists(tmp_path):
