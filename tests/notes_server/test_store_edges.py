@@ -35,6 +35,18 @@ def test_a_note_is_read_with_its_id_title_date_and_which_file_it_is(tmp_path):
                                                st.st_dev, st.st_ino, st.st_ctime_ns)
 
 
+def test_only_the_header_must_be_utf8(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"id: note-a\ntitle: A\n\ncuerpo \xff roto\n\nm\xe1s")
+    assert store.read_note(str(path)).id == "note-a"
+
+
+def test_a_header_cut_in_the_middle_of_a_character_is_no_note(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"id: note-a\ntitle: A\xc3\n\ncuerpo")
+    assert store.read_note(str(path)) is None
+
+
 def test_a_note_without_a_date_has_an_empty_one(tmp_path):
     path = note_file(tmp_path, "a.md", "id: note-5\ntitle: Mi nota\n\nx")
     assert store.read_note(path).created == ""
