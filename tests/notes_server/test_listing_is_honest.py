@@ -193,3 +193,98 @@ def test_no_descriptor_left_to_open_a_root_is_said_as_such(tmp_path, monkeypatch
     monkeypatch.setattr(dirfd.Folder, "open", classmethod(out_of_descriptors))
     with pytest.raises(store.StoreError, match="demasiados archivos abiertos"):
         store.scan(roots)
+
+
+# -- what the mutation benchmark found untested ---------------------------------------------
+def test_the_deepest_folder_a_listing_enters_is_max_depth_below_the_root(tmp_path):
+    folders = [tmp_path.joinpath(*[f"d{i}" for i in range(depth)])
+               for depth in (store.MAX_DEPTH, store.MAX_DEPTH + 1)]
+    for folder, note_id in zip(folders, ("note-limite", "note-pasada"), strict=True):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{note_id}.md").write_text(f"id: {note_id}\ntitle: {note_id}\n\nx")
+    skipped = []
+    with RootSet.from_paths([tmp_path]) as roots:
+        assert [n.id for n in store.scan(roots, skipped)] == ["note-limite"]
+    assert skipped == [f"no entré en {folders[1]}: hay más de {store.MAX_DEPTH} carpetas de "
+                       "profundidad"]
+
+
+def test_a_skipped_folder_does_not_hide_what_comes_after_it(tmp_path, monkeypatch):
+    (tmp_path / "a-prohibida").mkdir()
+    (tmp_path / "b" / "c").mkdir(parents=True)
+    (tmp_path / "b" / "d.md").write_text("id: note-d\ntitle: D\n\nx")
+    (tmp_path / "zeta.md").write_text("id: note-zeta\ntitle: Zeta\n\nx")
+    real = dirfd.Folder.child
+
+    def forbidden(self, name):
+        if name == "a-prohibida":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(self, name)
+    monkeypatch.setattr(dirfd.Folder, "child", forbidden)
+    monkeypatch.setattr(store, "MAX_DEPTH", 1)  # b/c is too deep, and sorts before b/d.md
+    skipped = []
+    with RootSet.from_paths([tmp_path]) as roots:
+        assert [n.id for n in store.scan(roots, skipped)] == ["note-d", "note-zeta"]
+    assert len(skipped) == 2
+
+
+@pytest.mark.parametrize("problem, expected", [
+    (PermissionError(errno.EACCES, "Permission denied"), "skipped"),
+    (OSError(errno.EMFILE, "Too many open files"), "error"),
+])
+def test_a_folder_whose_entries_cannot_be_listed_is_explained_or_an_error(
+        tmp_path, monkeypatch, problem, expected):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "z.md").write_text("id: note-z\ntitle: Z\n\nx")
+    real = dirfd.Folder.entries
+
+    def entries(self):
+        if self.path.endswith("/sub"):
+            raise problem
+        return real(self)
+    monkeypatch.setattr(dirfd.Folder, "entries", entries)
+    skipped = []
+    with RootSet.from_paths([tmp_path]) as roots:
+        if expected == "error":
+            with pytest.raises(store.StoreError, match="no puede abrir más archivos"):
+                store.scan(roots, skipped)
+        else:
+            assert [n.id for n in store.scan(roots, skipped)] == ["note-z"]
+            assert skipped == [f"no pude leer {tmp_path}/sub: Permission denied"]
+
+
+def test_a_missing_root_does_not_hide_the_roots_after_it(tmp_path):
+    (tmp_path / "hay").mkdir()
+    (tmp_path / "hay" / "a.md").write_text("id: note-a\ntitle: A\n\nx")
+    with RootSet.from_paths([tmp_path / "falta", tmp_path / "hay"]) as roots:
+        assert [n.id for n in store.scan(roots)] == ["note-a"]
+
+
+def test_only_md_files_are_notes(tmp_path):
+    (tmp_path / "nota.txt").write_text("id: note-txt\ntitle: Texto\n\nx")
+    (tmp_path / "nota.md").write_text("id: note-md\ntitle: Nota\n\nx")
+    with RootSet.from_paths([tmp_path]) as roots:
+        assert [n.id for n in store.scan(roots)] == ["note-md"]
+
+
+def test_titles_sort_ignoring_case_as_lowercase_text(tmp_path):
+    for note_id, title in (("note-1", "alfa"), ("note-2", "_guion"), ("note-3", "Beta")):
+        (tmp_path / f"{note_id}.md").write_text(f"id: {note_id}\ntitle: {title}\n\nx")
+    with RootSet.from_paths([tmp_path]) as roots:
+        assert [n.title for n in store.scan(roots)] == ["_guion", "alfa", "Beta"]
+
+
+def test_the_files_of_a_duplicated_id_are_named(tmp_path):
+    for name in ("b.md", "a.md"):
+        (tmp_path / name).write_text("id: note-dup\ntitle: D\n\nx")
+    skipped = []
+    with RootSet.from_paths([tmp_path]) as roots:
+        store.scan(roots, skipped)
+    assert skipped == [f"el id note-dup está en 2 archivos ({tmp_path}/a.md, {tmp_path}/b.md): "
+                       "no listo ninguno hasta que cada nota tenga su propio id"]
+
+
+def test_a_note_is_read_by_a_path_relative_to_the_working_folder(tmp_path, monkeypatch):
+    (tmp_path / "a.md").write_text("id: note-a\ntitle: A\n\nx")
+    monkeypatch.chdir(tmp_path)
+    assert store.read_note("a.md").id == "note-a"
