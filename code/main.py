@@ -103,7 +103,9 @@ def serve(args):
 
 
 def stop(signum, frame):
-    """SIGTERM: leave the way Ctrl-C leaves, through every `finally` on the way out."""
+    """SIGTERM: remove the copies of writes in progress (while their folders are still open),
+    then leave the way Ctrl-C leaves, through every `finally` on the way out."""
+    store.remove_temporaries()
     raise SystemExit(128 + signum)
 
 

@@ -334,7 +334,6 @@ class _Place:
     def close(self):
         for folder in reversed(self._opened):
             folder.close()
-        self._opened = []
 
     def __enter__(self):
         return self
@@ -460,7 +459,7 @@ def write_atomic(path, text):
         _write_in(folder, os.path.basename(path), text)
 
 
-_temporaries = {}  # id -> (Folder, name): temporary files of writes in progress
+_temporaries = set()  # (Folder, name) of each temporary file of a write in progress
 
 
 def _write_in(folder, name, text):
@@ -478,8 +477,8 @@ def _write_in(folder, name, text):
         fd = folder.create_new(temporary)
     except OSError as exc:
         raise StoreError(f"no pude escribir en la carpeta: {exc.strerror}") from None
-    key = next(_counter)
-    _temporaries[key] = (folder, temporary)
+    ours = (folder, temporary)
+    _temporaries.add(ours)
     try:
         try:
             data = text.encode("utf-8")
@@ -494,11 +493,8 @@ def _write_in(folder, name, text):
         _remove(folder, temporary)
         raise
     finally:
-        _temporaries.pop(key, None)
+        _temporaries.discard(ours)
     return written
-
-
-_counter = itertools.count()
 
 
 def _remove(folder, name):
@@ -511,11 +507,11 @@ def _remove(folder, name):
 def remove_temporaries():
     """Remove the temporary files of writes still in progress (the server is stopping).
 
-    Only names this process created itself, exclusively (O_EXCL), and still owns."""
-    for key in list(_temporaries):
-        entry = _temporaries.pop(key, None)
-        if entry is not None:
-            _remove(*entry)
+    Only names this process created itself, exclusively (O_EXCL), and still owns; the write
+    that made one then fails, and leaves the note it was replacing as it was."""
+    for folder, name in list(_temporaries):
+        _temporaries.discard((folder, name))
+        _remove(folder, name)
 
 
 # -- open handles -----------------------------------------------------------------------------

@@ -79,7 +79,7 @@ def test_only_temporaries_this_process_created_are_removed(tmp_path):
     with store.Folder.open(str(tmp_path)) as folder:
         fd = folder.create_new(f"{store.TEMP_PREFIX}propio.md")
         os.close(fd)
-        store._temporaries[-1] = (folder, f"{store.TEMP_PREFIX}propio.md")
+        store._temporaries.add((folder, f"{store.TEMP_PREFIX}propio.md"))
         store.remove_temporaries()
     assert os.listdir(tmp_path) == [f"{store.TEMP_PREFIX}ajeno.md"]
-    assert store._temporaries == {}
+    assert store._temporaries == set()
