@@ -4,7 +4,9 @@ time, never through a link; the same behaviour in the fallback for platforms wit
 really is now (`Handle.current_path`), asked through its descriptor.
 """
 
+import errno
 import os
+import re
 
 import pytest
 
@@ -135,3 +137,132 @@ def test_without_kernel_help_the_opening_path_counts_only_if_it_is_the_same_file
     (root / "sub" / "b.md").rename(root / "sub" / "otra.md")
     make(root / "sub", "b.md", "note-b", title="Impostora")
     assert handle.current_path() is None
+
+
+# -- what the mutation benchmark found untested ---------------------------------------------
+needs_dir_fd = pytest.mark.skipif(not dirfd.HAVE_DIR_FD, reason="this platform has no dir_fd")
+
+
+@needs_dir_fd
+def test_a_held_folder_is_listed_and_acted_on_through_its_descriptor_after_a_rename(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.md").write_text("x")
+    with dirfd.Folder.open(str(tmp_path / "a")) as a, \
+            dirfd.Folder.open(str(tmp_path / "b")) as b:
+        (tmp_path / "a").rename(tmp_path / "a-movida")
+        assert a.entries() == [("x.md", "file")]
+        a.rename("x.md", b, "y.md")
+        assert not a.same_as(str(tmp_path / "a"))
+    assert os.listdir(tmp_path / "b") == ["y.md"]
+
+
+def test_a_folder_knows_the_path_it_was_opened_at_and_a_child_its_own(tmp_path, mode):
+    (tmp_path / "sub").mkdir()
+    with dirfd.Folder.open(str(tmp_path)) as folder, folder.child("sub") as child:
+        assert (folder.path, child.path) == (str(tmp_path), str(tmp_path / "sub"))
+        assert child.same_as(str(tmp_path / "sub"))
+
+
+def test_a_path_with_nothing_there_is_not_the_held_folder(tmp_path):
+    (tmp_path / "a").mkdir()
+    with dirfd.Folder.open(str(tmp_path / "a")) as folder:
+        (tmp_path / "a").rename(tmp_path / "b")
+        assert not folder.same_as(str(tmp_path / "a"))
+        assert folder.same_as(str(tmp_path / "b"))
+
+
+def test_a_root_renamed_away_with_nothing_in_its_place_is_refused(root, mode):
+    with RootSet.from_paths([root]) as roots:
+        root.rename(root.parent / "Notas-movida")
+        with pytest.raises(store.StoreError, match="ya no es la que aceptaste"):
+            store.scan(roots)
+
+
+def test_a_closed_folder_says_which_folder_and_why(tmp_path):
+    folder = dirfd.Folder.open(str(tmp_path))
+    folder.close()
+    with pytest.raises(FileNotFoundError) as refused:
+        folder.entries()
+    assert (refused.value.errno, refused.value.strerror, refused.value.filename) == \
+        (errno.ENOENT, "la carpeta ya no está donde estaba", str(tmp_path))
+
+
+def test_nothing_is_moved_into_a_closed_folder(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.md").write_text("x")
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with dirfd.Folder.open(str(tmp_path / "a")) as a:
+        b = dirfd.Folder.open(str(tmp_path / "b"))
+        b.close()
+        with pytest.raises(OSError):
+            a.rename("x.md", b, "y.md")
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"] and os.listdir(tmp_path / "a") == ["x.md"]
+
+
+def test_a_fifo_is_neither_a_folder_nor_a_file_and_never_blocks(tmp_path, mode):
+    os.mkfifo(tmp_path / "tubo")
+    with dirfd.Folder.open(str(tmp_path)) as folder:
+        assert folder.entries() == [("tubo", "other")]
+        with pytest.raises(OSError):
+            folder.child("tubo")
+        with pytest.raises(OSError):
+            folder.open_file("tubo")
+
+
+def test_the_kernel_is_asked_first_and_a_stale_answer_is_passed_over(root, opened, monkeypatch):
+    handles, handle = opened
+    (root / "sub" / "b.md").rename(root / "sub" / "nueva.md")
+    stale, now = str(root / "no-existe.md"), str(root / "sub" / "nueva.md")
+    monkeypatch.setattr(store, "_kernel_paths", lambda fd: iter([stale, now]))
+    assert handle.current_path() == str(root / "sub" / "nueva.md")
+
+
+def test_macos_f_getpath_is_read_up_to_its_first_nul(root, opened, monkeypatch):
+    import fcntl
+
+    handles, handle = opened
+    os.link(root / "sub" / "b.md", root / "sub" / "enlazadaX")  # the same file, another name
+    answer = os.fsencode(str(root / "sub" / "enlazadaX"))
+
+    def f_getpath(fd, command, buffer):
+        assert (fd, command, buffer) == (handle.fd, 50, bytes(1024))
+        return answer + b"\0" * (1024 - len(answer))
+    monkeypatch.setattr(os, "readlink", lambda path: (_ for _ in ()).throw(OSError(2, "no")))
+    monkeypatch.setattr(fcntl, "F_GETPATH", 50, raising=False)
+    monkeypatch.setattr(fcntl, "fcntl", f_getpath)
+    assert handle.current_path() == str(root / "sub" / "enlazadaX")
+
+
+def test_a_handle_is_not_opened_when_its_file_cannot_be_opened_or_changed_meanwhile(
+        root, monkeypatch):
+    (root / "otra.md").write_text("id: note-otra\ntitle: Otra\n\nx")
+    with RootSet.from_paths([root]) as roots:
+        note = next(n for n in store.scan(roots) if n.id == "note-b")
+        handles = store.Handles()
+        real = dirfd.Folder.open_file
+        calls = []
+
+        def refused_the_second_time(self, name):  # the first open is the re-check's read
+            calls.append(name)
+            if len(calls) == 1:
+                return real(self, name)
+            raise PermissionError(errno.EACCES, "Permission denied")
+        with monkeypatch.context() as patch:
+            patch.setattr(dirfd.Folder, "open_file", refused_the_second_time)
+            with pytest.raises(store.StoreError, match=re.escape(
+                    "no pude abrir la nota note-b: Permission denied")):
+                handles.open(roots, note)
+        before = len(os.listdir("/proc/self/fd"))
+        calls.clear()
+
+        def another_file(self, name):  # the name now holds another file, just as it opens
+            calls.append(name)
+            return real(self, name) if len(calls) == 1 else os.open(root / "otra.md", os.O_RDONLY)
+        monkeypatch.setattr(dirfd.Folder, "open_file", another_file)
+        with pytest.raises(store.StoreError, match=re.escape(
+                "la nota note-b cambió mientras la abría")):
+            handles.open(roots, note)
+        assert len(os.listdir("/proc/self/fd")) == before  # the other file's descriptor closed
+        assert handles.live() == []

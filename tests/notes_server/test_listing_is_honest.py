@@ -288,3 +288,12 @@ def test_a_note_is_read_by_a_path_relative_to_the_working_folder(tmp_path, monke
     (tmp_path / "a.md").write_text("id: note-a\ntitle: A\n\nx")
     monkeypatch.chdir(tmp_path)
     assert store.read_note("a.md").id == "note-a"
+
+
+def test_a_md_file_that_is_no_note_is_left_out_quietly(tmp_path):
+    (tmp_path / "a.md").write_text("sin cabecera: solo texto\n")
+    (tmp_path / "b.md").write_text("id: note-b\ntitle: B\n\nx")
+    skipped = []
+    with RootSet.from_paths([tmp_path]) as roots:
+        assert [n.id for n in store.scan(roots, skipped)] == ["note-b"]
+    assert skipped == []
