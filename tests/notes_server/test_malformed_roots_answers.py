@@ -130,3 +130,11 @@ def test_2026_malformed_roots_in_input_responses_are_a_tool_error_with_the_reaso
     assert result["isError"]
     assert "La lista de roots no es válida" in result["content"][0]["text"]
     still_serving(pipe)
+
+
+def test_a_path_the_system_cannot_resolve_is_refused_with_a_reason(monkeypatch):
+    def cannot(path):
+        raise OSError(36, "File name too long")
+    monkeypatch.setattr(os.path, "realpath", cannot)
+    with pytest.raises(RootError, match="no pude resolver la ruta de la URI"):
+        RootSet.from_list_result({"roots": [{"uri": "file:///tmp/x"}]})
