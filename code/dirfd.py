@@ -20,7 +20,8 @@ change the in-memory disk runs in the same notebook, and `same_as` still catches
 
 Deliberate simplifications: a name is one path component (no `/`, `.`, `..` or NUL); a
 folder or file that is a link is refused, never resolved; files are opened non-blocking so a
-FIFO can never stall the server, and anything that is not a regular file is refused.
+FIFO can never stall the server, and anything that is not a regular file is refused. No
+descriptor is inherited by a child process (Python's default since 3.4).
 """
 
 import errno
@@ -30,8 +31,8 @@ import stat
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)  # "/", and "\\" on Windows
 HAVE_DIR_FD = (all(f in os.supports_dir_fd for f in (os.open, os.stat, os.unlink, os.rename,
                                                       os.mkdir))
                and os.scandir in os.supports_fd)
@@ -45,8 +46,7 @@ def identity(st):
 def valid_name(name):
     """One path component that names something inside a folder (never the folder or above)."""
     return (isinstance(name, str) and name not in ("", ".", "..") and "\x00" not in name
-            and "/" not in name and not (os.altsep and os.altsep in name)
-            and os.sep not in name)
+            and not any(sep in name for sep in SEPARATORS))
 
 
 def _checked(name):
@@ -67,7 +67,7 @@ class Folder:
     def open(cls, path):
         """Open the folder at `path`; OSError when it is missing, a link or no folder."""
         if HAVE_DIR_FD:
-            fd = os.open(path, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | DIRECTORY | NOFOLLOW)
             return cls._adopt(fd, path)
         st = os.lstat(path)
         if not stat.S_ISDIR(st.st_mode):
@@ -106,8 +106,7 @@ class Folder:
         """The subfolder `name`, held open (a link or anything else is refused)."""
         if self.fd is None:
             return Folder.open(self._in(name))
-        fd = os.open(_checked(name), os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC,
-                     dir_fd=self.fd)
+        fd = os.open(_checked(name), os.O_RDONLY | DIRECTORY | NOFOLLOW, dir_fd=self.fd)
         return Folder._adopt(fd, os.path.join(self.path, name))
 
     def entries(self):
@@ -136,7 +135,7 @@ class Folder:
 
     def open_file(self, name, flags=os.O_RDONLY, mode=0o600):
         """A descriptor of the regular file `name` (never through a link, never a FIFO)."""
-        flags |= NOFOLLOW | NONBLOCK | CLOEXEC | BINARY
+        flags |= NOFOLLOW | NONBLOCK | BINARY
         if self.fd is None:
             path = self._in(name)
             try:

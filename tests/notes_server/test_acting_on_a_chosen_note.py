@@ -175,6 +175,13 @@ def test_a_target_that_cannot_be_looked_at_or_written_says_why(roots, root, monk
 
 
 # -- temporary copies ------------------------------------------------------------------------
+def test_a_finished_write_leaves_nothing_to_remove(root, roots):
+    store.write_note(roots, str(root / "n.md"), "T", "", "")
+    with pytest.raises(store.StoreError):
+        store.write_note(roots, str(root / "falta" / "n.md"), "T", "", "")
+    assert store._temporaries == set()
+
+
 def test_a_temporary_copy_is_named_by_this_server_only(root, roots, monkeypatch):
     seen = []
     real = dirfd.Folder.create_new

@@ -91,7 +91,8 @@ def test_a_link_is_never_opened_as_a_folder_or_a_file(root, mode):
 
 @pytest.mark.parametrize("name", ["", ".", "..", "a/b", "a\x00b", None])
 def test_a_name_is_one_component_inside_the_folder(tmp_path, name):
-    with dirfd.Folder.open(str(tmp_path)) as folder, pytest.raises(ValueError):
+    with dirfd.Folder.open(str(tmp_path)) as folder, \
+            pytest.raises(ValueError, match="not a single path component"):
         folder.lstat(name)
 
 
@@ -266,3 +267,43 @@ def test_a_handle_is_not_opened_when_its_file_cannot_be_opened_or_changed_meanwh
             handles.open(roots, note)
         assert len(os.listdir("/proc/self/fd")) == before  # the other file's descriptor closed
         assert handles.live() == []
+
+
+@pytest.mark.parametrize("what", ["link", "file", "fifo"])
+def test_only_a_real_folder_opens_as_a_folder_and_nothing_blocks(tmp_path, mode, what):
+    target = tmp_path / what
+    if what == "link":
+        (tmp_path / "carpeta").mkdir()
+        target.symlink_to(tmp_path / "carpeta")
+    elif what == "file":
+        target.write_text("x")
+    else:
+        os.mkfifo(target)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(OSError):
+        dirfd.Folder.open(str(target))
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.parametrize("platform", ["no O_DIRECTORY", "fallback"])
+def test_a_file_refused_as_a_folder_says_so_and_keeps_no_descriptor(tmp_path, monkeypatch,
+                                                                    platform):
+    if platform == "fallback":
+        monkeypatch.setattr(dirfd, "HAVE_DIR_FD", False)
+    else:  # where open() cannot require a folder, the check after it does
+        monkeypatch.setattr(dirfd, "DIRECTORY", 0)
+    (tmp_path / "archivo").write_text("x")
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(NotADirectoryError) as refused:
+        dirfd.Folder.open(str(tmp_path / "archivo"))
+    assert (refused.value.errno, refused.value.strerror, refused.value.filename) == \
+        (errno.ENOTDIR, "no es una carpeta", str(tmp_path / "archivo"))
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_chosen_note_whose_path_has_a_nul_is_outside_the_roots(root):
+    with RootSet.from_paths([root]) as roots:
+        note = next(n for n in store.scan(roots) if n.id == "note-b")
+        forged = note._replace(path=str(root / "sub\x00x" / "b.md"))
+        with pytest.raises(store.StoreError, match="quedó fuera de las roots"):
+            store.recheck(roots, forged)
