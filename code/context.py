@@ -6,9 +6,12 @@ for yet stops the run (`NeedInput`); the session sends it to the client and runs
 again, from the start, when the answer comes. On that run the same question returns the
 answer. So a tool must ask before it changes anything (the rule anyway), and must ask the same
 way on every run: what it decides from the disk or the roots before asking (which notes
-match) and values that must not change (a flow id) go through `ctx.memo(...)`, and what it is
-about to touch is re-checked inside `ctx.hold()`, because the world may have changed while
-the user was answering.
+match) and values that must not change (a flow id) go through `ctx.memo(...)`. What it is
+about to touch is checked again right before acting, because the world may have changed
+while the user was answering: `ctx.recheck(note)` says whether the chosen note is still the
+same file inside the current roots, and `ctx.delete(note)` / `ctx.archive(note)` check that
+again and act on the same held folder, so the check and the action can never be about two
+different files (store.py, roots.py).
 
 - At 2025-11-25 a question is a real request to the client (`elicitation/create`) and the
   roots are the session's (asked with `roots/list`, kept up to date by `list_changed`).
@@ -26,8 +29,8 @@ the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for wa
 from contextlib import nullcontext
 
 import elicitation
+import store
 from request_state import digest
-from store import scan
 from tooling import MissingCapability, ToolError, URLElicitationRequired
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
@@ -85,15 +88,24 @@ class ToolContext:
         return self._roots
 
     def hold(self):
-        """`with ctx.hold() as roots:` do a side effect against these roots.
+        """`with ctx.hold() as roots:` mark where a tool acts; `roots` is `ctx.roots`.
 
-        One run is never interleaved with a roots change, so nothing needs locking: this is
-        the place where a tool re-checks what it is about to touch.
+        It locks nothing (one run never overlaps a roots change); the safety of the action
+        comes from `ctx.recheck`, `ctx.delete` and `ctx.archive`, which act through the
+        root folders held open since the roots were accepted.
         """
         return nullcontext(self.roots)
 
-    def notes(self):
-        return scan(self.roots)
+    def notes(self, skipped=None):
+        """Every note inside the roots (a list of store.Note, sorted by title and date).
+
+        What the listing had to leave out (names that are not UTF-8, links, ids claimed by
+        two files) is explained in `skipped`, when you pass a list. ToolError when the notes
+        cannot be listed truthfully (a shared folder was replaced, say)."""
+        try:
+            return store.scan(self.roots, skipped)
+        except store.StoreError as exc:
+            raise ToolError(f"No pude leer las notas: {exc}.") from None
 
     def find_notes(self, title):
         """Notes inside the roots whose title matches, ignoring case and surrounding spaces."""
@@ -101,10 +113,43 @@ class ToolContext:
         return [note for note in self.notes() if note.title.strip().casefold() == wanted]
 
     def find_note(self, note_id):
+        """The note with this id inside the roots; ToolError when there is none."""
         note = next((n for n in self.notes() if n.id == note_id), None)
         if note is None:
             raise ToolError(f"No hay ninguna nota con id {note_id!r} dentro de las roots.")
         return note
+
+    def recheck(self, note):
+        """The note as it is right now, if it is still the one that was listed.
+
+        `note` is a store.Note, or its fields as `ctx.memo` gives them back. It must still be
+        inside the current roots (its root still shared, that folder neither moved nor
+        replaced by a link), the same file (device and inode: another file put in its place
+        does not count) and keep its id. Otherwise ToolError, with the reason, saying that
+        nothing was done. Call it right before acting, after the user answered."""
+        return self._on_note(store.recheck, note)
+
+    def delete(self, note):
+        """Delete the note: re-checked as `recheck` does, on the same held folder; returns
+        the note as it was. ToolError (nothing changed) when the re-check fails."""
+        return self._on_note(store.delete, note)
+
+    def archive(self, note):
+        """Move the note into the `.archive/` folder of its root in one rename, never
+        overwriting; re-checked as `recheck` does, on the same held folder. Returns the
+        archived file's path. ToolError (nothing changed) when it cannot."""
+        return self._on_note(store.archive, note)
+
+    def _on_note(self, action, note):
+        try:
+            return action(self.roots, note)
+        except store.StoreError as exc:
+            raise ToolError(f"No hice nada: {exc}.") from None
+
+    def release(self):
+        """The run is over: close what this run opened (2026-07-28: its request's roots)."""
+        if self._roots is not None and self.stateless:
+            self._roots.close()
 
     # -- the user ------------------------------------------------------------------------------
     def elicit_form(self, message, properties, required=()):
@@ -128,6 +173,7 @@ class ToolContext:
                                             self.url_params(message, url, elicitation_id)))
 
     def url_params(self, message, url, elicitation_id):
+        """The params of a URL-mode elicitation/create for this call's revision."""
         params = {"mode": "url", "message": message, "url": url}
         if not self.stateless:
             params["elicitationId"] = elicitation_id  # gone in 2026-07-28

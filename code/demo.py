@@ -161,8 +161,8 @@ class Demo:
         self.call(self.client, "notes_delete", {"title": "TPS report"})
         self.listing(self.notes)
         self.say("Por último elige la de 2024 y marca la confirmación. El servidor vuelve a "
-                 "validar la respuesta (¿era una de las ofrecidas? ¿sigue existiendo?) antes "
-                 "de borrar:")
+                 "validar la respuesta (¿era una de las ofrecidas?) y la nota (¿sigue siendo el "
+                 "mismo archivo, dentro de la carpeta que compartiste?) antes de borrar:")
         self.user.answers.append({"action": "accept",
                                   "content": {"note_id": "note-7", "confirm": True}})
         self.call(self.client, "notes_delete", {"title": "TPS report"})

@@ -24,19 +24,33 @@ what it brings:
 the notebooks and the grader all run solutions that way. A file that fails to load is
 reported (in `initialize` under `_meta`, and on stderr) and the server starts without it.
 
-What a tool receives (`ctx`, see context.py): `ctx.roots`, `ctx.notes()`,
-`ctx.find_notes(title)` (case and surrounding spaces ignored), `ctx.find_note(id)`,
-`ctx.hold()`, `ctx.handles`, `ctx.elicit_form(message, properties, required)`,
-`ctx.elicit_url(...)`, `ctx.memo(key, make)`, `ctx.protocol_version`,
-`ctx.client_capabilities`. It returns `ok(text, data)` or a string, or raises
-`ToolError(message)` (both importable from `server` or `tooling`). A tool runs again from the
-start after each answer the user gives, so it asks before it changes anything.
+What a tool receives (`ctx`, see context.py):
+
+- finding notes: `ctx.notes()`, `ctx.find_notes(title)` (case and surrounding spaces
+  ignored), `ctx.find_note(id)`; each gives `store.Note`s (id, title, created, path, and the
+  file's device and inode). `list(note)` goes through `ctx.memo`; `store.Note(*fields)`
+  rebuilds it.
+- right before acting, after the user answered: `ctx.recheck(note)` (the same file, still
+  inside the current roots, same id; else ToolError saying nothing was done), then
+  `ctx.archive(note)` or `ctx.delete(note)`, which check again and act on the same folder
+  held open since the roots were accepted. Never act on `note.path` yourself: a path is
+  text, and the folder it names may have been swapped while the form was open.
+- `ctx.roots` (a RootSet: `contains(path)`, `root_of(path)`, `resolve(uri)`), `ctx.hold()`,
+  `ctx.handles`, `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
+  `ctx.memo(key, make)`, `ctx.protocol_version`, `ctx.client_capabilities`.
+
+It returns `ok(text, data)` or a string, or raises `ToolError(message)` (both importable from
+`server` or `tooling`). A tool runs again from the start after each answer the user gives, so
+it asks before it changes anything.
 
 A guard receives the simulated SDK version (`--sdk-version`, or the NOTES_SDK_VERSION
 variable), the negotiated protocol version and the client's capabilities, and returns True
 only when URL mode may be used. A roots reaction receives a `server.RootsChange` (old and new
 RootSet, the open handles) and calls `change.revoke(handle)`; the server applies the new roots
-and the revocations together, between two tool runs, when it returns.
+and the revocations together, between two tool runs, when it returns. A handle's `path` is
+the text it was opened with and may be stale; `handle.current_path()` is where its file
+really is now (asked through its descriptor; None when nobody can tell, e.g. deleted): that is
+the path to compare with `change.new_roots.contains(...)`.
 
 Deliberate simplifications: a solution runs inside the server process with its full power
 (the grader isolates the whole process instead); a file that fails is skipped, not retried.

@@ -16,10 +16,12 @@ Deliberate simplifications: options only, no configuration file; the demo takes 
 
 import argparse
 import os
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import store  # noqa: E402
 import transport  # noqa: E402
 import wire  # noqa: E402
 from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION  # noqa: E402
@@ -86,6 +88,7 @@ def serve(args):
     server = NotesServer(config, solution, log=log)
     log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
         f"--root {args.root or 'none'})")
+    signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
     lines, write = wire.read_lines(sys.stdin.buffer), wire_out.write
     if args.trace:
         lines, write = wire.traced(lines, write, open(args.trace, "ab", buffering=0))
@@ -95,7 +98,15 @@ def serve(args):
         pass
     finally:
         server.close()
+        store.remove_temporaries()
     return 0
+
+
+def stop(signum, frame):
+    """SIGTERM: remove the copies of writes in progress (while their folders are still open),
+    then leave the way Ctrl-C leaves, through every `finally` on the way out."""
+    store.remove_temporaries()
+    raise SystemExit(128 + signum)
 
 
 def main(argv=None):

@@ -1,33 +1,74 @@
-"""Roots: which folders the user allowed, and whether a path is inside one of them.
+"""Roots: which folders the user allowed, whether a path is inside one, and those folders held.
 
-A root arrives as a `file://` URI. Every decision is made on *resolved real paths*, compared
-component by component, so that none of the classic traps gets through: percent-encoded `..`,
-symlinks that leave the root, a sibling that only shares a prefix (`Notes` vs `Notes-evil`),
-other schemes, `file://host/...`, relative paths and NUL bytes.
+A root arrives as a `file://` URI. Whether a path is inside is decided on *resolved real
+paths*, compared component by component, so that none of the classic traps gets through:
+percent-encoded `..`, symlinks that leave the root, a sibling that only shares a prefix
+(`Notes` vs `Notes-evil`), other schemes, `file://host/...`, relative paths, NUL bytes and
+text that is no valid path (lone surrogates, escapes that are not UTF-8). A roots answer that
+is malformed in any way raises RootError with a reason in Spanish, and nothing else.
 
-A `RootSet` never changes; when the client's roots change, the server builds a new one and
-swaps it in with a single assignment, so no call can see half of each.
+Checking a path is not enough: a path is text, and between the check and the action anyone
+who can write to the disk may rename a shared folder and put a link to another folder in its
+place (during a form that stays open for minutes, say). That check-then-act gap is closed by
+holding each root open: when the roots are accepted, `open()` opens every root folder as a
+directory descriptor (dirfd.Folder), and every note operation starts from that descriptor
+and goes down one name at a time without following links (store.py). Before each use,
+`folder(root)` checks that the root's path still names the held folder (same device and
+inode, no link); a root that was moved or replaced is refused with its reason, never
+followed. A session also remembers which folder each root URI named the first time it was
+accepted (its pins), so the same URI answered again later (2026-07-28 asks the roots on
+every request, and again on the retry after a form) cannot quietly name another folder.
+The descriptors are closed when the session replaces the RootSet, and at the end of each
+2026-07-28 request.
 
-Deliberate simplifications: POSIX paths only, and a check-then-act gap (a symlink swapped in
-between the check and the operation) is narrowed by re-checking under the server's boundary
-lock, not closed with `openat`-style directory descriptors.
+A `RootSet` never changes its roots; when the client's roots change, the server builds a new
+one and swaps it in between two tool runs, so no run sees half of each.
+
+Deliberate simplifications: POSIX paths first (where Python has no `dir_fd`, see dirfd.py's
+fallback); a root folder that does not exist yet is opened on first use; a session forgets
+the oldest pins beyond MAX_PINS.
 """
 
+import errno
 import os
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
+from dirfd import Folder
+
+MAX_PINS = 256  # root URIs a session remembers the folder of
+MAX_ROOTS = 100  # roots in one answer: far above what a person shares
+REPLACED = ("la carpeta compartida {uri} ya no es la que aceptaste (la movieron, o en su lugar "
+            "hay otra carpeta o un enlace): no la sigo. Si el cambio es tuyo, abre una sesión "
+            "nueva y compártela otra vez")
+MISSING = "la carpeta compartida {uri} no existe o no es una carpeta"
+CLOSED = "estas roots ya no están en vigor (las reemplazaron otras)"
+
 
 class RootError(ValueError):
-    """A URI or path that is malformed or outside the roots."""
+    """A URI, path or roots answer that is malformed or outside the roots; its text says why."""
+
+
+class MissingRoot(RootError):
+    """A shared folder that is not there (yet): it holds no notes."""
+
+
+def _is_text(value):
+    """Text without lone surrogates (they are no characters, and no file name has them)."""
+    return isinstance(value, str) and not any("\ud800" <= c <= "\udfff" for c in value)
 
 
 def uri_to_path(uri):
     """Decode a `file://` URI (or an absolute path) into an absolute, unresolved path."""
     if not isinstance(uri, str) or not uri:
         raise RootError("se esperaba una URI file:// o una ruta absoluta")
+    if not _is_text(uri):
+        raise RootError("la URI contiene caracteres que no son texto válido")
     if uri.lower().startswith("file:"):
-        parts = urlsplit(uri)
+        try:
+            parts = urlsplit(uri)
+        except ValueError:
+            raise RootError("la URI file:// está mal formada") from None
         if parts.netloc not in ("", "localhost"):
             raise RootError(f"URI con host remoto ({parts.netloc!r}): "
                             "solo se aceptan archivos locales")
@@ -52,10 +93,15 @@ def uri_to_path(uri):
 
 def real_path(uri):
     """The resolved real path a URI names (symlinks followed, `..` removed)."""
-    return os.path.realpath(uri_to_path(uri))
+    path = uri_to_path(uri)
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        raise RootError("no pude resolver la ruta de la URI") from None
 
 
 def path_to_uri(path):
+    """The `file://` URI of an absolute path."""
     return "file://" + quote(path)
 
 
@@ -66,46 +112,66 @@ def is_within(path, folder):
 
 @dataclass(frozen=True)
 class Root:
+    """One shared folder: the client's URI and name, and its real path when accepted."""
+
     uri: str
     name: str
     path: str  # resolved real path of the folder
 
 
+def _pin_key(root):
+    return os.path.normpath(uri_to_path(root.uri))
+
+
 class RootSet:
-    """An immutable set of roots; `source` says where it came from (client, config)."""
+    """An immutable set of roots; `source` says where it came from (client, config).
+
+    What a learner's code may ask: `roots` (the Root tuple), `contains(path)`,
+    `root_of(path)`, `resolve(uri)`, `describe()` and `len()`. `open`, `folder` and `close`
+    are the server's: they hold the folders open (see the module docstring).
+    """
 
     def __init__(self, roots=(), source="client"):
         self.roots = tuple(roots)
         self.source = source
+        self._held = {}      # root path -> dirfd.Folder
+        self._refused = {}   # root path -> why it is refused
+        self._pins = None    # the session's {unresolved root path: [device, inode]}
+        self._closed = False
 
     @classmethod
     def from_list_result(cls, result, source="client"):
-        """Build from a `roots/list` result; malformed entries raise RootError."""
+        """Build from a `roots/list` result; anything malformed raises RootError, only that."""
         entries = result.get("roots") if isinstance(result, dict) else None
         if not isinstance(entries, list):
             raise RootError("la respuesta a roots/list no trae una lista 'roots'")
+        if len(entries) > MAX_ROOTS:
+            raise RootError(f"la respuesta a roots/list trae más de {MAX_ROOTS} roots")
         roots = []
         for entry in entries:
             if not isinstance(entry, dict) or not isinstance(entry.get("uri"), str):
                 raise RootError("cada root necesita un campo 'uri' de texto")
-            uri = entry["uri"]
+            uri, name = entry["uri"], entry.get("name")
             if not uri.lower().startswith("file:"):
                 raise RootError(f"las roots deben ser URIs file:// (llegó {uri!r})")
-            name = entry.get("name") if isinstance(entry.get("name"), str) else ""
+            if name is not None and not _is_text(name):
+                raise RootError("el nombre de una root, si lo hay, debe ser texto")
             path = real_path(uri)
             roots.append(Root(uri, name or os.path.basename(path), path))
         return cls(roots, source)
 
     @classmethod
     def from_paths(cls, paths, source="config"):
+        """Build from folder paths (the server's --root)."""
         return cls.from_list_result({"roots": [{"uri": path_to_uri(os.path.abspath(p))}
                                                for p in paths]}, source)
 
     def contains(self, path):
-        """Is this resolved path inside one of the roots?"""
+        """Is this resolved path inside one of the roots (by whole components)?"""
         return any(is_within(path, root.path) for root in self.roots)
 
     def root_of(self, path):
+        """The first root whose folder holds this resolved path, or None."""
         return next((root for root in self.roots if is_within(path, root.path)), None)
 
     def resolve(self, uri):
@@ -123,7 +189,76 @@ class RootSet:
         return RootSet(kept, f"{self.source}+{other.source}")
 
     def describe(self):
+        """The roots' URIs, for messages."""
         return ", ".join(r.uri for r in self.roots) or "(ninguna)"
+
+    # -- the folders, held open (the server's side) --------------------------------------------
+    def open(self, pins=None):
+        """Accept these roots: open every root folder now. Returns the RootSet itself.
+
+        `pins` is the session's memory ({unresolved path: [device, inode]}), updated here: a
+        URI that named another folder when it was first accepted is refused.
+        """
+        self._pins = pins
+        for root in self.roots:
+            try:
+                self._open_one(root)
+            except RootError:
+                pass  # missing now: tried again on first use; refused: remembered
+        return self
+
+    def folder(self, root):
+        """The held folder of `root`, checked: RootError if it was moved or replaced."""
+        if self._closed:
+            raise RootError(CLOSED)
+        if root.path in self._refused:
+            raise RootError(self._refused[root.path])
+        held = self._open_one(root)
+        if not held.same_as(root.path):
+            raise RootError(REPLACED.format(uri=root.uri))
+        return held
+
+    def refusals(self):
+        """Why some roots are refused (moved or replaced since first accepted)."""
+        return list(self._refused.values())
+
+    def close(self):
+        """Close every held folder; this RootSet refuses to act from now on."""
+        self._closed = True
+        held, self._held = self._held, {}
+        for folder in held.values():
+            folder.close()
+
+    def _open_one(self, root):
+        """The folder of `root`, held: opened (and pinned) the first time it is there."""
+        if root.path in self._held:
+            return self._held[root.path]
+        try:
+            folder = Folder.open(root.path)
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                raise RootError(f"no pude abrir la carpeta {root.uri}: el servidor tiene "
+                                "demasiados archivos abiertos") from None
+            raise MissingRoot(MISSING.format(uri=root.uri)) from None
+        if self._pins is not None:  # None: no session to remember for
+            key = _pin_key(root)
+            pinned = self._pins.get(key)
+            if pinned is not None and tuple(pinned) != folder.identity:
+                folder.close()
+                self._refused[root.path] = REPLACED.format(uri=root.uri)
+                raise RootError(self._refused[root.path])
+            self._pins.pop(key, None)
+            self._pins[key] = list(folder.identity)  # the newest last
+            while len(self._pins) > MAX_PINS:
+                del self._pins[next(iter(self._pins))]
+        self._held[root.path] = folder
+        return folder
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
 
     def __len__(self):
         return len(self.roots)

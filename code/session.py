@@ -110,6 +110,7 @@ class Session:
         self.client_capabilities = {}
         self.initialized = False
         self.roots = RootSet(source="pending")
+        self._pins = {}                    # root URI's path -> the folder it named (roots.py)
         self.calls = {}                    # client request id -> parked Call
         self._questions = {}               # our request id -> (Call, question key)
         self._roots_request = None         # our roots/list request id while unanswered
@@ -140,6 +141,7 @@ class Session:
         for call in list(self.calls.values()):
             self._finish(call)
         self.handles.close_all()
+        self.roots.close()
 
     def _on_request(self, msg):
         try:
@@ -223,7 +225,8 @@ class Session:
             else LATEST_HANDSHAKE
         self.client_capabilities = capabilities
         if not self._declared_roots():  # nothing to ask: the server's own folders, or none
-            self.roots = self.config.configured_roots() or RootSet(source="none")
+            self.roots = (self.config.configured_roots() or RootSet(source="none")).open(
+                self._pins)
         result = {"protocolVersion": self.protocol_version,
                   "capabilities": self.server.capabilities(), "serverInfo": SERVER_INFO,
                   "instructions": INSTRUCTIONS}
@@ -259,7 +262,7 @@ class Session:
             except RootError as exc:
                 self.server.log(f"roots/list answer refused ({exc}); allowing no folder")
                 new = RootSet(source="error")
-        self._swap(new)
+        self._swap(new.open(self._pins))  # accepted: the folders are held from now on
         if self._roots_again:
             self._roots_again = False
             self._ask_roots()
@@ -281,7 +284,8 @@ class Session:
             revoked = [(h, REACTION_FAILED) for h in change.handles]
         for handle, reason in revoked:
             self.handles.revoke(handle, reason)
-        self.roots = new_roots
+        old, self.roots = self.roots, new_roots
+        old.close()
 
     def roots_for(self, ctx):
         """The RootSet one run acts against; parks the run while the roots are being asked."""
@@ -350,14 +354,18 @@ class Session:
     def _request_roots(self, ctx):
         """The roots of one 2026-07-28 request: asked as an input request when declared."""
         if not isinstance(ctx.client_capabilities.get("roots"), dict):
-            configured = self.config.configured_roots()
-            if configured is None:
+            roots = self.config.configured_roots()
+            if roots is None:
                 raise MissingCapability(NO_ROOTS, {"roots": {}})
-            return self._usable(configured)
-        try:
-            return self._usable(self.config.limit(RootSet.from_list_result(ctx.ask_roots())))
-        except RootError as exc:
-            raise ToolError(f"La lista de roots no es válida: {exc}") from None
+        else:
+            try:
+                roots = self.config.limit(RootSet.from_list_result(ctx.ask_roots()))
+            except RootError as exc:
+                raise ToolError(f"La lista de roots no es válida: {exc}") from None
+        # accepted for this request only (ctx.release closes them at its end); what each URI
+        # named is pinned in the session, which a retry after input_required must reach too
+        # (its requestState is sealed with this session's key)
+        return self._usable(roots).open(self._pins)
 
     # -- calls -----------------------------------------------------------------------------------
     def _tool_list(self):
@@ -444,6 +452,8 @@ class Session:
         except Exception as exc:  # a bug in a tool is reported, never shown in detail
             self.server.log(f"tool {call.name} crashed: {type(exc).__name__}: {exc}")
             return error_result(f"Error interno en la herramienta {call.name}.")
+        finally:
+            ctx.release()
         if isinstance(result, str):
             return ok(result)
         if isinstance(result, dict) and isinstance(result.get("content"), list):

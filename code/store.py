@@ -8,126 +8,395 @@ A note is a `.md` file that starts with a header, a blank line, then the body:
 
     Body text...
 
-Writes go to a temporary file in the same folder and are renamed over the target, so a note
-is never half-written; deletes are a single unlink; archiving is a single rename into the
-root's `.archive/` folder that refuses to overwrite. Nothing here decides *whether* a path is
-allowed: callers pass paths that the roots already approved (see context.ToolContext.hold).
+Every operation the server does on a note starts from a root folder held open since the roots
+were accepted (roots.RootSet.folder) and goes down one name at a time without following links
+(dirfd.Folder): listing (`scan`), checking a chosen note again (`recheck`), `delete`,
+`archive`, writing (`write_note`) and opening a handle (`Handles.open`). So what is checked is
+what is acted on: a folder renamed and replaced by a link while a form was open leads nowhere,
+and a note is acted on only if it is still the same file (device, inode and id) that was
+listed. Writes go to a temporary file in the same folder and are renamed over the target, so a
+note is never half-written; deletes are one unlink; archiving is one rename into the root's
+`.archive/` folder that refuses to overwrite.
 
-Deliberate simplifications: notes are found by walking the roots on every listing (a stat
-per file; a file is parsed again only when its inode, size or mtime changed), and an open
-handle is a plain read-only file descriptor.
+Listing is honest about what it leaves out (`skipped`): names that are not UTF-8, links (never
+followed), and every file of an id that two files claim (ids are unique in a listing: an
+ambiguous id is no answer to "which note?"). A failure that would make the listing wrong (a
+root replaced, no descriptors left) is an error, never an empty list; a shared folder that
+is not there holds no notes, and the listing says so.
+
+Deliberate simplifications: notes are found by walking the roots on every listing (a stat per
+file; a file is parsed again only when its inode, size or mtime changed); between the last
+identity check and the unlink or rename of one name inside a held folder, another program
+writing in that same folder could still swap that one name (no portable call acts on a name
+only if it is a given inode); a temporary file is removed when the write fails or the server is
+told to stop (SIGTERM), not at start, since no name alone proves it was ours.
 """
 
+import codecs
 import datetime
+import errno
 import hashlib
 import itertools
 import os
 import re
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from roots import path_to_uri
+from dirfd import Folder, identity, valid_name
+from roots import MissingRoot, RootError, path_to_uri
 
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has none (a learner's self-check runs there)
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUFFIX = ".md"
 ARCHIVE_DIR = ".archive"
-ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+TEMP_PREFIX = ".tmp-notas-"    # only this server makes names like this (hidden: never listed)
+HEADER_BYTES = 4096
+MAX_DEPTH = 16                 # folders below a root that a listing goes into
+MAX_OPEN_HANDLES = 32          # per session
+MAX_REVOKED_KEPT = 64          # revoked handles remembered to say why they stopped
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # every break str.splitlines() knows
+OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+NO_DESCRIPTORS = ("el servidor no puede abrir más archivos ahora mismo (demasiados abiertos); "
+                  "cierra handles con notes_close y vuelve a probar")
 
 
 class StoreError(Exception):
-    """A note operation that could not be done; nothing was changed."""
+    """A note operation that could not be done; nothing was changed. Its text says why."""
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
+    """A note as it was listed: which file it is and where it was then.
+
+    The file is its device and inode, and the time its inode last changed (`ctime_ns`): an
+    inode number freed by a deletion may be given to the next file created, so the number
+    alone could mistake a replacement for the original. A tuple, so `list(note)` can go
+    through `ctx.memo` and `Note(*fields)` rebuilds it.
+    """
+
     id: str
     title: str
-    created: str  # YYYY-MM-DD
-    path: str     # resolved real path
+    created: str   # YYYY-MM-DD
+    path: str      # real path when it was listed (text: for showing and finding its root)
+    dev: int
+    ino: int
+    ctime_ns: int
+
+    def file(self):
+        """Which file this is: (device, inode, inode change time)."""
+        return self.dev, self.ino, self.ctime_ns
 
     @property
     def uri(self):
+        """The note's `file://` URI (from its path when listed)."""
         return path_to_uri(self.path)
 
     def summary(self):
+        """What a tool result shows of a note: id, title, created and uri."""
         return {"id": self.id, "title": self.title, "created": self.created, "uri": self.uri}
 
 
+def file_of(st):
+    """Which file a stat result describes (see Note.file)."""
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+# -- the header ---------------------------------------------------------------------------------
 def parse_header(text):
+    """(fields, body): the header's `key: value` lines, split at "\\n" only."""
     header, _, body = text.partition("\n\n")
     fields = {}
-    for line in header.splitlines():
+    for line in header.split("\n"):
         key, sep, value = line.partition(":")
         if sep:
             fields[key.strip().lower()] = value.strip()
     return fields, body
 
 
-def read_note(path):
-    """The Note stored at `path`, or None when the file is not a readable note."""
+def _one_line(text):
+    return "".join(" " if c in LINE_BREAKS else c for c in text)
+
+
+def derived_id(path):
+    """The id of a note whose header has none (a hand-written file): stable for its path."""
+    return "note-" + hashlib.sha256(path.encode()).hexdigest()[:8]
+
+
+def _note_from(data, path, st):
+    """The Note in these first bytes of the file at `path`, or None if it is no note."""
+    head, blank, _ = data.partition(b"\n\n")  # only the header must be UTF-8
     try:
-        with open(path, encoding="utf-8") as handle:
-            fields, _ = parse_header(handle.read(4096))
-    except (OSError, UnicodeDecodeError):
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=bool(blank))
+    except UnicodeDecodeError:
         return None
+    fields, _ = parse_header(text)
     if "title" not in fields:
         return None
     note_id = fields.get("id", "")
     if not ID_PATTERN.fullmatch(note_id):  # a hand-written file: derive a stable id
-        note_id = "note-" + hashlib.sha256(path.encode()).hexdigest()[:8]
-    return Note(note_id, fields["title"], fields.get("created", ""), path)
+        note_id = derived_id(path)
+    return Note(note_id, _one_line(fields["title"]), _one_line(fields.get("created", "")),
+                path, *file_of(st))
 
 
-def scan(rootset):
-    """Every note inside the roots. Symlinks that lead outside a root are skipped."""
-    notes = []
-    for root in rootset.roots:
-        _walk(root.path, rootset, notes)
-    return sorted(notes, key=lambda n: (n.title.lower(), n.created, n.id))
-
-
-def _walk(folder, rootset, notes):
+def _read_in(folder, name, path):
+    """The Note in `name` of `folder`, read through a descriptor, or None."""
     try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
+        fd = folder.open_file(name)
+    except OSError as exc:
+        if exc.errno in OUT_OF_DESCRIPTORS:
+            raise StoreError(NO_DESCRIPTORS) from None
+        return None
+    try:
+        return _note_from(os.read(fd, HEADER_BYTES), path, os.fstat(fd))
+    finally:
+        os.close(fd)
+
+
+def read_note(path):
+    """The Note stored at `path`, or None. By path: for showing files (the notebooks), not
+    for deciding what the server may touch (that is `recheck`, through the roots)."""
+    try:
+        with Folder.open(os.path.realpath(os.path.dirname(path) or ".")) as folder:
+            return _read_in(folder, os.path.basename(path), path)
+    except (OSError, ValueError):
+        return None
+
+
+# -- listing ------------------------------------------------------------------------------------
+def scan(roots, skipped=None):
+    """Every note inside the roots, through their held folders; links are never followed.
+
+    What is left out is explained in `skipped` (a list, when given). StoreError when the
+    listing cannot be trusted: a root moved or replaced, or no descriptors left."""
+    skipped = [] if skipped is None else skipped
+    found = {}  # (device, inode) -> Note: one file reached twice is one note
+    for root in roots.roots:
+        try:
+            folder = roots.folder(root)
+        except MissingRoot as exc:  # nothing there: no notes, said so
+            skipped.append(str(exc))
             continue
-        if entry.is_dir(follow_symlinks=False):  # symlinked folders are not followed
-            _walk(entry.path, rootset, notes)
-        elif entry.name.endswith(SUFFIX):
-            path = entry.path
-            if entry.is_symlink():  # only a symlink can lead outside: resolve and re-check
-                path = os.path.realpath(path)
-                if not rootset.contains(path):
-                    continue
-            note = _read_cached(path)
-            if note is not None:
-                notes.append(note)
+        except RootError as exc:  # moved or replaced since accepted: never followed
+            raise StoreError(str(exc)) from None
+        _walk(folder, root.path, 0, found, skipped)
+    return sorted(_unique_ids(found.values(), skipped),
+                  key=lambda n: (n.title.lower(), n.created, n.id))
 
 
-_parsed = {}  # path -> (stat stamp, Note or None): unchanged files are not read again
-
-
-def _read_cached(path):
+def _walk(folder, path, depth, found, skipped):
     try:
-        st = os.stat(path)
+        entries = folder.entries()
+    except OSError as exc:
+        _trouble(exc, path, skipped)
+        return
+    for name, kind in sorted(entries):
+        if name.startswith("."):
+            continue
+        shown = os.path.join(path, name)
+        if not _utf8(name):
+            skipped.append(f"se omitió «{_printable(shown)}»: su nombre no es UTF-8 válido "
+                           "(renómbralo para verlo)")
+        elif kind == "dir":
+            if depth >= MAX_DEPTH:
+                skipped.append(f"no entré en {shown}: hay más de {MAX_DEPTH} carpetas de "
+                               "profundidad")
+                continue
+            try:
+                child = folder.child(name)
+            except OSError as exc:
+                _trouble(exc, shown, skipped)
+                continue
+            with child:
+                _walk(child, shown, depth + 1, found, skipped)
+        elif name.endswith(SUFFIX) and kind == "link":
+            skipped.append(f"no sigo enlaces simbólicos: se omitió {shown}")
+        elif name.endswith(SUFFIX) and kind == "file":
+            note = _cached(folder, name, shown)
+            if note is not None:
+                found.setdefault(note.file(), note)
+
+
+def _trouble(exc, path, skipped):
+    if exc.errno in OUT_OF_DESCRIPTORS:
+        raise StoreError(NO_DESCRIPTORS) from None
+    skipped.append(f"no pude leer {path}: {exc.strerror or exc}")
+
+
+def _utf8(name):
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes come back as lone surrogates
+        return False
+    return True
+
+
+def _printable(path):
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _unique_ids(notes, skipped):
+    by_id = {}
+    for note in notes:
+        by_id.setdefault(note.id, []).append(note)
+    for note_id, same in by_id.items():
+        if len(same) > 1:
+            files = ", ".join(sorted(n.path for n in same))
+            skipped.append(f"el id {note_id} está en {len(same)} archivos ({files}): no listo "
+                           "ninguno hasta que cada nota tenga su propio id")
+    return [same[0] for same in by_id.values() if len(same) == 1]
+
+
+_parsed = {}  # (device, inode) -> (stamp, Note or None): unchanged files are not read again
+
+
+def _cached(folder, name, path):
+    try:
+        st = folder.lstat(name)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-    cached = _parsed.get(path)
+    key, stamp = file_of(st), (st.st_mtime_ns, st.st_size, path)
+    cached = _parsed.get(key)
     if cached is None or cached[0] != stamp:
         if len(_parsed) > 50_000:
             _parsed.clear()
-        cached = _parsed[path] = (stamp, read_note(path))
+        note = _read_in(folder, name, path)
+        if note is not None and note.file() != key:
+            return None  # replaced between the stat and the open: next listing sees it
+        cached = _parsed[key] = (stamp, note)
     return cached[1]
 
 
+# -- acting on one note -------------------------------------------------------------------------
+def as_note(value):
+    """A Note from a Note or its fields (as `ctx.memo` gives them back); StoreError if not."""
+    try:
+        note = value if isinstance(value, Note) else Note(*value)
+    except TypeError:
+        note = None
+    if note is None or not all(isinstance(v, str) for v in note[:4]) or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in note[4:]):
+        raise StoreError("eso no es una nota de la lista (id, título, fecha, ruta y qué "
+                         "archivo es)")
+    return note
+
+
+class _Place:
+    """Where a note's file is: the held folder that contains it and its name there."""
+
+    def __init__(self, roots, note):
+        self.note = note = as_note(note)
+        self.root = root = roots.root_of(note.path) if os.path.isabs(note.path) else None
+        if root is None:
+            refused = roots.refusals()
+            raise StoreError(refused[0] if refused else
+                             f"la nota {note.id} quedó fuera de las roots")
+        try:
+            self.root_folder = roots.folder(root)
+        except RootError as exc:
+            raise StoreError(str(exc)) from None
+        parts = os.path.relpath(note.path, root.path).split(os.sep)
+        if not all(valid_name(part) for part in parts):
+            raise StoreError(f"la nota {note.id} quedó fuera de las roots")
+        self.name, self._opened = parts[-1], []
+        self.folder = self.root_folder
+        try:
+            for part in parts[:-1]:
+                self.folder = self.folder.child(part)
+                self._opened.append(self.folder)
+        except OSError as exc:
+            self.close()
+            if exc.errno in OUT_OF_DESCRIPTORS:
+                raise StoreError(NO_DESCRIPTORS) from None
+            raise StoreError(f"la carpeta {part} de la nota {note.id} ya no es una carpeta "
+                             "normal (la movieron, la borraron o la cambiaron por un enlace)") \
+                from None
+
+    def verify(self):
+        """The note as it is now, if it is still the same file with the same id."""
+        note = self.note
+        try:
+            st = self.folder.lstat(self.name)
+        except FileNotFoundError:
+            raise StoreError(f"la nota {note.id} ya no existe") from None
+        except OSError as exc:
+            raise StoreError(f"no pude comprobar la nota {note.id}: {exc.strerror}") from None
+        if not stat.S_ISREG(st.st_mode) or file_of(st) != note.file():
+            raise StoreError(f"en el sitio de la nota {note.id} ahora hay otro archivo")
+        current = _read_in(self.folder, self.name, note.path)
+        if current is None or current.file() != note.file() or \
+                current.id != note.id:
+            raise StoreError(f"la nota {note.id} cambió: ya no es la que se listó")
+        return current
+
+    def close(self):
+        for folder in reversed(self._opened):
+            folder.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def recheck(roots, note):
+    """The note as it is now: still inside `roots` (its root folder neither moved nor
+    replaced), the same file (device and inode) and the same id. StoreError otherwise."""
+    with _Place(roots, note) as place:
+        return place.verify()
+
+
+def delete(roots, note):
+    """Re-check the note (as `recheck`) and unlink it, relative to its held folder."""
+    with _Place(roots, note) as place:
+        current = place.verify()
+        try:
+            place.folder.unlink(place.name)
+        except FileNotFoundError:
+            raise StoreError(f"la nota {current.id} ya no existe") from None
+        return current
+
+
+def archive(roots, note):
+    """Re-check the note and move it into `<its root>/.archive/` in one rename.
+
+    The target name is first reserved with an exclusive create (it fails if a file with that
+    name is already archived, or a link was planted there), then the note is renamed over the
+    reservation: the same file, moved in one step, and nothing is ever replaced. Returns the
+    archived file's path."""
+    with _Place(roots, note) as place:
+        current = place.verify()
+        try:
+            place.root_folder.mkdir(ARCHIVE_DIR)
+        except FileExistsError:
+            pass
+        try:
+            target = place.root_folder.child(ARCHIVE_DIR)
+        except OSError:
+            raise StoreError(f"{ARCHIVE_DIR} no es una carpeta normal (¿un enlace?); no la "
+                             "uso") from None
+        with target:
+            try:
+                os.close(target.create_new(place.name))
+            except FileExistsError:
+                raise StoreError(f"ya hay una nota archivada con el nombre {place.name}") \
+                    from None
+            try:
+                place.folder.rename(place.name, target, place.name)
+            except BaseException as exc:
+                target.unlink(place.name)
+                if isinstance(exc, FileNotFoundError):
+                    raise StoreError(f"la nota {current.id} ya no existe") from None
+                raise
+        return os.path.join(place.root.path, ARCHIVE_DIR, place.name)
+
+
+# -- writing ------------------------------------------------------------------------------------
 def valid_date(text):
+    """Is `text` a real calendar day written YYYY-MM-DD?"""
     try:
         return datetime.date.fromisoformat(text).isoformat() == text
     except (TypeError, ValueError):
@@ -135,67 +404,124 @@ def valid_date(text):
 
 
 def render(note_id, title, created, body):
+    """The text of a note; a header value with a line break of any kind is refused."""
     for value in (title, created):
-        if "\n" in value or "\r" in value:
-            raise StoreError("el título y la fecha van en una sola línea")
+        if any(c in LINE_BREAKS for c in value):
+            raise StoreError("el título y la fecha van en una sola línea (sin saltos de línea "
+                             "de ningún tipo)")
     return f"id: {note_id}\ntitle: {title}\ncreated: {created}\n\n{body}"
 
 
+def write_note(roots, path, title, created, body):
+    """Write the note at real path `path` inside `roots` (its id kept if it exists); the Note.
+
+    The folders down to it are reached from the held root, never through a link."""
+    root = roots.root_of(path)
+    if root is None:
+        raise StoreError(f"{path} está fuera de las roots")
+    try:
+        top = roots.folder(root)
+    except RootError as exc:
+        raise StoreError(str(exc)) from None
+    parts = os.path.relpath(path, root.path).split(os.sep)
+    if not all(valid_name(part) for part in parts):
+        raise StoreError("esa ruta no nombra un archivo dentro de la root")
+    opened, folder = [], top
+    try:
+        for part in parts[:-1]:
+            try:
+                folder = folder.child(part)
+            except FileNotFoundError:
+                raise StoreError(f"la carpeta {os.path.dirname(path)} no existe") from None
+            except OSError:
+                raise StoreError(f"{part} no es una carpeta normal (¿un enlace?)") from None
+            opened.append(folder)
+        existing = _read_in(folder, parts[-1], path)
+        note_id = existing.id if existing else "note-" + secrets.token_hex(4)
+        st = _write_in(folder, parts[-1], render(note_id, title, created, body))
+        return Note(note_id, title, created, path, *file_of(st))
+    finally:
+        for child in reversed(opened):
+            child.close()
+
+
 def write_atomic(path, text):
-    """Replace `path` with `text` in one step; the old file stays intact on any failure."""
-    folder = os.path.dirname(path)
-    if not os.path.isdir(folder):
-        raise StoreError(f"la carpeta {folder} no existe")
-    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+    """Replace the file at `path` with `text` in one step; the old one stays on any failure.
+
+    For preparing folders (tests, the demo, the notebooks): the server writes with
+    `write_note`, through the roots."""
+    folder_path = os.path.dirname(os.path.abspath(path))
+    try:
+        folder = Folder.open(os.path.realpath(folder_path))
+    except OSError:
+        raise StoreError(f"la carpeta {folder_path} no existe") from None
+    with folder:
+        _write_in(folder, os.path.basename(path), text)
+
+
+_temporaries = set()  # (Folder, name) of each temporary file of a write in progress
+
+
+def _write_in(folder, name, text):
+    """Write `text` as `name` in `folder` through a temporary file; the new file's stat."""
+    try:
+        st = folder.lstat(name)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise StoreError(f"no pude mirar el destino: {exc.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
         raise StoreError("el destino no es un archivo normal")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=SUFFIX)
+    temporary = f"{TEMP_PREFIX}{secrets.token_hex(8)}{SUFFIX}"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        fd = folder.create_new(temporary)
+    except OSError as exc:
+        raise StoreError(f"no pude escribir en la carpeta: {exc.strerror}") from None
+    ours = (folder, temporary)
+    _temporaries.add(ours)
+    try:
+        try:
+            data = text.encode("utf-8")
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        folder.rename(temporary, folder, name)
+        written = folder.lstat(name)  # after the rename, which changes the inode's ctime
     except BaseException:
-        os.unlink(tmp)
+        _remove(folder, temporary)
         raise
+    finally:
+        _temporaries.discard(ours)
+    return written
 
 
-def delete(note):
+def _remove(folder, name):
     try:
-        os.unlink(note.path)
-    except FileNotFoundError:
-        raise StoreError(f"la nota {note.id} ya no existe") from None
+        folder.unlink(name)
+    except OSError:
+        pass
 
 
-def archive(note, root_path):
-    """Move the note into `<root>/.archive/` in one rename; never overwrite anything.
+def remove_temporaries():
+    """Remove the temporary files of writes still in progress (the server is stopping).
 
-    The target name is first reserved with an exclusive create (it fails if a file with that
-    name is already archived), then the note is renamed over the reservation: the same file,
-    moved in one step, and no other note is ever replaced.
-    """
-    target_dir = os.path.join(root_path, ARCHIVE_DIR)
-    os.makedirs(target_dir, exist_ok=True)
-    target = os.path.join(target_dir, os.path.basename(note.path))
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600))
-    except FileExistsError:
-        raise StoreError(f"ya hay una nota archivada con el nombre {os.path.basename(target)}") \
-            from None
-    try:
-        os.rename(note.path, target)
-    except FileNotFoundError:
-        os.unlink(target)
-        raise StoreError(f"la nota {note.id} ya no existe") from None
-    except BaseException:
-        os.unlink(target)
-        raise
-    return target
+    Only names this process created itself, exclusively (O_EXCL), and still owns; the write
+    that made one then fails, and leaves the note it was replacing as it was."""
+    for folder, name in list(_temporaries):
+        _temporaries.discard((folder, name))
+        _remove(folder, name)
 
 
 # -- open handles -----------------------------------------------------------------------------
 @dataclass
 class Handle:
+    """An open note: `fd` reads the very file that was opened, wherever it is now.
+
+    `path` is the text path it had when opened, and may be stale; `current_path()` asks the
+    kernel where the file is now."""
+
     id: str
     note_id: str
     path: str
@@ -203,26 +529,75 @@ class Handle:
     revoked: str = ""  # why it stopped working, empty while it works
 
     def summary(self):
+        """What a tool result shows of a handle: its id, its note's id and its uri."""
         return {"handle": self.id, "note_id": self.note_id, "uri": path_to_uri(self.path)}
+
+    def current_path(self):
+        """The real path of the open file now, asked through its descriptor; None when it
+        has no name any more (deleted), the handle is revoked or nobody can tell.
+
+        Linux: /proc/self/fd; macOS: fcntl F_GETPATH. Elsewhere (and as a last try) the
+        opening path resolved again. Each answer is accepted only if it names the very file
+        the descriptor holds (same device and inode)."""
+        if self.revoked:
+            return None
+        try:
+            held = identity(os.fstat(self.fd))
+        except OSError:
+            return None
+        for candidate in [*_kernel_paths(self.fd), os.path.realpath(self.path)]:
+            try:
+                if candidate and identity(os.stat(candidate)) == held:
+                    return candidate
+            except (OSError, ValueError):
+                continue
+        return None
+
+
+def _kernel_paths(fd):
+    try:
+        yield os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        pass
+    try:
+        import fcntl
+        yield os.fsdecode(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0"))
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 class Handles:
     """The notes a client holds open across calls (exercise 4 re-checks them).
 
-    Callers hold the server's boundary lock around every method, so this class has none.
-    """
+    At most MAX_OPEN_HANDLES are open at once. The session core runs one tool at a time, so
+    this class needs no lock."""
 
     def __init__(self):
         self._open = {}
         self._ids = itertools.count(1)
 
-    def open(self, note):
-        fd = os.open(note.path, os.O_RDONLY | NOFOLLOW)
-        handle = Handle(f"h-{next(self._ids)}", note.id, note.path, fd)
+    def open(self, roots, note):
+        """Open `note` (re-checked as `recheck` does) and return its Handle; StoreError if
+        the note changed, left the roots or too many are open."""
+        if len(self.live()) >= MAX_OPEN_HANDLES:
+            raise StoreError(f"ya tienes {MAX_OPEN_HANDLES} notas abiertas, el máximo: cierra "
+                             "alguna con notes_close antes de abrir otra")
+        with _Place(roots, note) as place:
+            current = place.verify()
+            try:
+                fd = place.folder.open_file(place.name)
+            except OSError as exc:
+                raise StoreError(f"no pude abrir la nota {current.id}: {exc.strerror}") \
+                    from None
+            if file_of(os.fstat(fd)) != current.file():
+                os.close(fd)
+                raise StoreError(f"la nota {current.id} cambió mientras la abría")
+        handle = Handle(f"h-{next(self._ids)}", current.id, current.path, fd)
         self._open[handle.id] = handle
         return handle
 
     def get(self, handle_id):
+        """The open Handle with this id; StoreError (saying why) if unknown or revoked."""
         handle = self._open.get(handle_id)
         if handle is None:
             raise StoreError(f"no hay ningún handle abierto llamado {handle_id!r}")
@@ -231,23 +606,31 @@ class Handles:
         return handle
 
     def read(self, handle_id):
+        """The body of the note, read through the handle's descriptor."""
         handle = self.get(handle_id)
         data = os.pread(handle.fd, 1 << 20, 0)
         return parse_header(data.decode("utf-8", errors="replace"))[1]
 
     def close(self, handle_id):
+        """Close the handle with this id (StoreError if it is unknown or revoked)."""
         handle = self.get(handle_id)
         os.close(handle.fd)
         del self._open[handle_id]
 
     def revoke(self, handle, reason):
+        """Stop `handle` for good (its descriptor is closed); the first reason stays."""
         if not handle.revoked:
             os.close(handle.fd)
             handle.revoked = reason
+            revoked = [h.id for h in self._open.values() if h.revoked]
+            for old in revoked[:-MAX_REVOKED_KEPT]:
+                del self._open[old]
 
     def live(self):
+        """The handles that still work."""
         return [h for h in self._open.values() if not h.revoked]
 
     def close_all(self):
+        """Revoke every handle that still works (the session ended)."""
         for handle in self.live():
             self.revoke(handle, "la sesión terminó")

@@ -2,9 +2,10 @@
 and the handles of exercise 4.
 
 Each tool asks before it acts: the roots first, then the user when the request is ambiguous or
-needs an out-of-band step, and only then, inside `ctx.hold()`, re-checks what it is about to
-touch and does it. A tool runs again from the start after each answer (context.py), so asking
-first is also what makes that safe. The tool contract (names, arguments, results) is what the
+needs an out-of-band step, and only then re-checks what it is about to touch and does it, on
+the same held folder (store.py: the note must still be the same file inside the current
+roots). A tool runs again from the start after each answer (context.py), so asking first is
+also what makes that safe. The tool contract (names, arguments, results) is what the
 notebooks, the grader and external clients rely on.
 
 Deliberate simplifications: the "sync" is simulated (it counts the notes it would send), and
@@ -12,7 +13,6 @@ the provider's credential never leaves url_mode.FlowStore.
 """
 
 import datetime
-import secrets
 
 import elicitation
 import store
@@ -23,10 +23,15 @@ from tooling import Tool, ToolError, ok
 
 
 def notes_list(ctx):
-    notes = ctx.notes()
+    skipped = []
+    notes = ctx.notes(skipped)
     lines = [f"- {n.id}: {n.title} ({n.created})" for n in notes] or ["(no hay notas)"]
-    return ok(f"{len(notes)} nota(s) dentro de las roots:\n" + "\n".join(lines),
-              {"notes": [n.summary() for n in notes]})
+    text = f"{len(notes)} nota(s) dentro de las roots:\n" + "\n".join(lines)
+    data = {"notes": [n.summary() for n in notes]}
+    if skipped:  # what the listing left out, and why
+        text += "\n\nNo listé todo:\n" + "\n".join(f"- {reason}" for reason in skipped)
+        data["skipped"] = skipped
+    return ok(text, data)
 
 
 def notes_write(ctx, uri, title, body, created=None):
@@ -42,14 +47,11 @@ def notes_write(ctx, uri, title, body, created=None):
             raise ToolError(f"No escribí nada: {exc}") from None
         if not path.endswith(store.SUFFIX):
             raise ToolError(f"Las notas son archivos {store.SUFFIX}; no escribí nada.")
-        existing = store.read_note(path)
-        note_id = existing.id if existing else "note-" + secrets.token_hex(4)
         try:
-            store.write_atomic(path, store.render(note_id, title.strip(), created, body))
+            note = store.write_note(roots, path, title.strip(), created, body)
         except (store.StoreError, OSError) as exc:
             raise ToolError(f"No escribí nada: {exc}") from None
-    note = store.Note(note_id, title.strip(), created, path)
-    return ok(f"Nota {note_id} guardada en {note.uri}.", {"note": note.summary()})
+    return ok(f"Nota {note.id} guardada en {note.uri}.", {"note": note.summary()})
 
 
 def notes_delete(ctx, title):
@@ -57,7 +59,7 @@ def notes_delete(ctx, title):
     # path (a roots change while the form is open must not turn "ask" into "delete the one
     # left"); what changed meanwhile is caught by the re-check below.
     matches = [store.Note(*fields) for fields in ctx.memo("matches", lambda: [
-        [n.id, n.title, n.created, n.path] for n in ctx.find_notes(title)])]
+        list(n) for n in ctx.find_notes(title)])]
     if not matches:
         raise ToolError(f"No hay ninguna nota titulada {title!r} dentro de las roots.")
     target = matches[0]
@@ -74,11 +76,10 @@ def notes_delete(ctx, title):
             return refusal
         target = next(n for n in matches if n.id == answer.content["note_id"])
     with ctx.hold() as roots:
-        current = store.read_note(target.path)
-        if current is None or current.id != target.id or not roots.contains(target.path):
-            raise ToolError(f"La nota {target.id} ya no existe o quedó fuera de las roots; "
-                            "no se borró nada.")
-        store.delete(current)
+        try:  # the same file, inside the current roots, checked and deleted on one held folder
+            store.delete(roots, target)
+        except store.StoreError as exc:
+            raise ToolError(f"No se borró nada: {exc}.") from None
     return ok(f"Borrada la nota {target.id} ({target.title}, {target.created}).",
               {"deleted": target.summary()})
 
@@ -198,9 +199,10 @@ MANUAL_SETUP = (
 def notes_open(ctx, note_id):
     note = ctx.find_note(note_id)
     with ctx.hold() as roots:
-        if not roots.contains(note.path):
-            raise ToolError(f"La nota {note_id} está fuera de las roots.")
-        handle = ctx.handles.open(note)
+        try:
+            handle = ctx.handles.open(roots, note)
+        except store.StoreError as exc:
+            raise ToolError(f"No abrí la nota: {exc}.") from None
     return ok(f"Abierta la nota {note_id} como {handle.id}.", handle.summary())
 
 
@@ -208,8 +210,10 @@ def notes_read(ctx, handle):
     with ctx.hold() as roots:
         try:
             opened = ctx.handles.get(handle)
-            if ctx.stateless and not roots.contains(opened.path):
-                # 2026-07-28 has no list_changed: every request re-checks against its roots
+            # 2026-07-28 has no list_changed: every request re-checks against its roots where
+            # the note's file is now (asked through its descriptor), not where it was
+            where = opened.current_path() if ctx.stateless else None
+            if ctx.stateless and (where is None or not roots.contains(where)):
                 ctx.handles.revoke(opened, "su nota está fuera de las roots de esta petición")
             text = ctx.handles.read(handle)
         except store.StoreError as exc:

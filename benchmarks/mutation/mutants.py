@@ -69,7 +69,7 @@ DO_NOT_MUTATE = [r"self\.server\.log\(", r"server\.log\("]
 PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
 
 
-MODULES = ["roots", "elicitation", "request_state", "url_mode", "session", "store"]
+MODULES = ["roots", "elicitation", "request_state", "url_mode", "session", "store", "dirfd"]
 
 # Preloaded before forking: what every test run imports and nothing from code/.
 PRELOAD = ["pytest", "anyio", "anyio.pytest_plugin", "hypothesis", "_hypothesis_pytestplugin",
@@ -293,7 +293,7 @@ class CoverageRecorder:
 
 
 def instrumented_copy():
-    """A copy of code/ whose six modules import the probe first (after their docstring)."""
+    """A copy of code/ whose mutated modules import the probe first (after their docstring)."""
     import ast
 
     folder = fresh_copy()

@@ -103,6 +103,33 @@ class NotesLab:
         """Create `link` (inside the lab) pointing at `target` (inside the lab)."""
         os.symlink(self.path(*target.split("/")), self.path(*link.split("/")))
 
+    # -- the swap attack (notebook 1) ---------------------------------------------------------
+    def swap_folder(self, folder: str, decoy: str = "Fuera") -> None:
+        """What anyone who can write to the disk may do while a form is open: rename `folder`
+        to `<folder>-movida` and put in its place a link to `decoy`, a folder outside the
+        roots holding a copy of each of its notes (same names, same ids)."""
+        real, outside = self.base / folder, self.base / decoy
+        outside.mkdir(exist_ok=True)
+        for note in sorted(real.glob("*.md")):
+            shutil.copyfile(note, outside / note.name)
+        real.rename(self.base / f"{folder}-movida")
+        real.symlink_to(outside)
+
+    def restore_folder(self, folder: str) -> None:
+        """Undo `swap_folder`: the link goes and the real folder is back in its place."""
+        (self.base / folder).unlink()
+        (self.base / f"{folder}-movida").rename(self.base / folder)
+
+    def swap_during_form(self, folder: str, then: dict, decoy: str = "Fuera"):
+        """A scripted answer: while the form is open, `swap_folder(folder)`; then `then`."""
+        def answer(params):
+            self.swap_folder(folder, decoy)
+            print(f"🕵 Con el formulario abierto, alguien renombra {folder}/ a "
+                  f"{folder}-movida/ y pone en su lugar un enlace a {decoy}/, fuera de las "
+                  "roots, con archivos del mismo nombre (y el mismo id).")
+            return then
+        return answer
+
     # -- servers and clients ----------------------------------------------------------------
     def server_argv(self, solution=None, sdk_version=None, server_roots=(),
                     setup_wait=None) -> list[str]:

@@ -47,8 +47,9 @@ def quiz(questions) -> None:
 CODE_GUIDE = {
     "protocol.py": "las constantes del cable: versiones, claves de _meta, códigos de error",
     "wire.py": "JSON-RPC 2.0, un objeto JSON por línea",
-    "roots.py": "qué carpetas permitió el usuario y si una ruta real está dentro",
-    "store.py": "las notas en disco, la escritura atómica y los handles abiertos",
+    "dirfd.py": "carpetas abiertas: actuar por nombre desde un descriptor, sin seguir enlaces",
+    "roots.py": "qué carpetas permitió el usuario, si una ruta real está dentro; abrirlas",
+    "store.py": "las notas en disco, siempre desde la carpeta abierta, y los handles abiertos",
     "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
     "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y el estado de cada flujo",
     "request_state.py": "el requestState sellado con HMAC de 2026-07-28",

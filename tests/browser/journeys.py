@@ -235,7 +235,9 @@ def full_marks(exercise: str) -> re.Pattern:
 
 STARTERS = (
     Journey("01_roots.ipynb",
-           prints=("✓ Ningún intento escribió fuera de las roots.", zero_points("ejercicio4")),
+           prints=("✓ Ningún intento escribió fuera de las roots.",
+                   "✓ No se borró nada: ni la nota de verdad ni su copia de fuera.",
+                   zero_points("ejercicio4")),
            focus="Ningún intento escribió fuera de las roots"),
     Journey("02_formularios.ipynb", learner_02,
            prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",

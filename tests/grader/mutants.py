@@ -41,8 +41,8 @@ class Mutant:
         return folder
 
 
-ARCHIVE_CALL = ("            target = store.archive(current, root.path)  "
-                "# un solo movimiento, sin sobrescribir\n")
+ARCHIVE_CALL = ("    target = ctx.archive(current)  "
+                "# lo comprueba otra vez y lo mueve en un solo paso\n")
 CONFIRM_CHECK = '    if answer.action != "accept" or answer.content.get("confirm") is not True:\n'
 ASK = "    answer = ctx.elicit_form(\n"
 
@@ -64,12 +64,12 @@ GUARD_PROTOCOL = """    if protocol_version == "2026-07-28":
 """
 GUARD_CAPABILITY = ("    return supports_url(client_capabilities)  "
                     "# elicitation.url declared (code/elicitation.py)\n")
-REACTION = """        if not change.new_roots.contains(os.path.realpath(handle.path)):
+REACTION = """        where = handle.current_path()
+        if where is None or not change.new_roots.contains(where):
             change.revoke(handle, "su nota quedó fuera de las roots")
 """
 MATCHES = "    matches = ctx.find_notes(title)  # solo notas dentro de las roots\n"
 BODY = _block("ejercicio2.py", MATCHES, '{"archived": note.summary()})\n')
-ROOT_OF = "        root = roots.root_of(note.path)\n"
 FINAL = "    return tuple(int(part or 0) for part in match.groups()[:3]), match.group(4) is None\n"
 STATELESS = """        if not at_least(version, STATELESS_SDK):
             return False
@@ -110,13 +110,21 @@ MUTANTS = [
     if answer.action != "accept" or answer.content.get("confirm") is not True:
         return ok("No se archivó nada.", {"archived": None, "reason": answer.action})
     fields = next(f for f in found if f[0] == answer.content.get("note_id"))
-    target = store.archive(store.Note(*fields[:4]), fields[4])
+    import os
+    folder = os.path.join(fields[4], ".archive")  # by path, with what was true before the form
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, os.path.basename(fields[3]))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
+    os.rename(fields[3], target)
     return ok(f"Archivada la nota {fields[0]} en {target}.", {"archived": fields[0]})
 """, {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
         "hay que volver a comprobar las roots"),
     Mutant("solo_la_primera_root", "ejercicio4.py", REACTION,
-           """        first = change.new_roots.roots[0].path  # BUG: only the first remaining root
-        if os.path.commonpath([os.path.realpath(handle.path), first]) != first:
+           """        import os
+        first = change.new_roots.roots[0].path  # BUG: only the first remaining root
+        where = handle.current_path()
+        if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
 """, {"ej4_hidden/test_several_roots_remain"},
            "algún handle que seguía dentro de las roots dejó de funcionar"),
@@ -136,8 +144,7 @@ MUTANTS = [
            "sin distinguir mayúsculas ni espacios"),
     Mutant("archiva_sin_preguntar_si_hay_una", "ejercicio2.py", ASK,
            """    if len(matches) == 1:
-        with ctx.hold() as roots:
-            store.archive(matches[0], roots.root_of(matches[0].path).path)
+        ctx.archive(matches[0])
         return ok("Archivada.", {"archived": matches[0].summary()})
 """ + ASK,
            both("ej2/test_asks_to_confirm_even_with_one_match")
@@ -168,6 +175,7 @@ MUTANTS = [
             folder = os.path.join(parent, name)
             if folder.startswith(root.path) and os.path.isdir(folder):
                 for file in sorted(os.listdir(folder)):
+                    import store
                     note = store.read_note(os.path.join(folder, file))
                     if note is not None and note.title.strip().casefold() == wanted:
                         matches.append(note)
@@ -182,22 +190,35 @@ MUTANTS = [
            "            break\n",
            both("ej2/test_asks_only_once_per_call"), "exactamente una elicitación"),
     Mutant("copia_y_borra", "ejercicio2.py", ARCHIVE_CALL,
-           """            import os
-            import shutil
-            folder = os.path.join(root.path, ".archive")
-            os.makedirs(folder, exist_ok=True)
-            target = os.path.join(folder, os.path.basename(current.path))
-            shutil.copyfile(current.path, target)  # BUG: copy, then delete
-            os.remove(current.path)
+           """    import os
+    import shutil
+    folder = os.path.join(ctx.roots.root_of(current.path).path, ".archive")
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, os.path.basename(current.path))
+    shutil.copyfile(current.path, target)  # BUG: copy, then delete
+    os.remove(current.path)
 """,
            both("ej2/test_archiving_moves_the_file_and_never_overwrites"), "mismo inodo"),
     Mutant("archiva_junto_a_la_nota", "ejercicio2.py", ARCHIVE_CALL,
-           "            import os\n"
-           "            target = store.archive(current, os.path.dirname(current.path))  # BUG\n",
+           """    import os
+    folder = os.path.join(os.path.dirname(current.path), ".archive")  # BUG: beside the note
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, os.path.basename(current.path))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
+    os.rename(current.path, target)
+""",
            both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
            "la de la root, no la de la subcarpeta"),
-    Mutant("archiva_en_la_primera_root", "ejercicio2.py", ROOT_OF,
-           "        root = roots.roots[0]  # BUG: always the first root\n", EX2,
+    Mutant("archiva_en_la_primera_root", "ejercicio2.py", ARCHIVE_CALL,
+           """    import os
+    folder = os.path.join(ctx.roots.roots[0].path, ".archive")  # BUG: always the first root
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, os.path.basename(current.path))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
+    os.rename(current.path, target)
+""", EX2,
            "la carpeta .archive de su root (Otros)"),
     Mutant("compara_versiones_como_texto", "ejercicio3.py", GUARD_VERSION,
            GUARD_VERSION + "    if not sdk_version_text or sdk_version_text < \"1.23.1\":\n"
@@ -238,6 +259,7 @@ MUTANTS = [
            {"ej4/test_a_sibling_sharing_a_prefix_is_another_root"},
            "Notes no contiene a Notes-evil"),
     Mutant("usa_la_ruta_de_la_uri", "ejercicio4.py", REACTION,
+           "        import os\n"
            "        from roots import is_within, uri_to_path\n"
            "        if not any(is_within(os.path.realpath(handle.path), uri_to_path(root.uri))\n"
            "                   for root in change.new_roots.roots):  # BUG: the URI, not real\n"
@@ -249,7 +271,8 @@ MUTANTS = [
     Mutant("no_revoca_ninguno", "ejercicio4.py", REACTION, "        pass\n", EX4,
            "no revocó ninguno"),
     Mutant("revoca_mas_tarde_en_un_hilo", "ejercicio4.py", REACTION,
-           """        if not change.new_roots.contains(os.path.realpath(handle.path)):
+           """        where = handle.current_path()
+        if where is None or not change.new_roots.contains(where):
             import threading
 
             def later(handle=handle):  # BUG: the old boundary stays open a while

@@ -144,15 +144,13 @@ from server import ToolError, ok
     return ok(f"Entendido ({answer.action}).")
 '''),
     Null("archiva_sin_preguntar", "ejercicio2", HEADER + '''
-import store
 from server import ToolError, ok
 ''' + ARCHIVE + '''def notes_archive(ctx, title):
     matches = ctx.find_notes(title)
     if not matches:
         raise ToolError("No hay ninguna nota con ese título en tus roots.")
-    with ctx.hold() as roots:
-        note = matches[0]
-        store.archive(note, roots.root_of(note.path).path)
+    note = matches[0]
+    ctx.archive(note)
     return ok(f"Archivada {note.id}.")
 '''),
 ]

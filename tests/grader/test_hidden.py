@@ -26,7 +26,6 @@ CHATTY_EX2 = '''
 import os
 import sys
 
-import store
 from elicitation import choice
 from extension import Extension
 from server import ToolError, ok
@@ -62,14 +61,10 @@ def notes_archive(ctx, title):
     if answer.action != "accept" or answer.content.get("confirm") is not True:
         return ok(f"Nada. He visto: {' | '.join(SEEN[-30:])}")
     note = next(n for n in matches if n.id == answer.content.get("note_id"))
-    with ctx.hold() as roots:
-        root = roots.root_of(note.path)
-        if root is None:
-            raise ToolError(f"fuera: {note.path}")
-        try:
-            target = store.archive(note, root.path)
-        except store.StoreError as exc:
-            raise ToolError(f"{exc}: {note.path}") from None
+    try:
+        target = ctx.archive(note)
+    except ToolError as exc:
+        raise ToolError(f"{exc}: {note.path}") from None
     return ok(f"Archivada {note.path} en {target}; he visto: {' | '.join(SEEN[-30:])}")
 '''
 CHATTY_EX3 = '''

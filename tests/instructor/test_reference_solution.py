@@ -8,7 +8,7 @@ from conftest import REFERENCE
 from roots import RootSet
 from server import Config, NotesServer, RootsChange
 from server_support import NotesTree
-from store import Handles, Note
+from store import Handles, read_note
 from transport import start_in_process
 
 URL = {"elicitation": {"form": {}, "url": {}}}
@@ -55,11 +55,12 @@ def test_the_reference_guard_needs_sdk_protocol_and_capability(reference, sdk, p
 def _change(tmp_path, old, new, notes):
     handles = Handles()
     opened = []
-    for folder, name in notes:
-        path = tmp_path / folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("id: x\ntitle: t\n\ncuerpo")
-        opened.append(handles.open(Note(name, "t", "", str(path))))
+    with RootSet.from_paths([tmp_path]) as everything:
+        for folder, name in notes:
+            path = tmp_path / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"id: {name}\ntitle: t\n\ncuerpo")
+            opened.append(handles.open(everything, read_note(str(path))))
     roots = [RootSet.from_paths([str(tmp_path / f) for f in folders]) for folders in (old, new)]
     return RootsChange(roots[0], roots[1], handles.live()), opened
 

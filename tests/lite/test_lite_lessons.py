@@ -7,8 +7,10 @@ click in JupyterLite: the call returns while the dialog waits and finishes in it
 - 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
-- 01: `ui.revisar` on the exercise-4 starter, run in the page by the grader's in-process host:
-  0 points, each public test with its feedback, labelled as a formative self-check.
+- 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
+  nothing deleted; `ui.revisar` on the exercise-4 starter, run in the page by the grader's
+  in-process host: 0 points, each public test with its feedback, labelled as a formative
+  self-check.
 
 Results are asserted as tests/browser asserts them in JupyterLab. Notebook 05 cannot run in
 the browser (NOT_IN_THE_BROWSER says why); the others open with the JupyterLite first cell.
@@ -112,6 +114,29 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     assert "tps-2024.md" not in notas and "tps-2023.md" in notas and "tps-2025.md" in notas
     form_cell.scroll_into_view_if_needed()
     screenshot(page, "lite-lesson-02-form")
+    assert_stayed_on_the_machine(lite_page)
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_the_swap_attack_of_notebook_01_is_refused_in_the_browser(lite_page):
+    # Pyodide emulates directory descriptors by path: there the check that the shared
+    # folder is still the one accepted (device and inode, no link) is what refuses
+    page = lite_page.page
+    start_lesson(lite_page, "01_roots.ipynb")
+    connect = 'conn = await lab.connect("2025-11-25", roots=["Notas"], quiet=True)'
+    run_cell(page, connect)
+    wait_ran(page, connect)
+    swap = 'scripted=[lab.swap_during_form("Notas", then=elige)]'
+    run_cell(page, swap)
+    shown = wait_ran(page, swap)
+    assert "alguien renombra Notas/ a Notas-movida/" in shown
+    assert "« ✗ No se borró nada: la carpeta compartida" in shown
+    assert "ya no es la que aceptaste" in shown
+    check = 'lab.restore_folder("Notas")'
+    run_cell(page, check)
+    shown = wait_ran(page, check)
+    assert "No se borró nada: ni la nota de verdad ni su copia de fuera." in shown
+    screenshot(page, "lite-lesson-01-swap")
     assert_stayed_on_the_machine(lite_page)
 
 

@@ -1,6 +1,6 @@
 """Every notebook is a lesson a learner can follow: objectives and time first, a prediction to
 make before an instructive cell (answer revealed after it), a summary and a checked quiz at
-the end, markdown cells short enough to read; a 90-minute core path (01-03) and deep dives
+the end, markdown cells short enough to read; a 95-minute core path (01-03) and deep dives
 with honest times, the same in the course map of notebook 01 and of the README.
 
 The times are estimated, not guessed: 180 words a minute for the prose a learner must read
@@ -170,10 +170,11 @@ def test_stated_time_is_the_estimate_of_what_the_notebook_asks(name):
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_the_core_path_takes_about_ninety_minutes():
+def test_the_core_path_takes_about_ninety_five_minutes():
+    # 90 until notebook 01 gained the swap attack (check on one path, act on another)
     stated = [int(header(n)[4]) for n in CORE]
-    assert 85 <= sum(stated) <= 92, stated
-    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 93
+    assert 85 <= sum(stated) <= 95, stated
+    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 96
 
 
 def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
@@ -192,7 +193,7 @@ def test_the_course_map_lists_every_notebook_with_its_time_and_exercises(where):
         minutes, exercises = rows[name[:2]]
         assert minutes == int(header(name)[4]), name
         assert exercises == EXERCISES.get(name[:2], "—"), name
-    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 90 min\*\*", text)
+    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 95 min\*\*", text)
 
 
 def test_notebook_five_says_it_cannot_run_in_jupyterlite_and_why():

@@ -14,7 +14,7 @@ from sdk_driver import Answers, Roots, sdk_client
 @pytest.mark.parametrize("value", [None, 42, ["file:///tmp/x.md"], b"file:///tmp/x.md", ""],
                          ids=["none", "int", "list", "bytes", "empty"])
 def test_a_uri_that_is_not_text_is_refused_as_a_root_error(value):
-    with pytest.raises(RootError):
+    with pytest.raises(RootError, match="se esperaba una URI file:// o una ruta absoluta"):
         uri_to_path(value)
 
 
@@ -56,7 +56,7 @@ def test_a_root_keeps_its_clients_name_or_else_its_folders(tmp_path):
     roots = RootSet.from_list_result({"roots": [
         {"uri": f"file://{folder}", "name": "Mis notas"},
         {"uri": f"file://{folder}"},
-        {"uri": f"file://{folder}", "name": 42},
+        {"uri": f"file://{folder}", "name": None},
     ]})
     assert [r.name for r in roots.roots] == ["Mis notas", tmp_path.name, tmp_path.name]
 

@@ -24,7 +24,7 @@ def test_a_failed_write_keeps_the_old_note_intact(tmp_path, monkeypatch):
     target = tmp_path / "n.md"
     store.write_atomic(str(target), "original")
 
-    def crash(src, dst):
+    def crash(*args, **kwargs):
         raise OSError("disco lleno")
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError):
@@ -43,17 +43,18 @@ def test_write_refuses_to_follow_a_symlinked_target(tmp_path):
 
 
 def test_archive_moves_the_note_and_never_overwrites(tmp_path):
+    from roots import RootSet
     root = tmp_path / "Notas"
     root.mkdir()
     note_path = root / "a.md"
     store.write_atomic(str(note_path), store.render("note-1", "A", "2025-01-01", "uno"))
-    note = store.read_note(str(note_path))
-    store.archive(note, str(root))
-    assert not note_path.exists()
-    assert (root / ".archive" / "a.md").read_text().endswith("uno")
-    store.write_atomic(str(note_path), store.render("note-2", "A", "2025-01-02", "dos"))
-    with pytest.raises(store.StoreError, match="ya hay"):
-        store.archive(store.read_note(str(note_path)), str(root))
+    with RootSet.from_paths([root]) as roots:
+        store.archive(roots, store.read_note(str(note_path)))
+        assert not note_path.exists()
+        assert (root / ".archive" / "a.md").read_text().endswith("uno")
+        store.write_atomic(str(note_path), store.render("note-2", "A", "2025-01-02", "dos"))
+        with pytest.raises(store.StoreError, match="ya hay"):
+            store.archive(roots, store.read_note(str(note_path)))
     assert note_path.read_text().endswith("dos")
     assert (root / ".archive" / "a.md").read_text().endswith("uno")
 

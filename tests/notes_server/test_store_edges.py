@@ -28,9 +28,23 @@ def test_a_header_is_read_up_to_the_first_blank_line_whatever_its_case_and_spaci
     assert body == "cuerpo\n\nmás"
 
 
-def test_a_note_is_read_with_its_id_title_and_date(tmp_path):
+def test_a_note_is_read_with_its_id_title_date_and_which_file_it_is(tmp_path):
     path = note_file(tmp_path, "a.md", "id: note-5\ntitle: Mi nota\ncreated: 2025-03-02\n\nx")
-    assert store.read_note(path) == store.Note("note-5", "Mi nota", "2025-03-02", path)
+    st = os.stat(path)
+    assert store.read_note(path) == store.Note("note-5", "Mi nota", "2025-03-02", path,
+                                               st.st_dev, st.st_ino, st.st_ctime_ns)
+
+
+def test_only_the_header_must_be_utf8(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"id: note-a\ntitle: A\n\ncuerpo \xff roto\n\nm\xe1s")
+    assert store.read_note(str(path)).id == "note-a"
+
+
+def test_a_header_cut_in_the_middle_of_a_character_is_no_note(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"id: note-a\ntitle: A\xc3\n\ncuerpo")
+    assert store.read_note(str(path)) is None
 
 
 def test_a_note_without_a_date_has_an_empty_one(tmp_path):
@@ -102,10 +116,17 @@ def test_a_write_into_a_missing_folder_or_over_a_folder_is_refused(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["carpeta.md"]
 
 
-def test_deleting_a_note_that_is_gone_says_so(tmp_path):
-    note = store.Note("note-1", "A", "", str(tmp_path / "a.md"))
+@pytest.fixture
+def roots(tmp_path):
+    with RootSet.from_paths([tmp_path]) as held:
+        yield held
+
+
+def test_deleting_a_note_that_is_gone_says_so(tmp_path, roots):
+    note = make_note(tmp_path)
+    os.unlink(note.path)
     with pytest.raises(store.StoreError, match="note-1 ya no existe"):
-        store.delete(note)
+        store.delete(roots, note)
 
 
 def make_note(root, name="a.md", body="uno"):
@@ -114,73 +135,85 @@ def make_note(root, name="a.md", body="uno"):
     return store.read_note(str(path))
 
 
-def test_archive_returns_where_the_note_went(tmp_path):
-    note = make_note(tmp_path)
-    target = store.archive(note, str(tmp_path))
+def test_archive_returns_where_the_note_went(tmp_path, roots):
+    target = store.archive(roots, make_note(tmp_path))
     assert target == str(tmp_path / ".archive" / "a.md")
     assert os.listdir(tmp_path / ".archive") == ["a.md"]
 
 
-def test_archiving_a_note_that_is_gone_leaves_no_trace(tmp_path):
+def test_archiving_a_note_that_is_gone_leaves_no_trace(tmp_path, roots):
     note = make_note(tmp_path)
     os.unlink(note.path)
     with pytest.raises(store.StoreError, match="note-1 ya no existe"):
-        store.archive(note, str(tmp_path))
-    assert os.listdir(tmp_path / ".archive") == []
+        store.archive(roots, note)
+    assert not (tmp_path / ".archive").exists()
 
 
-def test_a_failed_archive_move_removes_its_reservation(tmp_path, monkeypatch):
+def test_a_failed_archive_move_removes_its_reservation(tmp_path, roots, monkeypatch):
     note = make_note(tmp_path)
 
-    def full_disk(src, dst):
+    def full_disk(*args, **kwargs):
         raise OSError("disco lleno")
-    monkeypatch.setattr(os, "rename", full_disk)
+    monkeypatch.setattr(os, "replace", full_disk)
     with pytest.raises(OSError, match="disco lleno"):
-        store.archive(note, str(tmp_path))
+        store.archive(roots, note)
     assert os.listdir(tmp_path / ".archive") == []
     assert os.path.exists(note.path)
 
 
-def test_archive_never_writes_through_a_planted_link(tmp_path):
+def test_a_move_that_finds_the_note_gone_says_so_and_removes_its_reservation(tmp_path, roots,
+                                                                             monkeypatch):
+    note = make_note(tmp_path)
+
+    def gone(*args, **kwargs):
+        raise FileNotFoundError(2, "No such file")
+    monkeypatch.setattr(os, "replace", gone)
+    with pytest.raises(store.StoreError, match="note-1 ya no existe"):
+        store.archive(roots, note)
+    assert os.listdir(tmp_path / ".archive") == []
+
+
+def test_archive_never_writes_through_a_planted_link(tmp_path, roots):
     note = make_note(tmp_path)
     outside = tmp_path.parent / f"{tmp_path.name}-fuera.md"
     (tmp_path / ".archive").mkdir()
     (tmp_path / ".archive" / "a.md").symlink_to(outside)
     with pytest.raises(store.StoreError, match="ya hay una nota archivada"):
-        store.archive(note, str(tmp_path))
+        store.archive(roots, note)
     assert not outside.exists() and os.path.exists(note.path)
 
 
 # -- handles -------------------------------------------------------------------------------------
-def test_handles_are_numbered_and_summarised(tmp_path):
+def test_handles_are_numbered_and_summarised(tmp_path, roots):
     handles = store.Handles()
     note = make_note(tmp_path)
-    first, second = handles.open(note), handles.open(note)
+    first, second = handles.open(roots, note), handles.open(roots, note)
     assert (first.id, second.id) == ("h-1", "h-2")
     assert first.summary() == {"handle": "h-1", "note_id": "note-1",
                                "uri": f"file://{tmp_path}/a.md"}
 
 
-def test_a_handle_reads_its_notes_body_even_after_the_file_changes(tmp_path):
+def test_a_handle_reads_its_notes_body_even_after_the_file_changes(tmp_path, roots):
     handles = store.Handles()
     note = make_note(tmp_path, body="primera versión")
-    handle = handles.open(note)
+    handle = handles.open(roots, note)
     os.unlink(note.path)
     assert handles.read(handle.id) == "primera versión"
 
 
-def test_a_handle_never_opens_through_a_symlink(tmp_path):
+def test_a_handle_never_opens_through_a_symlink(tmp_path, roots):
     note = make_note(tmp_path)
     (tmp_path / "enlace.md").symlink_to(note.path)
-    linked = store.Note("note-1", "A", "", str(tmp_path / "enlace.md"))
-    with pytest.raises(OSError):
-        store.Handles().open(linked)
+    linked = note._replace(path=str(tmp_path / "enlace.md"))
+    with pytest.raises(store.StoreError, match="otro archivo"):
+        store.Handles().open(roots, linked)
 
 
-def test_an_unknown_closed_or_revoked_handle_says_why_it_cannot_be_used(tmp_path):
+def test_an_unknown_closed_or_revoked_handle_says_why_it_cannot_be_used(tmp_path, roots):
     handles = store.Handles()
     note = make_note(tmp_path)
-    closed, revoked, kept = handles.open(note), handles.open(note), handles.open(note)
+    closed, revoked, kept = (handles.open(roots, note), handles.open(roots, note),
+                             handles.open(roots, note))
     handles.close(closed.id)
     handles.revoke(revoked, "la root se quitó")
     handles.revoke(revoked, "otra razón")  # the first reason stays
@@ -246,8 +279,11 @@ def test_a_link_in_a_subfolder_is_checked_against_the_roots_too(tmp_path):
     store.write_atomic(str(root / "sub" / "a.md"), store.render("note-1", "Dentro", "", ""))
     (root / "sub" / "enlace-fuera.md").symlink_to(outside / "x.md")
     (root / "sub" / "enlace-dentro.md").symlink_to(root / "sub" / "a.md")
-    listed = store.scan(RootSet.from_paths([root]))
-    assert [n.title for n in listed] == ["Dentro", "Dentro"]
+    skipped = []
+    listed = store.scan(RootSet.from_paths([root]), skipped)
+    assert [n.title for n in listed] == ["Dentro"]  # links are never followed, inside or out
+    assert sorted(skipped) == [f"no sigo enlaces simbólicos: se omitió {root}/sub/{name}"
+                               for name in ("enlace-dentro.md", "enlace-fuera.md")]
 
 
 def test_an_unchanged_note_is_not_read_again(tmp_path, monkeypatch):
@@ -255,8 +291,8 @@ def test_an_unchanged_note_is_not_read_again(tmp_path, monkeypatch):
     roots = RootSet.from_paths([tmp_path])
     assert [n.id for n in store.scan(roots)] == ["note-1"]
     reads = []
-    real = store.read_note
-    monkeypatch.setattr(store, "read_note", lambda path: reads.append(path) or real(path))
+    real = store._read_in
+    monkeypatch.setattr(store, "_read_in", lambda *args: reads.append(args) or real(*args))
     assert [n.id for n in store.scan(roots)] == ["note-1"]
     assert reads == []
 
@@ -286,5 +322,6 @@ def test_a_handle_reads_bytes_that_are_not_utf8_as_replacement_characters(tmp_pa
     path = tmp_path / "a.md"
     path.write_bytes(b"id: note-1\ntitle: A\n\ncuerpo \xff roto")
     handles = store.Handles()
-    handle = handles.open(store.Note("note-1", "A", "", str(path)))
+    with RootSet.from_paths([tmp_path]) as roots:
+        handle = handles.open(roots, store.read_note(str(path)))
     assert handles.read(handle.id) == "cuerpo \ufffd roto"

@@ -1,5 +1,4 @@
 """Ejercicio 2 (solución de referencia): notes_archive pide confirmación cada vez."""
-import store
 from elicitation import choice
 from extension import Extension
 from server import ToolError, ok
@@ -32,14 +31,7 @@ def notes_archive(ctx, title):
     note = next((n for n in matches if n.id == answer.content.get("note_id")), None)
     if note is None:
         raise ToolError("Esa nota no estaba entre las opciones; no se archivó nada.")
-    with ctx.hold() as roots:  # las roots no pueden cambiar mientras archivamos
-        current = store.read_note(note.path)
-        root = roots.root_of(note.path)
-        if current is None or current.id != note.id or root is None:
-            raise ToolError("La nota ya no existe o quedó fuera de las roots; no se archivó "
-                            "nada.")
-        try:
-            target = store.archive(current, root.path)  # un solo movimiento, sin sobrescribir
-        except store.StoreError as exc:
-            raise ToolError(f"No se archivó nada: {exc}.") from None
+    # justo antes de actuar: ¿sigue siendo el mismo archivo, dentro de las roots de ahora?
+    current = ctx.recheck(note)
+    target = ctx.archive(current)  # lo comprueba otra vez y lo mueve en un solo paso
     return ok(f"Archivada la nota {note.id} en {target}.", {"archived": note.summary()})

@@ -15,11 +15,11 @@ extension = Extension()
                   "properties": {"title": {"type": "string"}}},
     annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False})
 def notes_archive(ctx, title):
-    found = ctx.memo("found", lambda: [[n.id, n.title, n.created, n.path]
-                                       for n in ctx.find_notes(title)])
+    found = ctx.memo("found", lambda: [list(n) for n in ctx.find_notes(title)])
     if not found:
         raise ToolError("No encontré esa nota dentro de tus roots; no archivé nada.")
-    options = [(note_id, f"{created} · {name}") for note_id, name, created, _ in found]
+    notes = [store.Note(*fields) for fields in found]
+    options = [(note.id, f"{note.created} · {note.title}") for note in notes]
     answer = ctx.elicit_form(
         "Confirma qué nota quieres archivar.",
         {"note_id": choice(options, title="Nota", protocol=ctx.protocol_version),
@@ -29,14 +29,6 @@ def notes_archive(ctx, title):
         return ok("No se archivó nada.")
     if answer.content["confirm"] is not True:
         return ok("Sin confirmación no se archivó nada.")
-    chosen = next(store.Note(*f) for f in found if f[0] == answer.content["note_id"])
-    with ctx.hold() as roots:
-        root = roots.root_of(chosen.path)
-        current = store.read_note(chosen.path)
-        if root is None or current is None or current.id != chosen.id:
-            raise ToolError("La nota ya no está dentro de tus roots; no archivé nada.")
-        try:
-            where = store.archive(current, root.path)
-        except store.StoreError as exc:
-            raise ToolError(f"No archivé nada: {exc}") from None
+    chosen = next(note for note in notes if note.id == answer.content["note_id"])
+    where = ctx.archive(chosen)  # re-comprueba el mismo archivo en las roots de ahora y lo mueve
     return ok(f"Archivada en {where}.")

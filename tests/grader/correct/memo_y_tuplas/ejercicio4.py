@@ -1,6 +1,4 @@
 """Ejercicio 4, otro estilo: la lista de carpetas nuevas, comparada por componentes."""
-import os
-
 from extension import Extension
 from roots import is_within
 
@@ -11,6 +9,6 @@ extension = Extension()
 def recheck(change):
     folders = [root.path for root in change.new_roots.roots]
     for handle in change.handles:
-        real = os.path.realpath(handle.path)
-        if not any(is_within(real, folder) for folder in folders):
+        real = handle.current_path()  # donde está el archivo ahora, según su descriptor
+        if real is None or not any(is_within(real, folder) for folder in folders):
             change.revoke(handle, "quedó fuera de las roots")

@@ -1,0 +1,200 @@
+"""A shared folder swapped for a link while the server is not looking leads nowhere.
+
+The attack, as someone else writing to the same disk would try it: two notes titled "dup" in
+Notas/; `notes_delete {"title": "dup"}`; while the form is open (2025-11-25), or between
+`input_required` and the retry (2026-07-28), Notas/ (or its subfolder) is renamed away and a
+link to Fuera/ (outside the roots, with files of the same names and ids) is put in its place;
+the user accepts note-t1. Nothing outside is deleted, moved, listed, opened, read or written,
+the user's own notes are untouched too, and the tool error says why, in Spanish. The same holds
+for the reference notes_archive, with no form at all, and when the chosen note's file is
+replaced by another one under the same name.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sdk_driver import Answers, Roots, sdk_client, text
+
+pytestmark = pytest.mark.anyio
+REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+REFERENCE = (Path(__file__).resolve().parents[2] / "grader" / "reference" / "soluciones"
+             / "ejercicio2.py")  # the repository's, also when NOTES_CODE_DIR names a copy
+PICK_T1 = {"action": "accept", "content": {"note_id": "note-t1", "confirm": True}}
+REPLACED = "ya no es la que aceptaste"
+
+
+def note(path, note_id, title="dup", body="cuerpo"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"id: {note_id}\ntitle: {title}\ncreated: 2025-01-01\n\n{body}\n")
+
+
+@pytest.fixture
+def house(tree):
+    """Notas/ (shared) with two "dup" notes at `where`; Fuera/ (never shared) with a copy of
+    each under the same name and id but another body, and a canary."""
+    house = tree
+    house.outside = tree.base / "Fuera"
+    for folder in (tree.notes, tree.notes / "sub"):
+        for name, note_id in (("t1.md", "note-t1"), ("t2.md", "note-t2")):
+            note(folder / name, note_id if folder == tree.notes else note_id + "-sub")
+            note(house.outside / name, note_id if folder == tree.notes else note_id + "-sub",
+                 body="FUERA: no tocar")
+    (house.outside / "canario.txt").write_text("canario")
+    return house
+
+
+def outside(house):
+    return {str(p.relative_to(house.outside)): p.read_bytes()
+            for p in sorted(house.outside.rglob("*")) if p.is_file()}
+
+
+def swap(folder: Path, target: Path):
+    """Rename `folder` away and put a link to `target` in its place."""
+    folder.rename(folder.with_name(folder.name + "-movida"))
+    folder.symlink_to(target)
+
+
+def swapping(folder, target, answer):
+    def during_the_form(params):
+        swap(folder, target)
+        return answer
+    return during_the_form
+
+
+def kept(house, *names):
+    """The user's own notes, wherever the swap moved their folder."""
+    return {name: (house.base / name).read_bytes() for name in names}
+
+
+# -- the attack during a form --------------------------------------------------------------------
+@REVISIONS
+async def test_a_root_swapped_for_a_link_during_the_form_deletes_nothing_anywhere(house, trace,
+                                                                                 mode):
+    before_outside = outside(house)
+    mine = kept(house, "Notas/t1.md", "Notas/t2.md")
+    answers = Answers(swapping(house.notes, house.outside, PICK_T1))
+    async with sdk_client(trace=trace, mode=mode, roots=Roots(house.notes),
+                          answers=answers) as client:
+        result = await client.call_tool("notes_delete", {"title": "dup"})
+    assert len(answers.seen) == 1
+    assert result.is_error and "No se borró nada" in text(result)
+    assert f"la carpeta compartida file://{house.notes} {REPLACED}" in text(result)
+    assert outside(house) == before_outside
+    assert kept(house, "Notas-movida/t1.md", "Notas-movida/t2.md") == \
+        {k.replace("Notas", "Notas-movida"): v for k, v in mine.items()}
+
+
+@REVISIONS
+async def test_a_subfolder_swapped_for_a_link_during_the_form_deletes_nothing_anywhere(
+        house, trace, mode):
+    before_outside = outside(house)
+    pick = {"action": "accept", "content": {"note_id": "note-t1-sub", "confirm": True}}
+    answers = Answers(swapping(house.notes / "sub", house.outside, pick))
+    async with sdk_client(trace=trace, mode=mode, roots=Roots(house.notes),
+                          answers=answers) as client:
+        result = await client.call_tool("notes_delete", {"title": "dup"})
+    assert result.is_error and "ya no es una carpeta normal" in text(result)
+    assert outside(house) == before_outside
+    assert (house.notes / "sub-movida" / "t1.md").exists()
+
+
+@REVISIONS
+@pytest.mark.parametrize("swapped", ["Notas", "Notas/sub"])
+async def test_the_reference_archive_moves_nothing_after_a_swap(house, trace, mode, swapped):
+    before_outside = outside(house)
+    target = house.base / swapped
+    pick_id = "note-t1" if swapped == "Notas" else "note-t1-sub"
+    pick = {"action": "accept", "content": {"note_id": pick_id, "confirm": True}}
+    answers = Answers(swapping(target, house.outside, pick))
+    async with sdk_client("--solution", REFERENCE, trace=trace, mode=mode,
+                          roots=Roots(house.notes), answers=answers) as client:
+        result = await client.call_tool("notes_archive", {"title": "dup"})
+    # the reference lists again on every run: with the root swapped, that listing fails;
+    # with the subfolder swapped, it finds the same note in the renamed subfolder (still
+    # inside the root: the very file the user chose) and archives it into the root's .archive
+    assert outside(house) == before_outside
+    if swapped == "Notas":
+        assert result.is_error and REPLACED in text(result)
+        assert not list(house.base.rglob(".archive"))
+    else:
+        assert not result.is_error, text(result)
+        assert (house.notes / ".archive" / "t1.md").read_text() == \
+            "id: note-t1-sub\ntitle: dup\ncreated: 2025-01-01\n\ncuerpo\n"
+        assert not (house.outside / ".archive").exists()
+
+
+# -- after a swap, with no form at all -----------------------------------------------------------
+@REVISIONS
+async def test_after_a_swap_nothing_outside_is_listed_opened_read_or_written(house, trace, mode):
+    before_outside = outside(house)
+    async with sdk_client(trace=trace, mode=mode, roots=Roots(house.notes),
+                          answers=Answers()) as client:
+        listed = await client.call_tool("notes_list", {})
+        opened = await client.call_tool("notes_open", {"note_id": "note-t1"})
+        swap(house.notes, house.outside)
+        after = {"list": await client.call_tool("notes_list", {}),
+                 "open": await client.call_tool("notes_open", {"note_id": "note-t2"}),
+                 "write": await client.call_tool("notes_write", {
+                     "uri": f"file://{house.notes}/nueva.md", "title": "Nueva", "body": "x"})}
+        read = await client.call_tool("notes_read",
+                                      {"handle": opened.structured_content["handle"]})
+    assert {n["id"] for n in listed.structured_content["notes"]} >= {"note-t1", "note-t2"}
+    for name, result in after.items():
+        assert result.is_error, name
+        assert "FUERA" not in text(result) and "note-t2" not in str(result.structured_content)
+    assert REPLACED in text(after["list"]) and REPLACED in text(after["open"])
+    assert "FUERA" not in text(read)  # a handle opened before reads the user's own note
+    if not read.is_error:
+        assert text(read) == "cuerpo\n"
+    assert outside(house) == before_outside
+
+
+# -- the chosen note's file replaced under the same name -----------------------------------------
+def replace_file(path, content):
+    def during_the_form(params):
+        os.unlink(path)
+        path.write_text(content)
+        return PICK_T1
+    return during_the_form
+
+
+@REVISIONS
+@pytest.mark.parametrize("replacement", [
+    "id: note-t1\ntitle: dup\ncreated: 2025-01-01\n\notro archivo, mismo id\n",
+    "sin cabecera: un archivo cualquiera\n",
+    "id: note-t9\ntitle: dup\n\notra nota\n",
+], ids=["same-id", "header-less", "other-id"])
+async def test_a_file_put_in_place_of_the_chosen_note_is_not_deleted(house, trace, mode,
+                                                                     replacement):
+    answers = Answers(replace_file(house.notes / "t1.md", replacement))
+    async with sdk_client(trace=trace, mode=mode, roots=Roots(house.notes),
+                          answers=answers) as client:
+        result = await client.call_tool("notes_delete", {"title": "dup"})
+    assert result.is_error and "No se borró nada" in text(result)
+    assert "otro archivo" in text(result)
+    assert (house.notes / "t1.md").read_text() == replacement
+
+
+@REVISIONS
+async def test_a_note_moved_to_another_folder_of_the_root_is_not_followed(house, trace, mode):
+    def move_it(params):
+        shutil.move(house.notes / "t1.md", house.notes / "sub" / "movida.md")
+        return PICK_T1
+    async with sdk_client(trace=trace, mode=mode, roots=Roots(house.notes),
+                          answers=Answers(move_it)) as client:
+        result = await client.call_tool("notes_delete", {"title": "dup"})
+    assert result.is_error and "note-t1 ya no existe" in text(result)
+    assert (house.notes / "sub" / "movida.md").exists()
+
+
+async def test_2026_a_handle_whose_note_was_moved_out_of_the_roots_is_not_read(house, trace):
+    async with sdk_client(trace=trace, mode="auto", roots=Roots(house.notes),
+                          answers=Answers()) as client:
+        opened = await client.call_tool("notes_open", {"note_id": "note-t1-sub"})
+        handle = opened.structured_content["handle"]
+        (house.notes / "sub").rename(house.outside / "llevada")  # its text path still says Notas
+        read = await client.call_tool("notes_read", {"handle": handle})
+    assert read.is_error and "fuera de las roots de esta petición" in text(read)
