@@ -1,13 +1,22 @@
 """Sessions: the MCP lifecycle of one client, as a single-threaded core.
 
-The core never blocks and never starts a thread. `receive(line)` takes one incoming frame;
-everything the session does comes out through what the driver gave it: `send(frame)` writes
-one frame, and `clock.call_later(seconds, fn)` / `clock.call_soon(fn)` ask to be called back
-(a timeout, a progress tick, a setup page finishing on another thread). A tool that needs the
-user or the roots is *parked*: the session sends (or returns) the question, keeps the call
-aside, and runs the tool again from the start when the answer comes (context.py). The stdio
-server feeds this core from a reader thread under one lock; the browser feeds it from the
-kernel's event loop (transport.py).
+The core never blocks, never starts a thread and opens no socket. `receive(line)` takes one
+incoming frame; everything the session does comes out through what the driver gave it:
+`send(frame)` writes one frame, and `clock.call_later(seconds, fn)` / `clock.call_soon(fn)`
+ask to be called back (a timeout, a progress tick, a setup page that finished, wherever the
+driver shows that page). A tool that needs the user or the roots is *parked*: the session
+sends (or returns) the question, keeps the call aside, and runs the tool again from the start
+when the answer comes (context.py). Drivers (transport.py) call it from one thread at a time:
+the stdio server from its reader and timer threads under one lock, the browser from the
+kernel's event loop, the loopback from whoever pumps it.
+
+One guarded way in: frames (`receive`), timers (`later`) and page completions (`soon`) all
+enter through `_enter`, where anything unexpected is logged and ends only what it was doing:
+a request gets -32603, a tool call a tool error, and the session goes on. No frame, answer,
+tool or timer ends the process. Requests are routed by one dispatch table per revision
+(HANDSHAKE_METHODS, STATELESS_METHODS, at the end of this file), and every 2026-07-28 result
+gets its envelope in one place (`stateless_result`). What a tool returns (results, error data,
+`ctx.memo` values) is checked as strict JSON at every revision before it is sent or kept.
 
 2025-11-25 (and 2025-06-18): `initialize` negotiates; after `notifications/initialized` and
 after every `notifications/roots/list_changed` the server asks `roots/list`. A call that needs

@@ -1,19 +1,26 @@
 """Transports: how the single-threaded session core meets the world.
 
 The core (session.py) takes frames in and gives frames and timer requests out. Something must
-feed it, write what it sends and keep its clock:
+feed it, write what it sends, keep its clock and show the setup page (the driver contract):
 
-- `serve_stdio(server, lines, write)`: the real server. A reader thread feeds each line to the
-  core under one lock; a timer thread runs the core's timers under the same lock, so the core
-  is never entered twice at once. `start_in_process` is the same over in-memory pipes.
+- `serve_stdio(server, lines, write)`: the real server. The reader (the caller's thread)
+  feeds each line to the core under one lock; a timer thread runs the core's timers under the
+  same lock, so the core is never entered twice at once. It is the one driver that starts
+  threads: its clock, and the setup page on 127.0.0.1 when `Config.setup_page` is "http".
+  `start_in_process` is the same over in-memory pipes, on one more thread.
 - `Loopback`: a client and a session in one thread, with no thread at all: frames go through
   a queue that `pump_until(...)` empties, and timers fire when the pump reaches them. The demo,
-  the tests and the browser (no threads there) use it.
-- `AsyncLoopback`: the same on an asyncio event loop (the notebooks' kernel), where the
-  loop's own `call_later` is the clock.
+  the tests and the grader's in-process host use it; the page stays inline.
+- `AsyncLoopback`: the same on an asyncio event loop (the notebooks' kernel, the browser),
+  where the loop's own `call_later` is the clock; the page stays inline unless the notebook
+  serves it (JupyterLab).
+
+Whatever shows the page, a completion reaches the core through the clock's `call_soon`, the
+only thing other threads may call. A cancelled timer leaves the clocks' heaps promptly
+(TimerHeap), so forms that were answered leave nothing queued.
 
 Deliberate simplifications: one session per transport; timers have the resolution of the
-thread or loop that runs them; `call_soon` is the only thing other threads may call.
+thread or loop that runs them.
 """
 
 import heapq
@@ -200,7 +207,7 @@ class Loopback:
     `send(line)` hands a line to the session; the session's frames go to `deliver(line)` (the
     client's receive). Nothing happens until someone pumps: `pump_until(done, timeout)`
     delivers queued lines both ways and runs due timers until `done()` is true. Other threads
-    may only call `call_soon` (the setup page does, when a flow ends).
+    may only call `call_soon` (a setup page served elsewhere does, when a flow ends).
     """
 
     def __init__(self, server, deliver=None):
