@@ -484,7 +484,10 @@ class Session:
             else:
                 result = self._invoke(call)
         except NeedInput as need:
-            if call.stateless:
+            problem = json_problem(need.request)
+            if problem is not None:  # the same refusal at both revisions
+                self._answer(call, self._not_json(call, problem))
+            elif call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {
                     "answers": call.answers, "asked": call.asked, "memos": call.memos,
                     "pending": need.key})
@@ -546,9 +549,7 @@ class Session:
         becomes a tool error that says so, the same at every revision."""
         problem = json_problem(result.to_dict() if isinstance(result, wire.RpcError) else result)
         if problem is not None:
-            self.server.log(f"tool {call.name}: its answer is not JSON ({problem}); not sent")
-            result, result_type = error_result(NOT_JSON.format(name=call.name,
-                                                               problem=problem)), "complete"
+            result, result_type = self._not_json(call, problem), "complete"
         self._finish(call)
         if isinstance(result, wire.RpcError):
             self.send(wire.error_response(call.request_id, result))
@@ -556,6 +557,10 @@ class Session:
             self.send(wire.response(call.request_id, stateless_result(result, result_type)))
         else:
             self.send(wire.response(call.request_id, result))
+
+    def _not_json(self, call, problem):
+        self.server.log(f"tool {call.name}: what it would send is not JSON ({problem})")
+        return error_result(NOT_JSON.format(name=call.name, problem=problem))
 
     def _finish(self, call):
         """The call is over (answered, failed or cancelled): forget it and its timers."""

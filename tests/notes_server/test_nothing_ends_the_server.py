@@ -211,6 +211,32 @@ def test_a_result_that_is_not_json_is_a_tool_error_saying_why(home, protocol, af
     assert talk.ping()
 
 
+@pytest.mark.parametrize("protocol", REVISIONS)
+def test_a_question_too_big_for_a_frame_is_a_tool_error_at_both_revisions(home, protocol):
+    def asks(ctx, preguntar=False):
+        ctx.elicit_form("¿Sigo? " + "x" * (4 * 1024 * 1024), {"ok": {"type": "boolean"}})
+        return ok("no debería llegar aquí")
+    talk = Talk(a_server([("pregunta", asks)], roots=[f"{home}/Notas"]), protocol,
+                [f"{home}/Notas"])
+    kind, done = talk.call("pregunta")
+    assert kind == "done" and done["result"]["content"][0]["text"] == NOT_JSON.format(
+        name="pregunta", problem=NOT_JSON_PROBLEMS["size"])
+    assert "resultType" not in done["result"] or done["result"]["resultType"] == "complete"
+
+
+def test_a_2026_round_whose_sealed_state_would_not_fit_a_frame_ends_the_call(home):
+    def asks_twice(ctx, preguntar=False):
+        ctx.elicit_form("¿Nombre?", {"nombre": {"type": "string"}})
+        ctx.elicit_form("¿Sigo?", {"ok": {"type": "boolean"}})
+        return ok("no debería llegar aquí")
+    talk = Talk(a_server([("dos", asks_twice)], roots=[f"{home}/Notas"]), "2026-07-28")
+    assert talk.call("dos")[0] == "asks"
+    kind, done = talk.answer({"action": "accept", "content": {"nombre": "x" * 3_500_000}})
+    assert done["result"] == {"resultType": "complete", "isError": True, "content": [
+        {"type": "text", "text": NOT_JSON.format(name="dos",
+                                                 problem=NOT_JSON_PROBLEMS["size"])}]}
+
+
 def test_error_data_that_is_not_json_is_a_tool_error_too(home):
     import wire
 
@@ -345,6 +371,22 @@ def test_a_frame_that_cannot_be_written_is_logged_and_the_request_still_gets_an_
     assert out == [{"jsonrpc": "2.0", "id": 1, "error": {"code": -32603,
                                                         "message": "Internal error"}},
                    {"jsonrpc": "2.0", "id": 2, "result": {}}]
+
+
+def test_when_not_even_the_error_can_be_written_it_is_logged_and_the_session_goes_on():
+    logs, out, failures = [], [], [True, True]
+
+    def send(frame):
+        if failures and failures.pop():
+            raise BrokenPipeError("the client went away")
+        out.append(frame)
+    peer = Peer(a_server(logs=logs))
+    peer.session.send = send
+    peer.send({"id": 1, "method": "ping"})
+    peer.send({"id": 2, "method": "ping"})
+    assert logs == ["internal error in ping: BrokenPipeError: the client went away",
+                    "could not send a frame: BrokenPipeError: the client went away"]
+    assert out == [{"jsonrpc": "2.0", "id": 2, "result": {}}]
 
 
 def test_a_bug_behind_a_request_is_an_internal_error_for_that_request_only(monkeypatch):
