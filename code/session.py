@@ -62,6 +62,7 @@ from roots import RootError, RootSet
 from server import REACTION_FAILED, RootsChange
 from store import Handles
 from tooling import (
+    NOT_JSON_PROBLEMS,
     MissingCapability,
     ToolError,
     URLElicitationRequired,
@@ -547,16 +548,20 @@ class Session:
 
         What would not travel as strict JSON (a tool's own result, error data or question)
         becomes a tool error that says so, the same at every revision."""
-        problem = json_problem(result.to_dict() if isinstance(result, wire.RpcError) else result)
-        if problem is not None:
-            result, result_type = self._not_json(call, problem), "complete"
+        try:
+            if isinstance(result, wire.RpcError):
+                wire.check_json(result.to_dict())
+                frame = wire.error_response(call.request_id, result)
+            else:
+                if call.stateless:
+                    result = stateless_result(result, result_type)
+                frame = wire.Checked(call.request_id, result, wire.check_json(result))
+        except wire.NotJSON as exc:
+            error = self._not_json(call, NOT_JSON_PROBLEMS[exc.kind])
+            frame = wire.response(call.request_id,
+                                  stateless_result(error) if call.stateless else error)
         self._finish(call)
-        if isinstance(result, wire.RpcError):
-            self.send(wire.error_response(call.request_id, result))
-        elif call.stateless:
-            self.send(wire.response(call.request_id, stateless_result(result, result_type)))
-        else:
-            self.send(wire.response(call.request_id, result))
+        self.send(frame)
 
     def _not_json(self, call, problem):
         self.server.log(f"tool {call.name}: what it would send is not JSON ({problem})")

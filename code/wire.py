@@ -104,9 +104,10 @@ def too_deep(data):
     Brackets inside strings do not count. Text that is not JSON may be judged too deep; it is
     refused either way.
     """
-    data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+    if data.count("[" if isinstance(data, str) else b"[") + \
+            data.count("{" if isinstance(data, str) else b"{") <= MAX_DEPTH:
         return False  # the common case: two counts
+    data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     outside = b"".join(data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
     brackets = outside.translate(_BRACKETS, _NOT_BRACKETS)  # "[" "{" -> 2, "]" "}" -> 0
     return max(accumulate(map(sub, brackets, repeat(1))), default=0) > MAX_DEPTH
@@ -149,24 +150,38 @@ def check_json(value, limit=MAX_LINE_BYTES - 1024):
     envelope of the frame that carries it). Returns the compact encoding.
     """
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _STRICT.encode(value)
     except TypeError as exc:
         raise NotJSON("type", str(exc)) from None
     except ValueError as exc:  # NaN, Infinity or a cycle
         raise NotJSON("type" if "ircular" in str(exc) else "number", str(exc)) from None
     except RecursionError:
         raise NotJSON("depth", f"nested deeper than {MAX_DEPTH} levels") from None
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) > limit:
-        raise NotJSON("size", f"{len(data)} bytes, more than {limit}")
-    if too_deep(data):
+    size = len(text) if 4 * len(text) <= limit else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise NotJSON("size", f"{size} bytes, more than {limit}")
+    if too_deep(text):
         raise NotJSON("depth", f"nested deeper than {MAX_DEPTH} levels")
     return text
 
 
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class Checked(dict):
+    """A response frame whose result already passed `check_json`: `encode` reuses that text
+    instead of encoding the result a second time. Otherwise it is the frame dict itself."""
+
+    def __init__(self, msg_id, result, result_text):
+        super().__init__(response(msg_id, result))
+        head = str(msg_id) if isinstance(msg_id, int) else json.dumps(msg_id, ensure_ascii=False)
+        self.text = f'{{"jsonrpc":"2.0","id":{head},"result":{result_text}}}'
+
+
 def encode(msg):
     """One line of UTF-8. A string that cannot be UTF-8 (a lone surrogate) is sent escaped."""
-    text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    text = msg.text if isinstance(msg, Checked) else \
+        json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
     try:
         return (text + "\n").encode()
     except UnicodeEncodeError:
