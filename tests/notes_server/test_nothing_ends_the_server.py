@@ -389,6 +389,17 @@ def test_when_not_even_the_error_can_be_written_it_is_logged_and_the_session_goe
     assert out == [{"jsonrpc": "2.0", "id": 2, "result": {}}]
 
 
+def test_a_frame_whose_handling_fails_outside_any_request_is_logged_as_such():
+    logs = []
+    peer = Peer(a_server(logs=logs))
+
+    def send(frame):
+        raise BrokenPipeError("the client went away")
+    peer.session.send = send
+    peer.session.receive(b"esto no es json\n")  # its parse error cannot be written
+    assert logs == ["internal error in frame: BrokenPipeError: the client went away"]
+
+
 def test_a_bug_behind_a_request_is_an_internal_error_for_that_request_only(monkeypatch):
     logs = []
     server = a_server(logs=logs)
