@@ -389,6 +389,25 @@ def test_when_not_even_the_error_can_be_written_it_is_logged_and_the_session_goe
     assert out == [{"jsonrpc": "2.0", "id": 2, "result": {}}]
 
 
+def test_a_question_that_cannot_be_sent_ends_its_call_with_an_internal_tool_error(home):
+    logs, out = [], []
+    talk = Talk(a_server(logs=logs), "2025-11-25", [f"{home}/Notas"])
+
+    def send(frame):
+        if frame.get("method") == "elicitation/create":
+            raise BrokenPipeError("the client went away")
+        out.append(frame)
+    talk.session.send = send
+    call_id = talk.peer.request("tools/call", {"name": "notes_delete",
+                                               "arguments": {"title": "TPS report"}})
+    assert out == [{"jsonrpc": "2.0", "id": call_id, "result": {
+        "content": [{"type": "text", "text": "Error interno en la herramienta notes_delete."}],
+        "isError": True}}]
+    assert logs == ["internal error running notes_delete: BrokenPipeError: the client went "
+                    "away"]
+    assert talk.session.calls == {} and talk.session._questions == {}
+
+
 def test_a_frame_whose_handling_fails_outside_any_request_is_logged_as_such():
     logs = []
     peer = Peer(a_server(logs=logs))
