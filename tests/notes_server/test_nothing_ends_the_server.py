@@ -408,6 +408,18 @@ def test_a_question_that_cannot_be_sent_ends_its_call_with_an_internal_tool_erro
     assert talk.session.calls == {} and talk.session._questions == {}
 
 
+@pytest.mark.parametrize("method", ["notifications/cancelled", "notifications/initialized",
+                                    "notifications/progress"])
+@pytest.mark.parametrize("params", [["requestId", 1], "1", 1, None])
+def test_a_notification_whose_params_are_not_an_object_is_ignored_by_design(home, method,
+                                                                          params):
+    logs = []
+    talk = Talk(a_server(logs=logs), "2025-11-25", [f"{home}/Notas"])
+    talk.peer.send({"method": method, "params": params})
+    assert talk.peer.take() == [] and logs == []
+    assert talk.ping()
+
+
 def test_a_frame_whose_handling_fails_outside_any_request_is_logged_as_such():
     logs = []
     peer = Peer(a_server(logs=logs))
