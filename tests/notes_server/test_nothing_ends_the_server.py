@@ -205,9 +205,9 @@ def test_a_result_that_is_not_json_is_a_tool_error_saying_why(home, protocol, af
         assert outcome[0] == "asks"
         outcome = talk.answer({"action": "accept", "content": {"ok": True}})
     kind_of_end, done = outcome
-    assert done["result"]["isError"] is True
-    assert done["result"]["content"] == [{"type": "text", "text": NOT_JSON.format(
-        name="devuelve", problem=NOT_JSON_PROBLEMS[kind])}]
+    assert done["result"] == {"isError": True, "content": [{"type": "text", "text": NOT_JSON.format(
+        name="devuelve", problem=NOT_JSON_PROBLEMS[kind])}],
+        **({"resultType": "complete"} if protocol == "2026-07-28" else {})}
     assert talk.ping()
 
 
@@ -219,9 +219,10 @@ def test_a_question_too_big_for_a_frame_is_a_tool_error_at_both_revisions(home, 
     talk = Talk(a_server([("pregunta", asks)], roots=[f"{home}/Notas"]), protocol,
                 [f"{home}/Notas"])
     kind, done = talk.call("pregunta")
-    assert kind == "done" and done["result"]["content"][0]["text"] == NOT_JSON.format(
-        name="pregunta", problem=NOT_JSON_PROBLEMS["size"])
-    assert "resultType" not in done["result"] or done["result"]["resultType"] == "complete"
+    assert kind == "done" and done["result"] == {
+        "isError": True, "content": [{"type": "text", "text": NOT_JSON.format(
+            name="pregunta", problem=NOT_JSON_PROBLEMS["size"])}],
+        **({"resultType": "complete"} if protocol == "2026-07-28" else {})}
 
 
 def test_a_2026_round_whose_sealed_state_would_not_fit_a_frame_ends_the_call(home):
@@ -418,6 +419,19 @@ def test_a_notification_whose_params_are_not_an_object_is_ignored_by_design(home
     talk.peer.send({"method": method, "params": params})
     assert talk.peer.take() == [] and logs == []
     assert talk.ping()
+
+
+def test_a_call_cancelled_while_it_waits_for_the_roots_leaves_no_trace(home):
+    logs = []
+    talk = Talk(a_server(logs=logs), "2025-11-25", [f"{home}/Notas"])
+    talk.peer.notify("notifications/roots/list_changed")
+    [asked] = [f for f in talk.peer.take() if f.get("method") == "roots/list"]
+    assert talk.call("notes_list")[0] == "waits"
+    talk.peer.notify("notifications/cancelled", {"requestId": talk.call_id})
+    assert talk.session._roots_waiters == [] and talk.session.calls == {}
+    talk.peer.answer(asked["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
+    assert talk.peer.take() == [] and logs == [
+        f"tools/call {talk.call_id!r} (notes_list) cancelled by the client"]
 
 
 def test_a_frame_whose_handling_fails_outside_any_request_is_logged_as_such():

@@ -91,6 +91,17 @@ def test_waits_that_run_out_leave_no_trace_in_the_session(home):
     assert [t for t in talk.peer.clock.timers if not t.cancelled] == []
 
 
+@pytest.mark.parametrize("protocol", REVISIONS)
+def test_a_call_cancelled_while_it_waits_for_the_page_is_forgotten_by_its_flow(home, protocol):
+    server = NotesServer(Config(demo_url_guard=True, roots=[f"{home}/Notas"]))
+    talk = Talk(server, protocol, [f"{home}/Notas"])
+    talk.call("notes_setup")
+    assert talk.answer({"action": "accept"})[0] == "waits"
+    assert len(talk.session._flow_waiters) == 1
+    talk.peer.notify("notifications/cancelled", {"requestId": talk.call_id})
+    assert talk.session._flow_waiters == {} and talk.session.calls == {}
+
+
 # -- timers -----------------------------------------------------------------------------------
 def test_cancelled_timers_leave_the_heap_at_once_or_once_they_are_half_of_it():
     heap, live = TimerHeap(), []
