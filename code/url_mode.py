@@ -136,7 +136,7 @@ class FlowStore:
     def _drop_expired(self):
         now = self.clock()
         while self._expiry and self._expiry[0][0] < now:
-            self._records.pop(self._expiry.popleft()[1], None)
+            del self._records[self._expiry.popleft()[1]]
 
     def get(self, elicitation_id):
         with self._lock:
