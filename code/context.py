@@ -26,14 +26,16 @@ Deliberate simplifications: one question per round (no batching), keyed by the o
 the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for waits).
 """
 
+import json
 from contextlib import nullcontext
 
 import elicitation
 import store
 from request_state import digest
-from tooling import MissingCapability, ToolError, URLElicitationRequired
+from tooling import MissingCapability, ToolError, URLElicitationRequired, json_problem
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
+MAX_MEMO_BYTES = 1024 * 1024  # all memos of one call, encoded: requestState must fit a frame
 NO_URL_CAPABILITY = "Este cliente no declaró elicitation.url."
 
 
@@ -208,9 +210,23 @@ class ToolContext:
         raise WaitFlow(key, record.elicitation_id, seconds)
 
     def memo(self, key, make):
-        """A value that stays the same on every run of this call (e.g. a flow id)."""
+        """A value that stays the same on every run of this call (e.g. a flow id).
+
+        `key` is a string and the value JSON (text, numbers, booleans, None, lists, dicts with
+        text keys), at most MAX_MEMO_BYTES for all of a call's memos: at 2026-07-28 they travel
+        sealed in `requestState`. It is checked when it is set, at every revision (a ToolError
+        says what is wrong), and every run gets its JSON copy back (a tuple is a list), so a
+        tool sees the same value at both revisions.
+        """
         if key not in self.call.memos:
-            self.call.memos[key] = make()
+            value = make()
+            problem = "su clave no es un texto" if not isinstance(key, str) else \
+                json_problem({**self.call.memos, key: value}, MAX_MEMO_BYTES)
+            if problem is not None:
+                raise ToolError(f"ctx.memo({key!r}) no puede guardar ese valor: {problem}. "
+                                "Guarda solo texto, números, booleanos, None, listas y "
+                                "diccionarios con claves de texto.")
+            self.call.memos[key] = json.loads(json.dumps(value))
         return self.call.memos[key]
 
     # -- questions -----------------------------------------------------------------------------

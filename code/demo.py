@@ -201,6 +201,7 @@ class Demo:
 
     def url_mode(self):
         self.title("notes_setup y notes_sync · modo URL")
+        self.server.serve_page_http()  # this driver shows the page on 127.0.0.1, from here on
         self.say("Configurar la sincronización exige autorizar a un tercero, y eso nunca va "
                  "en un formulario. Un cliente que solo declaró elicitation: {} "
                  "(solo formulario) no recibe nunca una URL, y el servidor tampoco le pide la "

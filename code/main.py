@@ -3,13 +3,20 @@
     python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V]
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
-                               [--state-ttl S] [--trace FILE]
+                               [--state-ttl S] [--setup-page http|rpc] [--trace FILE]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
 roots come from the client; `--root` sets them for clients that do not declare the roots
 capability, and limits them for clients that do. `--sdk-version` (default: the
 NOTES_SDK_VERSION variable, else 2.3.0; an empty value means "unknown") is the SDK version
 this stdlib server pretends to run on: it only feeds the URL-mode guard.
+
+The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
+opens no socket: the page is reached through the private request
+`io.github.curso-mcp/setupPage` on the same pipe, params {"method": "GET"|"POST", "target":
+"/connect?elicitation=...", "body": "<form data>"}, result {"status", "title", "body"} (the
+page a browser would get). It is for graders' scripted browsers in sandboxes without a network:
+whoever writes on the pipe can press the page's buttons, so never use it for real users.
 
 Deliberate simplifications: options only, no configuration file; the demo takes no input.
 """
@@ -24,14 +31,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import store  # noqa: E402
 import transport  # noqa: E402
 import wire  # noqa: E402
-from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION  # noqa: E402
+from protocol import (  # noqa: E402
+    LATEST_HANDSHAKE,
+    SETUP_PAGE_METHOD,
+    SIMULATED_SDK_VERSION,
+    STATELESS_VERSION,
+)
 from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 
 DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
+RPC_PAGE_HELP = f"""\
+serve --setup-page rpc: the setup page without any socket. The client (a grader's scripted
+browser) sends the JSON-RPC request {SETUP_PAGE_METHOD} on the MCP pipe itself, at any
+revision and without initialize:
+  params {{"method": "GET" | "POST", "target": "/connect?elicitation=<id>",
+          "body": "<application/x-www-form-urlencoded form, for POST>"}}
+  result {{"status": <HTTP status>, "title": "<page title>", "body": "<the whole page>"}}
+The elicitation URLs then start with http://notas-sync.localhost (nothing listens there):
+send their path and query as "target". Whoever writes on the pipe can press the page's
+buttons, so this is for tests only, never for real users."""
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0],
+                                     epilog=RPC_PAGE_HELP,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", nargs="?", default="demo", choices=("demo", "serve"))
     parser.add_argument("--protocol", default=LATEST_HANDSHAKE,
                         choices=(LATEST_HANDSHAKE, STATELESS_VERSION), help="demo only")
@@ -50,6 +74,11 @@ def parse_args(argv):
                         help="seconds a URL elicitation stays valid")
     parser.add_argument("--state-ttl", type=float, default=DEFAULTS.state_ttl,
                         help="seconds a 2026-07-28 requestState stays valid")
+    parser.add_argument("--setup-page", choices=("http", "rpc"), default=DEFAULTS.setup_page,
+                        help="how the URL-mode setup page is served: http on 127.0.0.1 "
+                             f"(default), or rpc: no socket, the private request "
+                             f"{SETUP_PAGE_METHOD} on this same pipe, for graders' scripted "
+                             "browsers only (whoever writes on the pipe can press its buttons)")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
@@ -77,7 +106,8 @@ def serve(args):
             return 2
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
                     demo_url_guard=args.demo_url_guard,
-                    setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl)
+                    setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
+                    setup_page=args.setup_page)
     solution = None
     if args.solution:
         import extension
@@ -96,17 +126,28 @@ def serve(args):
         transport.serve_stdio(server, lines, lambda data: (write(data), wire_out.flush()))
     except KeyboardInterrupt:
         pass
+    except Terminated as stopped:
+        return 128 + stopped.signum
     finally:
         server.close()
         store.remove_temporaries()
     return 0
 
 
+class Terminated(BaseException):
+    """SIGTERM, unwinding like Ctrl-C through every `finally` on the way out. Not a SystemExit:
+    the session core turns a tool's SystemExit into a tool error and goes on."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
 def stop(signum, frame):
     """SIGTERM: remove the copies of writes in progress (while their folders are still open),
-    then leave the way Ctrl-C leaves, through every `finally` on the way out."""
+    then leave (Terminated)."""
     store.remove_temporaries()
-    raise SystemExit(128 + signum)
+    raise Terminated(signum)
 
 
 def main(argv=None):

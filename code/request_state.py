@@ -24,8 +24,10 @@ class StateError(ValueError):
 
 
 def digest(value):
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    """A short stable digest of a JSON value; ValueError/TypeError for what is not JSON."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                           allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _b64(data):

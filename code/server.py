@@ -14,8 +14,12 @@ A roots change is applied by the session between two tool runs: the reaction see
 `RootsChange` (old and new RootSet, the open handles) and stages revocations; the session
 applies them together with the new roots, so no call sees half of each.
 
-Deliberate simplifications: everything is in one process and in memory; the setup page is a
-local web page (setup_page.py) started on first use.
+The server also owns the setup page of URL mode (setup_page.SetupPage, pure: no socket, no
+thread). Showing it is a driver's job, never the core's: `serve` calls `serve_page_http()`
+(a thread on 127.0.0.1), the notebooks in JupyterLab too, and the in-process drivers (the
+browser, the loopback) leave it inline.
+
+Deliberate simplifications: everything is in one process and in memory; one page per server.
 """
 
 import os
@@ -41,7 +45,9 @@ class Config:
     setup_wait: float = 10.0        # how long a call waits for the setup page (<= 45 s)
     url_ttl: float = 600.0          # lifetime of a URL elicitation record
     state_ttl: float = 600.0        # lifetime of a 2026-07-28 requestState
-    setup_page: str = "http"        # "http": a real page on 127.0.0.1; "inline": no socket
+    setup_page: str = "http"        # how a driver shows the page: "http" (127.0.0.1, the
+    #                                 stdio driver), "inline" (no socket) or "rpc" (the private
+    #                                 SETUP_PAGE_METHOD on the MCP pipe): see setup_page.py
     subject: str = field(default_factory=lambda: "local:" + _os_user())
 
     def configured_roots(self):
@@ -98,8 +104,9 @@ class NotesServer:
         self.roots_reaction = revoke_every_handle
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
         self.solution = None  # what a learner's solution brought, reported in initialize
-        self._setup_page = None
-        self._setup_lock = threading.Lock()
+        self._page = None
+        self._http_page = None  # the HttpPage a driver started, if any
+        self._page_lock = threading.Lock()
         tools.register(self)
         if extension is not None:
             self.install(extension)
@@ -143,17 +150,30 @@ class NotesServer:
         return answer is True
 
     def setup_page(self):
-        """The stand-in for the provider's consent page, started on first use."""
-        with self._setup_lock:
-            if self._setup_page is None:
+        """The stand-in for the provider's consent page: pure, created on first use. Its URLs
+        point wherever a driver serves it (`inline` until one does)."""
+        with self._page_lock:
+            if self._page is None:
                 import setup_page
-                page = setup_page.SetupPage(self.flows, SYNC_PROVIDER)
-                self._setup_page = setup_page.serve_http(page, log=self.log) \
-                    if self.config.setup_page == "http" else page
-            return self._setup_page
+                self._page = setup_page.SetupPage(self.flows, SYNC_PROVIDER)
+            return self._page
+
+    def serve_page_http(self):
+        """For drivers (`serve`, JupyterLab, the demo), never the core: serve the setup page on
+        127.0.0.1 from a background thread, once per server; closed by `close()`. If no socket
+        can be opened here, the page stays inline and the reason is logged."""
+        page = self.setup_page()
+        with self._page_lock:
+            if self._http_page is None:
+                import setup_page
+                try:
+                    self._http_page = setup_page.serve_http(page, log=self.log)
+                except OSError as exc:
+                    self.log(f"setup page: no HTTP here ({exc}); it stays inline")
+            return self._http_page
 
     def close(self):
-        with self._setup_lock:
-            if self._setup_page is not None:
-                self._setup_page.close()
-                self._setup_page = None
+        with self._page_lock:
+            served, self._http_page = self._http_page, None
+        if served is not None:
+            served.close()

@@ -1,13 +1,22 @@
 """Sessions: the MCP lifecycle of one client, as a single-threaded core.
 
-The core never blocks and never starts a thread. `receive(line)` takes one incoming frame;
-everything the session does comes out through what the driver gave it: `send(frame)` writes
-one frame, and `clock.call_later(seconds, fn)` / `clock.call_soon(fn)` ask to be called back
-(a timeout, a progress tick, a setup page finishing on another thread). A tool that needs the
-user or the roots is *parked*: the session sends (or returns) the question, keeps the call
-aside, and runs the tool again from the start when the answer comes (context.py). The stdio
-server feeds this core from a reader thread under one lock; the browser feeds it from the
-kernel's event loop (transport.py).
+The core never blocks, never starts a thread and opens no socket. `receive(line)` takes one
+incoming frame; everything the session does comes out through what the driver gave it:
+`send(frame)` writes one frame, and `clock.call_later(seconds, fn)` / `clock.call_soon(fn)`
+ask to be called back (a timeout, a progress tick, a setup page that finished, wherever the
+driver shows that page). A tool that needs the user or the roots is *parked*: the session
+sends (or returns) the question, keeps the call aside, and runs the tool again from the start
+when the answer comes (context.py). Drivers (transport.py) call it from one thread at a time:
+the stdio server from its reader and timer threads under one lock, the browser from the
+kernel's event loop, the loopback from whoever pumps it.
+
+One guarded way in: frames (`receive`), timers (`later`) and page completions (`soon`) all
+enter through `_enter`, where anything unexpected is logged and ends only what it was doing:
+a request gets -32603, a tool call a tool error, and the session goes on. No frame, answer,
+tool or timer ends the process. Requests are routed by one dispatch table per revision
+(HANDSHAKE_METHODS, STATELESS_METHODS, at the end of this file), and every 2026-07-28 result
+gets its envelope in one place (`stateless_result`). What a tool returns (results, error data,
+`ctx.memo` values) is checked as strict JSON at every revision before it is sent or kept.
 
 2025-11-25 (and 2025-06-18): `initialize` negotiates; after `notifications/initialized` and
 after every `notifications/roots/list_changed` the server asks `roots/list`. A call that needs
@@ -30,6 +39,7 @@ of a 2025 session (each request is judged by its own `_meta`); answers are kept 
 
 import secrets
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import wire
 from context import NeedInput, NeedRoots, ToolContext, WaitFlow
@@ -41,6 +51,7 @@ from protocol import (
     META_VERSION,
     MISSING_CLIENT_CAPABILITY,
     SERVER_INFO,
+    SETUP_PAGE_METHOD,
     SOLUTION_META_KEY,
     STATELESS_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -50,7 +61,15 @@ from request_state import Sealer, StateError
 from roots import RootError, RootSet
 from server import REACTION_FAILED, RootsChange
 from store import Handles
-from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result, ok
+from tooling import (
+    NOT_JSON_PROBLEMS,
+    MissingCapability,
+    ToolError,
+    URLElicitationRequired,
+    error_result,
+    json_problem,
+    ok,
+)
 
 PROGRESS_EVERY = 2.0  # seconds between notifications/progress while a call waits for a page
 MAX_RUNS = 64         # runs of one call: far above what any lesson tool needs
@@ -68,10 +87,22 @@ NO_OVERLAP = ("Ninguna de las carpetas que compartió tu cliente está dentro de
 ROOTS_FAILED = "No pude leer tus roots (roots/list falló): no toco ningún archivo."
 ROOTS_LATE = "El cliente no respondió a roots/list a tiempo: no toco ningún archivo."
 NOBODY_ANSWERED = "Nadie respondió a tiempo; no hice nada."
+NOT_JSON = ("La herramienta {name} devolvió algo que no se puede enviar como JSON ({problem}), "
+            "así que no lo envié. Devuelve solo texto, números, booleanos, None, listas y "
+            "diccionarios.")
 
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
                 "ambigua o necesita configuración.")
+
+
+class Revision(NamedTuple):
+    """How one request is spoken: its protocol, the client's capabilities, and whether it is
+    a 2026-07-28 request (every request carries its own `_meta`)."""
+
+    protocol: str
+    capabilities: dict
+    stateless: bool
 
 
 @dataclass
@@ -119,12 +150,50 @@ class Session:
         self._roots_waiters = []           # calls parked until the roots settle
         self._flow_waiters = {}            # elicitation id -> [(Call, wait key)]
         self._next_id = 0
+        self._private = PRIVATE_METHODS if self.config.setup_page == "rpc" else {}
 
-    # -- frames in -----------------------------------------------------------------------------
+    # -- the one way in ---------------------------------------------------------------------------
     def receive(self, line):
-        """Handle one incoming frame (bytes or str, with or without its newline)."""
-        if not line.strip():
-            return
+        """Handle one incoming frame (bytes or str, with or without its newline). Never raises."""
+        if line.strip():
+            self._enter("frame", self._on_frame, line)
+
+    def later(self, seconds, fn, what="timer"):
+        """`clock.call_later` for the core: the callback comes back in through `_enter`."""
+        return self.clock.call_later(seconds, lambda: self._enter(what, fn))
+
+    def soon(self, fn, what="page"):
+        """`clock.call_soon` for the core (any thread may call this, e.g. a setup page)."""
+        return self.clock.call_soon(lambda: self._enter(what, fn))
+
+    def _enter(self, what, fn, *args, reply_to=None):
+        """The one guarded way into the core: frames, timers and page completions.
+
+        Anything unexpected (a bug, a tool or hook that escaped its own checks, a send that
+        failed) is logged and ends only what it was doing: a request gets -32603 for its id
+        (`reply_to`), anything else is dropped. The session goes on.
+        """
+        try:
+            fn(*args)
+        except (Exception, SystemExit) as exc:
+            self.server.log(f"internal error in {what}: {type(exc).__name__}: {exc}")
+            if reply_to is not None:
+                self._send_safely(wire.error_response(reply_to, wire.RpcError(
+                    wire.INTERNAL_ERROR, "Internal error")))
+
+    def _send_safely(self, frame):
+        try:
+            self.send(frame)
+        except (Exception, SystemExit) as exc:
+            self.server.log(f"could not send a frame: {type(exc).__name__}: {exc}")
+
+    def close(self):
+        for call in list(self.calls.values()):
+            self._finish(call)
+        self.handles.close_all()
+        self.roots.close()
+
+    def _on_frame(self, line):
         try:
             msg = wire.parse(line)
         except wire.RpcError as err:
@@ -135,13 +204,7 @@ class Session:
         elif msg["kind"] == "notification":
             self._on_notification(msg["method"], msg.get("params"))
         else:
-            self._on_request(msg)
-
-    def close(self):
-        for call in list(self.calls.values()):
-            self._finish(call)
-        self.handles.close_all()
-        self.roots.close()
+            self._enter(msg["method"], self._on_request, msg, reply_to=msg["id"])
 
     def _on_request(self, msg):
         try:
@@ -149,31 +212,55 @@ class Session:
         except wire.RpcError as err:
             self.send(wire.error_response(msg["id"], err))
             return
-        except Exception as exc:  # a bug must never kill the session
-            self.server.log(f"internal error in {msg['method']}: {type(exc).__name__}: {exc}")
-            self.send(wire.error_response(msg["id"], wire.RpcError(wire.INTERNAL_ERROR,
-                                                                   "Internal error")))
-            return
         if result is not None:  # None: a tools/call that answers later (or never)
             self.send(wire.response(msg["id"], result))
 
+    # -- dispatch: one table per revision ------------------------------------------------------
     def _dispatch(self, msg):
+        """Route a request to its revision's table. A handler gets (msg, params, revision) and
+        returns the result, or None when a tools/call answers by itself (now or later)."""
         method, params = msg["method"], msg.get("params") or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        if method in self._private:
+            return self._private[method](self, msg, params, None)
         if method == "server/discover" or META_VERSION in meta:
             return self._stateless(msg, method, params, meta)
-        if method == "initialize":
-            return self._initialize(params)
-        if method == "ping":
-            return {}
-        if self.protocol_version is None:
+        if method not in BEFORE_INITIALIZE and self.protocol_version is None:
             raise wire.RpcError(wire.INVALID_REQUEST, "Send initialize first")
-        if method == "tools/list":
-            return {"tools": self._tool_list()}
-        if method == "tools/call":
-            return self._start_call(msg, params, self.protocol_version,
-                                    self.client_capabilities, stateless=False)
-        raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found: {method}")
+        handler = HANDSHAKE_METHODS.get(method)
+        if handler is None:
+            raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found: {method}")
+        return handler(self, msg, params, Revision(self.protocol_version,
+                                                   self.client_capabilities, False))
+
+    def _ping(self, msg, params, revision):
+        return {}
+
+    def _list_tools(self, msg, params, revision):
+        return {"tools": [t.describe() for t in self.server.tools.values()]}
+
+    def _discover(self, msg, params, revision):
+        solution = {} if self.server.solution is None \
+            else {"_meta": {SOLUTION_META_KEY: self.server.solution}}
+        return {"supportedVersions": [STATELESS_VERSION],
+                "capabilities": self.server.capabilities(), "instructions": INSTRUCTIONS,
+                **solution}
+
+    def _page_request(self, msg, params, revision):
+        """`serve --setup-page rpc`: one request to the setup page, over this same pipe.
+
+        params {"method": "GET"|"POST", "target": "/connect?...", "body": "<form data>"} ->
+        {"status", "title", "body"}: what a browser would get over HTTP (body is the whole
+        page). A completion it causes reaches the waiting call through `soon`, as from HTTP.
+        """
+        method, target, body = params.get("method"), params.get("target"), params.get("body", "")
+        if method not in ("GET", "POST") or not isinstance(target, str) or \
+                not target.startswith("/") or not isinstance(body, str):
+            raise wire.RpcError(wire.INVALID_PARAMS, "setupPage needs method GET or POST, a "
+                                "target path and a string body")
+        page = self.server.setup_page()
+        status, title, html = page.handle(method, target, body)
+        return {"status": status, "title": title, "body": page.render(status, title, html)}
 
     def _on_notification(self, method, params):
         params = params if isinstance(params, dict) else {}
@@ -199,7 +286,12 @@ class Session:
         msg_id = msg["id"]
         error = wire.RpcError.from_dict(msg["error"]) if "error" in msg else None
         if msg_id == self._roots_request:
-            self._roots_answered(msg.get("result"), error)
+            try:
+                self._roots_answered(msg.get("result"), error)
+            except Exception as exc:  # an answer nobody foresaw: fail closed, never crash
+                self.server.log(f"roots/list answer not understood ({type(exc).__name__}: "
+                                f"{exc}); allowing no folder")
+                self._roots_answered(None, exc)
         elif msg_id in self._questions:
             call, key = self._questions.pop(msg_id)
             self._cancel_timer(call, f"question-{msg_id}")
@@ -212,7 +304,7 @@ class Session:
             self.server.log(f"ignored a response to unknown id {msg_id!r}")
 
     # -- 2025-11-25: the handshake and the roots ------------------------------------------------
-    def _initialize(self, params):
+    def _initialize(self, msg, params, revision):
         capabilities = params.get("capabilities")
         if self.protocol_version is not None:
             raise wire.RpcError(wire.INVALID_REQUEST, "Already initialized")
@@ -243,7 +335,7 @@ class Session:
             return
         self._roots_request = self._request("roots/list")
         request_id = self._roots_request
-        self._roots_timer = self.clock.call_later(
+        self._roots_timer = self.later(
             self.config.roots_timeout, lambda: self._roots_answered(None, TimeoutError(),
                                                                     request_id))
 
@@ -318,20 +410,12 @@ class Session:
         capabilities = meta.get(META_CAPABILITIES)
         if method != "server/discover" and not isinstance(capabilities, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, f"_meta needs {META_CAPABILITIES}")
-        server_meta = {META_SERVER_INFO: SERVER_INFO}
-        if method == "server/discover":
-            solution = {} if self.server.solution is None \
-                else {SOLUTION_META_KEY: self.server.solution}
-            return {"resultType": "complete", "supportedVersions": [STATELESS_VERSION],
-                    "capabilities": self.server.capabilities(), "instructions": INSTRUCTIONS,
-                    "ttlMs": 0, "cacheScope": "private", "_meta": {**server_meta, **solution}}
-        if method == "tools/list":
-            return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
-                    "tools": self._tool_list(), "_meta": server_meta}
-        if method == "tools/call":
-            return self._start_call(msg, params, STATELESS_VERSION, capabilities,
-                                    stateless=True)
-        raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found at 2026-07-28: {method}")
+        handler = STATELESS_METHODS.get(method)
+        if handler is None:
+            raise wire.RpcError(wire.METHOD_NOT_FOUND,
+                                f"Method not found at 2026-07-28: {method}")
+        result = handler(self, msg, params, Revision(STATELESS_VERSION, capabilities, True))
+        return None if result is None else stateless_result(result, cacheable=True)
 
     def _restore(self, call, params):
         """A 2026-07-28 retry: open the sealed state and take the answers it asked for."""
@@ -368,10 +452,7 @@ class Session:
         return self._usable(roots).open(self._pins)
 
     # -- calls -----------------------------------------------------------------------------------
-    def _tool_list(self):
-        return [t.describe() for t in self.server.tools.values()]
-
-    def _start_call(self, msg, params, protocol, capabilities, stateless):
+    def _call_tool(self, msg, params, revision):
         name, arguments = params.get("name"), params.get("arguments", {})
         tool = self.server.tools.get(name) if isinstance(name, str) else None
         if tool is None:
@@ -383,18 +464,28 @@ class Session:
                                 "progress")
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         token = meta.get("progressToken")
-        call = Call(msg["id"], name, arguments, protocol, capabilities, stateless,
+        call = Call(msg["id"], name, arguments, *revision,
                     progress_token=token if wire.valid_id(token) else None)
-        if stateless:
+        if call.stateless:
             self._restore(call, params)
         self.calls[call.request_id] = call
         self._run(call)
         return None  # _run answered, or parked the call
 
     def _run(self, call):
-        """Run the call's tool from the start; answer it, or park it until what it needs."""
+        """Run the call's tool from the start; answer it, or park it until what it needs.
+
+        Whatever goes wrong in here ends this call only, with a tool error."""
         if call.done:
             return
+        try:
+            self._run_once(call)
+        except (Exception, SystemExit) as exc:
+            self.server.log(f"internal error running {call.name}: {type(exc).__name__}: {exc}")
+            if not call.done:
+                self._answer(call, error_result(f"Error interno en la herramienta {call.name}."))
+
+    def _run_once(self, call):
         call.runs += 1
         try:
             if call.runs > MAX_RUNS:  # a backstop: no lesson tool runs again this often
@@ -402,13 +493,15 @@ class Session:
             else:
                 result = self._invoke(call)
         except NeedInput as need:
-            if call.stateless:
+            problem = json_problem(need.request)
+            if problem is not None:  # the same refusal at both revisions
+                self._answer(call, self._not_json(call, problem))
+            elif call.stateless:
                 state = self.sealer.seal(call.name, call.arguments, {
                     "answers": call.answers, "asked": call.asked, "memos": call.memos,
                     "pending": need.key})
-                self._answer(call, {"resultType": "input_required",
-                                    "inputRequests": {need.key: need.request},
-                                    "requestState": state})
+                self._answer(call, {"inputRequests": {need.key: need.request},
+                                    "requestState": state}, "input_required")
             else:
                 self._ask_client(call, need.key, need.request)
             return
@@ -421,10 +514,9 @@ class Session:
             self._park_on_flow(call, wait)
             return
         except wire.RpcError as err:
-            self._finish(call)
-            self.send(wire.error_response(call.request_id, err))
+            self._answer(call, err)
             return
-        self._answer(call, {**result, "resultType": "complete"} if call.stateless else result)
+        self._answer(call, result)
 
     def _invoke(self, call):
         tool = self.server.tools[call.name]
@@ -449,7 +541,7 @@ class Session:
                                 {"elicitations": exc.elicitations}) from None
         except (wire.RpcError, NeedInput, NeedRoots, WaitFlow):
             raise
-        except Exception as exc:  # a bug in a tool is reported, never shown in detail
+        except (Exception, SystemExit) as exc:  # a bug in a tool is reported, never shown
             self.server.log(f"tool {call.name} crashed: {type(exc).__name__}: {exc}")
             return error_result(f"Error interno en la herramienta {call.name}.")
         finally:
@@ -461,9 +553,29 @@ class Session:
         self.server.log(f"tool {call.name} returned {type(result).__name__}, not a result")
         return error_result(f"La herramienta {call.name} devolvió un resultado no válido.")
 
-    def _answer(self, call, result):
+    def _answer(self, call, result, result_type="complete"):
+        """End the call with `result` (a tool result, or an RpcError) and forget it.
+
+        What would not travel as strict JSON (a tool's own result, error data or question)
+        becomes a tool error that says so, the same at every revision."""
+        try:
+            if isinstance(result, wire.RpcError):
+                wire.check_json(result.to_dict())
+                frame = wire.error_response(call.request_id, result)
+            else:
+                if call.stateless:
+                    result = stateless_result(result, result_type)
+                frame = wire.Checked(call.request_id, result, wire.check_json(result))
+        except wire.NotJSON as exc:
+            error = self._not_json(call, NOT_JSON_PROBLEMS[exc.kind])
+            frame = wire.response(call.request_id,
+                                  stateless_result(error) if call.stateless else error)
         self._finish(call)
-        self.send(wire.response(call.request_id, result))
+        self.send(frame)
+
+    def _not_json(self, call, problem):
+        self.server.log(f"tool {call.name}: what it would send is not JSON ({problem})")
+        return error_result(NOT_JSON.format(name=call.name, problem=problem))
 
     def _finish(self, call):
         """The call is over (answered, failed or cancelled): forget it and its timers."""
@@ -477,8 +589,14 @@ class Session:
                 del self._questions[question]
         if call in self._roots_waiters:
             self._roots_waiters.remove(call)
-        for waiters in self._flow_waiters.values():
+        self._unwait(call)
+
+    def _unwait(self, call):
+        """Take the call off every flow it waits for; a flow nobody waits for is forgotten."""
+        for elicitation_id, waiters in list(self._flow_waiters.items()):
             waiters[:] = [(c, k) for c, k in waiters if c is not call]
+            if not waiters:
+                del self._flow_waiters[elicitation_id]
 
     # -- parking --------------------------------------------------------------------------------
     def _ask_client(self, call, key, request):
@@ -512,8 +630,7 @@ class Session:
     def _flow_late(self, call, key):
         if not call.done:
             call.answers[key] = "timeout"
-            for waiters in self._flow_waiters.values():
-                waiters[:] = [(c, k) for c, k in waiters if c is not call]
+            self._unwait(call)
             self._run(call)
 
     def _progress(self, call, wait, ticks):
@@ -537,9 +654,10 @@ class Session:
             self._run(call)
 
     def flow_listener(self, stateless):
-        """What FlowStore calls (from any thread) when a flow started by this session ends."""
+        """What FlowStore calls (from whatever thread drives the page) when a flow started by
+        this session ends: the completion enters the core later, through `soon`."""
         def finished(elicitation_id):
-            self.clock.call_soon(lambda: self.flow_finished(elicitation_id, not stateless))
+            self.soon(lambda: self.flow_finished(elicitation_id, not stateless))
         return finished
 
     # -- cancellation -------------------------------------------------------------------------
@@ -559,10 +677,38 @@ class Session:
     # -- timers ---------------------------------------------------------------------------------
     def _set_timer(self, call, name, seconds, fn):
         self._cancel_timer(call, name)
-        call.timers[name] = self.clock.call_later(seconds, fn)
+        call.timers[name] = self.later(seconds, fn, f"timer {name} of {call.name}")
 
     @staticmethod
     def _cancel_timer(call, name):
         timer = call.timers.pop(name, None)
         if timer is not None:
             timer.cancel()
+
+
+def stateless_result(result, result_type="complete", cacheable=False):
+    """The one place a 2026-07-28 result gets its envelope: `resultType` always; a cacheable
+    result (server/discover, tools/list) also `ttlMs`, `cacheScope` and the server's info in
+    `_meta`, next to whatever `_meta` it brings."""
+    if not cacheable:
+        return {**result, "resultType": result_type}
+    return {"resultType": result_type, **result, "ttlMs": 0, "cacheScope": "private",
+            "_meta": {META_SERVER_INFO: SERVER_INFO, **result.get("_meta", {})}}
+
+
+# -- the dispatch tables: method -> Session handler(self, msg, params, revision) -------------
+BEFORE_INITIALIZE = {"initialize", "ping"}
+HANDSHAKE_METHODS = {  # 2025-11-25, 2025-06-18 and older: after `initialize`
+    "initialize": Session._initialize,
+    "ping": Session._ping,
+    "tools/list": Session._list_tools,
+    "tools/call": Session._call_tool,
+}
+STATELESS_METHODS = {  # 2026-07-28: each request judged by its own `_meta`
+    "server/discover": Session._discover,
+    "tools/list": Session._list_tools,
+    "tools/call": Session._call_tool,
+}
+PRIVATE_METHODS = {  # `serve --setup-page rpc` only; any revision, no `_meta` needed
+    SETUP_PAGE_METHOD: Session._page_request,
+}

@@ -6,50 +6,91 @@ elicitation id and the record's single-use nonce. Only a POST that matches a pen
 record completes it (url_mode.FlowStore.complete); anything else attaches nothing and says why.
 
 `SetupPage` is the page itself and does no I/O: `handle(method, target, body)` returns
-(status, title, html). Two ways to show it:
-- `serve_http(page)`: a real web server on 127.0.0.1 (a port the OS picks), for real browsers;
-- directly, without sockets (`Config.setup_page = "inline"`): the notebook in the browser
-  draws it itself and says it is a simulation, and the scripted browser calls `handle`.
+(status, title, html), routing by path (`route(path, handler)` adds a path; `/connect` is the
+first). The core never shows it: the driver does, one of three ways (`Config.setup_page`):
+- "http": `HttpPage`, a real web server on 127.0.0.1 (a port the OS picks) on one background
+  thread, for real browsers. The stdio driver (`serve`) starts it; the core never does.
+- "inline": no socket: the notebook in the browser draws the page itself and says it is a
+  simulation, and scripted browsers call `fetch`, which calls `handle`.
+- "rpc" (`serve --setup-page rpc`): no socket either; the page is one private request on the
+  MCP pipe itself (SETUP_PAGE_METHOD, answered by session.py), so a grader's scripted browser
+  reaches it in any sandbox, even one without a network. `rpc_fetch` adapts it to `fetch`.
+A completion goes to FlowStore, which tells the session through `clock.call_soon`, whatever
+thread the page ran on.
 
 Deliberate simplifications: there is no real provider, no login and no redirect; in a remote
 deployment this page would check that the browser's signed-in user is the MCP user before
 redirecting to the provider, which is what stops a forwarded link from linking the wrong
-account. Here, being on loopback and started by the same local user stands in for that.
+account. Here, being on loopback and started by the same local user stands in for that (and in
+"rpc" mode whoever writes on the pipe can press the buttons: it is for tests, never for users).
 """
 
 import html
+import threading
+from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
-from protocol import SYNC_PROVIDER
+from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
 from url_mode import FlowError
 
 MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
 
 
+class PageRequest(NamedTuple):
+    """One request to the page, as a route handler gets it: the first value of each query
+    parameter and of each form field (a POST body, application/x-www-form-urlencoded)."""
+
+    method: str
+    path: str
+    query: dict
+    form: dict
+
+
+def _fields(text):
+    return {key: values[0] for key, values in parse_qs(text).items()}
+
+
 class SetupPage:
     def __init__(self, flows, provider, base=INLINE_BASE):
         self.flows, self.provider, self.base = flows, provider, base
+        self.routes = {}
+        self.route("/connect", self.connect)
+
+    def route(self, path, handler):
+        """Serve `path` with `handler(request: PageRequest) -> (status, title, html)`."""
+        if not path.startswith("/") or path in self.routes:
+            raise ValueError(f"ruta no válida o repetida: {path!r}")
+        self.routes[path] = handler
 
     def url_for(self, elicitation_id):
         return f"{self.base}/connect?elicitation={elicitation_id}"
 
     def handle(self, method, target, body=""):
-        """One request to the page: (status, title, html body)."""
+        """One request to the page: (status, title, html body). Never raises."""
         parts = urlsplit(target)
-        if parts.path != "/connect" or method not in ("GET", "POST"):
+        handler = self.routes.get(parts.path)
+        if handler is None or method not in ("GET", "POST"):
             return 404, "No encontrado", "<p>Esta página no existe.</p>"
-        if method == "GET":
-            eid = parse_qs(parts.query).get("elicitation", [""])[0]
+        if len(body) > MAX_BODY:
+            return 413, "Demasiado grande", "<p>Petición demasiado grande.</p>"
+        try:
+            return handler(PageRequest(method, parts.path, _fields(parts.query),
+                                       _fields(body) if method == "POST" else {}))
+        except Exception:  # a route's bug is this request's 500, never the server's end
+            return 500, "Error", "<p>La página falló; no se vinculó nada.</p>"
+
+    def connect(self, request):
+        """GET: the consent page of a pending link. POST: the decision, with its nonce."""
+        if request.method == "GET":
+            eid = request.query.get("elicitation", "")
             try:
                 record = self.flows.usable(eid)
             except FlowError as exc:
                 return 410, "Enlace no válido", f"<p>{html.escape(str(exc))}.</p>"
             return 200, "Autorizar Notas Sync", CONSENT.format(
                 eid=html.escape(eid), nonce=html.escape(record.nonce))
-        if len(body) > MAX_BODY:
-            return 413, "Demasiado grande", "<p>Petición demasiado grande.</p>"
-        field = {key: values[0] for key, values in parse_qs(body).items()}
+        field = request.form
         allowed = field.get("decision") == "allow"
         try:
             self.flows.complete(field.get("elicitation", ""), field.get("state", ""),
@@ -65,7 +106,7 @@ class SetupPage:
         return PAGE.format(title=html.escape(title), body=body)
 
     def fetch(self, url, method="GET", data=None):
-        """client.Browser's fetch, without any socket: {"status", "body"} like HTTP."""
+        """simulated_user.Browser's fetch, without any socket: {"status", "body"} like HTTP."""
         parts = urlsplit(url)
         status, title, body = self.handle(method, parts.path + "?" + parts.query, data or "")
         return {"status": status, "body": self.render(status, title, body)}
@@ -74,20 +115,97 @@ class SetupPage:
         """Nothing to stop: the page has no socket of its own."""
 
 
-def serve_http(page, host="127.0.0.1", log=None):
-    """Serve `page` over HTTP on `host` (a free port) from a background thread."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+def rpc_fetch(request):
+    """simulated_user.Browser's fetch for `serve --setup-page rpc`: `request(method, params)`
+    sends one JSON-RPC request on the MCP pipe and returns its result (or raises)."""
+    def fetch(url, method="GET", data=None):
+        parts = urlsplit(url)
+        target = parts.path + ("?" + parts.query if parts.query else "")
+        try:
+            result = request(SETUP_PAGE_METHOD, {"method": method, "target": target,
+                                                 "body": data or ""})
+        except Exception as exc:
+            return {"error": f"{type(exc).__name__}: {exc}"}
+        return {"status": result["status"], "body": result["body"]}
+    return fetch
 
-    log = log or (lambda text: None)
+
+class HttpPage:
+    """`page` served over HTTP on `host` (a free port) from one background thread.
+
+    Only a driver starts one (server.serve_page_http). The socket listens at once, so the
+    page's URL is known at once (`page.base` is set here), but the HTTP machinery, about
+    13 ms of imports, is loaded on the serving thread only when the first browser connects:
+    a server that never sends a URL pays for a socket and an idle thread, nothing more.
+    """
+
+    def __init__(self, page, host="127.0.0.1", log=None):
+        import socket
+        self.page, self.log = page, log or (lambda text: None)
+        self._socket = socket.create_server((host, 0))
+        self.base = page.base = f"http://{host}:{self._socket.getsockname()[1]}"
+        self._lock = threading.Lock()
+        self._httpd, self._closed = None, False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def url_for(self, elicitation_id):
+        return self.page.url_for(elicitation_id)
+
+    def _serve(self):
+        try:
+            first = self._socket.accept()  # waits, idle, until a browser comes
+        except OSError:
+            return  # closed before anybody came
+        try:
+            httpd = _http_server(self.page, self._socket, self.log)
+        except Exception as exc:  # e.g. http.server cannot be imported here
+            self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
+            first[0].close()
+            return
+        with self._lock:
+            if self._closed:
+                first[0].close()
+                return
+            self._httpd = httpd
+        httpd.process_request(*first)
+        httpd.serve_forever(0.05)
+
+    def close(self):
+        with self._lock:
+            self._closed, httpd = True, self._httpd
+        if httpd is not None:  # serving: it always reaches serve_forever, which shutdown stops
+            httpd.shutdown()
+            httpd.server_close()
+        else:
+            import socket
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)  # wakes accept() on Linux
+            except OSError:
+                pass
+            self._socket.close()
+        self._thread.join(timeout=5)
+
+
+def serve_http(page, host="127.0.0.1", log=None):
+    """Serve `page` over HTTP on `host`; returns the running HttpPage (close() stops it)."""
+    return HttpPage(page, host, log)
+
+
+def _http_server(page, listening, log):
+    """An http.server around an already listening socket, answering with `page.handle`."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
             self._reply(*page.handle("GET", self.path))
 
         def do_POST(self):
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:
                 return self._reply(413, "Demasiado grande", "<p>Petición demasiado grande.</p>")
             body = self.rfile.read(length).decode("utf-8", "replace")
             self._reply(*page.handle("POST", self.path, body))
@@ -106,18 +224,10 @@ def serve_http(page, host="127.0.0.1", log=None):
         def log_message(self, fmt, *args):
             log("setup page: " + fmt % args)
 
-    httpd = ThreadingHTTPServer((host, 0), Handler)
-    httpd.daemon_threads = True
-    page.base = f"http://{host}:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-
-    def close():
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-    page.close = close
-    return page
+    httpd = ThreadingHTTPServer(listening.getsockname(), Handler, bind_and_activate=False)
+    httpd.socket.close()
+    httpd.socket, httpd.daemon_threads = listening, True
+    return httpd
 
 
 HEADERS = (("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),

@@ -18,6 +18,8 @@ Deliberate simplifications: arguments are checked against a small subset of JSON
 
 from dataclasses import dataclass, field
 
+import wire
+
 
 class ToolError(Exception):
     """Raised by a tool: the call ends with `isError: true` and this message."""
@@ -42,6 +44,27 @@ class URLElicitationRequired(Exception):
     def __init__(self, elicitations):
         super().__init__("URL elicitation required")
         self.elicitations = elicitations
+
+
+NOT_JSON_PROBLEMS = {  # wire.NotJSON.kind -> what a learner reads
+    "type": "lleva un valor que JSON no representa, como un set, una tupla como clave o un "
+            "objeto",
+    "number": "lleva NaN o Infinity, que JSON no admite",
+    "depth": f"anida más de {wire.MAX_DEPTH} niveles",
+    "size": "es demasiado grande para un mensaje",
+}
+
+
+def json_problem(value, limit=wire.MAX_LINE_BYTES - 1024):
+    """Why `value` cannot travel as strict JSON (in Spanish), or None when it can.
+
+    Results, error data and `ctx.memo` values are checked with it at every revision, so a
+    tool that works at one revision does not break (or hang) at another."""
+    try:
+        wire.check_json(value, limit)
+    except wire.NotJSON as exc:
+        return NOT_JSON_PROBLEMS[exc.kind]
+    return None
 
 
 def ok(text, structured=None):

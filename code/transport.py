@@ -1,19 +1,26 @@
 """Transports: how the single-threaded session core meets the world.
 
 The core (session.py) takes frames in and gives frames and timer requests out. Something must
-feed it, write what it sends and keep its clock:
+feed it, write what it sends, keep its clock and show the setup page (the driver contract):
 
-- `serve_stdio(server, lines, write)`: the real server. A reader thread feeds each line to the
-  core under one lock; a timer thread runs the core's timers under the same lock, so the core
-  is never entered twice at once. `start_in_process` is the same over in-memory pipes.
+- `serve_stdio(server, lines, write)`: the real server. The reader (the caller's thread)
+  feeds each line to the core under one lock; a timer thread runs the core's timers under the
+  same lock, so the core is never entered twice at once. It is the one driver that starts
+  threads: its clock, and the setup page on 127.0.0.1 when `Config.setup_page` is "http".
+  `start_in_process` is the same over in-memory pipes, on one more thread.
 - `Loopback`: a client and a session in one thread, with no thread at all: frames go through
   a queue that `pump_until(...)` empties, and timers fire when the pump reaches them. The demo,
-  the tests and the browser (no threads there) use it.
-- `AsyncLoopback`: the same on an asyncio event loop (the notebooks' kernel), where the
-  loop's own `call_later` is the clock.
+  the tests and the grader's in-process host use it; the page stays inline.
+- `AsyncLoopback`: the same on an asyncio event loop (the notebooks' kernel, the browser),
+  where the loop's own `call_later` is the clock; the page stays inline unless the notebook
+  serves it (JupyterLab).
+
+Whatever shows the page, a completion reaches the core through the clock's `call_soon`, the
+only thing other threads may call. A cancelled timer leaves the clocks' heaps promptly
+(TimerHeap), so forms that were answered leave nothing queued.
 
 Deliberate simplifications: one session per transport; timers have the resolution of the
-thread or loop that runs them; `call_soon` is the only thing other threads may call.
+thread or loop that runs them.
 """
 
 import heapq
@@ -30,33 +37,90 @@ from session import Session
 class Timer:
     """A callback scheduled by a clock; `cancel()` stops it if it has not run yet."""
 
-    def __init__(self, due, fn):
+    def __init__(self, due, fn, on_cancel=None):
         self.due, self.fn, self.cancelled = due, fn, False
+        self._on_cancel = on_cancel
 
     def cancel(self):
-        self.cancelled = True
+        if not self.cancelled:
+            self.cancelled = True
+            if self._on_cancel is not None:
+                self._on_cancel()
+
+
+class TimerHeap:
+    """Timers in due order. A cancelled timer does not wait for its due time to leave: it goes
+    at once when it is next, and all cancelled ones go as soon as they are half of the heap,
+    so the heap never holds more cancelled timers than live ones (plus one).
+
+    Not thread-safe: the clock that owns it guards it."""
+
+    def __init__(self):
+        self._heap, self._count, self._cancelled = [], itertools.count(), 0
+
+    def __len__(self):
+        return len(self._heap)
+
+    def push(self, seconds, fn, on_cancel):
+        timer = Timer(time.monotonic() + max(0.0, seconds), fn, on_cancel)
+        heapq.heappush(self._heap, (timer.due, next(self._count), timer))
+        return timer
+
+    def forget_cancelled(self):
+        """Called once for each timer cancelled while still in the heap."""
+        self._cancelled += 1
+        if 2 * self._cancelled > len(self._heap):
+            self._heap = [entry for entry in self._heap if not entry[2].cancelled]
+            heapq.heapify(self._heap)
+            self._cancelled = 0
+        else:
+            self._drop_cancelled_head()
+
+    def next_due(self):
+        return self._heap[0][0] if self._heap else None
+
+    def pop_due(self, now):
+        """The next timer due by `now`, taken out of the heap; None when none is due."""
+        if self._heap and self._heap[0][0] <= now:
+            timer = heapq.heappop(self._heap)[2]
+            timer._on_cancel = None  # out of the heap: a late cancel() changes no count
+            return timer
+        return None
+
+    def _drop_cancelled_head(self):
+        while self._heap and self._heap[0][2].cancelled:
+            heapq.heappop(self._heap)
+            self._cancelled -= 1
 
 
 class ThreadClock:
-    """Timers on one background thread; each callback runs under `lock`."""
+    """Timers on one background thread; each callback runs under `lock`.
 
-    def __init__(self, lock):
+    A callback that raises is logged and the clock goes on (the session's own callbacks never
+    raise: they come in through its guarded entry)."""
+
+    def __init__(self, lock, log=None):
         self.lock = lock
-        self._heap, self._count = [], itertools.count()
+        self.log = log or (lambda text: None)
+        self._timers = TimerHeap()
         self._wake = threading.Condition()
         self._stopped = False
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
     def call_later(self, seconds, fn):
-        timer = Timer(time.monotonic() + max(0.0, seconds), fn)
         with self._wake:
-            heapq.heappush(self._heap, (timer.due, next(self._count), timer))
+            timer = self._timers.push(seconds, fn, self._cancelled)
             self._wake.notify()
         return timer
 
     def call_soon(self, fn):
         return self.call_later(0, fn)
+
+    def pending(self):
+        """How many timers the heap holds (live or cancelled): for tests and benchmarks."""
+        with self._wake:
+            return len(self._timers)
 
     def stop(self):
         with self._wake:
@@ -64,25 +128,38 @@ class ThreadClock:
             self._wake.notify()
         self._thread.join(timeout=5)
 
+    def _cancelled(self):
+        with self._wake:
+            self._timers.forget_cancelled()
+
     def _loop(self):
         while True:
             with self._wake:
-                while not self._stopped and (not self._heap or
-                                             self._heap[0][0] > time.monotonic()):
-                    self._wake.wait(self._heap[0][0] - time.monotonic() if self._heap
-                                    else None)
+                while not self._stopped and \
+                        (timer := self._timers.pop_due(time.monotonic())) is None:
+                    due = self._timers.next_due()
+                    self._wake.wait(None if due is None else due - time.monotonic())
                 if self._stopped:
                     return
-                _, _, timer = heapq.heappop(self._heap)
             if not timer.cancelled:
                 with self.lock:
-                    timer.fn()
+                    try:
+                        timer.fn()
+                    except Exception as exc:
+                        self.log(f"a timer failed: {type(exc).__name__}: {exc}")
 
 
 def serve_stdio(server, lines, write_bytes):
-    """Serve one client: feed `lines` to a session until EOF; frames go to `write_bytes`."""
+    """Serve one client: feed `lines` to a session until EOF; frames go to `write_bytes`.
+
+    This driver provides the setup page: with `Config.setup_page == "http"` (the default) it
+    serves it on 127.0.0.1 (server.serve_page_http: a thread, and the HTTP machinery only
+    loaded when a browser comes); with "rpc" the session answers the page's private method;
+    with "inline" nobody serves it."""
     lock = threading.RLock()
-    clock = ThreadClock(lock)
+    clock = ThreadClock(lock, log=server.log)
+    if server.config.setup_page == "http":
+        server.serve_page_http()
     session = Session(server, lambda frame: write_bytes(wire.encode(frame)), clock)
     try:
         for line in lines:
@@ -130,25 +207,27 @@ class Loopback:
     `send(line)` hands a line to the session; the session's frames go to `deliver(line)` (the
     client's receive). Nothing happens until someone pumps: `pump_until(done, timeout)`
     delivers queued lines both ways and runs due timers until `done()` is true. Other threads
-    may only call `call_soon` (the setup page does, when a flow ends).
+    may only call `call_soon` (a setup page served elsewhere does, when a flow ends).
     """
 
     def __init__(self, server, deliver=None):
         self.deliver = deliver
         self._queue = deque()                  # (target, item): "server"/"client" lines, "call"
-        self._timers, self._count = [], itertools.count()
+        self._timers = TimerHeap()
         self._wake = threading.Condition()
         self.session = Session(server, lambda frame: self._put("client", wire.encode(frame)),
                                self)
 
     # the session's clock
     def call_later(self, seconds, fn):
-        timer = Timer(time.monotonic() + max(0.0, seconds), fn)
-        heapq.heappush(self._timers, (timer.due, next(self._count), timer))
-        return timer
+        return self._timers.push(seconds, fn, self._timers.forget_cancelled)
 
     def call_soon(self, fn):
         self._put("call", fn)
+
+    def pending(self):
+        """How many timers the heap holds (live or cancelled): for tests and benchmarks."""
+        return len(self._timers)
 
     # the client's side
     def send(self, line):
@@ -171,16 +250,15 @@ class Loopback:
             if item is not None:
                 self._handle(*item)
                 continue
-            while self._timers and self._timers[0][2].cancelled:
-                heapq.heappop(self._timers)
             now = time.monotonic()
-            if self._timers and self._timers[0][0] <= now:
-                heapq.heappop(self._timers)[2].fn()
+            timer = self._timers.pop_due(now)
+            if timer is not None:
+                if not timer.cancelled:
+                    timer.fn()
                 continue
             if deadline is not None and now >= deadline:
                 raise TimeoutError("no answer in time")
-            wait = [t for t in (self._timers[0][0] if self._timers else None, deadline)
-                    if t is not None]
+            wait = [t for t in (self._timers.next_due(), deadline) if t is not None]
             if not wait:
                 raise TimeoutError("nothing left to do and no answer")
             with self._wake:

@@ -9,6 +9,10 @@ never cross the MCP client. Three pieces live here:
 - `FlowStore`: one record per URL elicitation (an unguessable `elicitationId`, a single-use
   nonce, the session and provider it belongs to, an expiry). Completing a record stores the
   credential server-side; it never leaves this module except as "configured: yes/no".
+  Records are bounded: a flow that ends (completed, denied, retired) lets go of its session at
+  once and keeps only its status, so that the page can say "ya se usó" and a 2026-07-28 retry
+  can read how it ended; every record is dropped once it expires (url_ttl), oldest first, the
+  next time a flow starts.
 
 Deliberate simplifications: the "provider" is simulated by a local page (setup_page.py), the
 credential is a random string, and the vault is a dict in memory keyed by the local user.
@@ -20,6 +24,7 @@ import secrets
 import threading
 import time
 import unicodedata
+from collections import deque
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
@@ -109,8 +114,13 @@ class FlowStore:
         self.ttl = ttl_seconds
         self.clock = clock
         self._records = {}
+        self._expiry = deque()  # (expires_at, elicitation_id), oldest first: one ttl for all
         self._vault = {}  # (subject, provider) -> credential; never returned to callers
         self._lock = threading.RLock()
+
+    def __len__(self):
+        with self._lock:
+            return len(self._records)
 
     def start(self, session_id, subject, provider, on_complete=None):
         record = FlowRecord(elicitation_id=secrets.token_urlsafe(18),
@@ -118,8 +128,15 @@ class FlowStore:
                             subject=subject, provider=provider,
                             expires_at=self.clock() + self.ttl, on_complete=on_complete)
         with self._lock:
+            self._drop_expired()
             self._records[record.elicitation_id] = record
+            self._expiry.append((record.expires_at, record.elicitation_id))
         return record
+
+    def _drop_expired(self):
+        now = self.clock()
+        while self._expiry and self._expiry[0][0] < now:
+            del self._records[self._expiry.popleft()[1]]
 
     def get(self, elicitation_id):
         with self._lock:
@@ -144,7 +161,7 @@ class FlowStore:
         with self._lock:
             record = self._records.get(elicitation_id)
             if record is not None and record.status == "pending":
-                record.status = "retired"
+                record.status, record.on_complete = "retired", None
 
     def complete(self, elicitation_id, nonce, provider, allowed=True):
         """Consume the record once. On consent the credential is stored here, never handed out;
@@ -158,8 +175,9 @@ class FlowStore:
             record.status = "completed" if allowed else "denied"
             if allowed:
                 self._vault[(record.subject, provider)] = secrets.token_urlsafe(32)
-        if record.on_complete is not None:
-            record.on_complete(record.elicitation_id)
+            told, record.on_complete = record.on_complete, None  # the flow let go of its session
+        if told is not None:
+            told(record.elicitation_id)
         return record
 
     def is_configured(self, subject, provider):

@@ -6,12 +6,22 @@ response) or raises `RpcError`; `encode` turns a message into a line; the small 
 knows about MCP or notes, and nothing here reads, writes, waits or starts a thread: the
 session (session.py) and the transports (transport.py) do that.
 
+Both directions keep the same limits: a frame is at most MAX_LINE_BYTES and nests at most
+MAX_DEPTH arrays and objects. `parse` refuses a deeper frame before decoding it (a linear scan
+at C speed, so a line of a million `[` costs a fraction of a second and never a RecursionError),
+and `check_json` refuses a value the server is about to send that breaks them, or that is not
+strict JSON (NaN, Infinity, sets, objects, cycles): what our own `parse` would refuse is never
+sent.
+
 Deliberate simplifications: no JSON-RPC batches (MCP removed them in 2025-06-18): an array is
-an invalid request; ids are strings or integers (the SDK drops floats and booleans).
+an invalid request; ids are strings or integers (the SDK drops floats and booleans); a lone
+surrogate in a string is allowed both ways (`encode` sends it escaped, as JSON permits).
 """
 
 import json
 import threading
+from itertools import accumulate, repeat
+from operator import sub
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -20,6 +30,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a bigger frame is refused, never parsed
+MAX_DEPTH = 64                    # arrays and objects inside each other; MCP needs < 20
 
 
 class RpcError(Exception):
@@ -61,9 +72,11 @@ def parse(line):
     """
     if len(line) > MAX_LINE_BYTES:
         raise RpcError(INVALID_REQUEST, f"Message larger than {MAX_LINE_BYTES} bytes")
+    if too_deep(line):
+        raise _too_deep(line)
     try:
         msg = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:  # UnicodeDecodeError included
         raise RpcError(PARSE_ERROR, "Parse error: not a JSON value") from None
     if not isinstance(msg, dict):
         raise RpcError(INVALID_REQUEST, "A message must be a JSON object")
@@ -84,15 +97,91 @@ def parse(line):
     raise _bad(INVALID_REQUEST, "Neither a request, a notification nor a response", msg)
 
 
+def too_deep(data):
+    """Whether arrays and objects nest more than MAX_DEPTH deep in this JSON text (bytes or
+    str), in linear time and at C speed: no recursion, whatever the text.
+
+    Brackets inside strings do not count. Text that is not JSON may be judged too deep; it is
+    refused either way.
+    """
+    if data.count("[" if isinstance(data, str) else b"[") + \
+            data.count("{" if isinstance(data, str) else b"{") <= MAX_DEPTH:
+        return False  # the common case: two counts
+    data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    outside = b"".join(data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
+    brackets = outside.translate(_BRACKETS, _NOT_BRACKETS)  # "[" "{" -> 2, "]" "}" -> 0
+    return max(accumulate(map(sub, brackets, repeat(1))), default=0) > MAX_DEPTH
+
+
+_BRACKETS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
+def _too_deep(line):
+    """The error for a frame nested deeper than MAX_DEPTH, with its id when it can be read."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError):
+        return RpcError(PARSE_ERROR, f"Parse error: JSON nested deeper than {MAX_DEPTH} levels")
+    err = RpcError(INVALID_REQUEST, f"Message nested deeper than {MAX_DEPTH} levels")
+    err.msg_id = msg.get("id") if isinstance(msg, dict) and valid_id(msg.get("id")) else None
+    return err
+
+
 def _bad(code, message, msg):
     err = RpcError(code, message)
     err.msg_id = msg.get("id") if valid_id(msg.get("id")) else None
     return err
 
 
+class NotJSON(ValueError):
+    """A value the server must not send: `kind` is "type", "number", "depth" or "size"."""
+
+    def __init__(self, kind, detail):
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail = kind, detail
+
+
+def check_json(value, limit=MAX_LINE_BYTES - 1024):
+    """Raise NotJSON unless `value` is strict JSON that our own `parse` would read back.
+
+    Strict: only dicts, lists, strings, numbers (no NaN or Infinity), booleans and None, no
+    cycles; at most MAX_DEPTH deep; at most `limit` bytes once encoded (room is left for the
+    envelope of the frame that carries it). Returns the compact encoding.
+    """
+    try:
+        text = _STRICT.encode(value)
+    except TypeError as exc:
+        raise NotJSON("type", str(exc)) from None
+    except ValueError as exc:  # NaN, Infinity or a cycle
+        raise NotJSON("type" if "ircular" in str(exc) else "number", str(exc)) from None
+    except RecursionError:
+        raise NotJSON("depth", f"nested deeper than {MAX_DEPTH} levels") from None
+    size = len(text) if 4 * len(text) <= limit else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise NotJSON("size", f"{size} bytes, more than {limit}")
+    if too_deep(text):
+        raise NotJSON("depth", f"nested deeper than {MAX_DEPTH} levels")
+    return text
+
+
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class Checked(dict):
+    """A response frame whose result already passed `check_json`: `encode` reuses that text
+    instead of encoding the result a second time. Otherwise it is the frame dict itself."""
+
+    def __init__(self, msg_id, result, result_text):
+        super().__init__(response(msg_id, result))
+        head = str(msg_id) if isinstance(msg_id, int) else json.dumps(msg_id, ensure_ascii=False)
+        self.text = f'{{"jsonrpc":"2.0","id":{head},"result":{result_text}}}'
+
+
 def encode(msg):
     """One line of UTF-8. A string that cannot be UTF-8 (a lone surrogate) is sent escaped."""
-    text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    text = msg.text if isinstance(msg, Checked) else \
+        json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
     try:
         return (text + "\n").encode()
     except UnicodeEncodeError:

@@ -114,6 +114,8 @@ class LabClient:
     async def start(self) -> None:
         solution = None if self.solution is None else self._load(self.solution)
         self.server = NotesServer(self.config, solution, log=self.log.append)
+        if self.config.setup_page == "http":  # JupyterLab: this driver serves a real page
+            self.server.serve_page_http()
         PAGES.add(self.server)
         self.client = AsyncClient.local(
             self.server, loop=asyncio.get_running_loop(), roots=self._roots,

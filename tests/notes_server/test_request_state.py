@@ -60,3 +60,36 @@ def test_an_expired_state_is_refused():
 def test_malformed_states_are_refused(token):
     with pytest.raises(StateError):
         Sealer().open(token, "t", {})
+
+
+@pytest.mark.parametrize("value", [float("nan"), {"x": [float("inf")]}])
+def test_a_digest_refuses_what_is_not_json(value):
+    from request_state import digest
+    with pytest.raises(ValueError):
+        digest(value)
+
+
+def test_a_digest_reads_a_lone_surrogate_and_tells_it_from_its_replacement():
+    from request_state import digest
+    assert digest("nota \udcff") != digest("nota \ufffd")
+    assert len(digest("nota \udcff")) == 32
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_a_question_with_a_lone_surrogate_is_asked_at_both_revisions(tmp_path, protocol):
+    from extension import Extension
+    from hand_client import Talk
+    from server import Config, NotesServer
+    from tooling import ok
+
+    extension = Extension()
+
+    @extension.tool("pregunta", description="x")
+    def pregunta(ctx):
+        answer = ctx.elicit_form("¿Borro «nota \udcff»?", {"ok": {"type": "boolean"}})
+        return ok(answer.action)
+    talk = Talk(NotesServer(Config(roots=[str(tmp_path)]), extension), protocol,
+                [str(tmp_path)])
+    kind, asked = talk.call("pregunta")
+    assert kind == "asks" and asked["message"] == "¿Borro «nota \udcff»?"
+    assert talk.answer({"action": "decline"})[1]["result"]["content"][0]["text"] == "decline"

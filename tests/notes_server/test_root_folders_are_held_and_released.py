@@ -11,9 +11,10 @@ import re
 import pytest
 
 import store
-from client import Client, ScriptedUser
+from client import Client
 from roots import MAX_PINS, RootError, RootSet
 from server import Config, NotesServer
+from simulated_user import ScriptedUser
 
 REVISIONS = ("2025-11-25", "2026-07-28")
 PICK_7 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

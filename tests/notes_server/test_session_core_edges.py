@@ -72,7 +72,8 @@ def test_closing_a_session_drops_its_parked_calls_and_closes_its_handles(home):
 
 
 def test_a_bug_while_answering_a_request_is_an_internal_error_and_the_session_lives(home):
-    srv = server()
+    logs = []
+    srv = NotesServer(Config(), log=logs.append)
     peer = Peer(srv)
 
     def broken():
@@ -83,6 +84,7 @@ def test_a_bug_while_answering_a_request_is_an_internal_error_and_the_session_li
         "jsonrpc": "2.0", "id": first, "error": {"code": -32603, "message": "Internal error"}}
     ping = peer.request("ping")
     assert result_of(peer.take(), ping) == {"jsonrpc": "2.0", "id": ping, "result": {}}
+    assert logs == ["internal error in initialize: RuntimeError: boom"]
 
 
 def roots_requests(frames):

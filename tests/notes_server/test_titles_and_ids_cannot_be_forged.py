@@ -7,9 +7,10 @@ note's id), and two files that claim the same id are never offered as two identi
 import pytest
 
 import store
-from client import Client, ScriptedUser
+from client import Client
 from roots import RootSet
 from server import Config, NotesServer
+from simulated_user import ScriptedUser
 
 REVISIONS = ("2025-11-25", "2026-07-28")
 BREAKS = ["\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]

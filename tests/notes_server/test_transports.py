@@ -52,10 +52,12 @@ def test_the_whole_url_flow_runs_with_no_thread_and_no_socket(home, protocol, mo
     with Client.local(server, roots=[f"{home}/Notas"], protocol=protocol, user=user) as client:
         client.connect()
         setup = client.call_tool("notes_setup")
+        synced = client.call_tool("notes_sync")
         deleted = client.call_tool("notes_delete", {"title": "TPS report"})
         client.set_roots([f"{home}/Trabajo"])
         listed = client.call_tool("notes_list")
     assert setup["structuredContent"] == {"status": "configured"}
+    assert synced["structuredContent"]["synced"] == 4
     assert user.browser.pages[-1]["status"] == 200
     assert deleted["structuredContent"]["deleted"]["id"] == "note-7"
     assert [n["id"] for n in listed["structuredContent"]["notes"]] == ["note-21"]
