@@ -25,7 +25,9 @@ Two cases:
   notebook writes there is lost when the page is reloaded.
 
 Either way ``code/`` and ``lessons/`` of that root go to the front of ``sys.path``, so
-``import roots`` and ``import mcp_ui`` find the course modules next to the notebooks.
+``import roots`` and ``import mcp_ui`` find the course modules next to the notebooks. Then
+``mcp_ui.cells.install()`` makes the cells that await run as tasks from the next cell on: in
+JupyterLite a cell that awaits never gets a click (see lessons/mcp_ui/cells.py).
 """
 
 from __future__ import annotations
@@ -62,4 +64,7 @@ def setup() -> Path:
         if folder in sys.path:
             sys.path.remove(folder)
         sys.path.insert(0, folder)
+    from mcp_ui import cells
+
+    cells.install()
     return root

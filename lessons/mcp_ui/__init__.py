@@ -10,16 +10,18 @@ Every notebook in lessons/ does `import mcp_ui as ui` and uses what is re-export
     ui.revisar("ejercicio2")              # runs the grader on soluciones/ and shows feedback
 
 Who answers the server's questions (forms and URL consents): the learner, in the cell (the
-call waits for the click; in JupyterLite, where a waiting cell cannot get clicks, it returns
-and finishes in its panel); with LESSON_USER=scripted (what `make test` sets), or
-`simulate=True` on one call, a scripted user plays the answers listed in `scripted=[...]`
-through the same widgets.
+call waits for the click; in JupyterLite, where a waiting cell cannot get clicks, the cell
+runs as a task and fills in its output as it goes: cells.py); with LESSON_USER=scripted (what
+`make test` sets), or `simulate=True` on one call, a scripted user plays the answers listed in
+`scripted=[...]` through the same widgets. Answering a widget never moves the notebook's
+selection (focus.py), so the next Shift+Enter runs the next cell.
 
 One file per job: forms.py (the form widget), consent.py (the URL consent), users.py (who
 answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
-review.py (check my work), recap.py (quiz and code tour). env.py says where things are and
-what the kernel can do; importing the package only puts code/ on sys.path.
+review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
+tasks), focus.py (clicks that keep the selection). env.py says where things are and what the
+kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
 solution (the grader isolates solutions; this is a practice lab).

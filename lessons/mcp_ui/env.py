@@ -4,12 +4,12 @@ Importing this module puts `code/` on `sys.path` (the notebooks then `import roo
 `store`...): that is the package's only import-time effect. Nothing is created on disk here;
 `soluciones/` is made when the first NotesLab starts (see lab.py).
 
-`Kernel` says what the running kernel can do with a widget click:
+`Kernel` says what the running kernel can do:
 - ipykernel (JupyterLab, CPython): a cell that awaits a click gets it, and the setup page is
   a real local web page (`Config(setup_page="http")`);
 - JupyterLite (Pyodide, `sys.platform == "emscripten"`): a click reaches the kernel only after
-  the running cell ends, and there are no sockets, so calls return while a dialog waits for
-  the person and the setup page is drawn inside the notebook (`setup_page="inline"`).
+  the running cell ends, so cells that await run as tasks (`cells.py`), and there are no
+  sockets, so the setup page is drawn inside the notebook (`setup_page="inline"`).
 LESSON_KERNEL=lite gives the JupyterLite behaviour on CPython (the tests use it).
 
 Deliberate simplifications: the kernel is recognised by the platform, not by probing it.
@@ -45,12 +45,12 @@ def solution_path(solution) -> Path:
 
 @dataclass(frozen=True)
 class Kernel:
-    awaits_clicks: bool  # a cell awaiting a widget click receives it
-    setup_page: str      # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
+    cells_as_tasks: bool  # awaiting cells run as tasks (cells.py): a waiting cell gets no click
+    setup_page: str       # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
 
 
-JUPYTERLAB = Kernel(awaits_clicks=True, setup_page="http")
-JUPYTERLITE = Kernel(awaits_clicks=False, setup_page="inline")
+JUPYTERLAB = Kernel(cells_as_tasks=False, setup_page="http")
+JUPYTERLITE = Kernel(cells_as_tasks=True, setup_page="inline")
 
 
 def current_kernel() -> Kernel:

@@ -33,7 +33,7 @@ from protocol import LATEST_HANDSHAKE
 from roots import path_to_uri
 from server import MAX_SETUP_WAIT, Config
 
-from . import checks
+from . import cells, checks
 from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path
 from .lab_client import LabClient
 from .pages import PAGES
@@ -52,6 +52,8 @@ class NotesLab:
     def __init__(self, notes=LESSON_NOTES, quiet: bool = False, kernel=None):
         _first_use()
         self.kernel = kernel or current_kernel()  # env.Kernel: what this kernel can do
+        if self.kernel.cells_as_tasks:  # JupyterLite (course_lite.setup() did it already)
+            cells.install()
         self.base = Path(tempfile.mkdtemp(prefix="notas-leccion-")).resolve()
         self.clients: list[LabClient] = []
         self._sdk_log = None
