@@ -179,7 +179,8 @@ class CellPanel:
                              "esperan detrás (lo que hace ■ en JupyterLab)",
                              layout=w.Layout(width="auto"))
         self.stop.on_click(lambda _: stop_all())
-        self.bar = w.HBox([self.stop, self.line])
+        # a plain Box (a row): tests tell an open dialog by a VBox > HBox of enabled buttons
+        self.bar = w.Box([self.stop, self.line], layout=w.Layout(align_items="center"))
         self.box = w.VBox([self.bar, self.out])
         self.box.add_class("mcp-cell")
         keep_selection(self.box)
