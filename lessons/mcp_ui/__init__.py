@@ -35,7 +35,7 @@ from .forms import ElicitationForm, FormField, check_form, options_of
 from .lab import NotesLab
 from .lab_client import CallRecord, LabClient, ToolResult
 from .pages import SimulatedPage, open_page, submit_page
-from .recap import code_tour, quiz
+from .recap import code_tour, load_quiz, quiz
 from .review import Review, revisar
 from .transcript import peek_state, side_by_side, summarize_frame
 from .users import CallPanel, NoAnswer, Raw, WidgetUser
@@ -45,6 +45,6 @@ __all__ = [
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
-    "current_kernel", "open_page", "options_of", "peek_state", "preview_consent", "quiz",
-    "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",
+    "current_kernel", "load_quiz", "open_page", "options_of", "peek_state", "preview_consent",
+    "quiz", "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",
 ]

@@ -392,6 +392,29 @@ def wait_output(page, target, text: str, timeout: float = PATIENCE) -> str:
     raise AssertionError(f"{text!r} did not show in {timeout}s; the cell shows: {shown!r}")
 
 
+def wait_finished(page, target, task: bool | None = None, timeout: float = PATIENCE) -> str:
+    """Until the run run_cell started has ended and, for a cell that runs as a task (one that
+    awaits, or that was queued behind one: lessons/mcp_ui/cells.py), until its panel says it
+    finished (`.mcp-cell-done`); returns its outputs, fails on a traceback. ``task=None``: a
+    task if its source awaits."""
+    target = cell(page, target) if isinstance(target, str) else target
+    text = wait_ran(page, target, timeout)
+    if task is None:
+        task = "await " in target.locator(".jp-InputArea-editor").inner_text()
+    if not task:
+        return text
+    target.locator(".mcp-cell.mcp-cell-done").wait_for(timeout=ms(timeout))
+    if error_text(target):
+        raise AssertionError(f"the cell raised:\n{error_text(target)}")
+    return output_text(target)
+
+
+def press_shift_enter(page) -> None:
+    """Shift+Enter where the keyboard is, without clicking anything first (a learner who
+    just answered a form)."""
+    page.keyboard.press("Shift+Enter")
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") + ".png")

@@ -2,9 +2,12 @@
 
 A learner's core path in the browser, served from 127.0.0.1 with every other request refused,
 running the notebooks' own cells one by one as a learner does there (a cell cannot await a
-click in JupyterLite: the call returns while the dialog waits and finishes in its panel):
+click in JupyterLite, so a cell that awaits runs as a task and fills in its output as it goes,
+and later cells wait their turn: lessons/mcp_ui/cells.py):
 
-- 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone;
+- 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone; the
+  check run before the answer waits its turn and then says ✓; Shift+Enter after the clicks
+  runs the next cells, not the call again;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
 - 01: `ui.revisar` on the exercise-4 starter, run in the page by the grader's in-process host:
@@ -23,13 +26,16 @@ import json
 
 import pytest
 from litesite import (
+    WATCH_RUN,
     cell,
     code_cell_at,
     left_the_machine,
     open_notebook,
+    press_shift_enter,
     run_cell,
     screenshot,
     unexpected_failures,
+    wait_finished,
     wait_output,
     wait_ran,
 )
@@ -89,15 +95,18 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     start_lesson(lite_page, "02_formularios.ipynb")
     run_cell(page, "Lista de la compra")
     wait_output(page, "Lista de la compra", "Borrada la nota")
+    wait_finished(page, "Lista de la compra")
 
     form_cell = cell(page, '{"title": "TPS report"}, scripted=')
-    run_cell(page, form_cell)
-    assert "La llamada sigue abierta" in wait_ran(page, form_cell)  # ends; the form waits
+    run_cell(page, form_cell)  # the cell ends at once; its call waits for the form
+    wait_ran(page, form_cell)
     form = form_cell.locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
-    check = "lab.check_chosen_note_deleted(conn)"
+    check = cell(page, "lab.check_chosen_note_deleted(conn)")
     run_cell(page, check)
-    assert "responde primero al formulario de arriba" in wait_ran(page, check)
+    wait_ran(page, check)
+    expect(check.locator(".mcp-cell")).to_contain_text("Espera su turno")
+    assert "Elegiste" not in check.locator(".jp-Cell-outputArea").inner_text()
 
     form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
         "input").check()
@@ -105,14 +114,37 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     form.get_by_role("button", name="Aceptar", exact=True).click()
     expect(form_cell.get_by_text("« ✓ Borrada la nota note-7 (TPS report, 2024-04-10).")
            ).to_be_visible()
-    run_cell(page, check)
-    shown = wait_ran(page, check)
+    shown = wait_finished(page, check, task=True)
     assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in shown
     notas = next(line for line in shown.splitlines() if "📁 Notas/" in line)
     assert "tps-2024.md" not in notas and "tps-2023.md" in notas and "tps-2025.md" in notas
     form_cell.scroll_into_view_if_needed()
     screenshot(page, "lite-lesson-02-form")
     assert_stayed_on_the_machine(lite_page)
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_shift_enter_after_answering_a_form_in_the_browser_runs_the_next_cells(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "02_formularios.ipynb")
+    form_cell = cell(page, '{"title": "TPS report"}, scripted=')
+    form_cell.locator(".jp-InputArea-editor").click()
+    press_shift_enter(page)  # the call's cell runs; the selection moves to the text below
+    form = form_cell.locator(OPEN_DIALOG)
+    expect(form).to_have_count(1)
+    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
+        "input").check()
+    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    form.get_by_role("button", name="Aceptar", exact=True).click()
+    expect(form_cell.get_by_text("« ✓ Borrada la nota note-7")).to_be_visible()
+    ran_once = form_cell.locator(".jp-InputArea-prompt").inner_text()
+    check = cell(page, "lab.check_chosen_note_deleted(conn)")
+    check.locator(".jp-InputArea-prompt").evaluate(WATCH_RUN)
+    press_shift_enter(page)  # the markdown below the call
+    press_shift_enter(page)  # the check
+    assert "✓ Elegiste note-7 y solo desapareció" in wait_finished(page, check)
+    assert form_cell.locator(".jp-InputArea-prompt").inner_text() == ran_once
+    expect(page.locator(OPEN_DIALOG)).to_have_count(0)  # no second form
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)

@@ -17,7 +17,7 @@ import json
 import re
 
 import pytest
-from notebook_helpers import GRADED, LESSONS, NOTEBOOKS, REPO, read
+from notebook_helpers import GRADED, LESSONS, NOTEBOOKS, REPO, import_mcp_ui, read
 
 VISIBLE_LIMIT = 1200   # characters of a markdown cell outside its <details> blocks
 DETAILS_LIMIT = 1600   # characters of one <details> block
@@ -45,12 +45,23 @@ def header(name: str) -> re.Match:
     return match
 
 
-def quiz_questions(name: str) -> list[tuple]:
-    cell = read(name).cells[-1]
-    assert cell.cell_type == "code" and "ui.quiz(" in cell.source, f"{name}: last cell"
-    call = next(n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call)
-                and getattr(n.func, "attr", "") == "quiz")
-    return ast.literal_eval(call.args[0])
+def quiz_ids(source: str) -> list[str]:
+    """The ids of the `ui.quiz("…")` calls in a cell's source (string literals only)."""
+    calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+             and getattr(n.func, "attr", "") == "quiz"]
+    return [ast.literal_eval(call.args[0]) for call in calls]
+
+
+def quiz_questions(name: str, quiz_id: str | None = None) -> list[tuple]:
+    """The notebook's closing quiz (or the quiz `quiz_id`), from the UI package:
+    (question, [option texts], index of the right one, [each option's explanation])."""
+    if quiz_id is None:
+        cell = read(name).cells[-1]
+        assert cell.cell_type == "code" and "ui.quiz(" in cell.source, f"{name}: last cell"
+        (quiz_id,) = quiz_ids(cell.source)
+    quiz = import_mcp_ui().recap.load_quiz(quiz_id)
+    return [(q.question, [o.text for o in q.options], q.right, [o.why for o in q.options])
+            for q in quiz.questions]
 
 
 def estimated_minutes(name: str) -> float:
@@ -63,7 +74,7 @@ def estimated_minutes(name: str) -> float:
         elif cell.source.startswith("import sys\n\nif sys.platform"):
             continue
         elif "ui.quiz(" in cell.source:
-            questions += len(quiz_questions(name))
+            questions += sum(len(quiz_questions(name, i)) for i in quiz_ids(cell.source))
         else:
             shown += 1
             if not cell.source.startswith("%%writefile"):
@@ -142,14 +153,38 @@ def test_ends_with_a_summary_then_the_quiz(name):
 def test_quiz_has_three_to_five_well_formed_questions_with_explanations(name):
     questions = quiz_questions(name)
     assert 3 <= len(questions) <= 5
-    for question, options, right, why in questions:
+    for question, options, right, whys in questions:
         assert question.strip() and question.rstrip().endswith("?"), question
         assert 2 <= len(options) <= 4 and len(set(options)) == len(options), question
         assert all(o.strip() for o in options)
         assert isinstance(right, int) and 0 <= right < len(options), question
-        assert len(why) >= 60, f"{question}: explain the answer, and why not the others"
+        assert len(whys[right]) >= 60, f"{question}: explain the answer"
+        assert all(len(why) >= 40 for why in whys), f"{question}: every option says why"
     assert len({right for _, _, right, _ in questions}) >= 2, \
         f"{name}: the right answer is always in the same place"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_quiz_keys_are_not_in_the_notebook_but_in_the_ui_package(name):
+    nb = read(name)
+    assert quiz_ids(nb.cells[-1].source) == [name[:2]], f"{name}: ends with ui.quiz(\"{name[:2]}\")"
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "ui.quiz(" in cell.source:
+            assert all(isinstance(i, str) for i in quiz_ids(cell.source)), \
+                f"{name}: a quiz is named by its id, its questions live in mcp_ui/quizzes/"
+
+
+def test_a_pre_check_says_what_to_read_after_every_answer():
+    """The pre-check of notebook 1 (its cell and its three questions come with the content
+    phase of issue 20; the quiz file and the way it is drawn are here)."""
+    quiz = import_mcp_ui().recap.load_quiz("01-previo")
+    assert quiz.kind == "precheck" and 1 <= len(quiz.questions) <= 3 and quiz.intro
+    for question in quiz.questions:
+        assert question.question.rstrip().endswith("?")
+        assert all(option.read or question.read for option in question.options), \
+            f"{question.question}: every answer says what to read"
+        assert len({option.why for option in question.options}) == len(question.options), \
+            f"{question.question}: each option has its own explanation"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -876,3 +876,50 @@ def test_a_calls_panel_carries_the_script_that_keeps_the_selection_where_it_was(
         assert needed in code
     ui.focus.keep_selection(panel.box)  # marking twice adds no second script
     assert sum(isinstance(c, w.Output) for c in panel.box.children) == 1
+
+
+# -- quizzes: the key lives in the package, each option explains itself ---------------------
+def drawn_quiz(monkeypatch, quiz_id):
+    shown = []
+    monkeypatch.setattr(ui.recap, "display", shown.append)
+    ui.quiz(quiz_id)
+    (box,) = shown
+    assert "mcp-keep-selection" in box._dom_classes
+    return [c for c in box.children if isinstance(c, w.VBox)]
+
+
+def answer(question_box, index):
+    _, choice, row = question_box.children
+    choice.index = index
+    row.children[0].click()
+    return row.children[1].value
+
+
+def test_each_option_of_a_quiz_answers_with_its_own_explanation(monkeypatch):
+    quiz = ui.load_quiz("02")
+    boxes = drawn_quiz(monkeypatch, "02")
+    assert len(boxes) == len(quiz.questions)
+    first = quiz.questions[0]
+    for index, option in enumerate(first.options):
+        verdict = answer(boxes[0], index)
+        assert ("✓ Correcto." if option.correct else "✗ No.") in verdict
+        assert ui.text.esc(option.why) in verdict
+
+
+def test_a_pre_check_says_what_to_read_after_any_answer(monkeypatch):
+    quiz = ui.load_quiz("01-previo")
+    (box, *_) = drawn_quiz(monkeypatch, "01-previo")
+    question = quiz.questions[0]
+    for index, option in enumerate(question.options):
+        assert f"📖 Lee: {ui.text.esc(option.read or question.read)}" in answer(box, index)
+
+
+def test_a_quiz_that_does_not_exist_or_has_two_right_answers_is_refused(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="ningún cuestionario"):
+        ui.load_quiz("../02")
+    monkeypatch.setattr(ui.recap, "QUIZZES", tmp_path)
+    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "options": ['
+                                     '{"text": "a", "correct": true, "why": "."},'
+                                     '{"text": "b", "correct": true, "why": "."}]}]}')
+    with pytest.raises(ValueError, match="exactly one correct option"):
+        ui.load_quiz("x")
