@@ -13,11 +13,22 @@ code, 0.5 min per quiz question and a fixed time per exercise. A stated time mus
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
 
+import nbformat
 import pytest
-from notebook_helpers import GRADED, LESSONS, NOTEBOOKS, REPO, import_mcp_ui, read
+from notebook_helpers import (
+    CHECK_TAG,
+    CHECKED_OUTPUTS,
+    GRADED,
+    LESSONS,
+    NOTEBOOKS,
+    REPO,
+    import_mcp_ui,
+    read,
+)
 
 VISIBLE_LIMIT = 1200   # characters of a markdown cell outside its <details> blocks
 DETAILS_LIMIT = 1600   # characters of one <details> block
@@ -30,6 +41,7 @@ HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s·\s\*\*(núcle
 PREDICT = "🔮 **Predice antes de ejecutar.**"
 REVEAL = "<details><summary>Comprueba tu predicción</summary>"
 PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
+STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
 # Per notebook: dialogs a learner answers with the starter code, and exercise minutes.
 DIALOGS = {"01": 0, "02": 1, "03": 3, "04": 0, "05": 3, "06": 3, "07": 0, "08": 0}
@@ -185,6 +197,50 @@ def test_a_pre_check_says_what_to_read_after_every_answer():
             f"{question.question}: every answer says what to read"
         assert len({option.why for option in question.options}) == len(question.options), \
             f"{question.question}: each option has its own explanation"
+
+
+def strip_tool():
+    spec = importlib.util.spec_from_file_location("strip_outputs", STRIP_TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_saved_outputs_answer_no_prediction_check_or_quiz(name):
+    tool, nb = strip_tool(), read(name)
+    kept = [i for i, c in enumerate(nb.cells) if tool.KEEP_TAG in c.metadata.get("tags", [])]
+    assert [(i, tool.answers_something(nb, i)) for i in kept
+            if tool.answers_something(nb, i)] == []
+    assert not tool.strip(nb), f"{name}: store it as `tools/strip_outputs.py` leaves it"
+
+
+def test_a_kept_output_may_not_be_a_check_a_quiz_or_a_predicted_run():
+    tool = strip_tool()
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("lab.show()"),
+        nbformat.v4.new_markdown_cell(PREDICT + " ¿Qué pasará?"),
+        nbformat.v4.new_code_cell("await conn.call('notes_list')"),
+        nbformat.v4.new_markdown_cell(REVEAL + " Nada.</details>"),
+        nbformat.v4.new_code_cell('ui.check(True, "bien", "mal")'),
+        nbformat.v4.new_code_cell('ui.quiz("02")'),
+        nbformat.v4.new_code_cell("lab.check_url_flow(conn)"),
+    ])
+    assert tool.answers_something(nb, 0) is None
+    assert "prediction" in tool.answers_something(nb, 2)
+    assert all("checks or quizzes" in tool.answers_something(nb, i) for i in (4, 5, 6))
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="x\n")]
+    nb.cells[0].metadata["tags"] = [tool.KEEP_TAG]
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="y\n")]
+    assert tool.strip(nb) and nb.cells[0].outputs and not nb.cells[2].outputs
+
+
+def test_every_checked_cell_has_its_expected_output_recorded_outside_the_notebook():
+    recorded = json.loads(CHECKED_OUTPUTS.read_text(encoding="utf-8"))
+    for name in NOTEBOOKS:
+        tagged = {c.id for c in read(name).cells if CHECK_TAG in c.metadata.get("tags", [])}
+        assert set(recorded.get(name, {})) == tagged, name
+        assert all(entry["outputs"] for entry in recorded.get(name, {}).values()), name
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
