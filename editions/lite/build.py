@@ -278,10 +278,12 @@ def offline_pyodide(package: Path, static: Path, wheels_cache: Path) -> list[str
 
 
 def course_wheel(content: Path, folder: Path, digest: str) -> Path:
-    """A pure-Python wheel: course_lite (the helper) plus the content's non-notebook files."""
+    """A pure-Python wheel: course_lite (the helper, with the piplite pins for
+    `ui.diagnostico()`) plus the content's non-notebook files."""
     version = f"1.0+{digest[:12]}"
     dist_info = f"{COURSE_MODULE}-{version}.dist-info"
-    files = {f"{COURSE_MODULE}/__init__.py": (LITE / "course_lite.py").read_bytes()}
+    files = {f"{COURSE_MODULE}/__init__.py": (LITE / "course_lite.py").read_bytes(),
+             f"{COURSE_MODULE}/{PIPLITE_PINS.name}": PIPLITE_PINS.read_bytes()}
     for path in content_files(content):
         if path.suffix != ".ipynb":
             rel = path.relative_to(content).as_posix()

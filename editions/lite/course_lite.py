@@ -41,6 +41,13 @@ FILES = Path(__file__).resolve().parent / "files"
 MEMORY_ROOT = Path("/home/pyodide/curso")
 NOTEBOOK_FOLDER = "lessons"
 PATH_FOLDERS = ("code", "lessons")
+PINS_FILE = "piplite-wheels.txt"
+
+
+def pins() -> str:
+    """The pins of the wheels this site serves (editions/lite/piplite-wheels.txt, packed
+    into this wheel by the build): what `ui.diagnostico()` compares with."""
+    return (Path(__file__).resolve().parent / PINS_FILE).read_text(encoding="utf-8")
 
 
 def find_root(start: Path) -> Path | None:

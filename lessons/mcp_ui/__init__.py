@@ -20,7 +20,8 @@ One file per job: forms.py (the form widget), consent.py (the URL consent), user
 answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
 review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
-tasks), focus.py (clicks that keep the selection). env.py says where things are and what the
+tasks), focus.py (clicks that keep the selection), diagnose.py (`ui.diagnostico()`: is this
+notebook set up?). env.py says where things are and what the
 kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
@@ -30,6 +31,7 @@ solution (the grader isolates solutions; this is a practice lab).
 from . import env  # noqa: F401  (first: it puts code/ on sys.path for the modules below)
 from .checks import GUARD_CASES, check
 from .consent import ConsentDialog, preview_consent
+from .diagnose import diagnostico
 from .env import CODE, LESSONS, REPO, SOLUTIONS, Kernel, current_kernel, scripted_mode
 from .forms import ElicitationForm, FormField, check_form, options_of
 from .lab import NotesLab
@@ -45,6 +47,7 @@ __all__ = [
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
-    "current_kernel", "load_quiz", "open_page", "options_of", "peek_state", "preview_consent",
-    "quiz", "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",
+    "current_kernel", "diagnostico", "load_quiz", "open_page", "options_of", "peek_state",
+    "preview_consent", "quiz", "revisar", "scripted_mode", "side_by_side", "submit_page",
+    "summarize_frame",
 ]

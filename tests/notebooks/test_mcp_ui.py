@@ -8,6 +8,7 @@ import asyncio
 import re
 import socket
 import subprocess
+import sys
 import threading
 
 import ipywidgets as w
@@ -923,3 +924,64 @@ def test_a_quiz_that_does_not_exist_or_has_two_right_answers_is_refused(tmp_path
                                      '{"text": "b", "correct": true, "why": "."}]}]}')
     with pytest.raises(ValueError, match="exactly one correct option"):
         ui.load_quiz("x")
+
+
+# -- ui.diagnostico(): is this notebook set up? -----------------------------------------------
+def test_diagnostico_reports_kernel_widgets_against_the_pins_and_the_self_check_host(
+        monkeypatch):
+    shown = []
+    monkeypatch.setattr(ui.diagnose, "display", lambda obj, **_: shown.append(obj))
+    monkeypatch.delenv("GRADER_HOST", raising=False)
+
+    async def go():
+        return ui.diagnostico()
+    diagnosis = in_loop(go)
+    found = {row.what: row for row in diagnosis.rows}
+    assert found["Kernel"].ok and sys.version.split()[0] in found["Kernel"].found
+    for name in ("ipywidgets", "jupyterlab_widgets", "ipykernel"):  # the course's .venv
+        assert found[name].ok, found[name]
+        assert "requirements.txt" in found[name].found
+    from grader import hosts  # diagnostico put the repository on sys.path
+
+    host = found["Autoevaluación (ui.revisar)"]
+    assert ("sandbox" in host.found) == hosts.sandbox_possible()
+    assert shown[-1] is diagnosis.probe.box
+    assert "mcp-keep-selection" in diagnosis.probe.box._dom_classes
+    assert "<table" in diagnosis.to_html() and "Qué hacer" in diagnosis.to_html()
+
+
+def test_diagnostico_says_what_to_fix_when_a_widget_package_is_not_the_pinned_one(
+        monkeypatch):
+    real = ui.diagnose.installed
+    monkeypatch.setattr(ui.diagnose, "installed",
+                        lambda name: "7.0.0" if name == "ipywidgets" else real(name))
+    rows = {r.what: r for r in ui.diagnose.package_findings(*ui.diagnose.pins())}
+    assert rows["ipywidgets"].ok is False
+    assert "fijada: 8.1.9" in rows["ipywidgets"].found
+    assert "make lab" in rows["ipywidgets"].fix
+
+
+@pytest.mark.parametrize("environ,modules,where,ok", [
+    ({"JPY_SESSION_NAME": "x.ipynb"}, {}, "JupyterLab", True),
+    ({"VSCODE_PID": "1"}, {}, "VS Code", None),
+    ({"COLAB_RELEASE_TAG": "r"}, {}, "Colab", False),
+    ({"JUPYTERHUB_API_URL": "http://hub"}, {}, "JupyterHub", False),
+    ({"CODESPACES": "true"}, {}, "Codespaces", False),
+    ({}, {}, "", None),
+])
+def test_diagnostico_tells_where_the_notebook_runs_and_what_a_remote_one_cannot(
+        environ, modules, where, ok):
+    assert ui.diagnose.frontend(environ, modules) == where
+    finding = ui.diagnose.frontend_finding(where)
+    assert finding.ok is ok
+    if ok is False:
+        assert "127.0.0.1" in finding.fix and "JupyterLite" in finding.fix
+
+
+def test_the_click_probe_answers_in_the_page_when_the_kernel_gets_the_click():
+    async def go():
+        return ui.diagnose.ClickProbe()
+    probe = in_loop(go)
+    assert "El clic llegó" not in probe.answer.value
+    probe.button.click()
+    assert "✓ El clic llegó al kernel" in probe.answer.value and probe.clicks == 1
