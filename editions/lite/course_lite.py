@@ -42,12 +42,26 @@ MEMORY_ROOT = Path("/home/pyodide/curso")
 NOTEBOOK_FOLDER = "lessons"
 PATH_FOLDERS = ("code", "lessons")
 PINS_FILE = "piplite-wheels.txt"
+SDK_PINS_FILES = ("sdk-wheels.txt", "sdk-wasm-wheels.txt")
+SHIM_DIST = "course-lite-cryptography"
 
 
 def pins() -> str:
     """The pins of the wheels this site serves (editions/lite/piplite-wheels.txt, packed
     into this wheel by the build): what `ui.diagnostico()` compares with."""
     return (Path(__file__).resolve().parent / PINS_FILE).read_text(encoding="utf-8")
+
+
+def sdk_requirements() -> list[str]:
+    """What `ui.install_sdk()` installs, without dependencies, from the site's own index: the
+    pinned wheels of the official MCP SDK (editions/lite/sdk-wheels.txt and
+    sdk-wasm-wheels.txt, packed here by the build) and the cryptography stand-in."""
+    found = []
+    for name in SDK_PINS_FILES:
+        text = (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
+        found += [line.split()[0] for line in text.splitlines()
+                  if line.strip() and not line.startswith("#")]
+    return [*found, SHIM_DIST]
 
 
 def find_root(start: Path) -> Path | None:

@@ -20,9 +20,9 @@ One file per job: forms.py (the form widget), consent.py (the URL consent), user
 answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
 review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
-tasks), focus.py (clicks that keep the selection), diagnose.py (`ui.diagnostico()`: is this
-notebook set up?). env.py says where things are and what the
-kernel can do; importing the package only puts code/ on sys.path.
+tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
+diagnose.py (`ui.diagnostico()`: is this notebook set up?). env.py says where things are and
+what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
 solution (the grader isolates solutions; this is a practice lab).
@@ -39,6 +39,7 @@ from .lab_client import CallRecord, LabClient, ToolResult
 from .pages import SimulatedPage, open_page, submit_page
 from .recap import code_tour, load_quiz, quiz
 from .review import Review, revisar
+from .sdk import install_sdk
 from .transcript import peek_state, side_by_side, summarize_frame
 from .users import CallPanel, NoAnswer, Raw, WidgetUser
 
@@ -47,7 +48,7 @@ __all__ = [
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
-    "current_kernel", "diagnostico", "load_quiz", "open_page", "options_of", "peek_state",
-    "preview_consent", "quiz", "revisar", "scripted_mode", "side_by_side", "submit_page",
-    "summarize_frame",
+    "current_kernel", "diagnostico", "install_sdk", "load_quiz", "open_page", "options_of",
+    "peek_state", "preview_consent", "quiz", "revisar", "scripted_mode", "side_by_side",
+    "submit_page", "summarize_frame",
 ]

@@ -286,10 +286,13 @@ def test_the_course_map_lists_every_notebook_with_its_time_and_exercises(where):
     assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 90 min\*\*", text)
 
 
-def test_notebook_five_says_it_cannot_run_in_jupyterlite_and_why():
+def test_notebook_five_says_how_it_runs_in_jupyterlite_and_why_it_differs():
     first = read("05_sdk_oficial.ipynb").cells[0].source
-    assert "no funciona en JupyterLite" in first
+    assert "En JupyterLite" in first and "en memoria" in first
     assert "procesos" in first and "stdio" in first
+    code = [c.source for c in read("05_sdk_oficial.ipynb").cells if c.cell_type == "code"]
+    assert any("await ui.install_sdk()" in c for c in code)
+    assert not any("stdio_server()" in c for c in code), "lab.sdk_target() runs in both"
 
 
 def test_the_first_notebook_opens_with_where_roots_stand_in_each_revision():

@@ -10,10 +10,11 @@ import socket
 import subprocess
 import sys
 import threading
+import warnings
 
 import ipywidgets as w
 import pytest
-from notebook_helpers import import_mcp_ui
+from notebook_helpers import REPO, import_mcp_ui
 
 import simulated_user
 from demo import LESSON_NOTES
@@ -985,3 +986,45 @@ def test_the_click_probe_answers_in_the_page_when_the_kernel_gets_the_click():
     assert "El clic llegó" not in probe.answer.value
     probe.button.click()
     assert "✓ El clic llegó al kernel" in probe.answer.value and probe.clicks == 1
+
+
+# -- the official SDK in JupyterLite: the lesson's server in the page, over memory ------------
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_in_jupyterlite_the_sdk_client_talks_to_the_lessons_server_over_memory(
+        lite_lab, mode, capsys, no_thread_process_or_socket):
+    from mcp import Client
+
+    async def go():
+        user = lite_lab.user(scripted=[TPS], simulate=True)
+        target = lite_lab.sdk_target()
+        async with Client(target, mode=mode, elicitation_callback=user.sdk_elicitation,
+                          list_roots_callback=lite_lab.sdk_roots(["Notas"])) as sdk:
+            return await sdk.call_tool("notes_delete", {"title": "TPS report"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # roots: deprecated at 2026-07-28 (MCPDeprecationWarning)
+        result = in_loop(go)
+    assert result.content[0].text == "Borrada la nota note-7 (TPS report, 2024-04-10)."
+    assert "Notas/tps-2024.md" not in lite_lab.snapshot()
+    assert "en memoria, con los mismos mensajes JSON-RPC que por stdio" in capsys.readouterr().out
+
+
+def test_the_cryptography_stand_in_derives_the_key_as_cryptography_does():
+    import importlib.util
+
+    from cryptography.hazmat.primitives import hashes as real_hashes
+    from cryptography.hazmat.primitives.kdf import hkdf as real_hkdf
+
+    shims = REPO / "editions" / "lite" / "shims" / "cryptography" / "hazmat" / "primitives"
+    loaded = {}
+    for name in ("hashes", "kdf/hkdf", "ciphers/aead"):
+        spec = importlib.util.spec_from_file_location(f"shim_{name}", shims / f"{name}.py")
+        loaded[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded[name])
+    secret, info = b"s" * 40, b"mcp/request-state/v1/aes-256-gcm"
+    mine = loaded["kdf/hkdf"].HKDF(algorithm=loaded["hashes"].SHA256(), length=32, salt=None,
+                                   info=info).derive(secret)
+    real = real_hkdf.HKDF(algorithm=real_hashes.SHA256(), length=32, salt=None,
+                          info=info).derive(secret)
+    assert mine == real
+    with pytest.raises(NotImplementedError, match="no está disponible en JupyterLite"):
+        loaded["ciphers/aead"].AESGCM(mine).encrypt(b"n" * 12, b"x", b"")
