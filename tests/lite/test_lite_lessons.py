@@ -13,8 +13,8 @@ and later cells wait their turn: lessons/mcp_ui/cells.py):
 - 01: `ui.revisar` on the exercise-4 starter, run in the page by the grader's in-process host:
   0 points, each public test with its feedback, labelled as a formative self-check.
 
-Results are asserted as tests/browser asserts them in JupyterLab. Notebook 05 cannot run in
-the browser (NOT_IN_THE_BROWSER says why); the others open with the JupyterLite first cell.
+Results are asserted as tests/browser asserts them in JupyterLab. Every notebook opens with the
+JupyterLite first cell (test_lite_every_notebook.py runs each of them whole).
 Every wait is for a state (a cell's new execution count, a dialog, a line in the call's panel),
 bounded as tests/waits.py says; the steps from the consent to the simulated page's answer share
 the call's setup_wait.
@@ -48,10 +48,6 @@ expect = pytest.importorskip(
 expect.set_options(timeout=ms(PATIENCE))
 
 FIRST_CELL_MARK = 'if sys.platform == "emscripten":'
-NOT_IN_THE_BROWSER = {
-    "05_sdk_oficial.ipynb": "the official SDK's client starts the server as a subprocess and "
-                            "talks to it over stdio; Pyodide has no processes",
-}
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 SETUP = "import mcp_ui as ui"
 
@@ -86,7 +82,6 @@ def test_every_lesson_opens_with_the_jupyterlite_cell(lite_site):
         if FIRST_CELL_MARK not in source or "course_lite.setup()" not in source:
             missing.append(notebook.name)
     assert missing == []
-    assert set(NOT_IN_THE_BROWSER) <= {n.name for n in lessons}
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)
