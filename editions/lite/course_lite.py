@@ -24,8 +24,11 @@ Two cases:
   the kernel moves to its ``lessons/`` folder, so the same relative paths work. What the
   notebook writes there is lost when the page is reloaded.
 
-Either way ``code/`` and ``lessons/`` of that root go to the front of ``sys.path``, so
-``import roots`` and ``import mcp_ui`` find the course modules next to the notebooks. Then
+Either way the course is imported from its packed copy in memory (``FILES``: its ``code/`` and
+``lessons/`` go to the front of ``sys.path``, and the notebook's own folder, IPython's ``''``
+entry, leaves it): in ``/drive`` every lookup of every import is a request to the service
+worker, which made importing the lessons' modules take seconds. MCP_UI_LESSONS tells
+``mcp_ui`` where the notebooks and ``soluciones/`` are (that root's ``lessons/``). Then
 ``mcp_ui.cells.install()`` makes the cells that await run as tasks from the next cell on: in
 JupyterLite a cell that awaits never gets a click (see lessons/mcp_ui/cells.py).
 """
@@ -73,15 +76,20 @@ def find_root(start: Path) -> Path | None:
 
 
 def setup() -> Path:
-    """Put the course's ``code/`` and ``lessons/`` first on ``sys.path``; return the root."""
+    """Import the course from its packed copy, run awaiting cells as tasks; return the root
+    (where the notebooks are)."""
     root = find_root(Path.cwd())
     if root is None:
         root = MEMORY_ROOT
         if not root.exists():
             shutil.copytree(FILES, root)
         os.chdir(root / NOTEBOOK_FOLDER)
+    os.environ["MCP_UI_LESSONS"] = str(root / NOTEBOOK_FOLDER)
+    for entry in ("", os.getcwd()):
+        while entry in sys.path:
+            sys.path.remove(entry)
     for name in reversed(PATH_FOLDERS):
-        folder = str(root / name)
+        folder = str(FILES / name)
         if folder in sys.path:
             sys.path.remove(folder)
         sys.path.insert(0, folder)

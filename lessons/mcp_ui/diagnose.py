@@ -34,7 +34,7 @@ from importlib import metadata
 import ipywidgets as w
 from IPython.display import display
 
-from .env import REPO
+from .env import REPO, import_grader
 from .focus import keep_selection
 from .text import esc
 
@@ -192,8 +192,7 @@ def selfcheck_finding(environ=os.environ) -> Finding:
                        "(inprocess): sin aislamiento ni límites",
                        "un bucle infinito en tu solución bloquea la pestaña; la nota la pone "
                        "el corrector oficial")
-    if str(REPO) not in sys.path:
-        sys.path.append(str(REPO))
+    import_grader()
     from grader import hosts
 
     forced = environ.get("GRADER_HOST")

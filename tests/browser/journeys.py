@@ -193,12 +193,12 @@ def quiz_of(notebook: str) -> list[tuple]:
             for q in quiz.questions]
 
 
-def answer_the_quiz(page, notebook: str) -> None:
+def answer_the_quiz(page, notebook: str, cell=None) -> None:
     """«Elige una respuesta en cada pregunta y pulsa "Comprobar".» A wrong answer first, to
     see that option's own explanation; then the right answer of every question."""
     quiz = quiz_of(notebook)
-    questions = page.locator(".jp-Notebook .jp-CodeCell").last.locator(
-        ".widget-vbox:has(> .widget-radio)")
+    cell = cell or page.locator(".jp-Notebook .jp-CodeCell").last  # the quiz's cell
+    questions = cell.locator(".widget-vbox:has(> .widget-radio)")
     expect(questions, "the quiz is shown once").to_have_count(len(quiz))
 
     def pick(question, option: str) -> None:

@@ -50,6 +50,8 @@ LITE_PYTHON = REPO / ".venv-lite" / "bin" / "python"
 PROBE_NOTEBOOK = HERE / "probe" / "lite_probe.ipynb"
 PROBE_PATH = "probe/lite_probe.ipynb"
 KERNEL_IDLE = "Python (Pyodide) | Idle"
+# The notebook on show: JupyterLite reopens the tabs of the last visit, hidden behind it.
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -309,17 +311,17 @@ def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> 
 
 def cell(page, marker: str):
     """The first code cell whose source contains ``marker`` (markdown may quote it too)."""
-    return page.locator(".jp-Notebook .jp-CodeCell").filter(
+    return page.locator(f"{NOTEBOOK} .jp-CodeCell").filter(
         has=page.locator(".jp-InputArea-editor", has_text=marker)).first
 
 
 def code_cell_at(page, index: int):
     """The notebook's ``index``-th code cell (0: its first code cell)."""
-    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    return page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(index)
 
 
 def cell_at(page, index: int):
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+    return page.locator(f"{NOTEBOOK} .jp-Cell").nth(index)
 
 
 # run_cell watches the cell's prompt: a run always shows `[*]:` first (queued or running), so
