@@ -67,12 +67,13 @@ def learner_context(lite_browser, lite_server):
     context.close()
 
 
-def choose_note(dialog, note: str) -> None:
+def choose_note(cell, dialog, note: str) -> None:
     dialog.locator(".widget-radio-box label").filter(
         has_text=re.compile(rf"· {re.escape(note)}$")).locator("input").check()
     dialog.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
     dialog.get_by_role("button", name="Aceptar", exact=True).click()
-    expect(dialog).to_contain_text(f'Enviaste Aceptar (accept): {{"note_id":"{note}"')
+    # answered, the dialog's buttons are disabled: it no longer matches OPEN_DIALOG
+    expect(cell).to_contain_text(f'Enviaste Aceptar (accept): {{"note_id":"{note}"')
 
 
 def authorize(cell, dialog, then_done: bool) -> None:
@@ -92,12 +93,12 @@ def authorize(cell, dialog, then_done: bool) -> None:
 
 def answer(cell, dialog, what: str) -> None:
     if what.startswith("note-"):
-        choose_note(dialog, what)
+        choose_note(cell, dialog, what)
     elif what.startswith("authorize"):
         authorize(cell, dialog, then_done=what.endswith("done"))
     elif what == "decline":
         dialog.get_by_role("button", name="Rechazar", exact=True).click()
-        expect(dialog).to_contain_text("Enviaste Rechazar (decline)")
+        expect(cell).to_contain_text("Enviaste Rechazar (decline)")
     else:
         raise AssertionError(f"unknown answer {what!r}")
 
