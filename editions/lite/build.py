@@ -16,9 +16,9 @@ their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
 - The wheels `piplite.install` serves from the site's own index: comm (the kernel needs it),
   ipywidgets and jupyterlab_widgets (piplite-wheels.txt, sha256 pinned), the official MCP
   SDK for notebook 05 (sdk-wheels.txt, pure Python, and sdk-wasm-wheels.txt, PyPI's
-  WebAssembly pydantic-core; sha256 pinned), the stand-in `course-lite-cryptography` made
-  here from shims/cryptography, and the course wheel `course-lite` made here from the content
-  folder (see course_lite.py).
+  WebAssembly pydantic-core; sha256 pinned), the stand-ins `course-lite-shims` made here
+  from shims/ (cryptography, rpds), and the course wheel `course-lite` made here from the
+  content folder (see course_lite.py).
 
 What the site holds is staged from a course folder (--from, default this repository; `make
 lite` gives the student edition, build/release/student, which `make release` builds first):
@@ -70,7 +70,7 @@ PIPLITE_PINS = LITE / "piplite-wheels.txt"
 SDK_PINS = LITE / "sdk-wheels.txt"            # the official MCP SDK (notebook 05), pure Python
 SDK_WASM_PINS = LITE / "sdk-wasm-wheels.txt"  # ...and its one compiled piece, pydantic-core
 SHIMS = LITE / "shims"                        # stand-ins packed as wheels (shims/<package>/)
-SHIM_DIST = "course-lite-cryptography"        # shims/cryptography: see its __init__.py
+SHIM_DIST = "course-lite-shims"  # shims/cryptography and shims/rpds: see their __init__.py
 # What the kernel loads from Pyodide's lock file: micropip first, then (through piplite)
 # ipython and jedi, which Pyodide's lock provides (micropip vendors its packaging).
 KERNEL_ROOTS = ("micropip", "ipython", "jedi")
@@ -330,11 +330,12 @@ def course_wheel(content: Path, folder: Path, digest: str) -> Path:
 
 
 def shim_wheel(folder: Path) -> Path:
-    """`course-lite-cryptography`: the stand-in in shims/cryptography (see its doc)."""
+    """`course-lite-shims`: the stand-ins in shims/ (cryptography, rpds; see their docs)."""
     files = {path.relative_to(SHIMS).as_posix(): path.read_bytes()
              for path in sorted(SHIMS.rglob("*.py"))}
     return write_wheel(folder, SHIM_DIST, SHIM_DIST.replace("-", "_"), "0+course.lite", files,
-                       "Stand-in for what the MCP SDK imports from cryptography, for Pyodide")
+                       "Stand-ins for what the MCP SDK needs from cryptography and rpds-py, "
+                       "for Pyodide")
 
 
 # ---------------------------------------------------------------- the build

@@ -46,7 +46,7 @@ NOTEBOOK_FOLDER = "lessons"
 PATH_FOLDERS = ("code", "lessons")
 PINS_FILE = "piplite-wheels.txt"
 SDK_PINS_FILES = ("sdk-wheels.txt", "sdk-wasm-wheels.txt")
-SHIM_DIST = "course-lite-cryptography"
+SHIM_DIST = "course-lite-shims"
 
 
 def pins() -> str:
@@ -58,7 +58,7 @@ def pins() -> str:
 def sdk_requirements() -> list[str]:
     """What `ui.install_sdk()` installs, without dependencies, from the site's own index: the
     pinned wheels of the official MCP SDK (editions/lite/sdk-wheels.txt and
-    sdk-wasm-wheels.txt, packed here by the build) and the cryptography stand-in."""
+    sdk-wasm-wheels.txt, packed here by the build) and the stand-ins of editions/lite/shims/."""
     found = []
     for name in SDK_PINS_FILES:
         text = (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")

@@ -37,6 +37,7 @@ import contextvars
 import inspect
 import linecache
 import sys
+import traceback
 from collections import deque
 
 import ipywidgets as w
@@ -207,12 +208,15 @@ class CellPanel:
         self.display(data, metadata)
 
     def failed(self, error: BaseException) -> None:
-        shell = get_ipython()
-        lines = shell.InteractiveTB.structured_traceback(
-            type(error), error, error.__traceback__, tb_offset=2)
+        """The traceback from the cell's own code on (this module's frames left out), with
+        every sub-exception of an exception group."""
+        tb = error.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        lines = traceback.format_exception(type(error), error, tb)
         self.out.outputs = (*self.out.outputs, {
             "output_type": "error", "ename": type(error).__name__, "evalue": str(error),
-            "traceback": lines})
+            "traceback": ["".join(lines)]})
 
     def finish(self) -> None:
         self.stop.layout.display = "none"

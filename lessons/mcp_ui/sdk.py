@@ -2,8 +2,8 @@
 
 - `await install_sdk()`: nothing in Python on a computer (`mcp` is in requirements.txt); in
   JupyterLite it installs the SDK's pinned wheels from the site itself (`course_lite.
-  sdk_requirements()`: pure-Python wheels, PyPI's WebAssembly pydantic-core, and a stand-in for
-  the part of `cryptography` that `import mcp` needs; see editions/lite/shims/cryptography).
+  sdk_requirements()`: pure-Python wheels, PyPI's WebAssembly pydantic-core, and stand-ins for
+  `rpds` and the part of `cryptography` that `import mcp` needs: editions/lite/shims/).
 - `memory_transport(server)`: an SDK `Transport` (an async context manager giving the read and
   write streams) to a NotesServer in this kernel, over its single-threaded session core on the
   kernel's loop. The SDK's messages cross as JSON text, exactly the lines `main.py serve` reads
@@ -11,8 +11,7 @@
   browser (no processes there) and `stdio_server()` (a real process) elsewhere.
 
 Deliberate simplifications: one session per transport; a line the SDK cannot parse reaches it
-as an exception on its read stream, as stdio_client does; in the browser the SDK cannot check a
-tool's outputSchema (jsonschema needs rpds-py, which has no WebAssembly wheel on PyPI).
+as an exception on its read stream, as stdio_client does.
 """
 
 from __future__ import annotations

@@ -398,11 +398,13 @@ def wait_finished(page, target, task: bool | None = None, timeout: float = PATIE
     """Until the run run_cell started has ended and, for a cell that runs as a task (one that
     awaits, or that was queued behind one: lessons/mcp_ui/cells.py), until its panel says it
     finished (`.mcp-cell-done`); returns its outputs, fails on a traceback. ``task=None``: a
-    task if its source awaits."""
+    task if its source has a top-level await."""
     target = cell(page, target) if isinstance(target, str) else target
     text = wait_ran(page, target, timeout)
     if task is None:
-        task = "await " in target.locator(".jp-InputArea-editor").inner_text()
+        from mcp_ui.cells import awaits  # tests/waits.py put lessons/ on sys.path
+
+        task = awaits(target.locator(".jp-InputArea-editor").inner_text())
     if not task:
         return text
     target.locator(".mcp-cell.mcp-cell-done").wait_for(timeout=ms(timeout))

@@ -38,6 +38,8 @@ from litesite import (
 from waits import PATIENCE, SETUP_WAIT, Deadline, deliberate_waits, ms
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
+from mcp_ui.cells import awaits  # noqa: E402  (which cells run as tasks there)
+
 from journeys import STARTERS, answer_the_quiz, appears  # noqa: E402
 
 expect = pytest.importorskip(
@@ -109,7 +111,7 @@ def run_to_the_end(page, cell, answers: list[str], patience: float) -> str:
     source = cell.locator(".jp-InputArea-editor").inner_text()
     run_cell(page, cell)
     wait_ran(page, cell, patience)
-    if "await " not in source or FIRST_CELL_MARK in source:  # ran directly: nothing pending
+    if not awaits(source) or FIRST_CELL_MARK in source:  # ran directly: nothing pending
         return output_text(cell)
     expect(cell.locator(".mcp-cell")).to_have_count(1)  # it runs as a task: its panel
     done = cell.locator(".mcp-cell.mcp-cell-done")

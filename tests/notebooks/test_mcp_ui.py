@@ -20,6 +20,7 @@ import simulated_user
 from demo import LESSON_NOTES
 
 ui = import_mcp_ui()
+SHIMS = REPO / "editions" / "lite" / "shims"  # JupyterLite's stand-ins for compiled packages
 
 TPS = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 FULL_SCHEMA = {
@@ -1028,3 +1029,29 @@ def test_the_cryptography_stand_in_derives_the_key_as_cryptography_does():
     assert mine == real
     with pytest.raises(NotImplementedError, match="no está disponible en JupyterLite"):
         loaded["ciphers/aead"].AESGCM(mine).encrypt(b"n" * 12, b"x", b"")
+
+
+def test_the_rpds_stand_in_lets_jsonschema_check_a_tools_result(monkeypatch):
+    """What the SDK's client does with an outputSchema in the browser (rpds-py has no
+    WebAssembly wheel): jsonschema over the stand-in, in a fresh interpreter."""
+    code = (
+        "import importlib.abc, importlib.machinery, sys\n"
+        "class Shims(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'rpds':\n"
+        f"            return importlib.machinery.PathFinder.find_spec(name, [{str(SHIMS)!r}])\n"
+        "sys.meta_path.insert(0, Shims())\n"
+        "import rpds\n"
+        "from jsonschema import exceptions\n"
+        "from jsonschema.validators import validator_for\n"
+        "schema = {'$defs': {'s': {'type': 'string'}}, 'type': 'object',\n"
+        "          'properties': {'result': {'$ref': '#/$defs/s'}}, 'required': ['result']}\n"
+        "check = validator_for(schema)(schema)\n"
+        "assert not list(check.iter_errors({'result': 'ok'}))\n"
+        "print(rpds.__file__)\n"
+        "print(exceptions.best_match(check.iter_errors({'result': 3})).message)\n"
+        "print(exceptions.best_match(check.iter_errors({})).message)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == [str(SHIMS / "rpds" / "__init__.py"), "3 is not of type 'string'",
+                   "'result' is a required property"]

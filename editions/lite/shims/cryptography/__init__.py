@@ -4,7 +4,7 @@
 `cryptography` to seal 2026-07-28 `requestState` values. `cryptography` is compiled code, and
 PyPI has no WebAssembly build of it (Pyodide builds one, but the course site takes packages only
 from PyPI and npm, pinned). This package, packed by editions/lite/build.py into the wheel
-`course-lite-cryptography` and installed only by `ui.install_sdk()` in the browser, gives:
+`course-lite-shims` and installed only by `ui.install_sdk()` in the browser, gives:
 
 - `hazmat.primitives.kdf.hkdf.HKDF` with `hashes.SHA256`: the real RFC 5869 HKDF, from the
   standard library's hmac (what MCPServer derives its key with when it starts);
