@@ -338,6 +338,55 @@ def shim_wheel(folder: Path) -> Path:
                        "for Pyodide")
 
 
+# ---------------------------------------------------------------- preloading
+
+
+# Loaded with Pyodide itself when a kernel starts (jupyter-lite.json: loadPyodideOptions.packages),
+# in one go from the lock file, instead of one `piplite.install` after another: the kernel's own
+# wheels (from the kernel extension's folder) and what every notebook's first cell installs
+# (from the site's index), which that cell then finds installed. {lock name: (folder in the
+# site, wheel name prefix, depends, imports)}.
+KERNEL_PYPI = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
+PRELOADED = {
+    "piplite": (KERNEL_PYPI, "piplite-", [], ["piplite"]),
+    "pyodide-kernel": (KERNEL_PYPI, "pyodide_kernel-", ["comm", "ipython"], ["pyodide_kernel"]),
+    "ipykernel": (KERNEL_PYPI, "ipykernel-", ["pyodide-kernel"], ["ipykernel"]),
+    "widgetsnbextension": (KERNEL_PYPI, "widgetsnbextension-4.", [], ["widgetsnbextension"]),
+    "comm": ("pypi", "comm-", [], ["comm"]),
+    "jupyterlab-widgets": ("pypi", "jupyterlab_widgets-", [], ["jupyterlab_widgets"]),
+    "ipywidgets": ("pypi", "ipywidgets-", ["comm", "ipython", "traitlets", "widgetsnbextension",
+                                           "jupyterlab-widgets"], ["ipywidgets"]),
+    COURSE_DIST: ("pypi", f"{COURSE_MODULE}-", [], [COURSE_MODULE]),
+}
+
+
+def preload_kernel_packages(site: Path) -> None:
+    """Add PRELOADED to the site's Pyodide lock file (each wheel copied next to it, with its
+    sha256) and check jupyter-lite.json preloads exactly the kernel's packages and these."""
+    lock_file = site / "static" / "pyodide" / "pyodide-lock.json"
+    lock = json.loads(lock_file.read_text())
+    for name, (folder, prefix, depends, imports) in PRELOADED.items():
+        found = sorted((site / folder).glob(f"{prefix}*.whl"))
+        if len(found) != 1:
+            raise BuildError(f"preloading {name}: expected one {prefix}*.whl in {folder}, "
+                             f"found {[w.name for w in found]}")
+        wheel = found[0]
+        shutil.copy2(wheel, lock_file.parent / wheel.name)
+        lock["packages"][name] = {
+            "name": name, "version": wheel.name.split("-")[1], "file_name": wheel.name,
+            "install_dir": "site", "sha256": sha256(wheel), "package_type": "package",
+            "imports": imports, "depends": depends, "unvendored_tests": False,
+            "shared_library": False}
+    lock_file.write_text(json.dumps(lock, indent=1, sort_keys=True))
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    settings = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    wanted = {*KERNEL_ROOTS, *PRELOADED}
+    preloaded = set(settings.get("loadPyodideOptions", {}).get("packages", []))
+    if preloaded != wanted:
+        raise BuildError(f"jupyter-lite.json preloads {sorted(preloaded)}, the build "
+                         f"provides {sorted(wanted)}")
+
+
 # ---------------------------------------------------------------- the build
 
 
@@ -391,6 +440,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
             cmd.append("--no-sourcemaps")
         log(f"jupyter lite build --contents {content}")
         run(cmd, quiet=True, cwd=work)
+        preload_kernel_packages(site)
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")
