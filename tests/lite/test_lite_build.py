@@ -74,7 +74,10 @@ def test_course_wheel_holds_the_helper_and_every_non_notebook_file(fake_repo, tm
                 assert (digest, int(size)) == (f"sha256={expected.decode()}", len(data)), name
     assert {n for n in names if not n.endswith((".dist-info/RECORD", "METADATA", "WHEEL"))} == {
         "course_lite/__init__.py", "course_lite/files/code/roots.py",
-        "course_lite/files/lessons/mcp_ui/__init__.py"}
+        "course_lite/files/lessons/mcp_ui/__init__.py",
+        # the pins ui.diagnostico() compares with and ui.install_sdk() installs
+        "course_lite/piplite-wheels.txt", "course_lite/sdk-wheels.txt",
+        "course_lite/sdk-wasm-wheels.txt"}
     assert "Name: course-lite\n" in metadata
     assert helper == (LITE / "course_lite.py").read_bytes()
 
@@ -104,7 +107,8 @@ def test_pins_must_carry_a_sha256(tmp_path):
 
 
 def test_committed_pins_are_exact_versions_with_hashes():
-    for name in ("pyodide-wheels.txt", "piplite-wheels.txt"):
+    for name in ("pyodide-wheels.txt", "piplite-wheels.txt", "sdk-wheels.txt",
+                 "sdk-wasm-wheels.txt"):
         pins = build.read_pins(LITE / name)
         assert pins and all(re.fullmatch(r"[\w.]+", v) for _, v, _ in pins.values()), name
         assert all(re.fullmatch(r"[0-9a-f]{64}", h) for *_, hs in pins.values() for h in hs)
@@ -116,6 +120,17 @@ def test_committed_pins_are_exact_versions_with_hashes():
     lock = json.loads((LITE / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/pyodide"]["version"] == npm
     assert lock["packages"]["node_modules/pyodide"]["integrity"].startswith("sha512-")
+
+
+def test_the_sdk_in_the_browser_is_the_version_the_course_pins():
+    required = {build.norm(name): version for name, version in re.findall(
+        r"^([A-Za-z0-9_.-]+)==(\S+)", (REPO / "requirements.txt").read_text(), re.M)}
+    only_in_the_browser = {"httpx2-jsfetch"}  # httpx2's transport on Emscripten
+    for name in ("sdk-wheels.txt", "sdk-wasm-wheels.txt"):
+        for key, (_, version, _) in build.read_pins(LITE / name).items():
+            if key not in only_in_the_browser:
+                assert required.get(key) == version, f"{name}: {key} {version}"
+    assert "httpx2-jsfetch" not in required
 
 
 def test_fingerprint_changes_with_content_and_source_maps(fake_repo, tmp_path):
