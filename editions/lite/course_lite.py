@@ -93,7 +93,12 @@ def setup() -> Path:
         if folder in sys.path:
             sys.path.remove(folder)
         sys.path.insert(0, folder)
+    run_cells_as_tasks()
+    return root
+
+
+def run_cells_as_tasks() -> None:
+    """From the next cell on, a cell that awaits runs as a task (lessons/mcp_ui/cells.py)."""
     from mcp_ui import cells
 
     cells.install()
-    return root

@@ -148,24 +148,39 @@ def isolated_path(monkeypatch):
     return sys.path
 
 
-def test_setup_finds_the_course_above_the_notebook_folder(tmp_path, monkeypatch,
-                                                          isolated_path):
-    course_lite = load_course_lite()
+@pytest.fixture
+def course_lite(monkeypatch):
+    """course_lite as the site's wheel has it; the cell runner it installs is recorded."""
+    module = load_course_lite()
+    installs = []
+    monkeypatch.setattr(module, "run_cells_as_tasks", lambda: installs.append(True))
+    monkeypatch.setenv("MCP_UI_LESSONS", "")  # restored after the test, whatever setup() sets
+    monkeypatch.delenv("MCP_UI_LESSONS")
+    module.installs = installs
+    return module
+
+
+def test_setup_finds_the_course_above_the_notebook_folder_and_imports_the_packed_copy(
+        tmp_path, monkeypatch, isolated_path, course_lite):
     drive = tmp_path / "drive"
     for folder in ("code", "lessons", "probe"):
         (drive / folder).mkdir(parents=True)
     monkeypatch.chdir(drive / "probe")
     monkeypatch.setattr(course_lite, "MEMORY_ROOT", tmp_path / "memory")
+    isolated_path[:0] = ["", str(drive / "probe")]  # what IPython puts first: the notebook's
     assert course_lite.setup() == drive
-    assert isolated_path[:2] == [str(drive / "code"), str(drive / "lessons")]
+    packed = course_lite.FILES
+    assert isolated_path[:2] == [str(packed / "code"), str(packed / "lessons")]
+    assert "" not in isolated_path and str(drive / "probe") not in isolated_path
+    assert os.environ["MCP_UI_LESSONS"] == str(drive / "lessons")
     assert Path.cwd() == drive / "probe" and not (tmp_path / "memory").exists()
     course_lite.setup()  # a second run (the cell re-run) does not stack entries
-    assert isolated_path.count(str(drive / "code")) == 1
+    assert isolated_path.count(str(packed / "code")) == 1
+    assert course_lite.installs == [True, True]
 
 
 def test_setup_without_drive_copies_the_course_to_memory(tmp_path, monkeypatch,
-                                                         isolated_path):
-    course_lite = load_course_lite()
+                                                         isolated_path, course_lite):
     files = tmp_path / "wheel" / "files"
     write(files / "code" / "roots.py", "X = 1\n")
     write(files / "lessons" / "mcp_ui.py", "Y = 2\n")
@@ -176,8 +191,8 @@ def test_setup_without_drive_copies_the_course_to_memory(tmp_path, monkeypatch,
     assert course_lite.setup() == tmp_path / "memory"
     assert Path.cwd() == tmp_path / "memory" / "lessons"
     assert (tmp_path / "memory" / "code" / "roots.py").read_text() == "X = 1\n"
-    assert isolated_path[:2] == [str(tmp_path / "memory" / "code"),
-                                 str(tmp_path / "memory" / "lessons")]
+    assert isolated_path[:2] == [str(files / "code"), str(files / "lessons")]
+    assert os.environ["MCP_UI_LESSONS"] == str(tmp_path / "memory" / "lessons")
 
 
 def first_code_cell(notebook: Path) -> str:
