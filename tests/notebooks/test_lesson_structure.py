@@ -1,21 +1,28 @@
 """Every notebook is a lesson a learner can follow: objectives and time first, a prediction to
 make before an instructive cell (answer revealed after it), a summary and a checked quiz at
-the end, markdown cells short enough to read; a 95-minute core path (01-03) and deep dives
-with honest times, the same in the course map of notebook 01 and of the README.
+the end, markdown cells short enough to read; a core path (01-03) and deep dives with honest
+times, the same in each notebook's first cell, the course map of notebook 01 and the README.
 
-The times are estimated, not guessed: 180 words a minute for the prose a learner must read
-(hints, «Para saber más» blocks and model answers left out), 0.4 min per code cell or JSON
-example plus 0.02 min per line of code shown, 1 min per dialog answered with the starter
-code, 0.5 min per quiz question and a fixed time per exercise. A stated time must stay within
-15 % (or 2 minutes) of that estimate.
+The times are computed by rule, not guessed and not timed with a stopwatch: tools/clock.py
+holds the rules and these tests import them. Reading: markdown prose at 130 words a minute
+(hints, «Para saber más», «Una reflexión posible» and model answers left out), 0.5 min per
+code cell run, 0.05 min per line of code or JSON shown (about 20 lines a minute), 1 min per
+dialog the learner answers, 1 min per prediction, 2 min per written reflection, 0.75 min per
+closing-quiz question. Lab (the sections of a graded exercise to write, and exercise 5): the
+section's prose and code read at the same rates + 1 min per line the learner writes (the
+reference solution's code lines that are not in the notebook's starter cell) + 2 rounds of
+the self-check at 2 min; exercise 5, written prose, has a fixed 18 min. Set-up: 8 min to
+install and open the lab + the pre-check. A notebook states reading and lab as whole minutes
+under 15 and to the nearest 5 above; a stated time must stay within 15 % (or 2 minutes) of
+what the rule computes.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import re
+import sys
 
 import nbformat
 import pytest
@@ -36,17 +43,18 @@ CORE = NOTEBOOKS[:3]
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
 OPTIONAL = re.compile(r"<details><summary>(Pista|Para saber más|Una reflexión posible|"
                       r"Respuesta modelo)[^<]*</summary>.*?</details>", re.S)
-HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s·\s\*\*(núcleo|para profundizar)"
-                    r"\*\*\s·\sunos (\d+) minutos(?:\s·\s(ejercicios? [\d y]+))?\*", re.S | re.I)
+# title number, notebook number, kind, reading minutes, lab exercises, lab minutes
+HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
+                    r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
+                    r"(ejercicios? [\d y]+), unos (\d+) minutos)?\*", re.S | re.I)
 PREDICT = "🔮 **Predice antes de ejecutar.**"
 REVEAL = "<details><summary>Comprueba tu predicción</summary>"
 PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
+CLOCK_TOOL = REPO / "tools" / "clock.py"
 
-# Per notebook: dialogs a learner answers with the starter code, and exercise minutes.
-DIALOGS = {"01": 0, "02": 1, "03": 3, "04": 0, "05": 3, "06": 3, "07": 0, "08": 0}
-EXERCISE_MINUTES = {"01": 8, "02": 15, "03": 10, "08": 15}   # ex. 4; 1+2; 3; 5
-EXERCISES = {"01": "4", "02": "1 y 2", "03": "3", "08": "5"}
+# The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading).
+LAB_EXERCISES = {"01": "4", "02": "2", "03": "3", "08": "5"}
 
 
 def header(name: str) -> re.Match:
@@ -55,13 +63,6 @@ def header(name: str) -> re.Match:
     match = HEADER.match(first.source)
     assert match, f"{name}: the first cell must say title, number, kind and time"
     return match
-
-
-def quiz_ids(source: str) -> list[str]:
-    """The ids of the `ui.quiz("…")` calls in a cell's source (string literals only)."""
-    calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
-             and getattr(n.func, "attr", "") == "quiz"]
-    return [ast.literal_eval(call.args[0]) for call in calls]
 
 
 def quiz_questions(name: str, quiz_id: str | None = None) -> list[tuple]:
@@ -76,31 +77,38 @@ def quiz_questions(name: str, quiz_id: str | None = None) -> list[tuple]:
             for q in quiz.questions]
 
 
-def estimated_minutes(name: str) -> float:
-    words = shown = lines = questions = 0
-    for cell in read(name).cells:
-        if cell.cell_type == "markdown":
-            text = OPTIONAL.sub("", cell.source)
-            shown += len(re.findall(r"```(?!mermaid)\w", text))
-            words += len(re.sub(r"```.*?```", "", text, flags=re.S).split())
-        elif cell.source.startswith("import sys\n\nif sys.platform"):
-            continue
-        elif "ui.quiz(" in cell.source:
-            questions += sum(len(quiz_questions(name, i)) for i in quiz_ids(cell.source))
-        else:
-            shown += 1
-            if not cell.source.startswith("%%writefile"):
-                lines += len(cell.source.splitlines())
-    key = name[:2]
-    return (words / 180 + shown * 0.4 + lines * 0.02 + DIALOGS[key]
-            + EXERCISE_MINUTES.get(key, 0) + questions * 0.5)
+def clock_tool():
+    """tools/clock.py, the one place the rule lives (registered under its own name: its
+    dataclasses need their module in sys.modules, and `clock` alone could shadow another)."""
+    spec = importlib.util.spec_from_file_location("lesson_clock", CLOCK_TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def map_rows(text: str) -> dict[str, tuple[int, str]]:
-    """The course map table: {"01": (minutes, exercises)}."""
-    rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| [^|]+\| ([^|]+) \|$", text, re.M)
-    return {number: (int(minutes), exercises.replace("✎", "").strip())
-            for number, minutes, exercises in rows}
+CLOCK = clock_tool()
+quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
+
+
+def computed(name: str):
+    """What the rule computes for a notebook (tools/clock.py): .reading, .lab, .lab_minutes."""
+    return CLOCK.clock(LESSONS / name)
+
+
+def close_enough(stated: int, estimate: float) -> bool:
+    return abs(stated - estimate) <= max(2, 0.15 * estimate)
+
+
+def map_rows(text: str) -> dict[str, tuple[int, str, int | None]]:
+    """The course map table: {"01": (reading minutes, lab exercises or "—", lab minutes)}."""
+    rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| ([^|]+) \| [^|]+\|$", text, re.M)
+    table = {}
+    for number, reading, lab in rows:
+        lab_match = re.fullmatch(r"(ejercicios? [\d y]+?) ?✎? · (\d+) min", lab.strip())
+        table[number] = (int(reading), lab_match[1] if lab_match else lab.strip(),
+                         int(lab_match[2]) if lab_match else None)
+    return table
 
 
 def readme_learner_part() -> str:
@@ -255,36 +263,83 @@ def test_markdown_cells_are_short_enough_to_read(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_stated_time_is_the_estimate_of_what_the_notebook_asks(name):
-    stated, estimate = int(header(name)[4]), estimated_minutes(name)
-    assert abs(stated - estimate) <= max(2, 0.15 * estimate), (stated, round(estimate, 1))
+def test_stated_reading_time_is_what_the_rule_computes(name):
+    stated, estimate = int(header(name)[4]), computed(name).reading
+    assert close_enough(stated, estimate), (stated, round(estimate, 1))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stated_lab_names_its_exercises_and_the_time_the_rule_computes(name):
+    match, clock = header(name), computed(name)
+    numbers = [exercise.number for exercise in clock.lab]
+    if not numbers:
+        assert match[5] is None, f"{name}: no graded exercise to write, no lab"
+        return
+    assert match[5] == ("ejercicio " if len(numbers) == 1 else "ejercicios ") + " y ".join(numbers)
+    assert close_enough(int(match[6]), clock.lab_minutes), (match[6], round(clock.lab_minutes, 1))
+
+
+def test_an_exercise_is_timed_by_the_lines_the_learner_writes_not_the_starter():
+    starter = """%%writefile soluciones/ejercicio4.py
+\"\"\"Ejercicio 4.\"\"\"
+from extension import Extension
+
+extension = Extension()
+# TODO: revoca
+"""
+    cells = [{"cell_type": "code", "source": starter}]
+    reference = CLOCK.solution_lines((CLOCK.REFERENCE / "ejercicio4.py").read_text())
+    given = {"from extension import Extension", "extension = Extension()"}
+    assert CLOCK.learner_lines("4", cells) == len(reference) - len(given & set(reference))
+    assert CLOCK.solution_lines('"""doc"""\nx = 1  # why\n\n# note\ny = "#"\n') == \
+        ["x = 1", 'y = "#"']
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_the_core_path_takes_about_ninety_five_minutes():
-    # 90 until notebook 01 gained the swap attack (check on one path, act on another)
-    stated = [int(header(n)[4]) for n in CORE]
-    assert 85 <= sum(stated) <= 95, stated
-    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 96
+def test_the_core_path_states_its_reading_and_its_lab_apart():
+    clocks = [computed(n) for n in CORE]
+    reading, lab = CLOCK.core_minutes(clocks)
+    assert close_enough(sum(int(header(n)[4]) for n in CORE), reading)
+    assert all(header(n)[6] for n in CORE), "every core notebook has a lab"
+    assert close_enough(sum(int(header(n)[6]) for n in CORE), lab)
 
 
 def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
-    assert {k: v.split(" ", 1)[1] for k, v in said.items() if v} == EXERCISES
+    assert {k: v.split(" ", 1)[1] for k, v in said.items() if v} == LAB_EXERCISES
     assert set(GRADED.values()) <= set(CORE)
+    assert "**ejercicio 1**" in read("02_formularios.ipynb").cells[0].source, \
+        "exercise 1, answered with clicks, is part of notebook 02's reading"
 
 
 @pytest.mark.parametrize("where", ["01_roots.ipynb", "README.md"])
-def test_the_course_map_lists_every_notebook_with_its_time_and_exercises(where):
+def test_the_course_map_lists_every_notebook_with_its_reading_and_its_lab(where):
     text = readme_learner_part() if where == "README.md" else "\n".join(
         c.source for c in read(where).cells if c.cell_type == "markdown")
     rows = map_rows(text)
     assert sorted(rows) == [n[:2] for n in NOTEBOOKS], rows
     for name in NOTEBOOKS:
-        minutes, exercises = rows[name[:2]]
-        assert minutes == int(header(name)[4]), name
-        assert exercises == EXERCISES.get(name[:2], "—"), name
-    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 95 min\*\*", text)
+        match = header(name)
+        assert rows[name[:2]] == (int(match[4]), match[5] or "—",
+                                  int(match[6]) if match[6] else None), name
+    core = re.search(r"^\| \| \*\*Núcleo\*\* \| \*\*unos (\d+) min\*\* \| "
+                     r"\*\*unos (\d+) min\*\* \|", text, re.M)
+    assert core, f"{where}: a «Núcleo» line with its reading and its lab"
+    reading, lab = CLOCK.core_minutes([computed(n) for n in CORE])
+    assert close_enough(int(core[1]), reading) and close_enough(int(core[2]), lab), \
+        (core.groups(), round(reading, 1), round(lab, 1))
+    setup = re.search(r"^\| \| Antes de empezar \| (\d+) min \|", text, re.M)
+    assert setup, f"{where}: a line for «Antes de empezar»"
+    assert close_enough(int(setup[1]), CLOCK.setup_minutes())
+
+
+def test_the_readme_says_how_the_times_are_computed():
+    text = " ".join(readme_learner_part().split())
+    for rule in (f"{CLOCK.WORDS_PER_MINUTE} palabras por minuto",
+                 f"{round(1 / CLOCK.CODE_LINE)} líneas por minuto",
+                 f"unos {CLOCK.SETUP_INSTALL:g} minutos para instalar",
+                 "solución de referencia", "no con cronómetro", "tools/clock.py"):
+        assert rule in text, rule
 
 
 def test_notebook_five_says_how_it_runs_in_jupyterlite_and_why_it_differs():
