@@ -22,15 +22,20 @@ The rules (estimates by rule, not stopwatch measurements):
   (first code cell, a no-op outside the browser) counts in the set-up.
 * Lab: the sections whose `## ` heading is a graded exercise to write («Ejercicio N
   (calificado)») or an open exercise (OPEN_EXERCISES: exercise 5's written answer). Exercise
-  1 (answering a form with clicks) is not one: it stays in the reading. Lab minutes = the
+  1 (answering a form with clicks) is not one: it stays in the reading. A section runs from
+  its `## ` heading to the next cell with one (`### ` subsections stay in it). Lab minutes = the
   section's prose at 130 words a minute and its code at 0.05 min a line (the learner reads the
   statement and the starter) + 1 min per line the learner writes + SELF_CHECK_ROUNDS rounds
   of 2 min (save, run the try-it cells and `ui.revisar`, read the feedback). The lines the
   learner writes are the non-blank lines of the reference solution
   (grader/reference/soluciones/ejercicioN*.py) that are not comments or docstrings and are
   not already in the notebook's starter cell for that file (`%%writefile
-  soluciones/<file>`), compared after stripping, each starter line covering one reference
-  line. An open exercise has a fixed time instead (OPEN_EXERCISES says why).
+  soluciones/<file>`, wherever it is in the notebook), compared after stripping, each starter
+  line covering one reference line. An open exercise has a fixed time instead
+  (OPEN_EXERCISES says why).
+* The demo (`python3 code/main.py`, the lesson's three scenarios on the wire, first in the
+  README) is part of the core reading: its narration at 130 words a minute, its frames and
+  listings (the indented lines) at 0.05 min a line, plus one run.
 * Set-up («Antes de empezar»), counted once: SETUP_INSTALL minutes to install and open the
   lab (reasoned in SETUP_INSTALL's comment) + the pre-check quizzes (`kind: precheck`) at the
   quiz rate.
@@ -45,9 +50,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import io
 import json
 import re
+import subprocess
 import sys
 import tokenize
 from collections import Counter
@@ -239,11 +246,11 @@ def reference_files(number: str) -> list[Path]:
                   if re.fullmatch(rf"ejercicio{number}(_\w+)?\.py", p.name))
 
 
-def learner_lines(number: str, group: list[dict]) -> int:
-    """Lines of the reference the learner writes: not already in the section's starter cell
+def learner_lines(number: str, notebook: list[dict]) -> int:
+    """Lines of the reference the learner writes: not already in the notebook's starter cell
     for the same file, compared after stripping (each starter line covers one)."""
     starters = {}
-    for cell in group:
+    for cell in notebook:
         first = cell["source"].split("\n", 1)[0]
         match = STARTER.match(first) if cell["cell_type"] == "code" else None
         if match:
@@ -271,7 +278,7 @@ def lab(path: Path) -> tuple[Exercise, ...]:
         if open_exercise:
             exercises.append(Exercise(number, read + OPEN_EXERCISES[number], None))
             continue
-        lines = learner_lines(number, group)
+        lines = learner_lines(number, cells(path))
         minutes = read + LEARNER_LINE * lines + SELF_CHECK_ROUNDS * SELF_CHECK_ROUND
         exercises.append(Exercise(number, minutes, lines))
     return tuple(exercises)
@@ -287,11 +294,21 @@ def stated(minutes: float) -> int:
     return round(minutes) if minutes < 15 else 5 * round(minutes / 5)
 
 
+@functools.cache
+def demo_minutes() -> float:
+    """Reading the demo's output once: narration as prose, indented frames as code."""
+    output = subprocess.run([sys.executable, str(REPO / "code" / "main.py")], check=True,
+                            capture_output=True, text=True, timeout=120).stdout.splitlines()
+    frames = sum(1 for line in output if line.startswith(" "))
+    narration = sum(len(line.split()) for line in output if not line.startswith(" "))
+    return CELL_RUN + frames * CODE_LINE + narration / WORDS_PER_MINUTE
+
+
 def core_minutes(clocks: list[Clock]) -> tuple[float, float]:
-    """(reading, lab) of the core notebooks, summed before rounding (the total is stated
-    as `stated(sum)`, so rounding each notebook down does not shrink it)."""
+    """(reading, lab) of the core path: the demo and notebooks 01-03, summed before rounding
+    (the total is stated as `stated(sum)`, so rounding each part down does not shrink it)."""
     core = [c for c in clocks if c.name[:2] in CORE]
-    return sum(c.reading for c in core), sum(c.lab_minutes for c in core)
+    return demo_minutes() + sum(c.reading for c in core), sum(c.lab_minutes for c in core)
 
 
 def setup_minutes() -> float:
@@ -313,10 +330,11 @@ def main(argv: list[str] | None = None) -> int:
                             else f"{e.learner_lines} lines") for e in c.lab) or "—"
         lab_time = f"{c.lab_minutes:5.1f} ({stated(c.lab_minutes):3})" if c.lab else "—"
         print(f"{c.name:26} {c.reading:5.1f} ({stated(c.reading):3}) {lab_time:>12}  {said}")
+    print(f"{'demo (code/main.py)':26} {demo_minutes():5.1f} ({stated(demo_minutes()):3})")
     core = [c for c in clocks if c.name[:2] in CORE]
     if core:
         reading, lab_time = core_minutes(core)
-        print(f"{'core (01-03)':26} {reading:5.1f} ({stated(reading):3}) "
+        print(f"{'core (demo + 01-03)':26} {reading:5.1f} ({stated(reading):3}) "
               f"{lab_time:5.1f} ({stated(lab_time):3})")
     print(f"{'set-up (antes de empezar)':26} {setup_minutes():5.1f} ({stated(setup_minutes()):3})")
     return 0

@@ -5,16 +5,17 @@ times, the same in each notebook's first cell, the course map of notebook 01 and
 
 The times are computed by rule, not guessed and not timed with a stopwatch: tools/clock.py
 holds the rules and these tests import them. Reading: markdown prose at 130 words a minute
-(hints, «Para saber más», «Una reflexión posible» and model answers left out), 0.5 min per
-code cell run, 0.05 min per line of code or JSON shown (about 20 lines a minute), 1 min per
-dialog the learner answers, 1 min per prediction, 2 min per written reflection, 0.75 min per
-closing-quiz question. Lab (the sections of a graded exercise to write, and exercise 5): the
-section's prose and code read at the same rates + 1 min per line the learner writes (the
-reference solution's code lines that are not in the notebook's starter cell) + 2 rounds of
-the self-check at 2 min; exercise 5, written prose, has a fixed 18 min. Set-up: 8 min to
-install and open the lab + the pre-check. A notebook states reading and lab as whole minutes
-under 15 and to the nearest 5 above; a stated time must stay within 15 % (or 2 minutes) of
-what the rule computes.
+(hints, «Para saber más», «Una reflexión posible» and model answers left out), 0.5 min per code
+cell run, 0.05 min per line of code or JSON shown (about 20 lines a minute), 1 min per dialog
+the learner answers, 1 min per prediction, 2 min per written reflection, 0.75 min per
+closing-quiz question; the demo (`python3 code/main.py`) is core reading too, its narration as
+prose and its frames as code. Lab (the sections of a graded exercise to write, and exercise 5):
+the section's prose and code read at the same rates + 1 min per line the learner writes (the
+reference solution's code lines that are not in the notebook's starter cell) + 2 rounds of the
+self-check at 2 min; exercise 5, written prose, has a fixed 18 min. Set-up: 8 min to install
+and open the lab + the pre-check. A notebook states reading and lab as whole minutes under 15
+and to the nearest 5 above; a stated time must stay within 15 % (or 2 minutes) of what the rule
+computes.
 """
 
 from __future__ import annotations
@@ -299,7 +300,8 @@ extension = Extension()
 def test_the_core_path_states_its_reading_and_its_lab_apart():
     clocks = [computed(n) for n in CORE]
     reading, lab = CLOCK.core_minutes(clocks)
-    assert close_enough(sum(int(header(n)[4]) for n in CORE), reading)
+    assert reading == pytest.approx(CLOCK.demo_minutes() + sum(c.reading for c in clocks))
+    assert close_enough(sum(int(header(n)[4]) for n in CORE), reading - CLOCK.demo_minutes())
     assert all(header(n)[6] for n in CORE), "every core notebook has a lab"
     assert close_enough(sum(int(header(n)[6]) for n in CORE), lab)
 
@@ -331,6 +333,9 @@ def test_the_course_map_lists_every_notebook_with_its_reading_and_its_lab(where)
     setup = re.search(r"^\| \| Antes de empezar \| (\d+) min \|", text, re.M)
     assert setup, f"{where}: a line for «Antes de empezar»"
     assert close_enough(int(setup[1]), CLOCK.setup_minutes())
+    demo = re.search(r"^\| \| La demo \| (\d+) min \|", text, re.M)
+    assert demo, f"{where}: a line for the demo, part of the core reading"
+    assert close_enough(int(demo[1]), CLOCK.demo_minutes())
 
 
 def test_the_readme_says_how_the_times_are_computed():
