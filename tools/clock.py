@@ -102,6 +102,11 @@ LAB_HEADING = re.compile(r"Ejercicio (\d+)( \(calificado\))?")
 STARTER = re.compile(r"^%%writefile soluciones/(\S+\.py)\s*$")
 
 
+class MissingReference(FileNotFoundError):
+    """No reference solution to count the learner's lines from (the student edition has none:
+    its lab times are the ones the notebooks state)."""
+
+
 @dataclass(frozen=True)
 class Exercise:
     number: str
@@ -249,6 +254,9 @@ def reference_files(number: str) -> list[Path]:
 def learner_lines(number: str, notebook: list[dict]) -> int:
     """Lines of the reference the learner writes: not already in the notebook's starter cell
     for the same file, compared after stripping (each starter line covers one)."""
+    references = reference_files(number)
+    if not references:
+        raise MissingReference(f"no reference solution for exercise {number} in {REFERENCE}")
     starters = {}
     for cell in notebook:
         first = cell["source"].split("\n", 1)[0]
@@ -256,7 +264,7 @@ def learner_lines(number: str, notebook: list[dict]) -> int:
         if match:
             starters[match[1]] = Counter(solution_lines(code_source(cell["source"])))
     total = 0
-    for reference in reference_files(number):
+    for reference in references:
         given = starters.get(reference.name, Counter())
         for line in solution_lines(reference.read_text(encoding="utf-8")):
             if given[line]:
@@ -321,7 +329,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: all)")
     paths = parser.parse_args(argv).paths or notebooks()
-    clocks = [clock(path) for path in paths]
+    try:
+        clocks = [clock(path) for path in paths]
+    except MissingReference as error:
+        print(f"{error}: the lab's minutes count the lines of the reference solutions, which "
+              "only the instructors' edition has. Reading minutes:")
+        for path in paths:
+            minutes = reading_minutes(path)
+            print(f"  {path.name:26} {minutes:5.1f} ({stated(minutes)})")
+        return 1
     print("computed minutes (stated as) · lab exercises with the lines the learner writes")
     print(f"{'notebook':26} {'reading':>12} {'lab':>12}  exercises")
     for c in clocks:
