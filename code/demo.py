@@ -104,12 +104,12 @@ class Demo:
         write_lesson_notes(self.tmp)
 
     def intro(self):
-        self.title("Roots y Elicitación · demo sobre el cable real")
+        self.title("Roots y Elicitación · demo con los mensajes reales")
         sdk = self.server.config.sdk_version or "desconocida"
         self.say(f"Servidor de notas escrito solo con la biblioteca estándar; para la guarda del "
                  f"modo URL simula correr sobre el SDK mcp {sdk} (cámbialo con --sdk-version). "
                  f"Protocolo: {self.protocol}. Cliente y servidor están en este proceso, pero "
-                 "solo se hablan con líneas JSON-RPC: lo que ves tras C→S y S→C es el cable.")
+                 "solo se hablan con líneas JSON-RPC: lo que ves tras C→S y S→C son esos mensajes.")
         self.say("El usuario dio acceso a una sola carpeta, Notas/. Al lado hay Notas-privadas/ "
                  "(comparte prefijo, pero NO es una root) y Trabajo/ (aún no compartida).")
         for folder in (self.notes, self.private, self.work):
@@ -119,7 +119,9 @@ class Demo:
         self.title("Conexión")
         if self.stateless:
             self.say("En 2026-07-28 no hay initialize: cada petición lleva en _meta la versión y "
-                     "las capacidades del cliente. server/discover es opcional y solo informa.")
+                     "las capacidades del cliente. El servidor debe implementar server/discover "
+                     "(versiones, capacidades e identidad del servidor); el cliente puede "
+                     "usarlo o no.")
         else:
             self.say("El cliente declara sus capacidades (roots con listChanged, elicitation en "
                      "modo formulario y URL). Tras notifications/initialized, el servidor pide "
@@ -132,7 +134,7 @@ class Demo:
         if self.stateless:
             self.say("El servidor no puede preguntar por su cuenta: responde input_required "
                      "pidiendo roots/list dentro del resultado, y el cliente repite la misma "
-                     "llamada con la respuesta y el requestState sellado.")
+                     "llamada con la respuesta y el requestState firmado.")
         self.say("Solo hay una nota «Lista de la compra» dentro de las roots, así que "
                  "notes_delete la borra sin preguntar nada.")
         self.call(self.client, "notes_delete", {"title": "Lista de la compra"})
@@ -258,7 +260,7 @@ DIFFERENCES = (
     "Sin initialize: versión y capacidades viajan en _meta en cada petición.",
     "El servidor ya no envía peticiones: roots/list y elicitation/create llegan dentro de "
     "un resultado input_required, y el cliente repite la llamada con inputResponses.",
-    "Lo que el servidor necesita recordar entre rondas va en requestState, sellado con HMAC; "
+    "Lo que el servidor necesita recordar entre rondas va en requestState, firmado con HMAC; "
     "si alguien lo altera, o lo reutiliza con otros argumentos, la respuesta es -32602.",
     "No hay notifications/roots/list_changed: las roots se piden en cada llamada y son solo "
     "orientativas. El límite lo sigue imponiendo el servidor.",

@@ -177,7 +177,7 @@ def manual_setup(ctx):
 def pending(ctx, tool):
     if ctx.stateless:
         then = (f"cuando termines en la página, vuelve a llamar a {tool} (en 2026-07-28 no hay "
-                "aviso de fin: el cliente se entera reintentando).")
+                "notificación de fin: el cliente se entera reintentando).")
     else:
         then = (f"cuando la página lo confirme te llegará notifications/elicitation/complete; "
                 f"entonces vuelve a llamar a {tool}.")

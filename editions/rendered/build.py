@@ -251,7 +251,8 @@ def index_page(course: Path, titles: dict[str, str], demos: dict[str, str]) -> s
             "</p>"
             f"<h2>{html.escape(heading)}</h2>{course_map}"
             f"<h2>Cada cuaderno, con sus salidas</h2><ol>{rows}</ol>"
-            f"<h2>La demo por el cable</h2><p>Lo que imprime <code>python3 code/main.py</code>: "
+            f"<h2>La demo, mensaje a mensaje</h2>"
+            f"<p>Lo que imprime <code>python3 code/main.py</code>: "
             f"{demo_links}.</p>")
     return PAGE.format(title="Roots y Elicitación: mapa del curso", body=body)
 

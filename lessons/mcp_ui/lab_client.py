@@ -301,7 +301,7 @@ class LabClient:
                               for k, v in (result.get("inputRequests") or {}).items())
             self.last.panel.note(f"↩ input_required: el servidor pide {esc(asked)}; el "
                                  "cliente responderá y repetirá la llamada con el "
-                                 "requestState sellado.", "#555")
+                                 "requestState firmado.", "#555")
 
     def _on_notification(self, note: dict) -> None:
         params = note.get("params") or {}

@@ -116,14 +116,14 @@ def quiz(quiz_id: str) -> None:
 
 # code/ in import order: each module comes after the ones it uses.
 CODE_GUIDE = {
-    "protocol.py": "las constantes del cable: versiones, claves de _meta, códigos de error",
+    "protocol.py": "las constantes del protocolo: versiones, claves de _meta, códigos de error",
     "wire.py": "JSON-RPC 2.0, un objeto JSON por línea",
     "dirfd.py": "carpetas abiertas: actuar por nombre desde un descriptor, sin seguir enlaces",
     "roots.py": "qué carpetas permitió el usuario, si una ruta real está dentro; abrirlas",
     "store.py": "las notas en disco, siempre desde la carpeta abierta, y los handles abiertos",
     "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
     "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y el estado de cada flujo",
-    "request_state.py": "el requestState sellado con HMAC de 2026-07-28",
+    "request_state.py": "el requestState firmado con HMAC de 2026-07-28",
     "tooling.py": "qué es una herramienta: Tool, ok, ToolError",
     "context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",
     "server.py": "el servidor, su configuración y los dos ganchos de los ejercicios",
@@ -136,7 +136,7 @@ CODE_GUIDE = {
     "client.py": "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",
     "async_client.py": "ese cliente en un bucle asyncio (el que usan estos cuadernos)",
     "simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
-    "demo.py": "la demo completa que imprime el cable",
+    "demo.py": "la demo completa, que imprime cada mensaje",
     "main.py": "la entrada: `demo` o `serve`",
 }
 
