@@ -316,61 +316,82 @@ def roots_page_changed_in_2026():
         "listChanged" not in defs(NEW)["ClientCapabilities"]["properties"]["roots"]["properties"]
 
 
+def completion_notification_is_2025_only():
+    assert "ElicitationCompleteNotification" in defs(OLD)
+    assert "elicitationId" in defs(OLD)["ElicitationCompleteNotification"]["properties"]["params"][
+        "properties"]
+    assert not any("ElicitationComplete" in name for name in defs(NEW))
+
+
+def a_url_only_client_declares_no_form_mode():
+    assert not elicitation.supports_form({"elicitation": {"url": {}}})
+    assert elicitation.supports_form({"elicitation": {}})
+    assert elicitation.supports_form({"elicitation": {"form": {}, "url": {}}})
+
+
 # -- the key ----------------------------------------------------------------------------------
 E25 = "especificación 2025-11-25, Client › Elicitation"
 KEY = {
     "01_roots.ipynb": [
-        Answer("En 2025-11-25, ¿qué dice la especificación de que el servidor respete",
-               "Es un SHOULD: una recomendación que el protocolo no puede imponer",
+        Answer("Un compañero dice",
+               "No: respetarlas es un SHOULD que cumple el propio servidor; una garantía de verdad "
+               "va fuera del protocolo",
                "SPEC_RULES 12; 2025-11-25 Client › Roots › Security Considerations"),
-        Answer("¿Está …/Notas-privadas/robo.md dentro",
-               "No: se compara carpeta a carpeta, y Notas-privadas no es Notas",
+        Answer("Revisas este código: if path.startswith(root)",
+               "/casa/Notas-privadas/robo.md: empieza por /casa/Notas, pero es otra carpeta",
                "code/roots.py is_within", containment_is_per_component),
-        Answer("En 2026-07-28, ¿cómo obtiene el servidor las roots?",
-               "Dentro de un resultado input_required; el cliente repite la llamada con la lista",
+        Answer("Tu servidor habla 2026-07-28, recibe una tools/call",
+               "Un resultado input_required con roots/list en inputRequests; el cliente repite la "
+               "llamada con la lista",
                "SPEC_RULES 84; the 2026-07-28 schema", roots_travel_inside_input_required_at_2026),
-        Answer("Un servidor nuevo, escrito hoy",
-               "No adoptar roots: usar parámetros de herramienta, URIs de recursos o su "
-               "configuración", "SPEC_RULES 82; 2026-07-28 Client › Roots and Deprecated"),
-        Answer("El usuario deja de compartir Trabajo/",
-               "Se revoca en el acto: la siguiente lectura ya falla",
+        Answer("Diseñas hoy un servidor nuevo",
+               "No adoptas roots: un parámetro de herramienta, una URI de recurso o la "
+               "configuración del servidor, con las mismas comprobaciones de rutas",
+               "SPEC_RULES 82; 2026-07-28 Client › Roots and Deprecated"),
+        Answer("Un handle se abrió sobre una nota de Notas/",
+               "Lo revoca: cuenta dónde está el archivo ahora (current_path), y ahora está fuera "
+               "de las roots",
                "SPEC_RULES 11-12 (access to what left the roots); exercise 4 rules"),
     ],
     "02_formularios.ipynb": [
-        Answer("El usuario cierra el formulario con Escape",
-               "cancel: no cambia nada y no vuelve a preguntar en bucle",
+        Answer("El usuario cierra el formulario de borrado con Escape",
+               "cancel: no borra nada y no vuelve a preguntar en bucle",
                f"SPEC_RULES 48, 50; {E25} › Response Actions",
                cancel_changes_nothing_and_is_asked_once),
         Answer("Un cliente responde accept con un note_id",
-               "Lo rechaza: vuelve a validar contra las opciones ofrecidas, y no toca nada",
+               "Lo rechaza: vuelve a validar contra las opciones ofrecidas y contra las roots, "
+               "y no toca nada",
                f"SPEC_RULES 31; {E25} › Form Mode Security",
                answers_outside_the_options_are_refused),
-        Answer("En 2026-07-28, ¿cómo llega el formulario al cliente?",
-               "Dentro de un resultado input_required; el cliente repite la llamada con "
-               "inputResponses", "SPEC_RULES 75, 90", forms_travel_inside_input_required_at_2026),
+        Answer("Un cliente 2026-07-28 llama a notes_delete y recibe",
+               "Enseña el formulario y repite la tools/call con un id nuevo, "
+               "inputResponses[\"ask-1\"] y el requestState tal cual", "SPEC_RULES 75, 79, 90",
+               retry_is_a_new_request_with_the_answers),
         Answer("(2025-11-25) La llamada se cancela con el formulario abierto",
-               "El servidor descarta la llamada, no responde ni borra, y retira su pregunta",
+               "El servidor descarta la llamada: no responde, no borra y retira su propia pregunta",
                "Basic › Utilities › Cancellation; the lesson server (issue 10)",
                a_cancelled_call_withdraws_its_form),
     ],
     "03_modo_url.ipynb": [
-        Answer("En modo URL, el usuario pulsa «Acepto abrir la página»",
-               "Que consiente en abrirla; no trae content",
+        Answer("El cliente contesta a una elicitación en modo URL",
+               "Que el usuario consiente en abrir la página; que el flujo termine lo dirá la "
+               "página",
                f"SPEC_RULES 48-49; {E25} › Response Actions", url_accept_carries_no_content),
         Answer("(2025-11-25) notes_sync necesita una configuración",
-               "El error −32042 con la URL en error.data.elicitations",
+               "El error −32042 con la URL, y su elicitationId, en error.data.elicitations",
                f"SPEC_RULES 44-46; {E25} › URL Elicitation Required Error", minus_32042_at_2025),
         Answer("¿Y en 2026-07-28?",
                "Un input_required con la elicitación en modo URL, sin elicitationId",
                "SPEC_RULES 91, 93", url_inside_input_required_at_2026),
-        Answer("¿Para qué NO sirve nunca el modo URL?",
-               "Para autorizar al cliente ante el propio servidor MCP",
+        Answer("Un servidor MCP remoto quiere",
+               "No: para eso está la autorización de MCP; el modo URL es para terceros, pagos o "
+               "firmas",
                f"SPEC_RULES 37; {E25} › URL Mode Elicitation for OAuth Flows"),
     ],
     "04_seguridad.ipynb": [
         Answer("Un flujo necesita una clave de API",
-               "Da instrucciones para configurarlo fuera de la conversación, o lo rechaza con "
-               "claridad", "SPEC_RULES 18, 32-33",
+               "Da la alternativa manual (instrucciones fuera de la conversación) o lo rechaza con "
+               "claridad", "SPEC_RULES 18, 19, 32-33",
                secrets_never_go_in_a_form_and_a_form_only_client_gets_instructions),
         Answer("El usuario acepta un formulario que aprueba una operación",
                "Volver a comprobar identidad, permisos, política y estado antes de actuar",
@@ -378,35 +399,36 @@ KEY = {
         Answer("El servidor necesita llamar a la API de Notas Sync",
                "No: sería token passthrough; necesita su propio permiso del tercero",
                f"SPEC_RULES 54; {E25} › URL Mode Elicitation for OAuth Flows"),
-        Answer("En https://notas-sync.example@evil.example/connect",
+        Answer("El diálogo de consentimiento muestra",
                "evil.example", "RFC 3986 userinfo; SPEC_RULES 65", userinfo_is_not_the_host),
         Answer("Alicia le reenvía su enlace",
                "Comprobar que quien abre es quien inició el flujo, antes de ir al proveedor",
                f"SPEC_RULES 67-69; {E25} › Phishing"),
     ],
     "05_sdk_oficial.ipynb": [
-        Answer("Con el SDK mcp 2.x, ¿cómo declara un cliente la capacidad elicitation?",
-               "Pasando elicitation_callback: declara form y url, siempre los dos",
+        Answer("Con el SDK mcp 2.x escribes un cliente",
+               "form y url, siempre los dos",
                "mcp 2.3.0, run in memory", sdk_callback_declares_both_modes),
-        Answer("Sin mode=, ¿qué revisión habla Client del SDK 2.x", "2026-07-28",
+        Answer("Tu cliente usa Client del SDK 2.x sin mode=",
+               "2026-07-28, y la repite el propio SDK con las respuestas de tus callbacks",
                "mcp 2.3.0, run in memory", sdk_default_is_2026),
-        Answer("En una conexión 2026-07-28, una herramienta llama a ctx.elicit_url",
-               "Falla con NoBackChannelError: el servidor ya no puede enviar peticiones",
+        Answer("Una herramienta de MCPServer llama a await ctx.elicit_url",
+               "Falla con NoBackChannelError: en 2026-07-28 el servidor no puede enviar peticiones",
                "mcp 2.3.0, run in memory; SPEC_RULES 75",
                sdk_elicit_url_has_no_back_channel_at_2026),
-        Answer("¿Qué NO hace el SDK por ti dentro de una herramienta?",
-               "Comprobar qué declaró el cliente y volver a mirar el disco antes de borrar",
-               "mcp 2.3.0 ServerSession.elicit_form / list_roots send without checking; "
-               "SPEC_RULES 5, 12, 74"),
+        Answer("En notes_delete del cuaderno 5",
+               "Le llega un formulario que no declaró: hay que comprobar el modo formulario",
+               f"SPEC_RULES 16, 18; {E25} › Capabilities; mcp 2.3.0 elicit_form sends without "
+               "checking (SDK_FACTS)", a_url_only_client_declares_no_form_mode),
     ],
     "06_revision_2026.ipynb": [
-        Answer("En 2026-07-28, ¿dónde dice el cliente qué versión",
-               "En el _meta de cada petición", "SPEC_RULES 73-74", meta_on_every_2026_request),
-        Answer("El cliente recibe input_required con un formulario",
-               "Enseña el formulario y repite la misma llamada, con id nuevo, inputResponses y "
-               "el requestState tal cual", "SPEC_RULES 79; the lesson server",
-               retry_is_a_new_request_with_the_answers),
-        Answer("Un requestState firmado con HMAC",
+        Answer("Sin initialize previo llega",
+               "La atiende con la versión y las capacidades que trae su propio _meta",
+               "SPEC_RULES 73-74", meta_on_every_2026_request),
+        Answer("Tu cliente 2026 repite una llamada",
+               "El servidor empieza de cero: lo que recordaba viajaba en el requestState",
+               "SPEC_RULES 79; the lesson server", retry_is_a_new_request_with_the_answers),
+        Answer("Alguien captura un reintento válido",
                "No: mientras no caduque vale otra vez; el uso único lo garantiza el servidor",
                "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations",
                a_sealed_state_can_be_replayed),
@@ -415,31 +437,33 @@ KEY = {
                "SPEC_RULES 86; the lesson server's --root", server_limit_narrows_client_roots),
     ],
     "07_terminos_clave.ipynb": [
-        Answer("¿Quién decide las roots?", "El cliente, en nombre del usuario",
+        Answer("¿Quién declara las roots", "El cliente, en nombre del usuario",
                "SPEC_RULES 4, 11, 14"),
-        Answer("El usuario pulsa «Cancelar» en un formulario de borrado",
-               "No cambia nada y termina", "SPEC_RULES 48, 50",
-               cancel_changes_nothing_and_is_asked_once),
-        Answer("En modo URL, ¿qué trae la respuesta accept?",
-               "Solo la acción: es consentimiento para abrir la página", "SPEC_RULES 49",
-               url_accept_carries_no_content),
-        Answer("¿Qué significa −32042 y en qué revisión existe?",
-               "«Hace falta completar una URL», en 2025-11-25; retirado en 2026-07-28",
+        Answer("El usuario pulsa «Cancelar»",
+               "No cambiar nada y no repetir la pregunta; si hace falta, el modelo pregunta en la "
+               "conversación", "SPEC_RULES 48, 50", cancel_changes_nothing_and_is_asked_once),
+        Answer("En un registro ves notifications/elicitation/complete",
+               "2025-11-25: la notificación de fin, opcional, de un flujo en modo URL",
+               "SPEC_RULES 40, 92; the schemas", completion_notification_is_2025_only),
+        Answer("Una respuesta trae",
+               "«Hace falta completar una URL»: 2025-11-25 (en 2026-07-28 está retirado)",
                "SPEC_RULES 44, 93; the schemas' error codes", error_codes_by_revision),
         Answer("En 2026-07-28, ¿qué protege al usuario",
-               "El límite que aplica el propio servidor", "SPEC_RULES 86",
-               server_limit_narrows_client_roots),
+               "El límite que aplica el propio servidor: su configuración y sus comprobaciones",
+               "SPEC_RULES 86", server_limit_narrows_client_roots),
     ],
     "08_lecturas.ipynb": [
-        Answer("Entre la propuesta SEP-1036 y la revisión 2025-11-25",
-               "Pasó de «debería» (SHOULD) a «puede» (MAY)",
-               "SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 MAY"),
-        Answer("Quieres comprobar un detalle de las roots en 2026-07-28",
+        Answer("Un cliente solo reintenta cuando recibe",
+               "Que en la revisión publicada quedó en «puede» (MAY): quizá no llegue nunca, así "
+               "que debe dejar reintentar igualmente",
+               "SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 MAY; A1 (#1819)"),
+        Answer("Quieres comprobar un detalle de las roots",
                "En la página Client › Roots de 2026-07-28 y en la lista de cambios de esa "
                "revisión", "SPEC_RULES 83, 85; the schemas", roots_page_changed_in_2026),
-        Answer("Según la issue #1819",
-               "Que quizá no llegue nunca, porque el servidor no está obligado a enviarlo",
-               "SEP1036.md A1 (issue #1819); the notification is a MAY"),
+        Answer("Tras leer la issue #1819 y la PR #2891",
+               "Respondes «todavía no» (otro input_required o «pendiente») sin abrir un segundo "
+               "flujo, y completas cuando el flujo conste como terminado",
+               "SEP1036.md A2 (#2891) and A4 (servers #4285)"),
     ],
 }
 PROOFS = sorted({a.proof.__name__: a.proof for keyed in KEY.values() for a in keyed
