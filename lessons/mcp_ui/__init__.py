@@ -21,8 +21,9 @@ answers), lab.py and lab_client.py (the lab, its server and client), checks.py (
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
 review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
 tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
-diagnose.py (`ui.diagnostico()`: is this notebook set up?). env.py says where things are and
-what the kernel can do; importing the package only puts code/ on sys.path.
+diagnose.py (`ui.diagnostico()`: is this notebook set up?), prereqs.py (a call to an
+exercise's tool before the exercise says which notebook to do first). env.py says where things
+are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
 solution (the grader isolates solutions; this is a practice lab).

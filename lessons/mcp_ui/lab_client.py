@@ -36,6 +36,7 @@ from server import NotesServer
 from . import checks
 from .env import LESSONS, scripted_mode
 from .pages import PAGES
+from .prereqs import missing_exercise_hint
 from .text import esc, short_json
 from .transcript import frame_json, summarize_frame
 from .users import CallPanel, WidgetUser
@@ -242,6 +243,9 @@ class LabClient:
         self._finish(record, result)
         if echo:
             self._show(f"« {'✗' if result.is_error else '✓'} {self.lab.hide(result.text)}")
+            hint = missing_exercise_hint(record.tool, result.error, self.solution)
+            if hint:
+                self._show(hint)
             self._show_log()
         return result
 

@@ -1055,3 +1055,34 @@ def test_the_rpds_stand_in_lets_jsonschema_check_a_tools_result(monkeypatch):
                          check=True).stdout.splitlines()
     assert out == [str(SHIMS / "rpds" / "__init__.py"), "3 is not of type 'string'",
                    "'result' is a required property"]
+
+
+# -- a tool from an exercise not done yet: say which notebook builds it --------------------------
+def test_calling_exercise_twos_tool_before_the_exercise_names_the_notebook_to_do_first(
+        lab, capsys, tmp_path):
+    async def go():
+        conn = await lab.connect(solution=tmp_path, quiet=True)
+        return await conn.call("notes_archive", {"title": "TPS report"})
+    result = in_loop(go)
+    out = capsys.readouterr().out
+    assert result.error["code"] == -32602
+    assert "ejercicio 2" in out and "02_formularios" in out and "no existe" in out
+
+
+def test_a_solution_file_without_the_tool_is_named_in_the_hint(lab, capsys, tmp_path):
+    (tmp_path / "ejercicio2.py").write_text("from extension import Extension\n\n"
+                                           "extension = Extension()\n", encoding="utf-8")
+
+    async def go():
+        conn = await lab.connect(solution=tmp_path, quiet=True)
+        await conn.call("notes_archive", {"title": "TPS report"})
+    in_loop(go)
+    assert "no registra ninguna herramienta notes_archive" in capsys.readouterr().out
+
+
+def test_other_unknown_tools_get_no_exercise_hint(lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_nothing")
+    in_loop(go)
+    assert "💡" not in capsys.readouterr().out
