@@ -38,7 +38,8 @@ The rules (estimates by rule, not stopwatch measurements):
   listings (the indented lines) at 0.05 min a line, plus one run.
 * Set-up («Antes de empezar»), counted once: SETUP_INSTALL minutes to install and open the
   lab (reasoned in SETUP_INSTALL's comment) + the pre-check quizzes (`kind: precheck`) at the
-  quiz rate.
+  quiz rate. Notebook 01's «## Antes de empezar» section (where to run the notebooks, the
+  diagnosis and the pre-check) is that set-up, so it is not counted again in 01's reading.
 
 Deliberate simplifications: words are whitespace-separated tokens with a letter or a digit;
 one minute per written line is a flat rate for lines that range from `return False` to a
@@ -98,6 +99,7 @@ OPTIONAL = re.compile(r"<details><summary>(Pista|Para saber más|Una reflexión 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 TAG = re.compile(r"<[^>]+>")
 HEADING = re.compile(r"^## (.+)$", re.M)
+SETUP_HEADING = "Antes de empezar"
 LAB_HEADING = re.compile(r"Ejercicio (\d+)( \(calificado\))?")
 STARTER = re.compile(r"^%%writefile soluciones/(\S+\.py)\s*$")
 
@@ -205,10 +207,17 @@ def code_source(source: str) -> str:
     return source.split("\n", 1)[1] if source.startswith("%%") else source
 
 
+def is_setup(group: list[dict]) -> bool:
+    """Notebook 01's «Antes de empezar» section: counted once, in set-up (setup_minutes)."""
+    first = group[0]
+    return first["cell_type"] == "markdown" and HEADING.findall(first["source"])[:1] == [
+        SETUP_HEADING]
+
+
 def reading_minutes(path: Path) -> float:
     minutes = 0.0
     for exercise, group in sections(path):
-        if exercise is not None:
+        if exercise is not None or is_setup(group):
             continue
         for cell in group:
             source = cell["source"]

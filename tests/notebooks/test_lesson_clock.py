@@ -105,3 +105,18 @@ def test_the_readme_says_how_the_times_are_computed():
                  f"unos {CLOCK.SETUP_INSTALL:g} minutos para instalar",
                  "solución de referencia", "no con cronómetro", "tools/clock.py"):
         assert rule in text, rule
+
+
+def test_notebook_ones_set_up_section_is_counted_once_in_the_set_up_not_in_its_reading(tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    body = [new_markdown_cell("## Las roots\n\n" + "palabra " * 130)]
+    setup = [new_markdown_cell("## Antes de empezar\n\n" + "palabra " * 260),
+             new_code_cell("import mcp_ui as ui\n\nui.diagnostico();"),
+             new_code_cell('ui.quiz("01-previo")')]
+    plain, with_setup = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    nbformat.write(new_notebook(cells=body), plain)
+    nbformat.write(new_notebook(cells=setup + body), with_setup)
+    assert CLOCK.reading_minutes(with_setup) == CLOCK.reading_minutes(plain) > 0
+    assert any(CLOCK.is_setup(group) for _, group in CLOCK.sections(LESSONS / "01_roots.ipynb"))

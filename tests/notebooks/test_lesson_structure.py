@@ -231,7 +231,9 @@ def test_notebook_five_says_how_it_runs_in_jupyterlite_and_why_it_differs():
 def test_the_first_notebook_opens_with_where_roots_stand_in_each_revision():
     cells = [c.source for c in read("01_roots.ipynb").cells if c.cell_type == "markdown"]
     status = next(i for i, s in enumerate(cells) if "## Las roots hoy" in s)
-    assert status <= 3, "the status of roots comes before the lesson starts"
+    lesson = next(i for i, s in enumerate(cells) if "## El problema" in s)
+    assert status == lesson - 1, "the status of roots comes right before the lesson starts"
+    assert status <= 4, "after the header, the course map and «Antes de empezar» only"
     text = cells[status]
     for fact in ("SEP-2577", "2027-07-28", "SHOULD NOT", "parámetros de herramienta",
                  "URIs de recursos", "configuración del servidor", "orientación"):
