@@ -53,7 +53,8 @@ def main():
     bare_s, demo_s = statistics.median(bare), statistics.median(demo)
     ratio = demo_s / bare_s
     print(f"bare start   {bare_s * 1000:8.1f} ms (median of {args.runs})")
-    print(f"demo         {demo_s * 1000:8.1f} ms (median of {args.runs}, every scenario)")
+    print(f"demo         {demo_s * 1000:8.1f} ms (median of {args.runs}, every scenario; "
+          f"range {min(demo) * 1000:.0f}-{max(demo) * 1000:.0f} ms)")
     print(f"ratio        {ratio:8.1f}x (goal: at most {args.goal:g}x) "
           f"{'OK' if ratio <= args.goal else 'MISSED'}")
     print("slowest top-level imports of the demo (cumulative):")

@@ -87,8 +87,8 @@ OPEN_EXERCISES = {"5": 12 + 6}
 # and installs the pinned packages (4.6 s and 31 s on the test machine, which has a local
 # package mirror: /work/shared/notes/ENVIRONMENT.md; from PyPI on a home connection, a few
 # minutes for some 100 MB of wheels), then JupyterLab opens and the learner opens notebook 01
-# and picks the kernel; or the JupyterLite site loads (12-14 s to a ready kernel, measured) and
-# its first cell installs the packages. About 8 minutes, with time for a retry.
+# and picks the kernel; or the JupyterLite site loads (9-11 s to a ready kernel, measured by
+# `make bench`) and its first cell installs the packages. About 8 minutes, with time for a retry.
 SETUP_INSTALL = 8.0
 
 PREDICT = "🔮 **Predice antes de ejecutar.**"
