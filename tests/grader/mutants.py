@@ -94,7 +94,7 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
 
 RETO_SEVERE = "reto/lo_imprescindible"
 RETO_DERIVE = ("def derive(key, purpose):\n"
-               "    return hmac.new(key, purpose, hashlib.sha256).digest()\n")
+               "    return hmac.new(key, purpose, sha256).digest()\n")
 RETO_CHECKS = _block("reto.py", "        expected = hmac.new(", "            self.usados[nonce] = "
                      "expires\n")
 RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes de comprobar el sello
@@ -103,7 +103,7 @@ RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes d
                 raise ValueError("ya usado")
             self.usados[nonce] = expires
         expected = hmac.new(derive(binding.key, b"firmar"),
-                            header(binding, expires) + nonce + cipher, hashlib.sha256).digest()
+                            header(binding, expires) + nonce + cipher, sha256).digest()
         if not hmac.compare_digest(tag, expected):
             raise ValueError("sello roto, de otra llamada, de otro usuario o de otra clave")
         if binding.now > expires:
@@ -300,13 +300,13 @@ MUTANTS = [
     # -- the requestState challenge (reto), written from its statement -------------------------
     Mutant("hash_sin_clave", "reto.py", RETO_DERIVE,
            "def derive(key, purpose):\n"
-           "    return hashlib.sha256(purpose).digest()  # BUG: un hash, sin la clave\n",
+           "    return sha256(purpose).digest()  # BUG: un hash, sin la clave\n",
            {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
            "tu sello no depende de la clave del servidor"),
     Mutant("clave_en_el_archivo", "reto.py", RETO_DERIVE,
            "CLAVE = b\"clave-secreta-del-reto-0123456789abcdef\"  # BUG: en el archivo\n\n\n"
            "def derive(key, purpose):\n"
-           "    return hmac.new(CLAVE, purpose, hashlib.sha256).digest()\n",
+           "    return hmac.new(CLAVE, purpose, sha256).digest()\n",
            {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
            "una clave fija en tu archivo"),
     Mutant("compara_con_igual", "reto.py", "        if not hmac.compare_digest(tag, expected):\n",

@@ -13,12 +13,12 @@ Cifrar y luego autenticar (encrypt-then-MAC) solo con la biblioteca estándar:
   de comprobar el sello), y olvidados cuando caducan.
 """
 
-import base64
-import hashlib
 import hmac
 import json
 import re
 import secrets
+from base64 import urlsafe_b64decode, urlsafe_b64encode
+from hashlib import sha256
 
 from extension import Extension
 
@@ -29,14 +29,14 @@ NONCE, TAG = 16, 32
 
 
 def derive(key, purpose):
-    return hmac.new(key, purpose, hashlib.sha256).digest()
+    return hmac.new(key, purpose, sha256).digest()
 
 
 def keystream(key, nonce, length):
     out = bytearray()
     counter = 0
     while len(out) < length:
-        out += hmac.new(key, nonce + counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        out += hmac.new(key, nonce + counter.to_bytes(8, "big"), sha256).digest()
         counter += 1
     return bytes(out[:length])
 
@@ -53,11 +53,11 @@ def header(binding, expires):
 
 
 def b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    return urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def unb64(text):
-    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    data = urlsafe_b64decode(text + "=" * (-len(text) % 4))
     if b64(data) != text:  # relleno, espacios, otro alfabeto o bits sobrantes: otro token
         raise ValueError("el token no está escrito como se dio")
     return data
@@ -74,7 +74,7 @@ class Sello:
         plain = json.dumps(payload, separators=(",", ":")).encode()
         cipher = xor(plain, keystream(derive(binding.key, b"cifrar"), nonce, len(plain)))
         tag = hmac.new(derive(binding.key, b"firmar"), header(binding, expires) + nonce + cipher,
-                       hashlib.sha256).digest()
+                       sha256).digest()
         return f"{expires}.{b64(nonce + cipher + tag)}"
 
     def open(self, token, binding):
@@ -87,7 +87,7 @@ class Sello:
             raise ValueError("demasiado corto")
         nonce, cipher, tag = data[:NONCE], data[NONCE:-TAG], data[-TAG:]
         expected = hmac.new(derive(binding.key, b"firmar"),
-                            header(binding, expires) + nonce + cipher, hashlib.sha256).digest()
+                            header(binding, expires) + nonce + cipher, sha256).digest()
         if not hmac.compare_digest(tag, expected):
             raise ValueError("sello roto, de otra llamada, de otro usuario o de otra clave")
         if binding.now > expires:
