@@ -83,6 +83,7 @@ class RetoFacts:
     form_token: str = ""              # T2: the state of the round that asks which note
     replays: list = field(default_factory=list)  # [(attack, what happened)] accepted replays
     other_user: str = ""              # what happened to a token moved to another user ("" ok)
+    other_user_changed: bool = False  # ...and whether it changed the notes (a severe failure)
     readable: str = ""                # how the marker could be read from a token ("" if not)
 
     @property

@@ -408,7 +408,7 @@ def play_positive(lab):
         return facts
     try:
         facts.replays = replays(flow, tree, facts.form_token, key)
-        facts.other_user = moved_to_another_user(lab, facts.marker)
+        facts.other_user, facts.other_user_changed = moved_to_another_user(lab, facts.marker)
     except Abort as exc:  # the legitimate flow worked once and then not on another server
         facts.problem = str(exc)
     facts.readable = revealed(facts.form_token, facts.marker)
@@ -436,7 +436,8 @@ def replays(flow, tree, form_token, key):
 
 def moved_to_another_user(lab, marker):
     """T2 of a server acting for one user, sent to a server of the same fleet (same key) acting
-    for another: "" when refused with nothing changed, else what happened."""
+    for another: ("" when refused with nothing changed, else what happened; whether the notes
+    changed)."""
     tree = notes(lab, marker)
     key = fleet_key()
     mine = Flow(server(lab, tree, key=key, subject="local:alumna"), tree)
@@ -446,8 +447,8 @@ def moved_to_another_user(lab, marker):
     reply = theirs.third(token, question, pick("n-b"))
     changes = describe_changes(before, tree.snapshot())
     if reply.refused and not changes:
-        return ""
-    return reply.describe() + (f" y {changes}" if changes else "")
+        return "", False
+    return reply.describe() + (f" y {changes}" if changes else ""), bool(changes)
 
 
 def require_positive(lab, grade, first=False):
@@ -465,10 +466,12 @@ def require_positive(lab, grade, first=False):
 
 # -- shared by the tests ----------------------------------------------------------------------
 def attempts(grade, flow, tree, variants, responses, what, hidden=False, name=TOOL,
-             arguments=None):
+             arguments=None, severe_if_changed=False):
     """Send each variant as the requestState of a round; each must be refused (-32602) and change
-    nothing. One check for all: the first that got through, named, and how many more."""
-    accepted = []
+    nothing. One check for all: the first that got through, named, and how many more. With
+    `severe_if_changed`, a variant that changed the notes is a severe failure (the test must be
+    declared severe)."""
+    accepted, changed = [], False
     for label, token in variants:
         before = tree.snapshot()
         reply = flow.send(token, responses, name=name, arguments=arguments)
@@ -477,6 +480,7 @@ def attempts(grade, flow, tree, variants, responses, what, hidden=False, name=TO
             accepted.append(f"el token {label}: {reply.describe()}"
                             + (f" y {changes}" if changes else ""))
             if changes:
+                changed = True
                 break  # the scenario is spent: nothing after this would mean anything
     if hidden:
         text = (f"{what}: todos se rechazan sin cambiar nada" if not accepted else
@@ -486,6 +490,8 @@ def attempts(grade, flow, tree, variants, responses, what, hidden=False, name=TO
                 if not accepted else f"{what}: {accepted[0]}"
                 + (f" (y {len(accepted) - 1} más)" if len(accepted) > 1 else "")
                 + "; debía responder -32602 sin hacer nada")
+    if severe_if_changed and changed:
+        return grade.check(False, text, severe=True)
     return grade.check(not accepted, text)
 
 

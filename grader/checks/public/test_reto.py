@@ -13,6 +13,7 @@ from grader.checks.reto import EXPIRY_TTL, EXPIRY_WAIT, Flow, notes, pick, serve
 
 REPLAY = "que la ronda que borró no se pueda repetir con el mismo token"
 FORGED = "que un token hecho sin la clave de tu servidor no llegue a borrar nada"
+MOVED = "que el token de una llamada no llegue a borrar nada en otra llamada ni por otro usuario"
 
 
 @graded("reto", 2, reto.POSITIVE)
@@ -98,25 +99,27 @@ def test_the_round_that_deleted_cannot_be_replayed(lab, grade):
                 "que ya se usaron", severe=True)
 
 
-@graded("reto", 3, "un token llevado a otra herramienta o a otros argumentos se rechaza")
+@graded("reto", 3, "un token llevado a otra herramienta o a otros argumentos se rechaza",
+        severe=MOVED)
 def test_a_token_moved_to_another_tool_or_other_arguments_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)
     flow = Flow(server(lab, tree), tree)
     reto.attempts(grade, flow, tree, [("de notes_delete({'title': 'Informe'})", flow.first())],
                   flow.roots(), "en notes_delete({'title': 'Otra'}), otros argumentos",
-                  arguments={"title": "Otra"})
+                  arguments={"title": "Otra"}, severe_if_changed=True)
     reto.attempts(grade, flow, tree, [("de notes_delete({'title': 'Informe'})", flow.first())],
                   flow.roots(), "en notes_list, otra herramienta", name="notes_list",
-                  arguments={})
+                  arguments={}, severe_if_changed=True)
     form_token, key = flow.second(flow.first())
     reto.attempts(grade, flow, tree, [("de la ronda que borra de notes_delete({'title': "
                                        "'Informe'})", form_token)], {key: pick("n-b")},
                   "en notes_delete({'title': 'informe'}), que encuentra las mismas notas pero "
-                  "con otros argumentos", arguments={"title": "informe"})
+                  "con otros argumentos", arguments={"title": "informe"},
+                  severe_if_changed=True)
 
 
-@graded("reto", 2, "un token llevado al servidor de otro usuario se rechaza")
+@graded("reto", 2, "un token llevado al servidor de otro usuario se rechaza", severe=MOVED)
 def test_a_token_moved_to_another_user_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     grade.note("dos servidores con la misma clave (binding.key, como dos réplicas) que actúan "
@@ -124,7 +127,8 @@ def test_a_token_moved_to_another_user_is_refused(lab, grade):
                "envía al otro")
     grade.check(not facts.other_user, "el servidor del otro usuario lo rechaza con -32602 y "
                 "nada cambia" if not facts.other_user else "el servidor del otro usuario "
-                f"{facts.other_user}: ata el token a binding.principal")
+                f"{facts.other_user}: ata el token a binding.principal",
+                severe=facts.other_user_changed)
 
 
 @graded("reto", 3, "un token sellado con otra clave (otro servidor, un reinicio) se rechaza",
