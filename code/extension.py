@@ -20,6 +20,11 @@ what it brings:
     def recheck(change):
         ...
 
+    @extension.request_state                    # the challenge: seal and verify requestState
+    class MiSello:
+        def seal(self, payload, binding): ...   # -> a text token
+        def open(self, token, binding): ...     # -> the payload, or raise to refuse
+
 `python3 code/main.py serve --solution PATH` loads it inside the server process; the demo,
 the notebooks and the grader all run solutions that way. A file that fails to load is
 reported (in `initialize` under `_meta`, and on stderr) and the server starts without it.
@@ -52,6 +57,15 @@ the text it was opened with and may be stale; `handle.current_path()` is where i
 really is now (asked through its descriptor; None when nobody can tell, e.g. deleted): that is
 the path to compare with `change.new_roots.contains(...)`.
 
+A requestState sealer (2026-07-28 only) is used by every tool that asks: the server hands it
+the payload to seal (a JSON dict) and, on the retry, the token to open, each time with a
+`request_state.Binding`: the server's key (`binding.key`, bytes: the key is the server's, never
+a constant in the solution) and its `key_id`, the `tool`, a digest of its `arguments`, the
+`principal`, the clock `now`, the lifetime `ttl` (`expires_at`) and `one_time` (the tool changes
+things: each of its states may be opened once, and keeping track is the sealer's job). `open`
+returns exactly what was sealed or raises anything to refuse: the client then gets -32602 and
+nothing runs. Without one, the server's own `request_state.Sealer` seals.
+
 Deliberate simplifications: a solution runs inside the server process with its full power
 (the grader isolates the whole process instead); a file that fails is skipped, not retried.
 """
@@ -64,7 +78,7 @@ from tooling import Tool
 
 
 class Extension:
-    """What one solution brings: its tools and, at most once each, the two hooks.
+    """What one solution brings: its tools and, at most once each, the three hooks.
 
     Create one at the top level of a solution file (`extension = Extension()`) and register with
     its decorators; the server finds it when it loads the file (`load`).
@@ -74,6 +88,7 @@ class Extension:
         self.tools = []
         self.url_guard = None
         self.roots_reaction = None
+        self.state_sealer = None
         self.files = []
         self.errors = {}  # file -> why it did not load
 
@@ -116,6 +131,21 @@ class Extension:
         self.roots_reaction = function
         return function
 
+    def request_state(self, sealer):
+        """Decorator: `sealer` seals and opens every 2026-07-28 requestState of this server.
+
+        A class (created once, when the solution is loaded, so `self` may keep what it needs,
+        such as the states already used) or an object, with `seal(payload, binding)` -> a text token
+        and `open(token, binding)` -> the payload, raising anything to refuse the token
+        (request_state.py describes `binding`). The challenge of notebook 6.
+        """
+        made = sealer() if isinstance(sealer, type) else sealer
+        if not all(callable(getattr(made, name, None)) for name in ("seal", "open")):
+            raise TypeError("@extension.request_state necesita un objeto (o una clase) con los "
+                            "métodos seal(payload, binding) y open(token, binding)")
+        self.state_sealer = made
+        return sealer
+
 
 def load(path):
     """Load a solution file or every .py file in a folder; never raises for learner errors."""
@@ -145,7 +175,7 @@ def _merge(merged, ext, name):
     for tool in ext.tools:
         tool.origin = name
         merged.tools.append(tool)
-    for attr in ("url_guard", "roots_reaction"):
+    for attr in ("url_guard", "roots_reaction", "state_sealer"):
         value = getattr(ext, attr)
         if value is None:
             continue

@@ -3,13 +3,21 @@
     python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V]
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
-                               [--state-ttl S] [--setup-page http|rpc] [--trace FILE]
+                               [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
+                               [--subject NAME] [--setup-page http|rpc] [--trace FILE]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
 roots come from the client; `--root` sets them for clients that do not declare the roots
 capability, and limits them for clients that do. `--sdk-version` (default: the
 NOTES_SDK_VERSION variable, else 2.3.0; an empty value means "unknown") is the SDK version
 this stdlib server pretends to run on: it only feeds the URL-mode guard.
+
+A 2026-07-28 `requestState` is sealed with a key of this server: a new one at every start (a
+restart invalidates every outstanding state), or `--state-key`, a fleet's shared key (64 hex
+digits; it shows in the process list, so it is for tests and graders: a real fleet reads it from
+its secret store). `--subject` is the user this server acts for, the principal a state is bound
+to (default `local:<your user>`). `--state-sealer server` ignores a solution's
+`@extension.request_state` and always uses the server's own sealer.
 
 The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
 opens no socket: the page is reached through the private request
@@ -74,6 +82,16 @@ def parse_args(argv):
                         help="seconds a URL elicitation stays valid")
     parser.add_argument("--state-ttl", type=float, default=DEFAULTS.state_ttl,
                         help="seconds a 2026-07-28 requestState stays valid")
+    parser.add_argument("--state-key", metavar="HEX", type=state_key,
+                        help="a fleet's shared key for requestState (at least 64 hex digits); "
+                             "default: a new random key at every start")
+    parser.add_argument("--state-sealer", choices=("solution", "server"),
+                        default=DEFAULTS.state_sealer,
+                        help="who seals requestState: the solution's sealer when it brings one "
+                             "(default), or always the server's own")
+    parser.add_argument("--subject", default=DEFAULTS.subject,
+                        help="the user this server acts for (the principal a requestState is "
+                             "bound to)")
     parser.add_argument("--setup-page", choices=("http", "rpc"), default=DEFAULTS.setup_page,
                         help="how the URL-mode setup page is served: http on 127.0.0.1 "
                              f"(default), or rpc: no socket, the private request "
@@ -83,6 +101,15 @@ def parse_args(argv):
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
     return parser.parse_args(argv)
+
+
+def state_key(text):
+    from request_state import ServerKey
+    try:
+        ServerKey.from_hex(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def setup_wait(text):
@@ -107,7 +134,8 @@ def serve(args):
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
                     demo_url_guard=args.demo_url_guard,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
-                    setup_page=args.setup_page)
+                    state_key=args.state_key, state_sealer=args.state_sealer,
+                    subject=args.subject, setup_page=args.setup_page)
     solution = None
     if args.solution:
         import extension

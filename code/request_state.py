@@ -2,13 +2,29 @@
 
 At 2026-07-28 a server cannot pause a call to ask the user; it answers `input_required` and
 the client retries the same request with the answers and the `requestState` it was given. The
-state comes back through the client, so it is attacker-controlled input: it is sealed with an
-HMAC-SHA256 tag, bound to the tool name, a digest of its arguments and an expiry. Anything that
-fails verification is refused as a whole (-32602) and changes nothing.
+state comes back through the client, so it is attacker-controlled input: whatever fails
+verification is refused as a whole (-32602) and changes nothing.
 
-Deliberate simplifications: the state is signed, not encrypted (it only holds what the client
-already saw: its own answers and roots), and the key lives in this process, so a restart
-invalidates every outstanding state, which is safe.
+Who seals is pluggable (the challenge of notebook 6, `@extension.request_state`). A *sealer* is
+an object with two methods:
+
+    seal(payload, binding) -> token      a string the client will echo back
+    open(token, binding) -> payload      the same payload, or raise (anything) to refuse
+
+`payload` is a JSON dict (the session's answers, question digests and memos). `Binding` is what
+the server knows about the call, identical at `seal` and `open` time except the clock: its key
+(`key`, secret, and `key_id`), the tool, a digest of its arguments, the principal it acts for,
+`now`, the lifetime `ttl`, and `one_time` (the tool changes things, so each of its states may be
+opened at most once). `States` is the server's side: it builds the binding, asks the sealer, and
+turns whatever goes wrong (an exception, a token that is not text) into StateError.
+
+`Sealer` is the server's own, used when no solution brings one: HMAC-SHA256 over the payload,
+bound to the tool, the arguments' digest and an expiry, read back only in its exact encoding.
+Deliberately no more than that (notebook 6 shows each gap live): it is signed, not encrypted
+(anyone can read the answers and the notes found), it is not bound to the principal (this
+server has one local user), and it does not stop replays (a state opens again until it expires).
+`ServerKey` is random at every start (a restart invalidates every outstanding state, which is
+safe) unless a fleet of workers shares one (`serve --state-key`).
 """
 
 import base64
@@ -17,10 +33,11 @@ import hmac
 import json
 import secrets
 import time
+from dataclasses import dataclass, field
 
 
 class StateError(ValueError):
-    """A requestState that is forged, tampered with, expired or bound to another call."""
+    """A requestState that is forged, tampered with, expired, used up or bound to another call."""
 
 
 def digest(value):
@@ -30,40 +47,129 @@ def digest(value):
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class ServerKey:
+    """The server's secret for requestState. `id` is public (a sealer may write it in the
+    token, to say which key sealed it); the secret never leaves the server."""
+
+    secret: bytes = field(repr=False)
+
+    @property
+    def id(self):
+        return hashlib.sha256(b"requestState key id|" + self.secret).hexdigest()[:8]
+
+    @classmethod
+    def new(cls):
+        return cls(secrets.token_bytes(32))
+
+    @classmethod
+    def from_hex(cls, text):
+        """A fleet's shared key: at least 32 bytes, written in hex."""
+        secret = bytes.fromhex(text)
+        if len(secret) < 32:
+            raise ValueError("a requestState key needs at least 32 bytes (64 hex digits)")
+        return cls(secret)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a state is bound to: the same at `seal` and at `open`, except the clock."""
+
+    key: bytes = field(repr=False)  # the server's secret key: never in the token, never shown
+    key_id: str       # which key this server has (public)
+    tool: str         # the tool called
+    arguments: str    # digest(arguments) of the call
+    principal: str    # the user this server acts for
+    now: float        # the server's clock, seconds since the epoch
+    ttl: float        # how long a state may live, seconds
+    one_time: bool    # the tool changes things: each of its states may be opened only once
+
+    @property
+    def expires_at(self):
+        """When a state sealed now stops being valid."""
+        return self.now + self.ttl
+
+
+def one_time(tool):
+    """A tool whose states may be opened once: it changes things (`destructiveHint`) and doing
+    it twice is not the same as once (no `idempotentHint`)."""
+    hints = tool.annotations
+    return hints.get("destructiveHint") is True and hints.get("idempotentHint") is not True
+
+
 def _b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def _unb64(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """The bytes of `text`, only if `text` is exactly how `_b64` writes them (no padding,
+    spaces, other alphabet or stray bits): one state, one spelling."""
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not in its canonical encoding")
+    return data
 
 
 class Sealer:
-    def __init__(self, key=None, ttl_seconds=600, clock=time.time):
-        self._key = key or secrets.token_bytes(32)
-        self.ttl = ttl_seconds
-        self.clock = clock
+    """The server's own sealer: signed with HMAC-SHA256 and bound to the tool, the arguments'
+    digest and an expiry (see the module docstring for what it deliberately does not do)."""
 
-    def seal(self, tool, arguments, data):
-        body = {"tool": tool, "args": digest(arguments),
-                "exp": int(self.clock() + self.ttl), "data": data}
-        payload = json.dumps(body, separators=(",", ":")).encode()
-        tag = hmac.new(self._key, payload, hashlib.sha256).digest()
-        return f"v1.{_b64(payload)}.{_b64(tag)}"
+    def seal(self, payload, binding):
+        body = {"tool": binding.tool, "args": binding.arguments,
+                "exp": int(binding.expires_at), "data": payload}
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        tag = hmac.new(binding.key, raw, hashlib.sha256).digest()
+        return f"v1.{_b64(raw)}.{_b64(tag)}"
 
-    def open(self, token, tool, arguments):
-        """The data sealed for exactly this tool and these arguments, or StateError."""
+    def open(self, token, binding):
+        """The payload sealed for exactly this tool and these arguments, or StateError."""
         try:
-            version, payload_b64, tag_b64 = token.split(".")
-            payload, tag = _unb64(payload_b64), _unb64(tag_b64)
+            version, raw_b64, tag_b64 = token.split(".")
+            raw, tag = _unb64(raw_b64), _unb64(tag_b64)
         except (AttributeError, ValueError):
             raise StateError("malformed") from None
-        expected = hmac.new(self._key, payload, hashlib.sha256).digest()
+        expected = hmac.new(binding.key, raw, hashlib.sha256).digest()
         if version != "v1" or not hmac.compare_digest(tag, expected):
             raise StateError("seal")
-        body = json.loads(payload)
-        if body["exp"] < self.clock():
+        body = json.loads(raw)
+        if body["exp"] < binding.now:
             raise StateError("expired")
-        if body["tool"] != tool or body["args"] != digest(arguments):
+        if body["tool"] != binding.tool or body["args"] != binding.arguments:
             raise StateError("bound to another request")
         return body["data"]
+
+
+class States:
+    """The server's side of requestState: one binding per call, the sealer asked, and every
+    failure a StateError (the session refuses with -32602, or ends the call with a tool error)."""
+
+    def __init__(self, sealer, key, ttl, principal, clock=time.time):
+        self.sealer, self.key, self.ttl = sealer, key, ttl
+        self.principal, self.clock = principal, clock
+
+    def binding(self, tool, arguments):
+        return Binding(key=self.key.secret, key_id=self.key.id, tool=tool.name,
+                       arguments=digest(arguments), principal=self.principal,
+                       now=self.clock(), ttl=self.ttl, one_time=one_time(tool))
+
+    def seal(self, tool, arguments, payload):
+        """The token for `payload` (a JSON dict; the sealer gets its own copy)."""
+        try:
+            token = self.sealer.seal(json.loads(json.dumps(payload)),
+                                     self.binding(tool, arguments))
+        except (Exception, SystemExit) as exc:
+            raise StateError(f"the sealer failed: {type(exc).__name__}: {exc}") from None
+        if not isinstance(token, str) or not token:
+            raise StateError(f"the sealer gave {type(token).__name__}, not a text token")
+        return token
+
+    def open(self, token, tool, arguments):
+        """What was sealed in `token` for this call; StateError for anything else."""
+        if not isinstance(token, str):
+            raise StateError("not a text token")
+        try:
+            return self.sealer.open(token, self.binding(tool, arguments))
+        except StateError:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise StateError(f"{type(exc).__name__}: {exc}") from None

@@ -1,4 +1,4 @@
-"""The notes server: its configuration, its tools, and the two hooks a solution may replace.
+"""The notes server: its configuration, its tools, and the hooks a solution may replace.
 
 `NotesServer` is shared by every connection (the demo opens several, `serve` one). It holds
 the configuration, the tool registry (the lesson's tools from tools.py and whatever a
@@ -9,6 +9,10 @@ learner's solution adds), the URL flow records, and the two hooks of the exercis
   answer is always no; `--demo-url-guard` installs the demo's fixed one (url_mode.demo_guard).
 - the reaction to a roots change (exercise 4): which open handles stop working. Without a
   reaction the server revokes every open handle on any change, which is safe but coarse.
+- the requestState sealer (the challenge of notebook 6): how a 2026-07-28 state is sealed and
+  verified (request_state.py). Without one the server uses its own `Sealer`, which signs but
+  neither encrypts, nor binds to the user, nor stops replays. Its key is the server's
+  (`ServerKey`: new at each start, or a fleet's with --state-key), never the solution's.
 
 A roots change is applied by the session between two tool runs: the reaction sees a
 `RootsChange` (old and new RootSet, the open handles) and stages revocations; the session
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 import tools
 import url_mode
 from protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
+from request_state import Sealer, ServerKey, States
 from roots import RootSet
 from tooling import MissingCapability, Tool, ToolError, error_result, ok  # noqa: F401
 
@@ -45,6 +50,9 @@ class Config:
     setup_wait: float = 10.0        # how long a call waits for the setup page (<= 45 s)
     url_ttl: float = 600.0          # lifetime of a URL elicitation record
     state_ttl: float = 600.0        # lifetime of a 2026-07-28 requestState
+    state_key: str | None = None    # hex: a fleet's shared requestState key (None: new at start)
+    state_sealer: str = "solution"  # who seals requestState: a solution's sealer when it brings
+    #                                 one, or always the server's own ("server")
     setup_page: str = "http"        # how a driver shows the page: "http" (127.0.0.1, the
     #                                 stdio driver), "inline" (no socket) or "rpc" (the private
     #                                 SETUP_PAGE_METHOD on the MCP pipe): see setup_page.py
@@ -102,6 +110,9 @@ class NotesServer:
         self.tools = {}
         self.url_guard = url_mode.demo_guard if self.config.demo_url_guard else None
         self.roots_reaction = revoke_every_handle
+        key = ServerKey.from_hex(self.config.state_key) if self.config.state_key \
+            else ServerKey.new()
+        self.states = States(Sealer(), key, self.config.state_ttl, self.config.subject)
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
         self.solution = None  # what a learner's solution brought, reported in initialize
         self._page = None
@@ -133,6 +144,9 @@ class NotesServer:
         if extension.roots_reaction is not None:
             self.roots_reaction = extension.roots_reaction
             self.solution["hooks"].append("on_roots_changed")
+        if extension.state_sealer is not None and self.config.state_sealer == "solution":
+            self.states.sealer = extension.state_sealer
+            self.solution["hooks"].append("request_state")
 
     def capabilities(self):
         return {"tools": {"listChanged": False}}

@@ -27,7 +27,7 @@ Questions are `elicitation/create` requests sent mid-call.
 2026-07-28: no handshake; every request carries `_meta` with the version and the client's
 capabilities, and the server sends no requests. A question ends the request with an
 `input_required` result; the client retries with `inputResponses` and the sealed
-`requestState` (request_state.py).
+`requestState` (request_state.py: the server's sealer, or the one a solution brings).
 
 Cancellation: `notifications/cancelled` drops a parked call. Nothing of it runs again, no
 result is sent, and (2025-11-25) the client is told that the server's own pending questions
@@ -57,7 +57,7 @@ from protocol import (
     UNSUPPORTED_PROTOCOL_VERSION,
     URL_ELICITATION_REQUIRED,
 )
-from request_state import Sealer, StateError
+from request_state import StateError
 from roots import RootError, RootSet
 from server import REACTION_FAILED, RootsChange
 from store import Handles
@@ -90,6 +90,9 @@ NOBODY_ANSWERED = "Nadie respondió a tiempo; no hice nada."
 NOT_JSON = ("La herramienta {name} devolvió algo que no se puede enviar como JSON ({problem}), "
             "así que no lo envié. Devuelve solo texto, números, booleanos, None, listas y "
             "diccionarios.")
+
+NOT_SEALED = ("No pude sellar el estado de {name} para el siguiente paso (el sellador de "
+              "requestState falló), así que no pregunté nada y no hice nada.")
 
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
@@ -136,7 +139,6 @@ class Session:
         self.clock = clock
         self.id = secrets.token_hex(8)
         self.handles = Handles()
-        self.sealer = Sealer(ttl_seconds=self.config.state_ttl)
         self.protocol_version = None       # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
         self.initialized = False
@@ -418,18 +420,24 @@ class Session:
         return None if result is None else stateless_result(result, cacheable=True)
 
     def _restore(self, call, params):
-        """A 2026-07-28 retry: open the sealed state and take the answers it asked for."""
+        """A 2026-07-28 retry: open the sealed state and take the answers it asked for.
+
+        Everything else is checked first, so a refused retry reaches the sealer last and a
+        sealer's one-time use (request_state.py) is spent only by a retry that goes on."""
+        responses = params.get("inputResponses") or {}
+        if not isinstance(responses, dict):
+            raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
         saved = {"answers": {}, "asked": {}, "memos": {}}
         if "requestState" in params:
             try:
-                saved = self.sealer.open(params["requestState"], call.name, call.arguments)
+                saved = self.server.states.open(params["requestState"],
+                                                self.server.tools[call.name], call.arguments)
+                if not _restorable(saved):
+                    raise StateError("the sealer gave back something this server never sealed")
             except StateError as exc:
                 self.server.log(f"refused requestState: {exc}")
                 raise wire.RpcError(wire.INVALID_PARAMS, "Invalid or expired requestState",
                                     {"reason": "invalid_request_state"}) from None
-        responses = params.get("inputResponses") or {}
-        if not isinstance(responses, dict):
-            raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
         call.asked, call.memos = saved["asked"], saved["memos"]
         pending = saved.get("pending")  # only the question of the last round may be answered
         call.answers = {**saved["answers"], **{k: v for k, v in responses.items()
@@ -497,11 +505,7 @@ class Session:
             if problem is not None:  # the same refusal at both revisions
                 self._answer(call, self._not_json(call, problem))
             elif call.stateless:
-                state = self.sealer.seal(call.name, call.arguments, {
-                    "answers": call.answers, "asked": call.asked, "memos": call.memos,
-                    "pending": need.key})
-                self._answer(call, {"inputRequests": {need.key: need.request},
-                                    "requestState": state}, "input_required")
+                self._input_required(call, need)
             else:
                 self._ask_client(call, need.key, need.request)
             return
@@ -517,6 +521,19 @@ class Session:
             self._answer(call, err)
             return
         self._answer(call, result)
+
+    def _input_required(self, call, need):
+        """2026-07-28: end this round with the question and the state sealed for the retry."""
+        try:
+            state = self.server.states.seal(self.server.tools[call.name], call.arguments, {
+                "answers": call.answers, "asked": call.asked, "memos": call.memos,
+                "pending": need.key})
+        except StateError as exc:
+            self.server.log(f"tool {call.name}: could not seal its requestState ({exc})")
+            self._answer(call, error_result(NOT_SEALED.format(name=call.name)))
+            return
+        self._answer(call, {"inputRequests": {need.key: need.request},
+                            "requestState": state}, "input_required")
 
     def _invoke(self, call):
         tool = self.server.tools[call.name]
@@ -684,6 +701,13 @@ class Session:
         timer = call.timers.pop(name, None)
         if timer is not None:
             timer.cancel()
+
+
+def _restorable(saved):
+    """A payload of the shape `_input_required` seals (a sealer may give back anything)."""
+    return isinstance(saved, dict) and all(isinstance(saved.get(key), dict)
+                                           for key in ("answers", "asked", "memos")) \
+        and isinstance(saved.get("pending", ""), str)
 
 
 def stateless_result(result, result_type="complete", cacheable=False):

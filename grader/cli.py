@@ -1,7 +1,7 @@
 """`python -m grader`: the command line. See grader/README.md for the full description.
 
     python -m grader PATH... [--format text|json|csv|gradescope] [--out DIR] [--jobs N]
-                     [--only ejercicio2,ejercicio3,ejercicio4] [--batch DIR]
+                     [--only ejercicio2,ejercicio3,ejercicio4,reto] [--batch DIR]
                      [--tests public|all] [--host auto|sandbox|portable|inprocess]
                      [--hidden-visibility visible|after_due_date|after_published|hidden]
                      [--budget SECONDS] [--require-isolation] [--allow-unsafe-plain]
@@ -41,8 +41,9 @@ NAME_BYTES = 200                                # ... and its UTF-8 bytes (a fil
 
 def parse(argv):
     parser = argparse.ArgumentParser(prog="python -m grader",
-                                     description="Corrige los ejercicios 2, 3 y 4 de la "
-                                                 "lección Roots y Elicitación.")
+                                     description="Corrige los ejercicios 2, 3 y 4 (y el reto "
+                                                 "opcional) de la lección Roots y "
+                                                 "Elicitación.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="una entrega por ruta: .ipynb, .py, carpeta o .zip")
     parser.add_argument("--batch", metavar="DIR",
@@ -53,7 +54,7 @@ def parse(argv):
     parser.add_argument("--jobs", type=int, default=None,
                         help="entregas en paralelo (por defecto: 1, o los núcleos con --batch)")
     parser.add_argument("--only", default="", metavar="EJERCICIOS",
-                        help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3")
+                        help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3 o reto")
     parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET,
                         help="segundos como máximo por entrega")
     parser.add_argument("--tests", default="all", choices=SUITES,
@@ -86,6 +87,8 @@ def parse(argv):
 
 
 def normalise(name):
+    if name.strip().lower() == "reto":
+        return "reto"
     match = re.fullmatch(r"\s*(?:ejercicio|ej)?([234])\s*", name.lower())
     if not match:
         raise ValueError(f"--only: ejercicio desconocido {name!r} (usa {', '.join(EXERCISES)})")
@@ -128,7 +131,7 @@ def progress_bar(stream):
     def show(done, total, result):
         width = 30
         filled = int(width * done / total)
-        mark = "✔" if result.get("score") == result.get("max_score") else "·"
+        mark = "✔" if full_marks(result) else "·"
         stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
                      f"{mark} {one_line(result.get('submission', ''), 29):30}")
         if done == total:
@@ -223,7 +226,14 @@ def main(argv=None):
                              f"{error}\n")
     if any(result.get("internal_errors") for result in results) or not written:
         return EXIT_INTERNAL
-    return EXIT_FULL if all(r["score"] == r["max_score"] for r in results) else EXIT_PARTIAL
+    return EXIT_FULL if all(full_marks(r) for r in results) else EXIT_PARTIAL
+
+
+def full_marks(result):
+    """The exercises, and the optional challenge when it was graded, all with full marks."""
+    challenge = result.get("challenge") or {}
+    return result["score"] == result["max_score"] and \
+        challenge.get("score") == challenge.get("max_score")
 
 
 def emit(args, results, out, names):

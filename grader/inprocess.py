@@ -59,14 +59,15 @@ class InProcessHost:
     def inner(self, name):
         return self.solution_dir if name == "solution" else os.path.join(self.root, name)
 
-    def new_server(self, sdk, setup_wait):
-        """A fresh notes server with the learner's solution, like `serve --solution`."""
+    def new_server(self, sdk, setup_wait, config=None):
+        """A fresh notes server with the learner's solution, like `serve --solution`; `config`:
+        more `server.Config` fields (the requestState options of grader/checks/lab.py)."""
         import extension
         from server import Config, NotesServer
         try:
             loaded = extension.load(self.solution_dir)
             config = Config(sdk_version=sdk or None, setup_wait=float(setup_wait),
-                            setup_page="inline")
+                            setup_page="inline", **(config or {}))
             return NotesServer(config, loaded, log=self.log)
         except Exception as exc:  # the solution broke the server itself
             raise HostError(f"{type(exc).__name__}: {exc}") from None

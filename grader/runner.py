@@ -4,7 +4,12 @@
 
     {"submission", "score", "max_score", "tests": [{"id", "name", "exercise", "score",
      "max_score", "status", "hidden", "output"}], "suite", "protections", "notice",
-     "problems", "output", "execution_time", "internal_errors", "warnings"}
+     "problems", "output", "execution_time", "internal_errors", "warnings"[, "challenge"]}
+
+The optional challenge ("reto", notebook 6) is graded only when the submission brings reto.py
+(or `only` names it), and counted apart: `score`/`max_score` are the exercises' (the
+challenge's own when it is all that was graded), and `challenge` is {"exercise": "reto",
+"score", "max_score"} whenever it was graded.
 
 `tests` ("public" or "all") picks the suites: grader/checks/public/ always, and
 grader/checks/hidden/ too with "all" when it is there (the student edition has no hidden
@@ -40,7 +45,8 @@ from grader.escape import json_safe, one_line
 from grader.paths import CHECKS_DIR
 from grader.state import SubmissionState
 
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
+EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4", "reto")
+CHALLENGE = "reto"  # optional, counted apart from the exercises (see the docstring)
 SUITES = ("public", "all")
 SUBMISSION_BUDGET = 240.0  # seconds of wall time for all the tests of one submission
 PROBE_TIMEOUT = 10.0
@@ -63,7 +69,7 @@ def check_files(folder):
     if not os.path.isdir(folder):
         return []
     return sorted(os.path.join(folder, name) for name in os.listdir(folder)
-                  if name.startswith("test_ej") and name.endswith(".py"))
+                  if name.startswith(("test_ej", "test_reto")) and name.endswith(".py"))
 
 
 def suite_files(tests):
@@ -113,6 +119,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
     workdir = None
     try:
         prepared = kind.prepare(path, name)
+        take_challenge(state, prepared)
         workdir = kind.workspace()
         if prepared.files:
             solution = kind.write(prepared, os.path.join(workdir, "solution"))
@@ -137,6 +144,15 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
         state.internal_errors.append("a grading file in grader/checks changed on disk during "
                                      "this run; every result of this run is suspect")
     return assemble(prepared, state, kind, time.monotonic() - started)
+
+
+def take_challenge(state, prepared):
+    """What the grader reads in reto.py (as text); without the file the optional challenge is
+    not graded at all, unless it was asked for by name."""
+    from grader.checks.reto import source_facts
+    state.reto_source = source_facts(prepared.files.get("reto.py"))
+    if not state.reto_source.present and CHALLENGE not in state.only:
+        state.only = frozenset(state.only or EXERCISES) - {CHALLENGE}
 
 
 def start(state, kind, solution, workdir, prepared):
@@ -236,8 +252,10 @@ def assemble(prepared, state, kind, seconds):
         state.internal_errors.append("no grading test was collected")
     from grader.checks.grading import essentials
     tests += essentials(list(state.expected.values()), tests)
-    score = round(sum(t["score"] for t in tests), 2)
-    max_score = sum(t["max_score"] for t in tests)
+    challenge = [t for t in tests if t["exercise"] == CHALLENGE]
+    counted = [t for t in tests if t["exercise"] != CHALLENGE] or challenge
+    score = round(sum(t["score"] for t in counted), 2)
+    max_score = sum(t["max_score"] for t in counted)
     protections = state.host.protections() if state.host is not None else \
         {**kind.describe(), "note": "no se ejecutó nada de la entrega"}
     notices = [state.host.notice] if getattr(state.host, "notice", "") else []
@@ -250,23 +268,29 @@ def assemble(prepared, state, kind, seconds):
     public_output = report_lines(
         prepared.name, [t for t in tests if not t["hidden"]], notices,
         None if state.broken_in_hidden else state.broken, public, public_only=True)
-    return json_safe({"submission": prepared.name, "score": score, "max_score": max_score,
-                      "tests": tests, "suite": state.suite, "protections": protections,
-                      "notice": " ".join(notices), "problems": problems,
-                      "output": output, "public_output": public_output,
-                      "execution_time": round(seconds, 2),
-                      "internal_errors": state.internal_errors, "warnings": state.warnings})
+    result = {"submission": prepared.name, "score": score, "max_score": max_score,
+              "tests": tests, "suite": state.suite, "protections": protections,
+              "notice": " ".join(notices), "problems": problems,
+              "output": output, "public_output": public_output,
+              "execution_time": round(seconds, 2),
+              "internal_errors": state.internal_errors, "warnings": state.warnings}
+    if challenge:
+        result["challenge"] = {"exercise": CHALLENGE,
+                               "score": round(sum(t["score"] for t in challenge), 2),
+                               "max_score": sum(t["max_score"] for t in challenge)}
+    return json_safe(result)
 
 
 def report_lines(name, tests, notices, broken, problems, public_only=False):
     """The report's header: the total, each exercise (public and hidden), notes and problems.
     `public_only`: what is known before any hidden test ran (its tests are the public ones;
     `broken` and `problems` are those that came outside the hidden tests)."""
-    score = sum(t["score"] for t in tests)
-    total = sum(t["max_score"] for t in tests)
-    lines = [f"Entrega: {one_line(name)}",
-             f"Puntuación{' de las pruebas públicas' if public_only else ''}: {score:g} / "
-             f"{total:g}"]
+    counted = [t for t in tests if t["exercise"] != CHALLENGE]
+    lines = [f"Entrega: {one_line(name)}"]
+    if counted or not tests:
+        lines.append(f"Puntuación{' de las pruebas públicas' if public_only else ''}: "
+                     f"{sum(t['score'] for t in counted):g} / "
+                     f"{sum(t['max_score'] for t in counted):g}")
     for exercise in EXERCISES:
         mine = [t for t in tests if t["exercise"] == exercise]
         if mine:
@@ -275,7 +299,9 @@ def report_lines(name, tests, notices, broken, problems, public_only=False):
                      f"{sum(t['max_score'] for t in mine if not t['hidden']):g}; ocultas "
                      f"{sum(t['score'] for t in hidden):g} / "
                      f"{sum(t['max_score'] for t in hidden):g})") if hidden else ""
-            lines.append(f"  {exercise}: {sum(t['score'] for t in mine):g} / "
+            label = f"{exercise} (opcional, aparte de la nota)" if exercise == CHALLENGE \
+                else exercise
+            lines.append(f"  {label}: {sum(t['score'] for t in mine):g} / "
                          f"{sum(t['max_score'] for t in mine):g}{split}")
     lines += [f"Nota: {text}" for text in notices]
     if broken:

@@ -28,7 +28,7 @@ def default_host():
 
 
 def run(folder, exercise, host=None, budget=runner.SUBMISSION_BUDGET):
-    """The public tests of `exercise` ("ejercicio2", "ejercicio3" or "ejercicio4") on the
+    """The public tests of `exercise` ("ejercicio2", "ejercicio3", "ejercicio4" or "reto") on the
     solutions in `folder`: the result dict of grader.runner.grade."""
     folder = os.fspath(folder)
     return runner.grade(folder, name=os.path.basename(os.path.normpath(folder)),

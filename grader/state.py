@@ -4,7 +4,8 @@ grader.runner creates it (`state`), hands it to the test runner (the pytest plug
 grader.checks.direct in the browser), and each test's `Lab` reaches it as `lab.state`. What the
 server said about itself is not in here: only what the grader observed (the tools `tools/list`
 named, what came back on the wire, the disk). The facts of the scenarios that several tests
-share (exercise 2's positive scenario, exercise 4's main removal) are typed dataclasses too.
+share (exercise 2's positive scenario, exercise 4's main removal, the challenge's positive
+scenario) are typed dataclasses too.
 
 The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
 timeout may still use, so no call ever waits past the budget.
@@ -65,6 +66,33 @@ class RemovalFacts:
 
 
 @dataclass
+class RetoSource:
+    """What the grader reads in the challenge's file (as text, never run): whether it was handed
+    in, and whether it compares in constant time (a call to `compare_digest`)."""
+    present: bool = False
+    compare_digest: bool = False
+
+
+@dataclass
+class RetoFacts:
+    """The challenge's positive scenario: notes_delete played round by round with the learner's
+    sealer, then what the server's own sealer would not have refused."""
+    marker: str = ""                  # the secret-looking part of n-b's file name
+    problem: str = ""                 # why the legitimate flow did not work ("" when it did)
+    roots_token: str = ""             # T1: the state of the round that asks for the roots
+    form_token: str = ""              # T2: the state of the round that asks which note
+    replays: list = field(default_factory=list)  # [(attack, what happened)] accepted replays
+    other_user: str = ""              # what happened to a token moved to another user ("" ok)
+    other_user_changed: bool = False  # ...and whether it changed the notes (a severe failure)
+    readable: str = ""                # how the marker could be read from a token ("" if not)
+
+    @property
+    def beyond_the_servers_own(self):
+        """At least one thing the server's own sealer (request_state.Sealer) never does."""
+        return not self.replays or not self.other_user or not self.readable
+
+
+@dataclass
 class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
     budget: float = 240.0                     # seconds of wall time for the whole submission
@@ -87,6 +115,8 @@ class SubmissionState:
     url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
     url_servers: dict = field(default_factory=dict)    # SDK version -> 2026-07-28 Run kept
     roots_removal: object = None                       # RemovalFacts (or the Broken)
+    reto_source: RetoSource = field(default_factory=RetoSource)  # the challenge's file, read
+    reto: object = None                                # RetoFacts (or the Broken)
     expected: dict = field(default_factory=dict)       # nodeid -> test spec
     results: dict = field(default_factory=dict)        # nodeid -> test result
     collected: dict = field(default_factory=dict)      # check file name -> graded tests in it

@@ -132,7 +132,7 @@ def spec_for(function, module_file, revision=None):
     spec = function.grading
     where = f" [{revision}]" if revision else ""
     mark = f" {HIDDEN_MARK}" if spec["hidden"] else ""
-    stem = os.path.splitext(os.path.basename(module_file))[0].replace("test_ej", "ej", 1)
+    stem = os.path.splitext(os.path.basename(module_file))[0].removeprefix("test_")
     return {**spec, "name": f"{spec['exercise']}{where}{mark} {spec['title']}",
             "id": f"{stem}/{function.__name__}" + (f"[{revision}]" if revision else "")}
 
@@ -180,8 +180,8 @@ def score(state, spec, grade, exc):
 # -- severity: a serious mistake costs at least half of its exercise --------------------------
 ESSENTIALS_TITLE = "lo imprescindible"
 ESSENTIALS_HIDDEN = ("una prueba oculta vio un error grave (actuar sin la decisión del usuario, "
-                     "tocar algo fuera de las roots o dejar un secreto a la vista); repasa «lo "
-                     "imprescindible» del enunciado")
+                     "tocar algo fuera de las roots, dejar un secreto a la vista o aceptar un "
+                     "token falsificado o repetido); repasa «lo imprescindible» del enunciado")
 
 
 def essentials(specs, tests):

@@ -17,6 +17,10 @@ from grader.checks.runs import InProcessRun, ServerRun, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
 
+STATE_OPTIONS = {  # lab.server(state=...) -> (`main.py serve` option, server.Config field)
+    "sealer": ("--state-sealer", "state_sealer"), "key": ("--state-key", "state_key"),
+    "subject": ("--subject", "subject"), "ttl": ("--state-ttl", "state_ttl")}
+
 
 class Lab:
     """One test's workspace: its folders, its servers; everything is stopped afterwards."""
@@ -68,18 +72,25 @@ class Lab:
         return run
 
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), protocol=None, connect=True, keep=False):
+               answers=(), protocol=None, connect=True, keep=False, state=None):
+        """A server with the learner's solution. `state`: its requestState options (`sealer`:
+        "server", the default, so that no exercise depends on the optional challenge's file, or
+        "solution"; `key`: a fleet's shared key in hex; `subject`; `ttl` in seconds)."""
         self.require_solution()
         host = self.state.host
         user = scripted_user(answers)
         roots = list(roots) if roots is not None else None
+        state = {"sealer": "server", **(state or {})}
         if host.processes:
             argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
                     "--setup-wait", str(setup_wait)]
+            for option, value in state.items():
+                argv += [STATE_OPTIONS[option][0], str(value)]
             run = ServerRun(self, revision, argv, roots, elicitation, user, protocol=protocol)
         else:
+            config = {STATE_OPTIONS[option][1]: value for option, value in state.items()}
             try:
-                server = host.new_server(sdk, setup_wait)
+                server = host.new_server(sdk, setup_wait, config)
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
             run = InProcessRun(self, revision, server, roots, elicitation, user,

@@ -369,6 +369,29 @@ class RunMixin:
             raise Broken(f"{name} devolvió algo que no es un resultado: {short(result)}")
         return CallTrace(result, error, self.prompts_since(start), self.frames[start:])
 
+    def request(self, method, params, timeout=CALL_TIMEOUT):
+        """One request and its raw answer, with no `input_required` loop: (result, None), or
+        (None, the wire.RpcError it got). Broken when the server hangs, dies or floods."""
+        wait = self._budget(timeout)
+        result = error = None
+        try:
+            result = self.client.request(method, params, timeout=wait)
+        except TimeoutError:
+            if self.state.left() <= 0:
+                raise Broken(OUT_OF_TIME) from None
+            self.kill()
+            self.died()
+            raise Broken(f"{method} no respondió en {timeout:.0f} s") from None
+        except wire.RpcError as exc:
+            error = exc
+        except (wire.ConnectionClosed, OSError, ValueError) as exc:
+            raise Broken(f"{method}: {self.died()} ({type(exc).__name__})") from None
+        if self.flooded:
+            raise Broken(self.died())
+        if error is None and not isinstance(result, dict):
+            raise Broken(f"{method} devolvió algo que no es un resultado: {short(result)}")
+        return result, error
+
     def set_roots(self, uris):
         self.client.timeout = self._budget(CONNECT_TIMEOUT)
         try:

@@ -1,7 +1,8 @@
-"""Write grader/reference/solucion.ipynb from grader/reference/soluciones/ejercicioN.py.
+"""Write grader/reference/solucion.ipynb from grader/reference/soluciones/*.py.
 
 The notebook is the reference in the form learners hand in: one `%%writefile
-soluciones/ejercicioN.py` cell per exercise. Run `python grader/reference/make_notebook.py`
+soluciones/ejercicioN.py` cell per exercise, and one `%%writefile soluciones/reto.py` for the
+optional challenge of notebook 6. Run `python grader/reference/make_notebook.py`
 after editing a reference file; tests/grader checks that both forms agree.
 """
 
@@ -9,17 +10,18 @@ import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SOLUTIONS = ("ejercicio2", "ejercicio3", "ejercicio4", "reto")
 
 
 def notebook():
     cells = [{"cell_type": "markdown", "metadata": {}, "id": "intro",
-              "source": ["# Solución de referencia: ejercicios 2, 3 y 4\n"]}]
-    for n in (2, 3, 4):
-        with open(os.path.join(HERE, "soluciones", f"ejercicio{n}.py"), encoding="utf-8") as f:
+              "source": ["# Solución de referencia: ejercicios 2, 3 y 4, y el reto\n"]}]
+    for name in SOLUTIONS:
+        with open(os.path.join(HERE, "soluciones", f"{name}.py"), encoding="utf-8") as f:
             body = f.read()
-        source = f"%%writefile soluciones/ejercicio{n}.py\n" + body
+        source = f"%%writefile soluciones/{name}.py\n" + body
         cells.append({"cell_type": "code", "execution_count": None, "metadata": {},
-                      "id": f"ejercicio{n}", "outputs": [],
+                      "id": name, "outputs": [],
                       "source": source.splitlines(keepends=True)})
     return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3",
                                                         "language": "python",

@@ -274,7 +274,7 @@ STARTERS = (
                    "✓ Estado alterado y estado reutilizado con otros argumentos",
                    "✓ Ninguna escritura salió del límite configurado en el servidor.",
                    "« ✓ Sincronización configurada", "« ✗ Sin implementar",
-                   zero_points("ejercicio2"), zero_points("ejercicio3")),
+                   zero_points("ejercicio2"), zero_points("ejercicio3"), zero_points("reto")),
            focus="« ✓ Sincronización configurada"),
     Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Representan"),
     Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),

@@ -75,7 +75,7 @@ SOLVED = (
             focus="Enviaste Rechazar"),
     Journey("06_revision_2026.ipynb", learner_06_solved,
             prints=("« ✓ Sincronización configurada", "« ✓ Archivada la nota note-3",
-                    full_marks("ejercicio2"), full_marks("ejercicio3")),
+                    full_marks("ejercicio2"), full_marks("ejercicio3"), full_marks("reto")),
             focus='"note_id":"note-3","confirm":true'),
 )
 

@@ -92,6 +92,24 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
        "ej4_hidden/test_root_through_a_symlinked_folder",
        "ej4_hidden/test_root_narrowed_to_a_subfolder"}
 
+RETO_SEVERE = "reto/lo_imprescindible"
+RETO_DERIVE = ("def derive(key, purpose):\n"
+               "    return hmac.new(key, purpose, sha256).digest()\n")
+RETO_CHECKS = _block("reto.py", "        expected = hmac.new(", "            self.usados[nonce] = "
+                     "expires\n")
+RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes de comprobar el sello
+            self.usados = {n: hasta for n, hasta in self.usados.items() if hasta >= binding.now}
+            if nonce in self.usados:
+                raise ValueError("ya usado")
+            self.usados[nonce] = expires
+        expected = hmac.new(derive(binding.key, b"firmar"),
+                            header(binding, expires) + nonce + cipher, sha256).digest()
+        if not hmac.compare_digest(tag, expected):
+            raise ValueError("sello roto, de otra llamada, de otro usuario o de otra clave")
+        if binding.now > expires:
+            raise ValueError("caducado")
+"""
+
 MUTANTS = [
     # -- the blind test's bugs ------------------------------------------------------------------
     Mutant("no_revisa_las_roots_tras_el_formulario", "ejercicio2.py", BODY, """\
@@ -279,4 +297,52 @@ MUTANTS = [
                 handle.revoked = "tarde"
             threading.Timer(0.5, later).start()
 """, EX4, "siguió leyendo la nota en la primera llamada tras el cambio"),
+    # -- the requestState challenge (reto), written from its statement -------------------------
+    Mutant("hash_sin_clave", "reto.py", RETO_DERIVE,
+           "def derive(key, purpose):\n"
+           "    return sha256(purpose).digest()  # BUG: un hash, sin la clave\n",
+           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
+           "tu sello no depende de la clave del servidor"),
+    Mutant("clave_en_el_archivo", "reto.py", RETO_DERIVE,
+           "CLAVE = b\"clave-secreta-del-reto-0123456789abcdef\"  # BUG: en el archivo\n\n\n"
+           "def derive(key, purpose):\n"
+           "    return hmac.new(CLAVE, purpose, sha256).digest()\n",
+           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
+           "una clave fija en tu archivo"),
+    Mutant("compara_con_igual", "reto.py", "        if not hmac.compare_digest(tag, expected):\n",
+           "        if tag != expected:  # BUG: tarda distinto según dónde difieren\n",
+           {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
+    Mutant("sin_caducidad", "reto.py",
+           "        if binding.now > expires:\n            raise ValueError(\"caducado\")\n", "",
+           {"reto/test_an_expired_token_is_refused",
+            "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
+           "un token caducado"),
+    Mutant("sin_atar_a_la_llamada", "reto.py",
+           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
+           "    fields = [VERSION, binding.principal, expires]  # BUG: sin la llamada\n",
+           {"reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused", RETO_SEVERE,
+            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "otra herramienta"),
+    Mutant("sin_usuario", "reto.py",
+           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
+           "    fields = [VERSION, binding.tool, binding.arguments, expires]  # BUG: sin usuario\n",
+           {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
+            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "binding.principal"),
+    Mutant("repeticion_permitida", "reto.py",
+           "            if nonce in self.usados:\n                raise ValueError(\"ya usado\")\n",
+           "", {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
+                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
+           "vale una sola vez"),
+    Mutant("estado_en_claro", "reto.py", "    return bytes(out[:length])\n",
+           "    return bytes(length)  # BUG: un flujo de ceros: el estado va en claro\n",
+           {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
+            "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
+           "cifra lo que sellas"),
+    Mutant("gasta_antes_de_comprobar", "reto.py", RETO_CHECKS, RETO_SPEND_FIRST,
+           {"reto/test_a_token_with_a_character_changed_is_refused"},
+           "un intento rechazado gastó el token legítimo"),
+    Mutant("acepta_el_token_re_codificado", "reto.py",
+           "    if b64(data) != text:  # relleno, espacios, otro alfabeto o bits sobrantes: otro "
+           "token\n        raise ValueError(\"el token no está escrito como se dio\")\n", "",
+           {"reto/test_a_token_spelled_another_way_is_refused",
+            "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
 ]

@@ -9,7 +9,9 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
 - constant answers: the guard always True or always False, a reaction that revokes every handle
   or none;
 - half a guard: only the version (compared as numbers, or as text), only the protocol;
-- a tool that asks and never acts, and a tool that acts without asking.
+- a tool that asks and never acts, and a tool that acts without asking;
+- the optional challenge (reto.py): the server's own sealer handed back as the learner's, and a
+  token that is the payload in base64 with no seal at all.
 """
 
 import json
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LESSONS = os.path.join(REPO, "lessons")
-WRITEFILE = re.compile(r"^%%writefile\s+soluciones/(ejercicio[234])\.py\s*$")
+WRITEFILE = re.compile(r"^%%writefile\s+soluciones/(ejercicio[234]|reto)\.py\s*$")
 
 HEADER = "from extension import Extension\n\nextension = Extension()\n"
 ARCHIVE = '''
@@ -34,7 +36,7 @@ ARCHIVE = '''
 @dataclass
 class Null:
     name: str
-    exercise: str   # "ejercicio2", "ejercicio3" or "ejercicio4"
+    exercise: str   # "ejercicio2", "ejercicio3", "ejercicio4" or "reto"
     source: str
 
     def write(self, folder):
@@ -152,5 +154,23 @@ from server import ToolError, ok
     note = matches[0]
     ctx.archive(note)
     return ok(f"Archivada {note.id}.")
+'''),
+    Null("sello_del_servidor", "reto", HEADER + '''
+import request_state
+
+extension.request_state(request_state.Sealer())
+'''),
+    Null("sin_sello", "reto", HEADER + '''
+import base64
+import json
+
+
+@extension.request_state
+class SinSello:
+    def seal(self, payload, binding):
+        return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
+
+    def open(self, token, binding):
+        return json.loads(base64.urlsafe_b64decode(token))
 '''),
 ]

@@ -8,6 +8,9 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
   that acts without asking) scores 0 on every test of its exercise, public and hidden;
 - every one-bug solution (tests/grader/mutants.py) loses exactly the tests it should, and the
   feedback of one of them names the bug.
+
+The optional challenge (reto.py, notebook 6) is graded whenever a submission brings it and is
+counted apart: `score`/`max_score` are the exercises', `challenge` is the reto's own total.
 """
 
 import os
@@ -25,8 +28,10 @@ NOTEBOOK = os.path.join(os.path.dirname(REFERENCE), "solucion.ipynb")
 CORRECT = os.path.join(HERE, "correct")
 STYLES = sorted(os.listdir(CORRECT))
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
-FULL = {"ejercicio2": 28, "ejercicio3": 16, "ejercicio4": 9}
-PUBLIC = {"ejercicio2": 24, "ejercicio3": 10, "ejercicio4": 5}
+CHALLENGE = "reto"
+FULL = {"ejercicio2": 28, "ejercicio3": 16, "ejercicio4": 9, CHALLENGE: 34}
+PUBLIC = {"ejercicio2": 24, "ejercicio3": 10, "ejercicio4": 5, CHALLENGE: 24}
+EXERCISES_TOTAL = sum(FULL[exercise] for exercise in EXERCISES)
 
 
 @pytest.fixture(scope="module")
@@ -65,20 +70,24 @@ def lost_points(result):
 def test_reference_gets_full_marks_in_every_form(graded, form):
     result = graded[form]
     assert not lost_points(result), lost_points(result)
-    assert result["max_score"] == result["score"] == sum(FULL.values())
-    assert {t["exercise"] for t in result["tests"]} == set(EXERCISES)
+    assert result["max_score"] == result["score"] == EXERCISES_TOTAL
+    assert result["challenge"] == {"exercise": CHALLENGE, "score": FULL[CHALLENGE],
+                                   "max_score": FULL[CHALLENGE]}
+    assert {t["exercise"] for t in result["tests"]} == {*EXERCISES, CHALLENGE}
 
 
 @pytest.mark.parametrize("style", STYLES)
 def test_correct_solutions_in_other_styles_get_full_marks(graded, style):
     result = graded[f"correct-{style}"]
     assert not lost_points(result), lost_points(result)
-    assert result["score"] == sum(FULL.values())
+    assert result["score"] == EXERCISES_TOTAL
+    challenge = result.get("challenge")  # graded when the style brings reto.py
+    assert challenge is None or challenge["score"] == challenge["max_score"] == FULL[CHALLENGE]
 
 
 def test_points_per_exercise_public_and_hidden(graded):
     tests = graded["reference-folder"]["tests"]
-    for exercise in EXERCISES:
+    for exercise in (*EXERCISES, CHALLENGE):
         mine = [t for t in tests if t["exercise"] == exercise]
         assert sum(t["max_score"] for t in mine) == FULL[exercise]
         assert sum(t["max_score"] for t in mine if not t["hidden"]) == PUBLIC[exercise]
@@ -93,10 +102,12 @@ def test_exercise_2_is_graded_under_both_revisions(graded):
 
 
 def test_starter_scores_zero_on_every_test(graded):
-    result = graded["starter"]
+    result = graded["starter"]  # the exercises' starters (the optional reto's is a null below)
     assert result["score"] == 0
     assert all(t["score"] == 0 and t["status"] != "passed" for t in result["tests"])
-    assert len(result["tests"]) == len(graded["reference-folder"]["tests"])
+    assert len(result["tests"]) == len([t for t in graded["reference-folder"]["tests"]
+                                        if t["exercise"] != CHALLENGE])
+    assert "challenge" not in result
 
 
 @pytest.mark.parametrize("null", NULLS, ids=[n.name for n in NULLS])
@@ -111,8 +122,9 @@ def test_each_null_solution_scores_zero_on_every_test_of_its_exercise(graded, nu
 
 def test_the_null_catalogue_covers_every_starter_and_every_exercise():
     starters = {n.exercise for n in NULLS if n.name.startswith("plantilla_")}
-    assert starters == set(EXERCISES)
-    assert {n.exercise for n in NULLS if not n.name.startswith("plantilla_")} == set(EXERCISES)
+    assert starters == {*EXERCISES, CHALLENGE}
+    assert {n.exercise for n in NULLS if not n.name.startswith("plantilla_")} == \
+        {*EXERCISES, CHALLENGE}
 
 
 def test_missing_exercises_score_zero_with_the_observed_reason(graded):

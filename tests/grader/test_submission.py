@@ -104,7 +104,8 @@ def test_the_reference_notebook_matches_the_reference_files():
     for name, text in prepared.files.items():
         with open(os.path.join(REFERENCE_DIR, "soluciones", name), encoding="utf-8") as handle:
             assert handle.read() == text, f"run grader/reference/make_notebook.py ({name})"
-    assert sorted(prepared.files) == ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py"]
+    assert sorted(prepared.files) == ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py",
+                                      "reto.py"]
 
 
 def test_a_fifo_submission_is_refused_without_blocking(tmp_path):

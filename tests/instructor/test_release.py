@@ -265,10 +265,18 @@ def test_gradescope_gives_the_reference_full_marks(autograder):
     root, env = autograder
     results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()})
     assert_gradescope_fields(results)
-    assert results["score"] == sum(t["max_score"] for t in results["tests"]) == 53
+    exercises = [t for t in results["tests"] if "reto" not in t["tags"]]
+    assert results["score"] == sum(t["max_score"] for t in exercises) == 53
+    # the optional challenge (reto.py, in the reference notebook too) is counted apart
+    assert sum(t["max_score"] for t in results["tests"] if "reto" in t["tags"]) == 34
+    assert results["extra_data"]["challenge"] == {"exercise": "reto", "score": 34,
+                                                  "max_score": 34}
     hidden = [t for t in results["tests"] if "oculta" in t["tags"]]
+    summary = [t for t in results["tests"] if t["extra_data"].get("summary") == "reto"]
     assert hidden and {t["visibility"] for t in hidden} == {"after_due_date"}
-    assert {t["visibility"] for t in results["tests"] if t not in hidden} == {"visible"}
+    assert [t["visibility"] for t in summary] == ["after_due_date"]  # its total counts hidden
+    assert {t["visibility"] for t in results["tests"] if t not in hidden + summary} == \
+        {"visible"}
     assert results["extra_data"]["protections"]["mode"] in ("root", "userns", "plain")
     assert "Aislamiento (" in results["output"]
 

@@ -27,7 +27,8 @@ NOTEBOOKS = (
 # Where each graded exercise lives: its starter cell and its revisar() cell.
 GRADED = {"ejercicio2": "02_formularios.ipynb", "ejercicio3": "03_modo_url.ipynb",
           "ejercicio4": "01_roots.ipynb"}
-WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
+CHALLENGE = {"reto": "06_revision_2026.ipynb"}  # optional, graded apart from the exercises
+WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234]|reto)\.py\s*$")
 
 
 def read(name: str) -> nbformat.NotebookNode:

@@ -1,6 +1,7 @@
 """The exercise contract as the notebooks present it: starter cells, "check my work" cells.
 
-A graded exercise is a `%%writefile soluciones/ejercicioN.py` cell (the starter, run inside
+A graded exercise (and the optional challenge, reto.py in notebook 6) is a
+`%%writefile soluciones/ejercicioN.py` cell (the starter, run inside
 the server, never in the kernel) and a later `ui.revisar("ejercicioN")` cell that runs the
 grader (`python -m grader soluciones/ --only ejercicioN --format json`) and shows its verdict.
 """
@@ -10,9 +11,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from notebook_helpers import GRADED, NOTEBOOKS, WRITEFILE, code_cells, import_mcp_ui, read
+from notebook_helpers import (
+    CHALLENGE,
+    GRADED,
+    NOTEBOOKS,
+    WRITEFILE,
+    code_cells,
+    import_mcp_ui,
+    read,
+)
 
 ui = import_mcp_ui()
+EVERY = {**GRADED, **CHALLENGE}
 
 
 @pytest.fixture(scope="module")
@@ -29,40 +39,42 @@ def starters(tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("exercise", sorted(GRADED))
+@pytest.mark.parametrize("exercise", sorted(EVERY))
 def test_graded_exercise_has_one_starter_cell_and_a_later_check_cell(exercise):
-    cells = code_cells(GRADED[exercise])
+    cells = code_cells(EVERY[exercise])
     starts = [i for i, c in enumerate(cells)
               if WRITEFILE.match(c.source.partition("\n")[0] or "")
               and exercise in c.source.partition("\n")[0]]
     checks = [i for i, c in enumerate(cells) if f'ui.revisar("{exercise}")' in c.source]
     assert len(starts) == 1, f"{exercise}: starter cells at {starts}"
     assert checks and min(checks) > starts[0], f"{exercise}: no revisar cell after the starter"
-    others = [n for n in NOTEBOOKS if n != GRADED[exercise]
+    others = [n for n in NOTEBOOKS if n != EVERY[exercise]
               for c in code_cells(n) if f"soluciones/{exercise}.py" in c.source
               and c.source.startswith("%%writefile")]
     assert others == [], f"{exercise} has starter cells in other notebooks too: {others}"
 
 
-@pytest.mark.parametrize("exercise", sorted(GRADED))
+@pytest.mark.parametrize("exercise", sorted(EVERY))
 def test_starter_cell_uses_the_extension_api_and_todo_comments_in_spanish(exercise, starters):
     text = (starters / f"{exercise}.py").read_text(encoding="utf-8")
     assert "from extension import Extension" in text
     assert "extension = Extension()" in text
     assert re.search(r"# TODO( \d)?: [a-záéíóúñ]", text, re.IGNORECASE), text
     hook = {"ejercicio2": "@extension.tool(", "ejercicio3": "@extension.url_mode_guard",
-            "ejercicio4": "@extension.on_roots_changed"}[exercise]
+            "ejercicio4": "@extension.on_roots_changed",
+            "reto": "@extension.request_state"}[exercise]
     assert hook in text
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("exercise", sorted(GRADED))
+@pytest.mark.parametrize("exercise", sorted(EVERY))
 def test_starter_scores_zero_through_revisar(exercise, starters):
     review = ui.revisar(exercise, folder=starters)
     assert review.problem is None, review.problem
     assert review.max_score and review.max_score > 0
     assert review.score == 0, review.summary()
-    assert review.tests and all(t["status"] != "passed" for t in review.tests)
+    graded = [t for t in review.tests if t["max_score"]]  # not the zero-point «lo imprescindible»
+    assert graded and all(t["status"] != "passed" for t in graded)
 
 
 def test_revisar_without_a_solution_file_says_which_cell_to_run(tmp_path):
@@ -90,4 +102,4 @@ def test_no_notebook_contains_a_solution_file_other_than_the_starters():
     targets = sorted(first.split(None, 1)[1] for _, first in writes
                      if "soluciones/" in first)
     assert targets == ["soluciones/ejercicio2.py", "soluciones/ejercicio3.py",
-                       "soluciones/ejercicio4.py"]
+                       "soluciones/ejercicio4.py", "soluciones/reto.py"]

@@ -1,76 +1,92 @@
-"""The sealed 2026-07-28 requestState: bound to the tool, its arguments and an expiry."""
+"""The server's own sealer (request_state.Sealer): signed with the server's key, bound to the tool,
+its arguments and an expiry, and read back only in its exact spelling."""
 
 import pytest
 
-from request_state import Sealer, StateError
+from request_state import Binding, Sealer, ServerKey, StateError, digest
+
+KEY = ServerKey.new()
 
 
-class Clock:
-    now = 1000.0
-
-    def __call__(self):
-        return self.now
+def binding(tool="notes_delete", arguments=None, key=KEY, now=1000.0, ttl=600.0):
+    return Binding(key=key.secret, key_id=key.id, tool=tool,
+                   arguments=digest({"title": "TPS"} if arguments is None else arguments),
+                   principal="local:ana", now=now, ttl=ttl, one_time=True)
 
 
 def test_a_sealed_state_opens_for_the_same_call():
-    sealer = Sealer()
-    token = sealer.seal("notes_delete", {"title": "TPS"}, {"answers": {"a": 1}})
-    assert sealer.open(token, "notes_delete", {"title": "TPS"}) == {"answers": {"a": 1}}
+    token = Sealer().seal({"answers": {"a": 1}}, binding())
+    assert Sealer().open(token, binding()) == {"answers": {"a": 1}}
 
 
 def test_argument_order_does_not_matter():
-    sealer = Sealer()
-    token = sealer.seal("t", {"a": 1, "b": 2}, {})
-    assert sealer.open(token, "t", {"b": 2, "a": 1}) == {}
+    token = Sealer().seal({}, binding("t", {"a": 1, "b": 2}))
+    assert Sealer().open(token, binding("t", {"b": 2, "a": 1})) == {}
 
 
 @pytest.mark.parametrize("tool, arguments", [("notes_archive", {"title": "TPS"}),
                                              ("notes_delete", {"title": "Otra"})])
 def test_a_state_is_refused_for_another_tool_or_arguments(tool, arguments):
-    sealer = Sealer()
-    token = sealer.seal("notes_delete", {"title": "TPS"}, {})
+    token = Sealer().seal({}, binding())
     with pytest.raises(StateError, match="another request"):
-        sealer.open(token, tool, arguments)
+        Sealer().open(token, binding(tool, arguments))
 
 
 def test_a_flipped_bit_breaks_the_seal():
-    sealer = Sealer()
-    version, payload, tag = sealer.seal("t", {}, {"answers": {}}).split(".")
-    forged = payload[:-1] + ("A" if payload[-1] != "A" else "B")
+    version, payload, tag = Sealer().seal({"answers": {}}, binding()).split(".")
+    forged = payload[:-3] + ("A" if payload[-3] != "A" else "B") + payload[-2:]
     with pytest.raises(StateError):
-        sealer.open(f"{version}.{forged}.{tag}", "t", {})
+        Sealer().open(f"{version}.{forged}.{tag}", binding())
 
 
 def test_a_state_from_another_server_key_is_refused():
-    token = Sealer().seal("t", {}, {})
+    token = Sealer().seal({}, binding())
     with pytest.raises(StateError, match="seal"):
-        Sealer().open(token, "t", {})
+        Sealer().open(token, binding(key=ServerKey.new()))
 
 
 def test_an_expired_state_is_refused():
-    clock = Clock()
-    sealer = Sealer(ttl_seconds=60, clock=clock)
-    token = sealer.seal("t", {}, {})
-    clock.now += 61
+    token = Sealer().seal({}, binding(ttl=60))
     with pytest.raises(StateError, match="expired"):
-        sealer.open(token, "t", {})
+        Sealer().open(token, binding(now=1061.0))
+
+
+@pytest.mark.parametrize("respell", [
+    lambda t: t + "=", lambda t: t + "==", lambda t: t[:10] + "\n" + t[10:], lambda t: t + " ",
+    lambda t: t.replace("-", "+").replace("_", "/") if ("-" in t or "_" in t) else t + "+",
+    lambda t: t[:-1] + {"A": "B", "Q": "R", "g": "h", "w": "x"}.get(t[-1], "!"),
+])
+def test_the_same_state_spelled_another_way_is_refused(respell):
+    token = Sealer().seal({"answers": {}}, binding())
+    assert respell(token) != token
+    with pytest.raises(StateError, match="malformed"):
+        Sealer().open(respell(token), binding())
 
 
 @pytest.mark.parametrize("token", ["", "v1", "v1.a.b.c", None, 42, "v1.!!!.???"])
 def test_malformed_states_are_refused(token):
     with pytest.raises(StateError):
-        Sealer().open(token, "t", {})
+        Sealer().open(token, binding())
+
+
+def test_a_key_id_is_public_and_stable_and_the_key_never_shows():
+    assert KEY.id == ServerKey(KEY.secret).id != ServerKey.new().id and len(KEY.id) == 8
+    assert KEY.secret.hex() not in repr(KEY) + repr(binding())
+
+
+@pytest.mark.parametrize("text", ["ab" * 31, "no es hex", ""])
+def test_a_fleet_key_needs_32_bytes_of_hex(text):
+    with pytest.raises(ValueError):
+        ServerKey.from_hex(text)
 
 
 @pytest.mark.parametrize("value", [float("nan"), {"x": [float("inf")]}])
 def test_a_digest_refuses_what_is_not_json(value):
-    from request_state import digest
     with pytest.raises(ValueError):
         digest(value)
 
 
 def test_a_digest_reads_a_lone_surrogate_and_tells_it_from_its_replacement():
-    from request_state import digest
     assert digest("nota \udcff") != digest("nota \ufffd")
     assert len(digest("nota \udcff")) == 32
 

@@ -1,63 +1,40 @@
-"""The sealed 2026-07-28 requestState at its limits: the exact expiry second, the default
-lifetime, and a refusal that names its reason (the server logs it)."""
+"""The server's own sealer at its limits: the exact expiry second, and a refusal that names its
+reason (the server logs it)."""
 
 import pytest
 
-from request_state import Sealer, StateError
+from request_state import Binding, Sealer, ServerKey, StateError, digest
+
+KEY = ServerKey.new()
 
 
-class Clock:
-    def __init__(self, now=1000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+def binding(now=1000.0, ttl=600.0, arguments=None):
+    return Binding(key=KEY.secret, key_id=KEY.id, tool="t", arguments=digest(arguments or {}),
+                   principal="local:ana", now=now, ttl=ttl, one_time=False)
 
 
 def test_a_state_opens_until_its_expiry_second_and_not_after():
-    clock = Clock()
-    sealer = Sealer(ttl_seconds=60, clock=clock)
-    token = sealer.seal("t", {}, {"answers": {}})
-    clock.now = 1060.0
-    assert sealer.open(token, "t", {}) == {"answers": {}}
-    clock.now = 1060.5
+    token = Sealer().seal({"answers": {}}, binding(ttl=60))
+    assert Sealer().open(token, binding(now=1060.0)) == {"answers": {}}
     with pytest.raises(StateError, match="expired"):
-        sealer.open(token, "t", {})
+        Sealer().open(token, binding(now=1060.5))
 
 
-def test_a_state_lives_ten_minutes_by_default():
-    clock = Clock()
-    sealer = Sealer(clock=clock)
-    token = sealer.seal("t", {}, {})
-    clock.now = 1600.0
-    assert sealer.open(token, "t", {}) == {}
-    clock.now = 1600.5
-    with pytest.raises(StateError, match="expired"):
-        sealer.open(token, "t", {})
+def forged():
+    version, payload, tag = Sealer().seal({}, binding()).split(".")
+    return f"{version}.{payload}.{tag[:-3]}{'AA' if tag[-3:-1] != 'AA' else 'BB'}{tag[-1]}"
 
 
-def forged(sealer):
-    version, payload, tag = sealer.seal("t", {}, {}).split(".")
-    return f"{version}.{payload}.{tag[:-2]}{'AA' if tag[-2:] != 'AA' else 'BB'}"
-
-
-def expired(sealer):
-    token = sealer.seal("t", {}, {})
-    sealer.clock.now += 3600
-    return token
-
-
-@pytest.mark.parametrize("make, reason", [
-    (lambda sealer: "v1.only-two-parts", "malformed"),
-    (lambda sealer: 42, "malformed"),
-    (forged, "seal"),
-    (lambda sealer: "v2." + sealer.seal("t", {}, {}).split(".", 1)[1], "seal"),
-    (expired, "expired"),
-    (lambda sealer: sealer.seal("t", {"a": 1}, {}), "bound to another request"),
+@pytest.mark.parametrize("make, opened_at, reason", [
+    (lambda: "v1.only-two-parts", 1000.0, "malformed"),
+    (lambda: 42, 1000.0, "malformed"),
+    (forged, 1000.0, "seal"),
+    (lambda: "v2." + Sealer().seal({}, binding()).split(".", 1)[1], 1000.0, "seal"),
+    (lambda: Sealer().seal({}, binding()), 4600.0, "expired"),
+    (lambda: Sealer().seal({}, binding(arguments={"a": 1})), 1000.0,
+     "bound to another request"),
 ])
-def test_a_refused_state_names_exactly_why(make, reason):
-    sealer = Sealer(clock=Clock())
-    token = make(sealer)
+def test_a_refused_state_names_exactly_why(make, opened_at, reason):
     with pytest.raises(StateError) as refused:
-        sealer.open(token, "t", {})
+        Sealer().open(make(), binding(now=opened_at))
     assert str(refused.value) == reason
