@@ -82,7 +82,7 @@ release:
 	@test -f editions/release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
 	$(PYTHON) editions/release/build.py
 
-test: venv chromium clients lite-venv
+test: venv chromium clients lite-venv lint
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lab: venv
