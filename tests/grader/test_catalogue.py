@@ -6,8 +6,10 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
 - every null solution (tests/grader/null_solutions.py: the starters, hooks delegated to what
   the student edition ships, constant answers, half guards, a tool that asks and never acts, one
   that acts without asking) scores 0 on every test of its exercise, public and hidden;
-- every one-bug solution (tests/grader/mutants.py) loses exactly the tests it should, and the
-  feedback of one of them names the bug.
+- every one-bug solution (tests/grader/mutants.py), graded on its own exercise, loses exactly
+  the tests it should, and the feedback of one of them names the bug; a severe one (acting
+  without or against the user's decision, access outside the roots) leaves its exercise with at
+  most half of its points.
 """
 
 import os
@@ -15,18 +17,17 @@ import shutil
 import zipfile
 
 import pytest
-from mutants import MUTANTS, REFERENCE
+from mutants import MUTANTS, REFERENCE, write_blind
 from null_solutions import NULLS
 
 from grader import pool
+from grading_points import FULL, PUBLIC, TOTAL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOTEBOOK = os.path.join(os.path.dirname(REFERENCE), "solucion.ipynb")
 CORRECT = os.path.join(HERE, "correct")
-STYLES = sorted(os.listdir(CORRECT))
+STYLES = sorted(os.listdir(CORRECT)) + ["a_ciegas"]  # a_ciegas: mutants.BLIND, no bug
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
-FULL = {"ejercicio2": 28, "ejercicio3": 16, "ejercicio4": 9}
-PUBLIC = {"ejercicio2": 24, "ejercicio3": 10, "ejercicio4": 5}
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +43,11 @@ def graded(tmp_path_factory):
     only_ex2.mkdir()
     shutil.copy(os.path.join(REFERENCE, "ejercicio2.py"), only_ex2)
     jobs["only-ex2"] = (str(only_ex2), [])
-    for style in STYLES:
+    for style in STYLES[:-1]:
         jobs[f"correct-{style}"] = (os.path.join(CORRECT, style), [])
+    jobs["correct-a_ciegas"] = (write_blind(str(base / "a_ciegas")), [])
     for mutant in MUTANTS:
-        jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [])
+        jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [mutant.exercise])
     for null in NULLS:
         jobs[f"null-{null.name}"] = (null.write(str(base / "nulls" / null.name)), [null.exercise])
     work = [{"path": path, "name": name, "only": only, "budget": 240.0}
@@ -65,7 +67,7 @@ def lost_points(result):
 def test_reference_gets_full_marks_in_every_form(graded, form):
     result = graded[form]
     assert not lost_points(result), lost_points(result)
-    assert result["max_score"] == result["score"] == sum(FULL.values())
+    assert result["max_score"] == result["score"] == TOTAL
     assert {t["exercise"] for t in result["tests"]} == set(EXERCISES)
 
 
@@ -73,7 +75,7 @@ def test_reference_gets_full_marks_in_every_form(graded, form):
 def test_correct_solutions_in_other_styles_get_full_marks(graded, style):
     result = graded[f"correct-{style}"]
     assert not lost_points(result), lost_points(result)
-    assert result["score"] == sum(FULL.values())
+    assert result["score"] == TOTAL
 
 
 def test_points_per_exercise_public_and_hidden(graded):
@@ -95,7 +97,8 @@ def test_exercise_2_is_graded_under_both_revisions(graded):
 def test_starter_scores_zero_on_every_test(graded):
     result = graded["starter"]
     assert result["score"] == 0
-    assert all(t["score"] == 0 and t["status"] != "passed" for t in result["tests"])
+    assert all(t["score"] == 0 and t["status"] != "passed" for t in result["tests"]
+               if t["max_score"])  # (not the zero-point «lo imprescindible» entries)
     assert len(result["tests"]) == len(graded["reference-folder"]["tests"])
 
 
@@ -124,8 +127,12 @@ def test_missing_exercises_score_zero_with_the_observed_reason(graded):
     assert all(t["score"] == 0 for t in by_exercise["ejercicio3"])
     assert any("tu guarda no permitió el modo URL" in t["output"]  # no guard: never URL mode
                for t in by_exercise["ejercicio3"])
-    assert all(t["score"] == 0 and "sin @extension.on_roots_changed" in t["output"]
-               for t in by_exercise["ejercicio4"] if not t["hidden"])
+    fours = [t for t in by_exercise["ejercicio4"] if not t["hidden"] and t["max_score"]]
+    assert all(t["score"] == 0 for t in fours)
+    # the cause is said once, in the main test; the others only say they need it
+    main, *others = fours
+    assert "sin @extension.on_roots_changed" in main["output"]
+    assert all("necesita que antes funcione" in t["output"] for t in others)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
@@ -136,12 +143,21 @@ def test_each_bug_loses_exactly_its_tests_and_the_feedback_names_it(graded, muta
                                   if t["id"] in lost ^ mutant.loses}
     outputs = [t["output"] for t in result["tests"] if t["id"] in lost]
     assert any(mutant.says in output for output in outputs), outputs
+    assert {t["exercise"] for t in result["tests"]} == {mutant.exercise}
+    if mutant.severe:  # at most half of the exercise, whatever else passed
+        assert result["score"] <= result["max_score"] / 2, result["score"]
+
+
+def test_every_severe_bug_is_said_under_lo_imprescindible(graded):
+    for mutant in (m for m in MUTANTS if m.severe):
+        entries = [t for t in graded[mutant.name]["tests"] if t["max_score"] == 0]
+        assert any(t["status"] == "failed" for t in entries), mutant.name
 
 
 def test_grading_again_gives_the_same_result(graded, tmp_path):
     names = ["reference-folder", "starter", "revoca_mas_tarde_en_un_hilo", "vuelve_a_preguntar"]
-    jobs = [{"path": path_of(name, tmp_path), "name": name, "only": [], "budget": 240.0}
-            for name in names]
+    jobs = [{"path": path_of(name, tmp_path), "name": name, "budget": 240.0,
+             "only": [m.exercise for m in MUTANTS if m.name == name]} for name in names]
     for again in pool.grade_all(jobs, workers=2):
         first = graded[again["submission"]]
         assert [(t["id"], t["score"], t["status"], t["output"]) for t in again["tests"]] == \

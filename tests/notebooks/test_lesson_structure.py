@@ -171,10 +171,12 @@ def test_stated_time_is_the_estimate_of_what_the_notebook_asks(name):
 
 # -- the course -----------------------------------------------------------------------------
 def test_the_core_path_takes_about_ninety_five_minutes():
-    # 90 until notebook 01 gained the swap attack (check on one path, act on another)
+    # 90 until notebook 01 gained the swap attack (check on one path, act on another); the
+    # estimate's 96 became 98 when exercises 2 and 4 stated «lo imprescindible» and what is
+    # re-checked (the honest clock, later, recomputes every time)
     stated = [int(header(n)[4]) for n in CORE]
     assert 85 <= sum(stated) <= 95, stated
-    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 96
+    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 98
 
 
 def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
