@@ -63,7 +63,7 @@ def classroom(tmp_path):
     batch.mkdir()
     os.symlink(REFERENCE, batch / "ana")
     prefix_bug = next(m for m in MUTANTS if m.name == "compara_rutas_con_startswith")
-    prefix_bug.write(str(batch / "luis"))  # half of the prefix test of exercise 4
+    prefix_bug.write(str(batch / "luis"))  # a handle alive outside: half of exercise 4
     (batch / "rota.ipynb").write_text("{", encoding="utf-8")
     return batch
 
@@ -75,8 +75,8 @@ def test_batch_writes_a_gradebook_and_one_report_per_learner(classroom, tmp_path
     assert run.returncode == 1, run.stderr
     assert "3/3" in run.stderr  # the progress bar
     rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
-    assert [(r["submission"], r["score"]) for r in rows] == [("ana", "0"), ("luis", "8.5"),
-                                                            ("rota", "0")]
+    assert [(r["submission"], r["score"]) for r in rows] == [
+        ("ana", "0"), ("luis", f"{FULL['ejercicio4'] / 2:g}"), ("rota", "0")]
     assert "enlace simbólico" in rows[0]["problems"]  # a link is not followed, even here
     for name in ("ana", "luis", "rota"):
         assert (out / "informes" / f"{name}.txt").exists()
