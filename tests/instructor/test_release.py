@@ -302,9 +302,10 @@ def seen_before_the_due_date(results):
 @pytest.mark.parametrize("mode", ["root", "plain"])
 def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_gave(
         autograder, mode):
-    """The reference and a solution that fails only hidden tests (its reaction keeps only the
-    first remaining root), graded as Gradescope runs the bundle: what a learner sees before the
-    due date is identical, and the total is withheld."""
+    """The reference and a solution that fails only hidden tests (its reaction revokes every
+    handle when a root it had not seen before is shared: a narrowed root, a URI with ..),
+    graded as Gradescope runs the bundle: what a learner sees before the due date is
+    identical, and the total is withheld."""
     root, env = autograder
     forced = {"GRADER_SANDBOX": "plain"} if mode == "plain" else {}
     reference = {name: (REFERENCE / name).read_text() for name in
@@ -313,9 +314,10 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
     reaction = ("        if where is None or not change.new_roots.contains(where):\n"
                 "            change.revoke(handle, \"su nota quedó fuera de las roots\")\n")
     assert wrong["ejercicio4.py"].count(reaction) == 1
-    wrong["ejercicio4.py"] = "import os\n" + wrong["ejercicio4.py"].replace(reaction, (
-        "        first = change.new_roots.roots[0].path\n"
-        "        if where is None or os.path.commonpath([where, first]) != first:\n"
+    wrong["ejercicio4.py"] = wrong["ejercicio4.py"].replace(reaction, (
+        "        known = {root.path for root in change.old_roots.roots}\n"
+        "        fresh = any(root.path not in known for root in change.new_roots.roots)\n"
+        "        if fresh or where is None or not change.new_roots.contains(where):\n"
         "            change.revoke(handle)\n"))
     good = grade_as_gradescope(root, env, reference, **forced)
     bad = grade_as_gradescope(root, env, wrong, **forced)
