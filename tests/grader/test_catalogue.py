@@ -13,6 +13,7 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
 """
 
 import os
+import re
 import shutil
 import zipfile
 
@@ -152,6 +153,22 @@ def test_every_severe_bug_is_said_under_lo_imprescindible(graded):
     for mutant in (m for m in MUTANTS if m.severe):
         entries = [t for t in graded[mutant.name]["tests"] if t["max_score"] == 0]
         assert any(t["status"] == "failed" for t in entries), mutant.name
+
+
+LITERALS = re.compile(r"\b(None|null|True|False|true|false)\b|\{'|\['|\{\"")
+
+
+def test_exercise_2_and_4_feedback_shows_no_python_or_json_literal(graded):
+    """Values are written in words (grading.short): no None, null, True, a dict's repr...
+    outside what a learner's own server said (quoted between «»)."""
+    seen = {}
+    for result in graded.values():
+        for test in result["tests"]:
+            if test["exercise"] in ("ejercicio2", "ejercicio4"):
+                said = re.sub(r"«[^»]*»", "«»", test["output"])
+                if LITERALS.search(said):
+                    seen.setdefault(test["id"], said)
+    assert not seen, seen
 
 
 def test_grading_again_gives_the_same_result(graded, tmp_path):
