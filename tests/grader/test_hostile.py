@@ -882,7 +882,9 @@ def test_a_1mib_form_message_is_checked_in_the_graders_process_and_graded(third)
     form = [t for t in ej2 if "test_asks_to_confirm_even_with_one_match" in t["id"]]
     assert len(form) == 2 and all(t["status"] == "passed" for t in form), form
     # a server that sends 1 MiB per question reaches the cap of its frames: only that is said
-    assert all(t["status"] == "passed" or "demasiados datos" in t["output"] for t in ej2)
+    # (a hidden test says only that the server failed, by construction)
+    assert all(t["status"] == "passed" or "demasiados datos" in t["output"]
+               or (t["hidden"] and t["status"] == "error") for t in ej2)
     assert result["score"] > 20
 
 
@@ -930,12 +932,12 @@ def test_nothing_of_the_third_round_is_left_running_or_in_the_shared_temp_folder
     assert third["processes"] == [] and third["leftovers"] == []
 
 
-def test_a_1mib_form_message_ends_within_its_budget(world, third_class):
+def test_a_1mib_form_message_ends_within_its_budget(world, third_class, third):
     returncode, stdout, stderr, seconds, _, _ = sampled(
         world, third_class["made"]["mensaje_de_1mib"], "--budget", "20", "--format", "json")
     assert returncode == 1, stderr[-2000:]
     assert seconds < 20 + HARD_MARGIN + 10, seconds  # + two reaps of at most 5 s (plain mode)
-    assert len(json.loads(stdout)["tests"]) == 40
+    assert len(json.loads(stdout)["tests"]) == len(third["results"]["referencia"]["tests"])
 
 
 STUCK = '''
