@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import sys
@@ -61,3 +62,38 @@ def import_mcp_ui():
     import mcp_ui
 
     return mcp_ui
+
+
+# -- the clock: each notebook's stated times, and the rule that computes them -----------------
+CORE = NOTEBOOKS[:3]
+# title number, notebook number, kind, reading minutes, lab exercises, lab minutes
+HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
+                    r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
+                    r"(ejercicios? [\d y]+), unos (\d+) minutos)?\*", re.S | re.I)
+
+
+def header(name: str) -> re.Match:
+    """The first cell's title line and times (HEADER's groups)."""
+    first = read(name).cells[0]
+    assert first.cell_type == "markdown", name
+    match = HEADER.match(first.source)
+    assert match, f"{name}: the first cell must say title, number, kind and times"
+    return match
+
+
+def _clock_tool():
+    """tools/clock.py, the one place the rule lives (registered under its own name: its
+    dataclasses need their module in sys.modules, and `clock` alone could shadow another)."""
+    spec = importlib.util.spec_from_file_location("lesson_clock", REPO / "tools" / "clock.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CLOCK = _clock_tool()
+
+
+def close_enough(stated: int, estimate: float) -> bool:
+    """A stated time is honest within 15 % (or 2 minutes) of what the rule computes."""
+    return abs(stated - estimate) <= max(2, 0.15 * estimate)

@@ -1,18 +1,17 @@
 """Every notebook is a lesson a learner can follow: objectives and time first, a prediction to
 make before an instructive cell (answer revealed after it), a summary and a checked quiz at
-the end, markdown cells short enough to read; a 95-minute core path (01-03) and deep dives
-with honest times, the same in the course map of notebook 01 and of the README.
+the end, markdown cells short enough to read; a core path (01-03) and deep dives with honest
+times, the same in each notebook's first cell, the course map of notebook 01 and the README.
 
-The times are estimated, not guessed: 180 words a minute for the prose a learner must read
-(hints, «Para saber más» blocks and model answers left out), 0.4 min per code cell or JSON
-example plus 0.02 min per line of code shown, 1 min per dialog answered with the starter
-code, 0.5 min per quiz question and a fixed time per exercise. A stated time must stay within
-15 % (or 2 minutes) of that estimate.
+Times: each notebook's first cell states its reading and, when it has one, its lab (the
+graded exercise to write), computed by rule in tools/clock.py, not guessed and not timed with
+a stopwatch (the rules are in its docstring and in the README, «Cómo se calculan los
+tiempos»). The reading is checked here, within 15 % (or 2 minutes); the lab, the core totals
+and the course maps in test_lesson_clock.py, which needs the reference solutions.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import re
@@ -22,46 +21,29 @@ import pytest
 from notebook_helpers import (
     CHECK_TAG,
     CHECKED_OUTPUTS,
+    CLOCK,
+    CORE,
     GRADED,
     LESSONS,
     NOTEBOOKS,
     REPO,
+    close_enough,
+    header,
     import_mcp_ui,
     read,
 )
 
 VISIBLE_LIMIT = 1200   # characters of a markdown cell outside its <details> blocks
 DETAILS_LIMIT = 1600   # characters of one <details> block
-CORE = NOTEBOOKS[:3]
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
-OPTIONAL = re.compile(r"<details><summary>(Pista|Para saber más|Una reflexión posible|"
-                      r"Respuesta modelo)[^<]*</summary>.*?</details>", re.S)
-HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s·\s\*\*(núcleo|para profundizar)"
-                    r"\*\*\s·\sunos (\d+) minutos(?:\s·\s(ejercicios? [\d y]+))?\*", re.S | re.I)
 PREDICT = "🔮 **Predice antes de ejecutar.**"
 REVEAL = "<details><summary>Comprueba tu predicción</summary>"
 PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
-# Per notebook: dialogs a learner answers with the starter code, and exercise minutes.
-DIALOGS = {"01": 0, "02": 1, "03": 3, "04": 0, "05": 3, "06": 3, "07": 0, "08": 0}
-EXERCISE_MINUTES = {"01": 8, "02": 15, "03": 10, "08": 15}   # ex. 4; 1+2; 3; 5
-EXERCISES = {"01": "4", "02": "1 y 2", "03": "3", "08": "5"}
-
-
-def header(name: str) -> re.Match:
-    first = read(name).cells[0]
-    assert first.cell_type == "markdown", name
-    match = HEADER.match(first.source)
-    assert match, f"{name}: the first cell must say title, number, kind and time"
-    return match
-
-
-def quiz_ids(source: str) -> list[str]:
-    """The ids of the `ui.quiz("…")` calls in a cell's source (string literals only)."""
-    calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
-             and getattr(n.func, "attr", "") == "quiz"]
-    return [ast.literal_eval(call.args[0]) for call in calls]
+# The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading).
+LAB_EXERCISES = {"01": "4", "02": "2", "03": "3", "08": "5"}
+quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
 
 
 def quiz_questions(name: str, quiz_id: str | None = None) -> list[tuple]:
@@ -74,38 +56,6 @@ def quiz_questions(name: str, quiz_id: str | None = None) -> list[tuple]:
     quiz = import_mcp_ui().recap.load_quiz(quiz_id)
     return [(q.question, [o.text for o in q.options], q.right, [o.why for o in q.options])
             for q in quiz.questions]
-
-
-def estimated_minutes(name: str) -> float:
-    words = shown = lines = questions = 0
-    for cell in read(name).cells:
-        if cell.cell_type == "markdown":
-            text = OPTIONAL.sub("", cell.source)
-            shown += len(re.findall(r"```(?!mermaid)\w", text))
-            words += len(re.sub(r"```.*?```", "", text, flags=re.S).split())
-        elif cell.source.startswith("import sys\n\nif sys.platform"):
-            continue
-        elif "ui.quiz(" in cell.source:
-            questions += sum(len(quiz_questions(name, i)) for i in quiz_ids(cell.source))
-        else:
-            shown += 1
-            if not cell.source.startswith("%%writefile"):
-                lines += len(cell.source.splitlines())
-    key = name[:2]
-    return (words / 180 + shown * 0.4 + lines * 0.02 + DIALOGS[key]
-            + EXERCISE_MINUTES.get(key, 0) + questions * 0.5)
-
-
-def map_rows(text: str) -> dict[str, tuple[int, str]]:
-    """The course map table: {"01": (minutes, exercises)}."""
-    rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| [^|]+\| ([^|]+) \|$", text, re.M)
-    return {number: (int(minutes), exercises.replace("✎", "").strip())
-            for number, minutes, exercises in rows}
-
-
-def readme_learner_part() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    return text.split("## Usar el servidor con clientes reales")[0]
 
 
 # -- every notebook -------------------------------------------------------------------------
@@ -255,38 +205,18 @@ def test_markdown_cells_are_short_enough_to_read(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_stated_time_is_the_estimate_of_what_the_notebook_asks(name):
-    stated, estimate = int(header(name)[4]), estimated_minutes(name)
-    assert abs(stated - estimate) <= max(2, 0.15 * estimate), (stated, round(estimate, 1))
+def test_stated_reading_time_is_what_the_rule_computes(name):
+    stated, estimate = int(header(name)[4]), CLOCK.reading_minutes(LESSONS / name)
+    assert close_enough(stated, estimate), (stated, round(estimate, 1))
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_the_core_path_takes_about_ninety_five_minutes():
-    # 90 until notebook 01 gained the swap attack (check on one path, act on another); the
-    # estimate's 96 became 98 when exercises 2 and 4 stated «lo imprescindible» and what is
-    # re-checked (the honest clock, later, recomputes every time)
-    stated = [int(header(n)[4]) for n in CORE]
-    assert 85 <= sum(stated) <= 95, stated
-    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 98
-
-
 def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
-    assert {k: v.split(" ", 1)[1] for k, v in said.items() if v} == EXERCISES
+    assert {k: v.split(" ", 1)[1] for k, v in said.items() if v} == LAB_EXERCISES
     assert set(GRADED.values()) <= set(CORE)
-
-
-@pytest.mark.parametrize("where", ["01_roots.ipynb", "README.md"])
-def test_the_course_map_lists_every_notebook_with_its_time_and_exercises(where):
-    text = readme_learner_part() if where == "README.md" else "\n".join(
-        c.source for c in read(where).cells if c.cell_type == "markdown")
-    rows = map_rows(text)
-    assert sorted(rows) == [n[:2] for n in NOTEBOOKS], rows
-    for name in NOTEBOOKS:
-        minutes, exercises = rows[name[:2]]
-        assert minutes == int(header(name)[4]), name
-        assert exercises == EXERCISES.get(name[:2], "—"), name
-    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 95 min\*\*", text)
+    assert "**ejercicio 1**" in read("02_formularios.ipynb").cells[0].source, \
+        "exercise 1, answered with clicks, is part of notebook 02's reading"
 
 
 def test_notebook_five_says_how_it_runs_in_jupyterlite_and_why_it_differs():

@@ -1,0 +1,107 @@
+"""The lesson's clock: every notebook states its reading and its lab apart, and the course map
+of notebook 01 and of the README say the same, with the core totals, the demo and the set-up;
+each stated time within 15 % (or 2 minutes) of what tools/clock.py computes.
+
+The lab's minutes count the lines a learner writes, read from the reference solutions in
+`grader/reference/soluciones/`: the student edition has none, so its build leaves this file out
+(the reading time, which needs no reference, is checked in test_lesson_structure.py).
+The rules themselves are in tools/clock.py's docstring and in the README («Cómo se calculan los
+tiempos»).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from notebook_helpers import CLOCK, CORE, LESSONS, NOTEBOOKS, REPO, close_enough, header, read
+
+
+def computed(name: str):
+    """What the rule computes for a notebook: .reading, .lab (exercises), .lab_minutes."""
+    return CLOCK.clock(LESSONS / name)
+
+
+def map_rows(text: str) -> dict[str, tuple[int, str, int | None]]:
+    """The course map table: {"01": (reading minutes, lab exercises or "—", lab minutes)}."""
+    rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| ([^|]+) \| [^|]+\|$", text, re.M)
+    table = {}
+    for number, reading, lab in rows:
+        lab_match = re.fullmatch(r"(ejercicios? [\d y]+?) ?✎? · (\d+) min", lab.strip())
+        table[number] = (int(reading), lab_match[1] if lab_match else lab.strip(),
+                         int(lab_match[2]) if lab_match else None)
+    return table
+
+
+def readme_learner_part() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return text.split("## Usar el servidor con clientes reales")[0]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stated_lab_names_its_exercises_and_the_time_the_rule_computes(name):
+    match, clock = header(name), computed(name)
+    numbers = [exercise.number for exercise in clock.lab]
+    if not numbers:
+        assert match[5] is None, f"{name}: no graded exercise to write, no lab"
+        return
+    assert match[5] == ("ejercicio " if len(numbers) == 1 else "ejercicios ") + " y ".join(numbers)
+    assert close_enough(int(match[6]), clock.lab_minutes), (match[6], round(clock.lab_minutes, 1))
+
+
+def test_an_exercise_is_timed_by_the_lines_the_learner_writes_not_the_starter():
+    starter = """%%writefile soluciones/ejercicio4.py
+\"\"\"Ejercicio 4.\"\"\"
+from extension import Extension
+
+extension = Extension()
+# TODO: revoca
+"""
+    cells = [{"cell_type": "code", "source": starter}]
+    reference = CLOCK.solution_lines((CLOCK.REFERENCE / "ejercicio4.py").read_text())
+    given = {"from extension import Extension", "extension = Extension()"}
+    assert CLOCK.learner_lines("4", cells) == len(reference) - len(given & set(reference))
+    assert CLOCK.solution_lines('"""doc"""\nx = 1  # why\n\n# note\ny = "#"\n') == \
+        ["x = 1", 'y = "#"']
+
+
+def test_the_core_path_states_its_reading_and_its_lab_apart():
+    clocks = [computed(n) for n in CORE]
+    reading, lab = CLOCK.core_minutes(clocks)
+    assert reading == pytest.approx(CLOCK.demo_minutes() + sum(c.reading for c in clocks))
+    assert close_enough(sum(int(header(n)[4]) for n in CORE), reading - CLOCK.demo_minutes())
+    assert all(header(n)[6] for n in CORE), "every core notebook has a lab"
+    assert close_enough(sum(int(header(n)[6]) for n in CORE), lab)
+
+
+@pytest.mark.parametrize("where", ["01_roots.ipynb", "README.md"])
+def test_the_course_map_lists_every_notebook_with_its_reading_and_its_lab(where):
+    text = readme_learner_part() if where == "README.md" else "\n".join(
+        c.source for c in read(where).cells if c.cell_type == "markdown")
+    rows = map_rows(text)
+    assert sorted(rows) == [n[:2] for n in NOTEBOOKS], rows
+    for name in NOTEBOOKS:
+        match = header(name)
+        assert rows[name[:2]] == (int(match[4]), match[5] or "—",
+                                  int(match[6]) if match[6] else None), name
+    core = re.search(r"^\| \| \*\*Núcleo\*\* \| \*\*unos (\d+) min\*\* \| "
+                     r"\*\*unos (\d+) min\*\* \|", text, re.M)
+    assert core, f"{where}: a «Núcleo» line with its reading and its lab"
+    reading, lab = CLOCK.core_minutes([computed(n) for n in CORE])
+    assert close_enough(int(core[1]), reading) and close_enough(int(core[2]), lab), \
+        (core.groups(), round(reading, 1), round(lab, 1))
+    setup = re.search(r"^\| \| Antes de empezar \| (\d+) min \|", text, re.M)
+    assert setup, f"{where}: a line for «Antes de empezar»"
+    assert close_enough(int(setup[1]), CLOCK.setup_minutes())
+    demo = re.search(r"^\| \| La demo \| (\d+) min \|", text, re.M)
+    assert demo, f"{where}: a line for the demo, part of the core reading"
+    assert close_enough(int(demo[1]), CLOCK.demo_minutes())
+
+
+def test_the_readme_says_how_the_times_are_computed():
+    text = " ".join(readme_learner_part().split())
+    for rule in (f"{CLOCK.WORDS_PER_MINUTE} palabras por minuto",
+                 f"{round(1 / CLOCK.CODE_LINE)} líneas por minuto",
+                 f"unos {CLOCK.SETUP_INSTALL:g} minutos para instalar",
+                 "solución de referencia", "no con cronómetro", "tools/clock.py"):
+        assert rule in text, rule
