@@ -21,9 +21,12 @@ opened before any learner code ran (`Folder.trusted`) and goes down one name at 
   neither block the grader nor be read with its privileges;
 - caps on depth, entries and bytes: a deep chain, a flood of entries or a huge file is a
   finding, never a stall, a crash or a RecursionError;
-- the one kind of link the grader makes (exercise 4's root given through a symlinked folder)
-  is made with `symlinkat` in a folder it made, pointing at a sibling's name, and fails if the
-  name exists; the grader never follows it (a snapshot refuses it like any other link).
+- the one kind of link the grader makes (exercise 4's root given through a symlinked folder,
+  a folder swapped for a link while a form or a handle is open) is made with `symlinkat` in a
+  folder it made, pointing at a sibling's name (or a path of names, never ".."), and fails
+  if the name exists; the grader never follows it (a snapshot refuses it like any other link)
+  and removes it with `unlinkat` only while it is still a link; folders it made are moved
+  with `renameat` between its own descriptors, never onto an existing name.
 
 What is not what the grader made (a link, a special file, a name that was there before the
 grader created it, a folder swapped under it) raises `Refused`, with a Spanish sentence for the
@@ -195,17 +198,55 @@ class Folder:
             os.close(fd)
 
     def make_link(self, name, target):
-        """A new symbolic link `name` here pointing at `target`, a sibling's name (it must not
-        exist). The grader never follows it itself: only the server resolves it."""
+        """A new symbolic link `name` here pointing at `target`: a sibling's name, a path of
+        names below a sibling ("Fondo/Dentro"), or an absolute path of names (where the server
+        sees a folder the grader made); never "..". `name` must not exist. The grader never
+        follows it itself: only the server resolves it."""
+        label = self._label(name)
+        absolute = target.startswith("/")
+        parts = target[1:].split("/") if absolute else target.split("/")
+        try:
+            os.symlink("/" * absolute + "/".join(_name(part) for part in parts), _name(name),
+                       dir_fd=self.fd)
+        except OSError as exc:
+            raise _refuse(label, exc) from None
+
+    def move(self, name, to, new_name):
+        """Rename the entry `name` here to `new_name` in the folder `to` (both folders the
+        grader made): the entry itself moves, a link is never followed, and a `new_name` that
+        exists there is refused. Exercise 4's folder moved while a handle is open."""
         label = self._label(name)
         try:
-            os.symlink(_name(target), _name(name), dir_fd=self.fd)
+            os.stat(_name(new_name), dir_fd=to.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _refuse(to._label(new_name), exc) from None
+        else:
+            raise _refuse(to._label(new_name), OSError(errno.EEXIST, "exists"))
+        try:
+            os.rename(_name(name), _name(new_name), src_dir_fd=self.fd, dst_dir_fd=to.fd)
+        except OSError as exc:
+            raise _refuse(label, exc) from None
+
+    def remove_link(self, name):
+        """Remove the symbolic link `name` the grader made here (the link, never its target);
+        Refused when something else took its place."""
+        label = self._label(name)
+        try:
+            info = os.stat(_name(name), dir_fd=self.fd, follow_symlinks=False)
+            if not stat.S_ISLNK(info.st_mode):
+                raise Refused(f"{label} ya no es el enlace que puso el corrector (es "
+                              f"{_kind(info.st_mode)}); el corrector no lo toca")
+            os.unlink(_name(name), dir_fd=self.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
 
     def snapshot(self, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES,
-                 max_file=MAX_FILE_BYTES, max_total=MAX_TOTAL_BYTES):
-        """{relative path: (sha256 of the first `max_file` bytes, inode)} of every file below.
+                 max_file=MAX_FILE_BYTES, max_total=MAX_TOTAL_BYTES, folders=None):
+        """{relative path: (sha256 of the first `max_file` bytes, inode)} of every file below;
+        with a set as `folders`, the relative path of every folder below is added to it (an
+        empty folder holds no file, so only this way can it be seen).
 
         Raises Refused for a link, a special file, a swapped folder, or when a cap is hit."""
         files, entries, total = {}, 0, 0
@@ -237,6 +278,8 @@ class Folder:
                                 os.close(child)
                                 raise Refused(f"{label} cambió mientras el corrector la leía")
                             pending.append((child, relative, depth + 1))
+                            if folders is not None:
+                                folders.add(relative)
                         elif stat.S_ISREG(info.st_mode):
                             try:
                                 data, opened = read_regular(fd, name, max_file, label,

@@ -10,7 +10,8 @@ mode; runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that
     start() / close()         set up and tear down (close leaves nothing running)
     kill()                    end every server now, from any thread (the budget watchdog)
     sweep()                   end every server (between tests, after one misbehaved)
-    data                      the data folder: make_dir, write_file, make_link, snapshot, close
+    data                      the data folder: make_dir, write_file, make_link, move,
+                              remove_link, snapshot, close
     inner(name)               where the server sees "solution" and "data"
     spawn(argv) -> process    read(timeout), send(data), close_input(), close_output(), kill(),
                               status(wait), stderr(), pid

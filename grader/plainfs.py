@@ -4,10 +4,10 @@ The official grader touches the sandbox's data area only through grader/boundary
 (descriptors, one name at a time), because the learner's server may attack it. A self-check runs
 the learner's own code on the learner's own machine, where there is nothing to defend, and on
 systems where those descriptor calls do not exist (Windows, the browser). `PlainData` offers the
-same operations as `boundary.Folder` (make_dir, write_file, make_link, snapshot, close) with
-plain paths, and keeps the same rules a test can observe: a new name must not exist, a link or
-a special file where a note should be is refused (never followed), and a snapshot is
-{relative path: (sha256, inode)} with a depth cap.
+same operations as `boundary.Folder` (make_dir, write_file, make_link, move, remove_link,
+snapshot, close) with plain paths, and keeps the same rules a test can observe: a new name
+must not exist, a link or a special file where a note should be is refused (never followed),
+and a snapshot is {relative path: (sha256, inode)} with a depth cap.
 
 Deliberate simplifications: no caps on entries or bytes beyond the depth; names are checked
 to be one path component.
@@ -57,15 +57,32 @@ class PlainData:
 
     def make_link(self, name, target):
         try:
-            os.symlink(_name(target), os.path.join(self.path, _name(name)),
-                       target_is_directory=True)
+            absolute = target.startswith("/")
+            parts = [_name(part) for part in (target[1:] if absolute else target).split("/")]
+            os.symlink(os.sep * absolute + os.path.join(*parts),
+                       os.path.join(self.path, _name(name)), target_is_directory=True)
         except OSError as exc:  # Windows without the symlink privilege, or the name exists
             raise Refused(f"el corrector no pudo crear el enlace {self._label(name)} "
                           f"({exc.strerror or type(exc).__name__})") from None
 
-    def snapshot(self):
+    def move(self, name, to, new_name):
+        target = os.path.join(to.path, _name(new_name))
+        if os.path.lexists(target):
+            raise Refused(f"{to._label(new_name)} ya existía antes de que el corrector lo "
+                          "creara; el corrector no lo usa")
+        os.rename(os.path.join(self.path, _name(name)), target)
+
+    def remove_link(self, name):
+        path = os.path.join(self.path, _name(name))
+        if not os.path.islink(path):
+            raise Refused(f"{self._label(name)} ya no es el enlace que puso el corrector; el "
+                          "corrector no lo toca")
+        os.unlink(path)
+
+    def snapshot(self, folders=None):
         """{relative path: (sha256, inode)} of every file below; a link or a special file where
-        a note should be is refused (never followed)."""
+        a note should be is refused (never followed). With a set as `folders`, every folder's
+        relative path is added to it."""
         files, pending = {}, [(self.path, "", 0)]
         while pending:
             folder, prefix, depth = pending.pop()
@@ -78,6 +95,8 @@ class PlainData:
                     if depth + 1 >= MAX_DEPTH:
                         raise Refused(f"{self._label(relative)}: demasiados niveles de carpetas")
                     pending.append((entry.path, relative, depth + 1))
+                    if folders is not None:
+                        folders.add(relative)
                 elif stat.S_ISREG(info.st_mode) and not entry.is_symlink():
                     with open(entry.path, "rb") as handle:
                         digest = hashlib.sha256(handle.read()).hexdigest()

@@ -28,7 +28,9 @@ class ArchiveFacts:
     """Exercise 2's positive scenario in one revision: two notes titled alike in two roots, the
     user picks the one in the second root, accepts and confirms."""
     asked: bool = False               # a form arrived during the call
-    changed_before_asking: str = ""   # what had changed on disk when the form arrived
+    changed_before_asking: str = ""   # which notes had changed on disk when the form arrived
+    folders_before_asking: str = ""   # folders that had appeared by then (an empty .archive/)
+    form: dict | None = None          # the first form's params (as the server sent them)
     offered: list | None = None       # the note ids the first form offered
     prompts: int = 0                  # questions asked during the call
     moved: bool = False               # the chosen note, intact, is now in its root's .archive/
@@ -36,6 +38,7 @@ class ArchiveFacts:
     other_changes: str = ""           # any change besides the expected move
     changes: str = ""                 # every change the call made
     listed: frozenset = frozenset()   # note ids notes_list shows afterwards
+    tool: dict | None = None          # what tools/list says of notes_archive
     reply: str = ""                   # what the tool answered (escaped, short)
     is_error: bool = False
 
@@ -52,6 +55,7 @@ class HandleFacts:
     should_live: bool
     alive: bool
     text: str         # the body it read, or the server's error message (escaped, short)
+    now: str = ""     # the folder its file was moved to with the handle open ("" if not)
 
 
 @dataclass

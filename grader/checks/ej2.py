@@ -3,17 +3,31 @@
 The positive scenario decides whether anything of the exercise counts: two notes titled
 "Informe TPS" in two roots (Notes and Otros), the user picks the one in Otros, accepts and
 confirms; that note, and only it, must end up intact in Otros/.archive/, and the form must have
-come before anything changed on disk. It is played once per submission and revision (its facts
+come before any note changed on disk. It is played once per submission and revision (its facts
 are an `ArchiveFacts` in the submission state) and every other exercise-2 test requires it, so a
 tool that asks and never acts, or acts without asking, scores nothing: the tests of what must
 NOT happen (decline, cancel, `confirm: false`, a bad answer...) only count once the tool is
-seen doing what it should.
+seen doing what it should. When it is not shown, the positive test says why, once; the others
+say only that they need it (grading.NEEDS).
+
+One cause, one test: what the form looks like is graded once (the positive scenario's form),
+folders made before the answer once, a refusal once per kind; other tests observe their own
+behaviour without depending on the form's shape, so a free-text `note_id` costs the form test
+and nothing else.
+
+Severity (grader/README.md, *Points follow severity*): the checks that see the tool act
+without or against the user's decision (no question, decline, cancel, `confirm` not true, an
+answer that does not fit, a note nobody chose, an archived note overwritten) or touch what is
+outside the roots (a note offered from outside, a note whose root stopped being shared, or
+whose folder was swapped for a link, while the form was open) are `severe=True`.
 
 Titles here are exact ("Informe TPS"); one public test checks that titles match ignoring case
 and surrounding spaces, as the statement says.
 """
 
-from grader.checks.grading import Broken, short
+import json
+
+from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
 from grader.state import ArchiveFacts
 
@@ -21,10 +35,14 @@ TOOL = "notes_archive"
 TITLE = "Informe TPS"                      # both matches, exactly
 TWO_IDS = ("n-inf-a", "n-inf-b")
 ONE_TITLE, ONE_ID = "Lista de la compra", "n-compra"
+EVIL_ID = "n-inf-evil"
 CHOSEN, CHOSEN_FILE, CHOSEN_ROOT = "n-inf-b", "Otros/informe-b.md", "Otros"
 CHOSEN_TARGET = "Otros/.archive/informe-b.md"
 POSITIVE = ("con varias coincidencias ofrece exactamente esas notas y archiva solo la elegida, "
             "en la .archive de su root")
+ONE_MATCH = "anuncia notes_archive como destructiva y pide confirmación con una sola coincidencia"
+SEVERE_DECISION = "no actuar sin la decisión del usuario, ni contra ella"
+SEVERE_ROOTS = "no tocar ni enseñar nada de fuera de las roots"
 
 
 def notes(lab, *extra):
@@ -42,6 +60,10 @@ def accept(note_id, confirm=True):
     return {"action": "accept", "content": {"note_id": note_id, "confirm": confirm}}
 
 
+def called(title):
+    return f"notes_archive con el título «{title}»"
+
+
 def offered(prompt):
     """The note ids a form offers in `note_id`, or None when it is not a single-select."""
     schema = prompt.get("requestedSchema") if isinstance(prompt, dict) else None
@@ -54,21 +76,41 @@ def offered(prompt):
     return sorted(values, key=str) if values else None
 
 
+def mentions(prompt, text):
+    """Does `text` appear anywhere in the question (its message, titles, options)?"""
+    try:
+        return text in json.dumps(prompt, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
 def listed_ids(run):
     call = run.call("notes_list")
     return frozenset(n.get("id") for n in call.structured.get("notes", []) if isinstance(n, dict))
 
 
+def folders_of(tree):
+    """(files, folders) of the tree now: an empty folder is seen too."""
+    folders = set()
+    return tree.snapshot(folders=folders), folders
+
+
+def new_folders(before, after):
+    """Spanish list of the folders in `after` that were not in `before` ('' when none)."""
+    return ", ".join(f"{folder}/" for folder in sorted(set(after) - set(before)))
+
+
 # -- the positive scenario ------------------------------------------------------------------------
 def positive(lab, revision):
-    """The positive scenario's facts in `revision` (played once per submission)."""
+    """The positive scenario's facts in `revision` (played once per submission). Raises what
+    ended it (the tool is missing: Abort; the server broke: Broken)."""
     memo = lab.state.archive_shown
     if revision not in memo:
         try:
             memo[revision] = play_positive(lab, revision)
-        except Broken as exc:
+        except (Broken, Abort) as exc:
             memo[revision] = exc
-    if isinstance(memo[revision], Broken):
+    if isinstance(memo[revision], (Broken, Abort)):
         raise memo[revision]
     return memo[revision]
 
@@ -76,13 +118,13 @@ def positive(lab, revision):
 def play_positive(lab, revision):
     lab.require_tool(TOOL)
     tree = notes(lab)
-    before = tree.snapshot()
+    before, folders_before = folders_of(tree)
     seen = {}
 
     def user(params):  # the form has arrived: has anything changed on disk already?
         if "at_question" not in seen:
             try:
-                seen["at_question"] = tree.snapshot()
+                seen["at_question"] = folders_of(tree)
             except Broken as exc:
                 seen["broken"] = exc
         return accept(CHOSEN)
@@ -94,10 +136,13 @@ def play_positive(lab, revision):
     after = tree.snapshot()
     facts = ArchiveFacts(asked=bool(call.forms()), prompts=len(call.prompts),
                          reply=short(call.text(), 200), is_error=call.is_error)
-    facts.changed_before_asking = describe_changes(before, seen["at_question"]) \
-        if "at_question" in seen else ""
+    if "at_question" in seen:
+        files_then, folders_then = seen["at_question"]
+        facts.changed_before_asking = describe_changes(before, files_then)
+        facts.folders_before_asking = new_folders(folders_before, folders_then)
     if call.forms():
-        facts.offered = offered(call.forms()[0])
+        facts.form = call.forms()[0]
+        facts.offered = offered(facts.form)
     content = before[CHOSEN_FILE][0]
     facts.moved = CHOSEN_FILE not in after and after.get(CHOSEN_TARGET, ("",))[0] == content
     facts.landed = next((path for path, (digest, _) in sorted(after.items())
@@ -107,12 +152,13 @@ def play_positive(lab, revision):
     facts.other_changes = describe_changes(expected, rest)
     facts.changes = describe_changes(before, after)
     facts.listed = listed_ids(run)
+    facts.tool = run.tools().get(TOOL)
     return facts
 
 
 def why_not_shown(facts):
     """One Spanish sentence: why the positive scenario did not show the behaviour."""
-    asked = f"notes_archive({{'title': {TITLE!r}}}), con dos notas con ese título en dos roots,"
+    asked = f"{called(TITLE)}, con dos notas con ese título en dos roots,"
     if not facts.asked:
         done = f" y aun así cambió el disco ({facts.changes})" if facts.changes else ""
         return (f"{asked} no envió ningún formulario{done} (respondió: {facts.reply}); sin "
@@ -121,19 +167,34 @@ def why_not_shown(facts):
         return (f"{asked} cambió el disco antes de preguntar ({facts.changed_before_asking}): "
                 "hay que preguntar antes de tocar nada")
     if facts.landed == CHOSEN_FILE:
-        return (f"tras elegir {CHOSEN} (en la root {CHOSEN_ROOT}) con accept y confirm: true, "
-                f"la nota siguió en {CHOSEN_FILE} (respondió: {facts.reply})")
+        return (f"tras elegir {CHOSEN} (en la root {CHOSEN_ROOT}) con accept y confirm "
+                f"verdadero, la nota siguió en {CHOSEN_FILE} (respondió: {facts.reply})")
     if not facts.landed:
-        return (f"tras elegir {CHOSEN} con accept y confirm: true, {CHOSEN_FILE} desapareció sin "
-                f"llegar a {CHOSEN_TARGET} (¿la borraste en vez de moverla?)")
-    return (f"tras elegir {CHOSEN} con accept y confirm: true, la nota acabó en {facts.landed} y "
-            f"no en {CHOSEN_TARGET}, la carpeta .archive de su root ({CHOSEN_ROOT})")
+        return (f"tras elegir {CHOSEN} con accept y confirm verdadero, {CHOSEN_FILE} "
+                f"desapareció sin llegar a {CHOSEN_TARGET} (¿la borraste en vez de moverla?)")
+    return (f"tras elegir {CHOSEN} con accept y confirm verdadero, la nota acabó en "
+            f"{facts.landed} y no en {CHOSEN_TARGET}, la carpeta .archive de su root "
+            f"({CHOSEN_ROOT})")
+
+
+def acted_without_asking(grade, facts):
+    """Severe: notes changed with no question, or before it (the positive test's check)."""
+    if not facts.asked and facts.changes:
+        grade.check(False, f"{called(TITLE)} cambió notas sin preguntar ({facts.changes})",
+                    severe=True)
+    elif facts.changed_before_asking:
+        grade.check(False, f"{called(TITLE)} cambió notas antes de preguntar "
+                    f"({facts.changed_before_asking})", severe=True)
 
 
 def require_positive(lab, grade, revision):
-    """Gate: the positive scenario showed the behaviour (asked first, then archived)."""
-    facts = positive(lab, revision)
-    grade.require(facts.shown, why_not_shown(facts), gate=POSITIVE)
+    """Gate: the positive scenario showed the behaviour (asked first, then archived). Its
+    cause is reported once, by the positive test; here only that it is needed."""
+    try:
+        facts = positive(lab, revision)
+    except (Broken, Abort):
+        raise Abort("", gate=POSITIVE) from None
+    grade.require(facts.shown, "", gate=POSITIVE)
     return facts
 
 
@@ -144,12 +205,42 @@ def start(lab, grade, revision, tree, *answers, folders=("Notes", "Otros")):
     return lab.shared_server(revision, roots=roots(tree, folders), answers=answers)
 
 
-def asked(grade, call, title):
-    grade.require(call.forms(), f"notes_archive({{'title': {title!r}}}) no envió ningún "
-                  f"formulario de confirmación (respondió: {short(call.text(), 200)})")
+def asked(grade, call, title, tree=None, before=None, gate=None):
+    """Gate: the call asked. When it did not and `tree` changed since `before`, that is the
+    severe mistake of acting without asking (the test must be declared severe)."""
+    if call.forms():
+        return
+    if tree is not None:
+        changes = describe_changes(before, tree.snapshot())
+        if changes:
+            grade.check(False, f"{called(title)} cambió notas sin preguntar ({changes})",
+                        severe=True)
+    grade.require(False, f"{called(title)} no envió ningún formulario de confirmación "
+                  f"(respondió: {short(call.text(), 200)})", gate=gate)
 
 
-def unchanged(grade, tree, before, what):
+def unchanged(grade, tree, before, what, severe=False):
     changes = describe_changes(before, tree.snapshot())
     grade.check(not changes, f"{what}: ningún archivo cambia" if not changes else
-                f"{what} cambió el disco ({changes}), y no debía tocar nada")
+                f"{what} cambió el disco ({changes}), y no debía tocar nada", severe=severe)
+
+
+class During:
+    """What a scripted user does while the form is open (change the roots, swap a folder),
+    then its answer. Something that broke meanwhile is raised after the call (`check`)."""
+
+    def __init__(self, action, answer):
+        self.action, self.answer, self.broken, self.done = action, answer, None, False
+
+    def __call__(self, params):
+        if not self.done:
+            self.done = True
+            try:
+                self.action()
+            except Broken as exc:
+                self.broken = exc
+        return self.answer
+
+    def check(self):
+        if self.broken is not None:
+            raise self.broken

@@ -12,13 +12,23 @@ reaction the server revokes every handle on any change (the coarse safe default)
 that does nothing revokes none: the main test needs exactly the right ones, and every other
 exercise-4 test requires it.
 
+Where the real path matters: some scenarios move a note's folder while its handle is open (and
+may leave a link in its place) before the roots change, so the text a handle was opened with
+(`handle.path`), that text resolved again, a root's URI or a text prefix say "inside" while the
+file is really outside; only `handle.current_path()` compared by components with the new roots
+(`RootSet.contains`) tells the truth.
+
+Severity: a handle left alive whose note is outside the new roots is access outside the roots,
+the exercise's serious mistake (`severe=True`: at most half of the exercise). A handle revoked
+while still inside fails closed: it costs its test, nothing more.
+
 Feedback names each handle's note and folder («n-t2, en Trabajo/sub/») and says what happened to
 it, quoting the server's own message when a handle died (for instance «la reacción al cambio de
 roots falló» when the learner's reaction raised and the server revoked everything). Hidden
 scenarios say only how many handles went wrong, and how.
 """
 
-from grader.checks.grading import Broken, short
+from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
 from grader.state import HandleFacts, RemovalFacts
 from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
@@ -27,6 +37,7 @@ REVISION = "2025-11-25"
 MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de funcionar en el acto "
         "y los que siguen dentro siguen leyendo su nota")
 NO_REACTION = NO_REACTION_REASON
+SEVERE = "no dejar vivo ningún handle cuya nota quedó fuera de las roots"
 
 
 def body(note):
@@ -50,10 +61,12 @@ def read(run, handle, note):
     return text == body(note), short(text, 120)
 
 
-def play(lab, notes, before, steps, survivors):
+def play(lab, notes, before, steps, survivors, layout=None):
     """notes: [(folder, file, id)]; `before`: the first roots; `steps`: the roots it changes to,
-    in order; `survivors`: the notes whose handles must still work. Returns ([HandleFacts],
-    what changed on disk meanwhile). A root given as "A->B" is a link A to the folder B."""
+    in order; `survivors`: the notes whose handles must still work; `layout(tree)`, when given,
+    changes the folders once the handles are open and before the roots change, and returns
+    {note id: the folder its file is in now}. Returns ([HandleFacts], what changed on disk
+    meanwhile). A root given as "A->B" is a link A to the folder B (B may be "C/D")."""
     links = [step for step in before if "->" in step]
     tree = lab.folders(*[(folder, file, note, f"Nota {note}") for folder, file, note in notes])
     for link in links:
@@ -67,19 +80,24 @@ def play(lab, notes, before, steps, survivors):
     handles = {note: open_handle(run, note) for _, _, note in notes}
     if not all(read(run, handle, note)[0] for note, handle in handles.items()):
         raise Broken("un handle recién abierto ya no se podía leer antes de cambiar las roots")
-    snapshot = tree.snapshot() if not links else None  # (a snapshot refuses links)
+    # (a snapshot refuses links: none is taken when the scenario has or makes one)
+    snapshot = tree.snapshot() if not links and layout is None else None
+    moved = layout(tree) if layout is not None else {}
     for roots in steps:
         run.set_roots(uris(roots))
     facts = []
     for folder, _, note in notes:
         alive, text = read(run, handles[note], note)
-        facts.append(HandleFacts(note, folder, note in survivors, alive, text))
+        facts.append(HandleFacts(note, folder, note in survivors, alive, text,
+                                 now=moved.get(note, "")))
     return facts, describe_changes(snapshot, tree.snapshot()) if snapshot is not None else ""
 
 
 def sentence(fact):
     """What happened to one handle, in one Spanish sentence naming its note and folder."""
-    where = f"{fact.note}, en {fact.where}/"
+    where = f"{fact.note}, en {fact.where}/" + (
+        f" (con el handle abierto, su carpeta se movió: el archivo está ahora en {fact.now}/)"
+        if fact.now else "")
     if fact.alive == fact.should_live:
         return f"{where}: {'sigue leyendo su nota' if fact.alive else 'su handle ya no funciona'}"
     if fact.should_live:
@@ -126,10 +144,13 @@ def verdict(grade, facts, change, hidden=False):
                     "funcionar")
         grade.check(not lived, "los handles que quedaron fuera dejan de funcionar en el acto"
                     if not lived else "algún handle que quedó fuera de las roots siguió "
-                    "funcionando tras el cambio")
+                    "funcionando tras el cambio (acceso fuera de las roots: mira dónde está "
+                    "el archivo ahora y compáralo carpeta a carpeta con las roots nuevas)",
+                    severe=True)
         return exact
-    for fact in facts:
-        grade.check(fact.alive == fact.should_live, sentence(fact))
+    for fact in facts:  # a handle alive outside the roots is the serious mistake
+        grade.check(fact.alive == fact.should_live, sentence(fact),
+                    severe=not fact.should_live)
     return exact
 
 
@@ -140,14 +161,15 @@ MAIN_CHANGE = "tras quitar la root Personal (quedó solo Trabajo)"
 
 
 def main_scenario(lab):
-    """Trabajo + Personal, four handles, then Personal is removed. Played once."""
+    """Trabajo + Personal, four handles, then Personal is removed. Played once; raises what
+    ended it (Broken, or the Abort of a submission that cannot run) in the main test."""
     state = lab.state
     if state.roots_removal is None:
         try:
             state.roots_removal = play_main(lab)
-        except Broken as exc:
+        except (Broken, Abort) as exc:
             state.roots_removal = exc
-    if isinstance(state.roots_removal, Broken):
+    if isinstance(state.roots_removal, (Broken, Abort)):
         raise state.roots_removal
     return state.roots_removal
 
@@ -159,6 +181,11 @@ def play_main(lab):
 
 
 def require_main(lab, grade):
-    facts = main_scenario(lab)
-    grade.require(facts.exact, summary(facts.handles, MAIN_CHANGE), gate=MAIN)
+    """Gate: the main scenario came out exact. Its cause is reported once, by the main test;
+    here only that it is needed (grading.NEEDS)."""
+    try:
+        facts = main_scenario(lab)
+    except (Broken, Abort):
+        raise Abort("", gate=MAIN) from None
+    grade.require(facts.exact, "", gate=MAIN)
     return facts

@@ -12,9 +12,13 @@ parametrizes it; direct.py loops).
 
 `Grade.check` records one expectation in Spanish (what was sent, what came back, what was
 expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason
-(`Abort`). A gate on a scenario another test grades names that test (`gate=`), which is all a
-hidden test shows. `Broken` means the server crashed, hung or sent garbage: the test scores 0
-with status "error".
+(`Abort`). A gate on a scenario another test grades names that test (`gate=`): the cause is
+reported once, in that test, and every test that needs it says only that it needs it first
+(a hidden test shows nothing else anyway). `Broken` means the server crashed, hung or sent
+garbage: the test scores 0 with status "error".
+
+Feedback is plain Spanish: values a learner's server sent are written out in words by `short`
+(never as Python or JSON literals such as None, null, True or a dict's repr).
 
 Scores come from the test's `Grade`, never from an exit code: a test that raised anything we
 did not expect scores 0 with status "error". Hidden tests are redacted by construction:
@@ -27,7 +31,6 @@ did not expect scores 0 with status "error". Hidden tests are redacted by constr
 - the result carries `"hidden": true`.
 """
 
-import json
 import os
 import traceback
 
@@ -46,6 +49,8 @@ HIDDEN_BROKEN = ("tu servidor falló durante esta prueba oculta (terminó, no re
                  "del enunciado")
 HIDDEN_SHAPE = "la respuesta de tu servidor tenía una forma inesperada en esta prueba oculta"
 INTERNAL = "error interno del corrector; avisa al profesorado"
+NEEDS = ("esta prueba necesita que antes funcione «{gate}»; qué falló allí, y qué mirar, lo "
+         "dice esa prueba")
 
 
 class Abort(Exception):
@@ -85,7 +90,7 @@ class Grade:
             raise ValueError("a severe check needs @graded(..., severe=...) on its test")
         detail = text
         if not passed and not self.hidden and (got is not None or expected is not None):
-            detail += f" — recibido: {short(got)}; esperado: {expected}"
+            detail += f" (llegó: {short(got)}; se esperaba: {short(expected)})"
         self.checks.append((bool(passed), detail))
         if severe and not passed:
             self.violations.append(text)
@@ -105,13 +110,65 @@ class Grade:
 
 
 def short(value, limit=300):
-    """A learner's value as one escaped line of at most `limit` characters."""
-    if not isinstance(value, str):
-        try:
-            value = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-        except (TypeError, ValueError, RecursionError):
-            value = f"<{type(value).__name__}>"
-    return one_line(value, limit)
+    """A learner's value as one escaped line of at most `limit` characters, in plain Spanish.
+
+    Text is shown as it is; everything else is written out in words, never as a Python or
+    JSON literal: nothing (None) is «nada», booleans «verdadero» / «falso», a list its items
+    («a, b y c»), a dict «clave: valor; otra: valor». Bounded: it stops writing at `limit`."""
+    return one_line(plain(value, limit), limit)
+
+
+def plain(value, limit=300):
+    """`value` in words (see `short`), at most about `limit` characters; never raises."""
+    out, budget = [], [limit + 1]
+
+    def put(text):
+        if budget[0] > 0:
+            out.append(text[:budget[0]])
+            budget[0] -= len(text)
+
+    def walk(item, depth):
+        if budget[0] <= 0:
+            return
+        if isinstance(item, str):
+            put(item if item else "un texto vacío")
+        elif item is None:
+            put("nada")
+        elif isinstance(item, bool):
+            put("verdadero" if item else "falso")
+        elif isinstance(item, (int, float)):
+            put(str(item) if not isinstance(item, float) or item == item else "un número")
+        elif depth > 6:
+            put("…")
+        elif isinstance(item, dict):
+            if not item:
+                put("nada (un objeto vacío)")
+            for number, (key, inner) in enumerate(item.items()):
+                if budget[0] <= 0:
+                    break
+                put("; " if number else "")
+                put(f"{key}: " if isinstance(key, str) else "")
+                nested = isinstance(inner, (dict, list, tuple)) and inner
+                put("(" if nested else "")
+                walk(inner, depth + 1)
+                put(")" if nested else "")
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            items = sorted(item, key=str) if isinstance(item, (set, frozenset)) else item
+            if not items:
+                put("ninguno")
+            for number, inner in enumerate(items):
+                if budget[0] <= 0:
+                    break
+                put("" if not number else " y " if number == len(items) - 1 else ", ")
+                walk(inner, depth + 1)
+        else:
+            put(f"un valor de tipo {type(item).__name__}")
+
+    try:
+        walk(value, 0)
+    except (RecursionError, TypeError, ValueError):
+        return "un valor que no se puede mostrar"
+    return "".join(out)
 
 
 def graded(exercise, points, title, hidden=False, revisions=None, severe=None):
@@ -152,6 +209,8 @@ def score(state, spec, grade, exc):
         value, status = 0.0, "failed"
         if hidden and exc.gate:
             lines = lines + [f"✘ esta prueba oculta necesita que antes funcione «{exc.gate}»"]
+        elif exc.gate:  # the cause is reported once, in the test that grades that scenario
+            lines = lines + [f"✘ {NEEDS.format(gate=exc.gate)}"]
         else:
             lines = lines + ["✘ " + str(exc)]
     elif isinstance(exc, Broken):
@@ -225,7 +284,7 @@ def _essential(exercise, test_id, hidden, seen, penalty):
         lines.append(f"  penalización: −{penalty:g} puntos")
     mark = f" {HIDDEN_MARK}" if hidden else ""
     return {"id": test_id, "name": f"{exercise}{mark} {ESSENTIALS_TITLE}",
-            "exercise": exercise, "score": -penalty, "max_score": 0,
+            "exercise": exercise, "score": -penalty if penalty else 0.0, "max_score": 0,
             "status": "failed" if seen else "passed", "hidden": hidden,
             "output": "\n".join(lines)}
 

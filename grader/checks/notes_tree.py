@@ -1,10 +1,12 @@
 """A test's notes on disk: a private folder tree laid out and read back by the grader.
 
 `lab.folders(...)` makes a `Tree` in the host's data area; `tree.add(...)` writes a note,
-`tree.snapshot()` reads back what is there now, and `describe_changes(before, after)` says in
-Spanish what differs. Both directions go only through the host's data folder (in the sandbox,
-grader.boundary: descriptors, no links, no FIFOs, caps); a planted link or special file is a
-`Broken` test and a finding in the report.
+`tree.snapshot()` reads back what is there now (`folders=` also collects the folders, so an
+empty one is seen), `tree.move(...)`, `tree.link(...)` and `tree.unlink(...)` change the layout
+while a server runs (a folder moved or swapped for a link with a form or a handle open), and
+`describe_changes(before, after)` says in Spanish what differs. Both directions go only
+through the host's data folder (in the sandbox, grader.boundary: descriptors, no links, no
+FIFOs, caps); a planted link or special file is a `Broken` test and a finding in the report.
 
 Deliberate simplifications: notes are written in the lesson's own format (store.render); a
 snapshot compares contents by hash and inode, not timestamps.
@@ -26,6 +28,7 @@ class Tree:
         host = lab.state.host
         self.inner = f"{host.inner('data')}/{name}"
         self.folders = {}
+        self._retired = []  # folders moved away (closed with the tree)
         self.folders[""] = self._guarded(lambda: host.data.make_dir(name))
         self.ids = {}  # note id -> relative path
 
@@ -52,22 +55,47 @@ class Tree:
         self.ids[note_id] = f"{folder}/{filename}"
         return self
 
-    def link(self, name, target):
-        """A symbolic link `name` -> `target`, two folders side by side at the top."""
-        self._guarded(lambda: self.folders[""].make_link(name, target))
+    def link(self, name, target, anywhere=False):
+        """A symbolic link `name` -> `target`, side by side in one folder ("Notes", or
+        "Personal/cartas" -> "fotos": the link Personal/cartas to the folder Personal/fotos);
+        with `anywhere`, `target` is a folder of this tree wherever it is ("Papelera/cartas"),
+        linked by the absolute path the server sees."""
+        parent, _, name = name.rpartition("/")
+        target = f"{self.inner}/{target}" if anywhere else target
+        self._guarded(lambda: self._folder(parent).make_link(name, target))
+        return self
+
+    def unlink(self, name):
+        """Remove a link this tree made (never what it points to)."""
+        parent, _, name = name.rpartition("/")
+        self._guarded(lambda: self._folder(parent).remove_link(name))
+        return self
+
+    def move(self, source, destination):
+        """Move the folder or file `source` to `destination` (relative paths; the destination's
+        folder is made when missing, the destination itself must not exist)."""
+        from_parent, _, from_name = source.rpartition("/")
+        to_parent, _, to_name = destination.rpartition("/")
+        origin, target = self._folder(from_parent), self._folder(to_parent)
+        self._guarded(lambda: origin.move(from_name, target, to_name))
+        for relative in [r for r in self.folders if r == source or r.startswith(source + "/")]:
+            self._retired.append(self.folders.pop(relative))  # it has another name now
+        self.ids = {note: (destination + path[len(source):] if path.startswith(source + "/")
+                           else path) for note, path in self.ids.items()}
         return self
 
     def uri(self, folder):
         return path_to_uri(f"{self.inner}/{folder}")
 
-    def snapshot(self):
-        """{relative path: (sha256, inode)} of every file below this folder."""
-        return self._guarded(self.folders[""].snapshot)
+    def snapshot(self, folders=None):
+        """{relative path: (sha256, inode)} of every file below this folder; with a set as
+        `folders`, every folder below is added to it too (an empty folder holds no file)."""
+        return self._guarded(lambda: self.folders[""].snapshot(folders=folders))
 
     def close(self):
-        for folder in self.folders.values():
+        for folder in [*self.folders.values(), *self._retired]:
             folder.close()
-        self.folders = {}
+        self.folders, self._retired = {}, []
 
 
 def describe_changes(before, after):

@@ -1,17 +1,27 @@
-"""The catalogue of wrong solutions: the reference with exactly one bug each.
+"""The catalogue of wrong solutions: a correct solution with exactly one bug each.
 
-Each mutant names the reference file it changes, the exact text it replaces (which must occur
-once), the grading tests it must lose (every other test must still give full marks), and a
-phrase that the feedback of at least one lost test must contain: the feedback names the bug.
-The first ones are the bugs a blind test of the notebooks found (learners who wrote solutions
-from the statements alone); the rest are the ones learners meet most often.
+Each mutant names the file it changes, the exact text it replaces (which must occur once), the
+grading tests it must lose (every other test of its exercise must still give full marks: an
+exercise's «lo imprescindible» entry, `ej2/lo_imprescindible`, is lost when the bug is severe
+and the exercise had more than half of its points), and a phrase that the feedback of at least
+one lost test must contain: the feedback names the bug. `severe` bugs (acting without or
+against the user's decision, access outside the roots) must leave their exercise with at most
+half of its points.
+
+Two bases: the reference (grader/reference/soluciones), and `blind/`, solutions of exercises 2
+and 4 written from the statements alone, the way a learner would (not from the checks), in
+another style; the blind mutants are the bugs such a learner makes, each written into that
+learner's code. The first reference ones are the bugs a blind test of the notebooks found; the
+rest are the ones learners meet most often.
 """
 
 import os
 from dataclasses import dataclass
 
-REFERENCE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "grader", "reference", "soluciones")
+HERE = os.path.dirname(os.path.abspath(__file__))
+REFERENCE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "grader", "reference",
+                         "soluciones")
+BLIND = os.path.join(HERE, "blind")  # exercises 2 and 4 as a learner wrote them, blind
 REVISIONS = ("2025-11-25", "2026-07-28")
 
 
@@ -27,11 +37,20 @@ class Mutant:
     replace: str
     loses: set
     says: str = ""  # a phrase the feedback of one of the lost tests contains
+    severe: bool = False  # the exercise keeps at most half of its points
+    base: str = REFERENCE  # the solution it starts from (REFERENCE, or BLIND for 2 and 4)
+
+    @property
+    def exercise(self):
+        return self.file[:-3]
 
     def write(self, folder):
         os.makedirs(folder)
         for name in sorted(os.listdir(REFERENCE)):
-            with open(os.path.join(REFERENCE, name), encoding="utf-8") as handle:
+            source = os.path.join(self.base, name)
+            if not os.path.exists(source):
+                source = os.path.join(REFERENCE, name)
+            with open(source, encoding="utf-8") as handle:
                 text = handle.read()
             if name == self.file:
                 assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
@@ -41,17 +60,34 @@ class Mutant:
         return folder
 
 
+def write_blind(folder):
+    """The blind solutions of exercises 2 and 4 with the reference's exercise 3: a correct
+    solution in another style, graded with the correct styles."""
+    os.makedirs(folder)
+    for name in sorted(os.listdir(REFERENCE)):
+        source = os.path.join(BLIND, name)
+        source = source if os.path.exists(source) else os.path.join(REFERENCE, name)
+        with open(source, encoding="utf-8") as handle, \
+                open(os.path.join(folder, name), "w", encoding="utf-8") as out:
+            out.write(handle.read())
+    return folder
+
+
 ARCHIVE_CALL = ("    target = ctx.archive(current)  "
                 "# lo comprueba otra vez y lo mueve en un solo paso\n")
 CONFIRM_CHECK = '    if answer.action != "accept" or answer.content.get("confirm") is not True:\n'
 ASK = "    answer = ctx.elicit_form(\n"
 
 
-def _block(file, first, last):
-    with open(os.path.join(REFERENCE, file), encoding="utf-8") as handle:
+def _block_of(base, file, first, last):
+    with open(os.path.join(base, file), encoding="utf-8") as handle:
         text = handle.read()
     start = text.index(first)
     return text[start:text.index(last, start) + len(last)]
+
+
+def _block(file, first, last):
+    return _block_of(REFERENCE, file, first, last)
 
 
 ASK_BLOCK = _block("ejercicio2.py", ASK, 'required=["note_id", "confirm"])\n')
@@ -74,23 +110,39 @@ FINAL = "    return tuple(int(part or 0) for part in match.groups()[:3]), match.
 STATELESS = """        if not at_least(version, STATELESS_SDK):
             return False
 """
-EX2 = {f"ej2/{name}" for name in (
-    "test_archives_only_the_chosen_note", "test_asks_to_confirm_even_with_one_match",
-    "test_archives_single_match_after_confirmation",
-    "test_titles_match_ignoring_case_and_surrounding_spaces", "test_decline_archives_nothing",
-    "test_cancel_archives_nothing", "test_unconfirmed_accept_archives_nothing",
-    "test_answer_that_does_not_fit_archives_nothing",
-    "test_titles_outside_the_roots_are_refused_without_asking", "test_asks_only_once_per_call",
-    "test_archiving_moves_the_file_and_never_overwrites")}
-EX2 = {f"{test}[{revision}]" for test in EX2 for revision in REVISIONS} | \
-    {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"} | \
+EX2_PUBLIC = ("test_archives_only_the_chosen_note",
+              "test_the_form_offers_exactly_the_matching_notes",
+              "test_asks_to_confirm_even_with_one_match",
+              "test_announces_a_destructive_tool_that_takes_a_title",
+              "test_archives_single_match_after_confirmation",
+              "test_titles_match_ignoring_case_and_surrounding_spaces",
+              "test_decline_archives_nothing", "test_cancel_archives_nothing",
+              "test_unconfirmed_accept_archives_nothing",
+              "test_answer_that_does_not_fit_archives_nothing",
+              "test_titles_outside_the_roots_are_refused_without_asking",
+              "test_asks_only_once_per_call", "test_archiving_moves_the_file_and_never_overwrites",
+              "test_says_it_archived_only_when_it_did", "test_creates_nothing_before_a_yes",
+              "test_rechecks_the_chosen_note_after_the_answer")
+EX2 = {test for name in EX2_PUBLIC for test in both(f"ej2/{name}")} | \
+    {"ej2/test_a_2025_06_18_client_gets_a_form_it_understands[2025-06-18]",
+     "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"} | \
     both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive")
 EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_working",
        "ej4/test_revocation_changes_nothing_on_disk",
        "ej4/test_a_sibling_sharing_a_prefix_is_another_root",
+       "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now",
        "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_every_root_removed",
        "ej4_hidden/test_root_through_a_symlinked_folder",
-       "ej4_hidden/test_root_narrowed_to_a_subfolder"}
+       "ej4_hidden/test_root_narrowed_to_a_subfolder",
+       "ej4_hidden/test_a_root_folder_moved_away_and_replaced",
+       "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"}
+# an exercise's «lo imprescindible» entries: lost when a severe bug took it past half
+SEVERE2, SEVERE2_HIDDEN = {"ej2/lo_imprescindible"}, {"ej2/lo_imprescindible_oculto"}
+SEVERE4, SEVERE4_HIDDEN = {"ej4/lo_imprescindible"}, {"ej4/lo_imprescindible_oculto"}
+MOVED = "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now"
+REPLACED = "ej4_hidden/test_a_root_folder_moved_away_and_replaced"
+DOT_DOT = "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"
+RECHECK = both("ej2/test_rechecks_the_chosen_note_after_the_answer")
 
 RETO_SEVERE = "reto/lo_imprescindible"
 RETO_DERIVE = ("def derive(key, purpose):\n"
@@ -136,21 +188,21 @@ MUTANTS = [
         raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(fields[3], target)
     return ok(f"Archivada la nota {fields[0]} en {target}.", {"archived": fields[0]})
-""", {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
-        "hay que volver a comprobar las roots"),
+""", RECHECK | SEVERE2 | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+        "ctx.recheck(nota) comprueba la nota contra las roots de ahora", severe=True),
     Mutant("solo_la_primera_root", "ejercicio4.py", REACTION,
            """        import os
         first = change.new_roots.roots[0].path  # BUG: only the first remaining root
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {"ej4_hidden/test_several_roots_remain"},
+""", {"ej4_hidden/test_several_roots_remain", MOVED, REPLACED},  # revokes too many (safe)
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
-           {"ej4_hidden/test_every_root_removed"},
-           "algún handle que quedó fuera de las roots siguió funcionando"),
+           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
+           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
     Mutant("reaccion_que_lanza", "ejercicio4.py", REACTION,
            "        if not change.new_roots.contains(handle.real_path):  # BUG: no such field\n"
            "            change.revoke(handle)\n",
@@ -166,10 +218,8 @@ MUTANTS = [
         return ok("Archivada.", {"archived": matches[0].summary()})
 """ + ASK,
            both("ej2/test_asks_to_confirm_even_with_one_match")
-           | both("ej2/test_archives_single_match_after_confirmation")
-           # once the roots change leaves one match, it archives that one, which nobody chose
-           | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
-           "no envió ningún formulario"),
+           | both("ej2/test_archives_single_match_after_confirmation") | SEVERE2,
+           "cambió notas sin preguntar", severe=True),
     Mutant("archiva_al_rechazar", "ejercicio2.py",
            CONFIRM_CHECK + "        return ok(\"No se archivó nada.\", {\"archived\": None, "
            "\"reason\": answer.action})\n"
@@ -179,11 +229,12 @@ MUTANTS = [
            "\"reason\": answer.action})\n"
            "    note = next((n for n in matches if n.id == answer.content.get(\"note_id\", "
            "matches[0].id)), None)\n",
-           both("ej2/test_decline_archives_nothing"), "tras decline cambió el disco"),
+           both("ej2/test_decline_archives_nothing") | SEVERE2, "tras decline cambió el disco",
+           severe=True),
     Mutant("archiva_con_confirm_false", "ejercicio2.py", CONFIRM_CHECK,
            "    if answer.action != \"accept\":\n",
-           both("ej2/test_unconfirmed_accept_archives_nothing"),
-           "tras accept con confirm: false cambió el disco"),
+           both("ej2/test_unconfirmed_accept_archives_nothing") | SEVERE2,
+           "tras accept con confirm falso cambió el disco", severe=True),
     Mutant("busca_con_prefijo_fuera_de_las_roots", "ejercicio2.py", MATCHES,
            """    import os
     wanted, matches = title.strip().casefold(), []
@@ -199,24 +250,27 @@ MUTANTS = [
                         matches.append(note)
 """,
            both("ej2/test_titles_outside_the_roots_are_refused_without_asking")
-           | both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
-           "Notes-evil no es una root"),
+           | both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive") | SEVERE2,
+           "Notes-evil, que no es una root", severe=True),
     Mutant("vuelve_a_preguntar", "ejercicio2.py", ASK_BLOCK,
            "    while True:  # BUG: asks again until it hears a yes\n"
            + "".join("    " + line for line in ASK_BLOCK.splitlines(keepends=True))
            + '        if answer.action == "accept" and answer.content.get("confirm") is True:\n'
            "            break\n",
-           both("ej2/test_asks_only_once_per_call"), "exactamente una elicitación"),
+           both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
     Mutant("copia_y_borra", "ejercicio2.py", ARCHIVE_CALL,
            """    import os
     import shutil
     folder = os.path.join(ctx.roots.root_of(current.path).path, ".archive")
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, os.path.basename(current.path))
+    if os.path.lexists(target):
+        raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     shutil.copyfile(current.path, target)  # BUG: copy, then delete
     os.remove(current.path)
 """,
-           both("ej2/test_archiving_moves_the_file_and_never_overwrites"), "mismo inodo"),
+           both("ej2/test_archiving_moves_the_file_and_never_overwrites"),
+           "se copió y se borró en vez de moverse"),
     Mutant("archiva_junto_a_la_nota", "ejercicio2.py", ARCHIVE_CALL,
            """    import os
     folder = os.path.join(os.path.dirname(current.path), ".archive")  # BUG: beside the note
@@ -237,7 +291,7 @@ MUTANTS = [
         raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(current.path, target)
 """, EX2,
-           "la carpeta .archive de su root (Otros)"),
+           "la carpeta .archive de su root (Otros)", severe=True),
     Mutant("compara_versiones_como_texto", "ejercicio3.py", GUARD_VERSION,
            GUARD_VERSION + "    if not sdk_version_text or sdk_version_text < \"1.23.1\":\n"
            "        return False\n"
@@ -274,16 +328,19 @@ MUTANTS = [
            "        if not any(handle.path.startswith(root.path) "
            "for root in change.new_roots.roots):\n"
            "            change.revoke(handle)\n",
-           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root"},
-           "Notes no contiene a Notes-evil"),
+           # the stale text path too: the folder moved with the handle open stays "inside"
+           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED} | SEVERE4,
+           "Notes no contiene a Notes-evil", severe=True),
     Mutant("usa_la_ruta_de_la_uri", "ejercicio4.py", REACTION,
            "        import os\n"
            "        from roots import is_within, uri_to_path\n"
            "        if not any(is_within(os.path.realpath(handle.path), uri_to_path(root.uri))\n"
            "                   for root in change.new_roots.roots):  # BUG: the URI, not real\n"
            "            change.revoke(handle)\n",
-           {"ej4_hidden/test_root_through_a_symlinked_folder"},
-           "algún handle que seguía dentro de las roots dejó de funcionar"),
+           # the opening path resolved again: a root folder replaced keeps its handle alive
+           {"ej4_hidden/test_root_through_a_symlinked_folder", REPLACED, DOT_DOT}
+           | SEVERE4_HIDDEN, "algún handle que quedó fuera de las roots siguió funcionando",
+           severe=True),
     Mutant("revoca_todos", "ejercicio4.py", REACTION, "        change.revoke(handle)\n", EX4,
            "también los de dentro"),
     Mutant("no_revoca_ninguno", "ejercicio4.py", REACTION, "        pass\n", EX4,
@@ -346,3 +403,243 @@ MUTANTS = [
            {"reto/test_a_token_spelled_another_way_is_refused",
             "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
 ]
+
+# -- written blind from the statements, as a learner would (base: blind/) ---------------------
+B_FIND = "    candidatas = ctx.find_notes(title)\n"
+B_OPTIONS = ("    opciones = [(nota.id, f\"{nota.title} ({nota.created})\") "
+             "for nota in candidatas]\n")
+B_CHOICE = 'choice(opciones, title="Nota", protocol=ctx.protocol_version)'
+B_DECLINE = ('    if respuesta.action == "decline":\n'
+             '        return ok("Has dicho que no: no archivo nada.")\n')
+B_CANCEL = ('    if respuesta.action == "cancel":\n'
+            '        return ok("Cancelado: no archivo nada.")\n')
+B_CONFIRM = ('    if respuesta.content.get("confirm") is not True:\n'
+             '        return ok("Sin confirmar no archivo nada.")\n')
+B_PICK = """    elegida = None
+    for nota in candidatas:
+        if nota.id == respuesta.content.get("note_id"):
+            elegida = nota
+"""
+B_ACT = _block_of(BLIND, "ejercicio2.py", "    nota = ctx.recheck(elegida)",
+                  "    destino = ctx.archive(nota)\n")
+B_ASK = _block_of(BLIND, "ejercicio2.py", "    respuesta = ctx.elicit_form(\n",
+                  'required=["note_id", "confirm"])\n')
+B_BODY = _block_of(BLIND, "ejercicio2.py", B_FIND, 'return ok(f"Archivada en {destino}.")\n')
+B_PATH = "        ruta = handle.current_path()  # dónde está el archivo ahora\n"
+B_INSIDE = "        elif not change.new_roots.contains(ruta):\n"
+B_LOOP = "    for handle in change.handles:\n"
+B4_BODY = _block_of(BLIND, "ejercicio4.py", B_LOOP, '"su nota quedó fuera de las roots")\n')
+
+
+def loop4(path_line, inside_line=B_INSIDE):
+    """The blind reaction's loop with its two decisions replaced (and what they import)."""
+    return ("    import os\n\n    from roots import is_within, uri_to_path\n\n"
+            + B4_BODY.replace(B_PATH, path_line).replace(B_INSIDE, inside_line))
+
+
+def blind2(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "ejercicio2.py", find, replace, loses, says, severe, BLIND)
+
+
+def blind4(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "ejercicio4.py", find, replace, loses, says, severe, BLIND)
+
+
+BLIND_MUTANTS = [
+    # acting against or without the user's decision
+    blind2("a_ciegas_archiva_tras_decline", B_DECLINE + B_CANCEL + B_CONFIRM + B_PICK,
+           B_CANCEL + '    if respuesta.content.get("confirm") is False:\n'
+           '        return ok("Sin confirmar no archivo nada.")\n'
+           "    elegida = None\n    elegido = respuesta.content.get(\"note_id\", "
+           "candidatas[0].id)  # BUG: sin respuesta, la primera\n"
+           "    for nota in candidatas:\n        if nota.id == elegido:\n"
+           "            elegida = nota\n",
+           both("ej2/test_decline_archives_nothing") | SEVERE2,
+           "tras decline cambió el disco", severe=True),
+    blind2("a_ciegas_archiva_tras_cancel", B_DECLINE + B_CANCEL + B_CONFIRM + B_PICK,
+           B_DECLINE + '    if respuesta.content.get("confirm") is False:\n'
+           '        return ok("Sin confirmar no archivo nada.")\n'
+           "    elegida = None\n    elegido = respuesta.content.get(\"note_id\", "
+           "candidatas[0].id)  # BUG: sin respuesta, la primera\n"
+           "    for nota in candidatas:\n        if nota.id == elegido:\n"
+           "            elegida = nota\n",
+           both("ej2/test_cancel_archives_nothing") | SEVERE2,
+           "tras cancel cambió el disco", severe=True),
+    blind2("a_ciegas_no_mira_confirm", B_CONFIRM, "",
+           both("ej2/test_unconfirmed_accept_archives_nothing") | SEVERE2,
+           "tras accept con confirm falso cambió el disco", severe=True),
+    blind2("a_ciegas_archiva_todas", B_ACT,
+           "    for otra in candidatas:  # BUG: todas las que coinciden\n"
+           "        destino = ctx.archive(ctx.recheck(otra))\n",
+           both("ej2/test_archives_only_the_chosen_note") | SEVERE2,
+           "solo se archiva la nota que el usuario eligió", severe=True),
+    blind2("a_ciegas_archiva_la_primera", B_PICK,
+           "    elegida = candidatas[0]  # BUG: la primera, no la elegida\n",
+           EX2, "cambió otra nota que nadie eligió", severe=True),
+    blind2("a_ciegas_sin_preguntar_si_hay_una", B_OPTIONS,
+           "    if len(candidatas) == 1:  # BUG: una sola: no hace falta preguntar\n"
+           "        return ok(f\"Archivada en {ctx.archive(candidatas[0])}.\")\n" + B_OPTIONS,
+           both("ej2/test_asks_to_confirm_even_with_one_match")
+           | both("ej2/test_archives_single_match_after_confirmation") | SEVERE2,
+           "cambió notas sin preguntar", severe=True),
+    # the classes that got full marks before
+    blind2("a_ciegas_dice_archivada_aunque_no", B_ACT,
+           "    try:\n        destino = ctx.archive(ctx.recheck(elegida))\n"
+           "    except ToolError:  # BUG: que no se note\n"
+           "        destino = \"la carpeta .archive\"\n",
+           both("ej2/test_says_it_archived_only_when_it_did"),
+           "nunca digas que archivaste lo que no archivaste"),
+    blind2("a_ciegas_crea_archive_antes", B_OPTIONS,
+           "    import os\n    for nota in candidatas:  # BUG: la carpeta, lista de antemano\n"
+           "        raiz = ctx.roots.root_of(nota.path)\n"
+           "        os.makedirs(os.path.join(raiz.path, \".archive\"), exist_ok=True)\n"
+           + B_OPTIONS, both("ej2/test_creates_nothing_before_a_yes"),
+           "no se crea nada antes de que el usuario diga que sí"),
+    blind2("a_ciegas_choice_sin_protocol", B_CHOICE, 'choice(opciones, title="Nota")',
+           {"ej2/test_a_2025_06_18_client_gets_a_form_it_understands[2025-06-18]"},
+           "pasa protocol=ctx.protocol_version a choice"),
+    blind2("a_ciegas_decide_la_root_antes", B_BODY, """\
+    import os
+    # BUG: las coincidencias y su root, decididas antes de preguntar; luego, por su ruta
+    vistas = ctx.memo("vistas", lambda: [[n.id, n.title, n.path, ctx.roots.root_of(n.path).path]
+                                         for n in ctx.find_notes(title)])
+    if not vistas:
+        raise ToolError("No hay ninguna nota con ese título en las carpetas compartidas.")
+    respuesta = ctx.elicit_form(
+        "¿Qué nota archivo? Marca la casilla para confirmarlo.",
+        {"note_id": choice([(v[0], v[1]) for v in vistas], title="Nota",
+                           protocol=ctx.protocol_version),
+         "confirm": {"type": "boolean", "title": "Sí, archívala"}},
+        required=["note_id", "confirm"])
+    if respuesta.action != "accept" or respuesta.content.get("confirm") is not True:
+        return ok("No archivo nada.")
+    vista = next(v for v in vistas if v[0] == respuesta.content.get("note_id"))
+    carpeta = os.path.join(vista[3], ".archive")
+    os.makedirs(carpeta, exist_ok=True)
+    destino = os.path.join(carpeta, os.path.basename(vista[2]))
+    if os.path.exists(destino):
+        raise ToolError("Ya hay una nota archivada con ese nombre.")
+    os.rename(vista[2], destino)
+    return ok(f"Archivada en {destino}.")
+""", RECHECK | SEVERE2 | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "ctx.recheck(nota) comprueba la nota contra las roots de ahora", severe=True),
+    # the usual ones, in this learner's code
+    blind2("a_ciegas_note_id_texto_libre", B_CHOICE,
+           '{"type": "string", "title": "Id de la nota: " + ", ".join(n.id for n in candidatas)}',
+           both("ej2/test_the_form_offers_exactly_the_matching_notes"),
+           "note_id no es una selección"),
+    blind2("a_ciegas_vuelve_a_preguntar", B_ASK + B_DECLINE + B_CANCEL + B_CONFIRM,
+           "    while True:  # BUG: insiste hasta oír un sí\n"
+           + "".join("    " + line for line in B_ASK.splitlines(keepends=True))
+           + '        if respuesta.action == "accept" and '
+           'respuesta.content.get("confirm") is True:\n            break\n',
+           both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
+    blind2("a_ciegas_copia_y_borra", B_ACT, """\
+    import os
+    import shutil
+    nota = ctx.recheck(elegida)
+    carpeta = os.path.join(ctx.roots.root_of(nota.path).path, ".archive")
+    os.makedirs(carpeta, exist_ok=True)
+    destino = os.path.join(carpeta, os.path.basename(nota.path))
+    if os.path.exists(destino):
+        raise ToolError("Ya hay una nota archivada con ese nombre.")
+    shutil.copy2(nota.path, destino)  # BUG: copia y borra, dos pasos
+    os.remove(nota.path)
+""", both("ej2/test_archiving_moves_the_file_and_never_overwrites"),
+"se copió y se borró en vez de moverse"),
+    blind2("a_ciegas_sobrescribe", B_ACT, """\
+    import os
+    nota = ctx.recheck(elegida)
+    carpeta = os.path.join(ctx.roots.root_of(nota.path).path, ".archive")
+    os.makedirs(carpeta, exist_ok=True)
+    destino = os.path.join(carpeta, os.path.basename(nota.path))
+    os.replace(nota.path, destino)  # BUG: pisa lo que ya estuviera archivado
+""", both("ej2/test_archiving_moves_the_file_and_never_overwrites") | SEVERE2,
+"nunca se sobrescribe una nota que nadie eligió", severe=True),
+    blind2("a_ciegas_archiva_junto_a_la_nota", B_ACT, """\
+    import os
+    nota = ctx.recheck(elegida)
+    carpeta = os.path.join(os.path.dirname(nota.path), ".archive")  # BUG: junto a la nota
+    os.makedirs(carpeta, exist_ok=True)
+    destino = os.path.join(carpeta, os.path.basename(nota.path))
+    if os.path.exists(destino):
+        raise ToolError("Ya hay una nota archivada con ese nombre.")
+    os.rename(nota.path, destino)
+""", both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
+"la de la root, no la de la subcarpeta"),
+    blind2("a_ciegas_titulos_exactos", B_FIND,
+           "    candidatas = [n for n in ctx.notes() if n.title == title]  # BUG: tal cual\n",
+           both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
+           "sin distinguir mayúsculas ni espacios"),
+    blind2("a_ciegas_busca_en_carpetas_parecidas", B_FIND, """\
+    import os
+    import store
+    candidatas = []
+    for root in ctx.roots.roots:  # BUG: las carpetas que empiezan como la root
+        arriba = os.path.dirname(root.path)
+        for nombre in sorted(os.listdir(arriba)):
+            if not nombre.startswith(os.path.basename(root.path)):
+                continue
+            for carpeta, _, archivos in os.walk(os.path.join(arriba, nombre)):
+                for archivo in sorted(archivos):
+                    nota = store.read_note(os.path.join(carpeta, archivo))
+                    if nota and nota.title.strip().casefold() == title.strip().casefold():
+                        candidatas.append(nota)
+""", both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
+"Notes-evil, que no es una root", severe=True),
+    blind2("a_ciegas_sin_anotaciones", 'annotations={"readOnlyHint": False, '
+           '"destructiveHint": True})',
+           "annotations={})  # BUG: sin anunciar nada",
+           both("ej2/test_announces_a_destructive_tool_that_takes_a_title"),
+           "destructiveHint verdadero"),
+    blind2("a_ciegas_sin_error_si_no_hay", 'raise ToolError("No hay ninguna nota con ese título '
+           'en las carpetas compartidas.")', 'return ok("No hay ninguna nota con ese título.")',
+           both("ej2/test_titles_outside_the_roots_are_refused_without_asking"),
+           "se esperaba un error sin preguntar"),
+    # exercise 4, the same learner
+    blind4("a_ciegas_compara_con_startswith", B_INSIDE,
+           "        elif not any(ruta.startswith(root.path)  # BUG: texto\n"
+           "                     for root in change.new_roots.roots):\n",
+           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root"} | SEVERE4,
+           "Notes no contiene a Notes-evil", severe=True),
+    blind4("a_ciegas_usa_handle_path", B_PATH,
+           "        ruta = handle.path  # BUG: la ruta de cuando se abrió\n",
+           {MOVED, REPLACED} | SEVERE4,
+           "handle.current_path() dice dónde está el archivo de verdad ahora", severe=True),
+    blind4("a_ciegas_resuelve_handle_path", B4_BODY, loop4(
+        "        ruta = os.path.realpath(handle.path)  # BUG: resuelve el texto de antes\n"),
+           {REPLACED} | SEVERE4_HIDDEN,
+           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+    blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
+        "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"
+        "                     for root in change.new_roots.roots):\n")),
+           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT},
+           "algún handle que seguía dentro de las roots dejó de funcionar"),
+    blind4("a_ciegas_normaliza_la_uri", B4_BODY, loop4(B_PATH, (
+        "        elif not any(is_within(ruta, os.path.normpath(uri_to_path(root.uri)))\n"
+        "                     for root in change.new_roots.roots):  # BUG: normaliza\n")),
+           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT} | SEVERE4_HIDDEN,
+           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+    blind4("a_ciegas_nada_sin_roots", B_LOOP,
+           "    if not change.new_roots.roots:  # BUG: sin roots no hay con qué comparar\n"
+           "        return\n" + B_LOOP,
+           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
+           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+    blind4("a_ciegas_solo_las_roots_quitadas", B4_BODY, """\
+    from roots import is_within
+    nuevas = [root.path for root in change.new_roots.roots]
+    # BUG: una root cuenta como quitada solo si ninguna nueva cae dentro de ella
+    quitadas = [root.path for root in change.old_roots.roots
+                if not any(is_within(nueva, root.path) for nueva in nuevas)]
+    for handle in change.handles:
+        ruta = handle.current_path()  # dónde está el archivo ahora
+        if ruta is None or any(is_within(ruta, quitada) for quitada in quitadas):
+            change.revoke(handle, "su nota quedó fuera de las roots")
+""", {MOVED, "ej4_hidden/test_root_narrowed_to_a_subfolder"} | SEVERE4,
+"algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+    blind4("a_ciegas_solo_la_carpeta_de_la_root", B4_BODY, loop4(B_PATH, (
+        "        elif os.path.dirname(ruta) not in [root.path for root in "
+        "change.new_roots.roots]:  # BUG\n")),
+           EX4, "sigue dentro de las roots pero su handle dejó de funcionar"),
+]
+MUTANTS += BLIND_MUTANTS

@@ -9,7 +9,9 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
 - constant answers: the guard always True or always False, a reaction that revokes every handle
   or none;
 - half a guard: only the version (compared as numbers, or as text), only the protocol;
-- a tool that asks and never acts, and a tool that acts without asking;
+- a tool that asks and never acts, one that asks and only says it archived, and a tool that
+  acts without asking;
+- a reaction that revokes only the handles whose file nobody can locate (in practice, none);
 - the optional challenge (reto.py): the server's own sealer handed back as the learner's, and a
   token that is the payload in base64 with no seal at all.
 """
@@ -144,6 +146,28 @@ from server import ToolError, ok
          "confirm": {"type": "boolean", "title": "Sí, archívala"}},
         required=["note_id", "confirm"])
     return ok(f"Entendido ({answer.action}).")
+'''),
+    Null("pregunta_y_dice_que_archiva", "ejercicio2", HEADER + '''
+from elicitation import choice
+from server import ToolError, ok
+''' + ARCHIVE + '''def notes_archive(ctx, title):
+    matches = ctx.find_notes(title)
+    if not matches:
+        raise ToolError("No hay ninguna nota con ese título en tus roots.")
+    ctx.elicit_form(
+        "¿Cuál archivo?",
+        {"note_id": choice([(n.id, n.title) for n in matches], title="Nota",
+                           protocol=ctx.protocol_version),
+         "confirm": {"type": "boolean", "title": "Sí, archívala"}},
+        required=["note_id", "confirm"])
+    return ok("Archivada.")
+'''),
+    Null("revoca_solo_los_ilocalizables", "ejercicio4", HEADER + '''
+@extension.on_roots_changed
+def reaction(change):
+    for handle in change.handles:
+        if handle.current_path() is None:
+            change.revoke(handle)
 '''),
     Null("archiva_sin_preguntar", "ejercicio2", HEADER + '''
 from server import ToolError, ok

@@ -6,32 +6,35 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
 - every null solution (tests/grader/null_solutions.py: the starters, hooks delegated to what
   the student edition ships, constant answers, half guards, a tool that asks and never acts, one
   that acts without asking) scores 0 on every test of its exercise, public and hidden;
-- every one-bug solution (tests/grader/mutants.py) loses exactly the tests it should, and the
-  feedback of one of them names the bug.
+- every one-bug solution (tests/grader/mutants.py), graded on its own exercise, loses exactly
+  the tests it should, and the feedback of one of them names the bug; a severe one (acting
+  without or against the user's decision, access outside the roots) leaves its exercise with at
+  most half of its points.
 
 The optional challenge (reto.py, notebook 6) is graded whenever a submission brings it and is
 counted apart: `score`/`max_score` are the exercises', `challenge` is the reto's own total.
 """
 
 import os
+import re
 import shutil
 import zipfile
 
 import pytest
-from mutants import MUTANTS, REFERENCE
+from mutants import MUTANTS, REFERENCE, write_blind
 from null_solutions import NULLS
 
 from grader import pool
+from grading_points import CHALLENGE, CHALLENGE_FULL, CHALLENGE_PUBLIC, FULL, PUBLIC, TOTAL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOTEBOOK = os.path.join(os.path.dirname(REFERENCE), "solucion.ipynb")
 CORRECT = os.path.join(HERE, "correct")
-STYLES = sorted(os.listdir(CORRECT))
+STYLES = sorted(os.listdir(CORRECT)) + ["a_ciegas"]  # a_ciegas: mutants.BLIND, no bug
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
-CHALLENGE = "reto"
-FULL = {"ejercicio2": 28, "ejercicio3": 16, "ejercicio4": 9, CHALLENGE: 34}
-PUBLIC = {"ejercicio2": 24, "ejercicio3": 10, "ejercicio4": 5, CHALLENGE: 24}
-EXERCISES_TOTAL = sum(FULL[exercise] for exercise in EXERCISES)
+FULL = {**FULL, CHALLENGE: CHALLENGE_FULL}
+PUBLIC = {**PUBLIC, CHALLENGE: CHALLENGE_PUBLIC}
+EXERCISES_TOTAL = TOTAL
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +50,11 @@ def graded(tmp_path_factory):
     only_ex2.mkdir()
     shutil.copy(os.path.join(REFERENCE, "ejercicio2.py"), only_ex2)
     jobs["only-ex2"] = (str(only_ex2), [])
-    for style in STYLES:
+    for style in STYLES[:-1]:
         jobs[f"correct-{style}"] = (os.path.join(CORRECT, style), [])
+    jobs["correct-a_ciegas"] = (write_blind(str(base / "a_ciegas")), [])
     for mutant in MUTANTS:
-        jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [])
+        jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [mutant.exercise])
     for null in NULLS:
         jobs[f"null-{null.name}"] = (null.write(str(base / "nulls" / null.name)), [null.exercise])
     work = [{"path": path, "name": name, "only": only, "budget": 240.0}
@@ -104,7 +108,8 @@ def test_exercise_2_is_graded_under_both_revisions(graded):
 def test_starter_scores_zero_on_every_test(graded):
     result = graded["starter"]  # the exercises' starters (the optional reto's is a null below)
     assert result["score"] == 0
-    assert all(t["score"] == 0 and t["status"] != "passed" for t in result["tests"])
+    assert all(t["score"] == 0 and t["status"] != "passed" for t in result["tests"]
+               if t["max_score"])  # (not the zero-point «lo imprescindible» entries)
     assert len(result["tests"]) == len([t for t in graded["reference-folder"]["tests"]
                                         if t["exercise"] != CHALLENGE])
     assert "challenge" not in result
@@ -136,8 +141,12 @@ def test_missing_exercises_score_zero_with_the_observed_reason(graded):
     assert all(t["score"] == 0 for t in by_exercise["ejercicio3"])
     assert any("tu guarda no permitió el modo URL" in t["output"]  # no guard: never URL mode
                for t in by_exercise["ejercicio3"])
-    assert all(t["score"] == 0 and "sin @extension.on_roots_changed" in t["output"]
-               for t in by_exercise["ejercicio4"] if not t["hidden"])
+    fours = [t for t in by_exercise["ejercicio4"] if not t["hidden"] and t["max_score"]]
+    assert all(t["score"] == 0 for t in fours)
+    # the cause is said once, in the main test; the others only say they need it
+    main, *others = fours
+    assert "sin @extension.on_roots_changed" in main["output"]
+    assert all("necesita que antes funcione" in t["output"] for t in others)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
@@ -148,12 +157,37 @@ def test_each_bug_loses_exactly_its_tests_and_the_feedback_names_it(graded, muta
                                   if t["id"] in lost ^ mutant.loses}
     outputs = [t["output"] for t in result["tests"] if t["id"] in lost]
     assert any(mutant.says in output for output in outputs), outputs
+    assert {t["exercise"] for t in result["tests"]} == {mutant.exercise}
+    if mutant.severe:  # at most half of the exercise, whatever else passed
+        assert result["score"] <= result["max_score"] / 2, result["score"]
+
+
+def test_every_severe_bug_is_said_under_lo_imprescindible(graded):
+    for mutant in (m for m in MUTANTS if m.severe):
+        entries = [t for t in graded[mutant.name]["tests"] if t["max_score"] == 0]
+        assert any(t["status"] == "failed" for t in entries), mutant.name
+
+
+LITERALS = re.compile(r"\b(None|null|True|False|true|false)\b|\{'|\['|\{\"")
+
+
+def test_exercise_2_and_4_feedback_shows_no_python_or_json_literal(graded):
+    """Values are written in words (grading.short): no None, null, True, a dict's repr...
+    outside what a learner's own server said (quoted between «»)."""
+    seen = {}
+    for result in graded.values():
+        for test in result["tests"]:
+            if test["exercise"] in ("ejercicio2", "ejercicio4"):
+                said = re.sub(r"«[^»]*»", "«»", test["output"])
+                if LITERALS.search(said):
+                    seen.setdefault(test["id"], said)
+    assert not seen, seen
 
 
 def test_grading_again_gives_the_same_result(graded, tmp_path):
     names = ["reference-folder", "starter", "revoca_mas_tarde_en_un_hilo", "vuelve_a_preguntar"]
-    jobs = [{"path": path_of(name, tmp_path), "name": name, "only": [], "budget": 240.0}
-            for name in names]
+    jobs = [{"path": path_of(name, tmp_path), "name": name, "budget": 240.0,
+             "only": [m.exercise for m in MUTANTS if m.name == name]} for name in names]
     for again in pool.grade_all(jobs, workers=2):
         first = graded[again["submission"]]
         assert [(t["id"], t["score"], t["status"], t["output"]) for t in again["tests"]] == \

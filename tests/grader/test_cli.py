@@ -12,6 +12,7 @@ import pytest
 from mutants import MUTANTS, REFERENCE
 
 from grader.paths import REPO_DIR
+from grading_points import FULL, PUBLIC
 
 STARTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "starter.ipynb")
 
@@ -27,7 +28,7 @@ def test_json_format_prints_one_result_per_line_and_exit_0_for_full_marks():
     lines = run.stdout.splitlines()
     assert len(lines) == 1
     result = json.loads(lines[0])
-    assert result["score"] == result["max_score"] == 28
+    assert result["score"] == result["max_score"] == FULL["ejercicio2"]
     assert set(result) >= {"submission", "score", "max_score", "tests", "protections", "suite"}
     assert all(set(t) >= {"name", "score", "max_score", "status", "output", "hidden"}
                for t in result["tests"])
@@ -39,7 +40,7 @@ def test_tests_public_runs_only_the_public_tests_and_says_so():
     run = grader(REFERENCE, "--only", "ejercicio2", "--tests", "public", "--format", "json")
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
-    assert result["score"] == result["max_score"] == 24
+    assert result["score"] == result["max_score"] == PUBLIC["ejercicio2"]
     assert result["suite"] == "public" and not any(t["hidden"] for t in result["tests"])
     assert "Solo pruebas públicas" in result["notice"]
 
@@ -47,7 +48,8 @@ def test_tests_public_runs_only_the_public_tests_and_says_so():
 def test_partial_marks_exit_1_and_text_feedback_is_spanish():
     run = grader(STARTER, "--only", "ej4")
     assert run.returncode == 1
-    assert "Puntuación: 0 / 9" in run.stdout and "no revocó ninguno" in run.stdout
+    assert f"Puntuación: 0 / {FULL['ejercicio4']}" in run.stdout
+    assert "no revocó ninguno" in run.stdout
 
 
 def test_usage_errors_exit_2():
@@ -61,7 +63,7 @@ def classroom(tmp_path):
     batch.mkdir()
     os.symlink(REFERENCE, batch / "ana")
     prefix_bug = next(m for m in MUTANTS if m.name == "compara_rutas_con_startswith")
-    prefix_bug.write(str(batch / "luis"))  # half of the prefix test of exercise 4
+    prefix_bug.write(str(batch / "luis"))  # a handle alive outside: half of exercise 4
     (batch / "rota.ipynb").write_text("{", encoding="utf-8")
     return batch
 
@@ -73,8 +75,8 @@ def test_batch_writes_a_gradebook_and_one_report_per_learner(classroom, tmp_path
     assert run.returncode == 1, run.stderr
     assert "3/3" in run.stderr  # the progress bar
     rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
-    assert [(r["submission"], r["score"]) for r in rows] == [("ana", "0"), ("luis", "8.5"),
-                                                            ("rota", "0")]
+    assert [(r["submission"], r["score"]) for r in rows] == [
+        ("ana", "0"), ("luis", f"{FULL['ejercicio4'] / 2:g}"), ("rota", "0")]
     assert "enlace simbólico" in rows[0]["problems"]  # a link is not followed, even here
     for name in ("ana", "luis", "rota"):
         assert (out / "informes" / f"{name}.txt").exists()
@@ -143,7 +145,7 @@ def test_colliding_names_each_get_their_report_next_to_the_reference(tmp_path):
     rows = list(csv.DictReader(io.StringIO((out / "notas.csv").read_text())))
     assert len(rows) == len(names) + 1 and len({r["submission"] for r in rows}) == len(rows)
     scores = {r["submission"]: r["score"] for r in rows}
-    assert scores.pop("referencia") == "9" and set(scores.values()) == {"0"}
+    assert scores.pop("referencia") == str(FULL["ejercicio4"]) and set(scores.values()) == {"0"}
     for name in scores:
         text = (out / "informes" / f"{name}.txt").read_text()
         assert f"Entrega: {name}\n" in text  # its own report, not another's

@@ -21,6 +21,7 @@ from mutants import MUTANTS, REFERENCE
 
 from grader import runner, selfcheck
 from grader.paths import REPO_DIR
+from grading_points import PUBLIC, TOTAL
 
 STARTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "starter.ipynb")
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
@@ -190,7 +191,7 @@ sys.exit(main())
                          text=True, timeout=600)
     result = json.loads(run.stdout)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert result["score"] == result["max_score"] == 24
+    assert result["score"] == result["max_score"] == PUBLIC["ejercicio2"]
     assert result["protections"]["mode"] == "portable"
 
 
@@ -232,8 +233,8 @@ print(json.dumps(out))
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.splitlines()[-1])
     assert {k: v[:3] for k, v in out.items()} == {
-        "ejercicio2": [24, 24, "inprocess"], "ejercicio3": [10, 10, "inprocess"],
-        "ejercicio4": [5, 5, "inprocess"], "all": [53, 53, "all"]}
+        **{e: [PUBLIC[e], PUBLIC[e], "inprocess"] for e in EXERCISES},
+        "all": [TOTAL, TOTAL, "all"]}
     assert all("Autoevaluación en el navegador" in out[e][3]
                for e in ("ejercicio2", "ejercicio3", "ejercicio4"))
 

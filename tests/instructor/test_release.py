@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REFERENCE, REPO
+from grading_points import CHALLENGE_FULL, PUBLIC_TOTAL, TOTAL
 
 sys.path.insert(0, str(REPO / "editions" / "release"))
 import build  # noqa: E402  (editions/release/build.py)
@@ -161,7 +162,7 @@ def test_the_student_grader_has_only_the_public_suite_and_says_so(student_clone)
     result = json.loads(run.stdout)
     assert run.returncode == 1, run.stderr[-2000:]
     assert result["suite"] == "public" and result["score"] == 0
-    assert result["max_score"] == 39 and not any(t["hidden"] for t in result["tests"])
+    assert result["max_score"] == PUBLIC_TOTAL and not any(t["hidden"] for t in result["tests"])
     assert "Solo pruebas públicas" in result["notice"]
 
 
@@ -261,16 +262,21 @@ def assert_gradescope_fields(results):
         assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], int)
 
 
-def test_gradescope_gives_the_reference_full_marks(autograder):
+@pytest.fixture(scope="module")
+def reference_results(autograder):
     root, env = autograder
-    results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()})
+    return grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()})
+
+
+def test_gradescope_gives_the_reference_full_marks(reference_results):
+    results = reference_results
     assert_gradescope_fields(results)
     exercises = [t for t in results["tests"] if "reto" not in t["tags"]]
-    assert results["score"] == sum(t["max_score"] for t in exercises) == 53
+    assert results["score"] == sum(t["max_score"] for t in exercises) == TOTAL
     # the optional challenge (reto.py, in the reference notebook too) is counted apart
-    assert sum(t["max_score"] for t in results["tests"] if "reto" in t["tags"]) == 34
-    assert results["extra_data"]["challenge"] == {"exercise": "reto", "score": 34,
-                                                  "max_score": 34}
+    assert sum(t["max_score"] for t in results["tests"] if "reto" in t["tags"]) == CHALLENGE_FULL
+    assert results["extra_data"]["challenge"] == {"exercise": "reto", "score": CHALLENGE_FULL,
+                                                  "max_score": CHALLENGE_FULL}
     hidden = [t for t in results["tests"] if "oculta" in t["tags"]]
     summary = [t for t in results["tests"] if t["extra_data"].get("summary") == "reto"]
     assert hidden and {t["visibility"] for t in hidden} == {"after_due_date"}
@@ -281,11 +287,13 @@ def test_gradescope_gives_the_reference_full_marks(autograder):
     assert "Aislamiento (" in results["output"]
 
 
-def test_gradescope_gives_the_starter_zero(autograder):
+def test_gradescope_gives_the_starter_zero(autograder, reference_results):
     root, env = autograder
     results = grade_as_gradescope(root, env, {"entrega.ipynb": STARTER.read_text()})
     assert_gradescope_fields(results)
-    assert results["score"] == 0 and len(results["tests"]) == 40 + 1  # and the hidden summary
+    assert results["score"] == 0  # on the same tests as the reference (and the hidden summary)
+    assert [t["name"] for t in results["tests"]] == \
+        [t["name"] for t in reference_results["tests"]]
 
 
 def seen_before_the_due_date(results):
@@ -302,9 +310,10 @@ def seen_before_the_due_date(results):
 @pytest.mark.parametrize("mode", ["root", "plain"])
 def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_gave(
         autograder, mode):
-    """The reference and a solution that fails only hidden tests (its reaction keeps only the
-    first remaining root), graded as Gradescope runs the bundle: what a learner sees before the
-    due date is identical, and the total is withheld."""
+    """The reference and a solution that fails only hidden tests (its reaction revokes every
+    handle when a root it had not seen before is shared: a narrowed root, a URI with ..),
+    graded as Gradescope runs the bundle: what a learner sees before the due date is
+    identical, and the total is withheld."""
     root, env = autograder
     forced = {"GRADER_SANDBOX": "plain"} if mode == "plain" else {}
     reference = {name: (REFERENCE / name).read_text() for name in
@@ -313,13 +322,14 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
     reaction = ("        if where is None or not change.new_roots.contains(where):\n"
                 "            change.revoke(handle, \"su nota quedó fuera de las roots\")\n")
     assert wrong["ejercicio4.py"].count(reaction) == 1
-    wrong["ejercicio4.py"] = "import os\n" + wrong["ejercicio4.py"].replace(reaction, (
-        "        first = change.new_roots.roots[0].path\n"
-        "        if where is None or os.path.commonpath([where, first]) != first:\n"
+    wrong["ejercicio4.py"] = wrong["ejercicio4.py"].replace(reaction, (
+        "        known = {root.path for root in change.old_roots.roots}\n"
+        "        fresh = any(root.path not in known for root in change.new_roots.roots)\n"
+        "        if fresh or where is None or not change.new_roots.contains(where):\n"
         "            change.revoke(handle)\n"))
     good = grade_as_gradescope(root, env, reference, **forced)
     bad = grade_as_gradescope(root, env, wrong, **forced)
-    assert good["score"] == 53 and bad["score"] < 53
+    assert good["score"] == TOTAL and bad["score"] < TOTAL
     assert seen_before_the_due_date(good) == seen_before_the_due_date(bad)
     assert seen_before_the_due_date(bad)["total"] is None
     assert "ocultas" not in bad["output"].lower().split("pruebas ocultas:")[0]
@@ -373,7 +383,7 @@ def test_in_a_container_that_refuses_namespaces_the_reference_keeps_full_marks(a
     results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()},
                                   container=True)
     assert_gradescope_fields(results)
-    assert results["score"] == 53, results["output"]
+    assert results["score"] == TOTAL, results["output"]
     assert results["extra_data"]["protections"]["mode"] == "plain"
     assert results["extra_data"]["protections"]["sockets_denied"] is True
     assert "Aislamiento (plain): " in results["output"]

@@ -3,14 +3,15 @@ do not show. Every test first requires the positive scenario (grader/checks/ej2.
 says what went wrong without naming the notes, titles or folders used here."""
 
 from grader.checks import ej2
-from grader.checks.ej2 import accept
+from grader.checks.ej2 import SEVERE_ROOTS, accept
 from grader.checks.grading import REVISIONS, graded
 
 
 @graded("ejercicio2", 2, "si las roots cambian mientras el formulario está abierto, no archiva "
-        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",))
+        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",), severe=SEVERE_ROOTS)
 def test_roots_change_while_the_form_is_open(lab, grade, revision):
     tree = lab.folders(("Cajon", "acta-1.md", "n-acta-1", "Acta semanal"),
+                       ("Cajon", "acta-3.md", "n-acta-3", "Acta semanal"),
                        ("Baul", "acta-2.md", "n-acta-2", "Acta semanal"))
     holder = {}
 
@@ -20,22 +21,25 @@ def test_roots_change_while_the_form_is_open(lab, grade, revision):
         run.client.notify("notifications/roots/list_changed")
         return accept("n-acta-2")
 
-    run = ej2.start(lab, grade, revision, tree, user, {"action": "cancel"},
+    run = ej2.start(lab, grade, revision, tree, user, accept("n-acta-2"),
                     folders=("Cajon", "Baul"))
     holder["run"] = run
     before = tree.snapshot()
     call = run.call(ej2.TOOL, {"title": "Acta semanal"})
-    grade.require(call.forms(), "con dos notas con el mismo título en dos roots, notes_archive "
-                  "no envió ningún formulario")
+    grade.require(call.forms(), "con varias notas con el mismo título en dos roots, "
+                  "notes_archive no envió ningún formulario")
     after = tree.snapshot()
-    grade.require(after.get("Baul/acta-2.md") == before["Baul/acta-2.md"]
-                  and "Baul/.archive/acta-2.md" not in after,
-                  "se archivó (o se tocó) la nota elegida aunque su root dejó de estar "
-                  "compartida mientras el formulario estaba abierto: después de la respuesta "
-                  "hay que volver a comprobar las roots")
-    grade.check(after.get("Cajon/acta-1.md") == before["Cajon/acta-1.md"],
-                "la otra nota no se toca" if after.get("Cajon/acta-1.md") ==
-                before["Cajon/acta-1.md"] else "se tocó una nota que nadie eligió")
+    untouched = after.get("Baul/acta-2.md") == before["Baul/acta-2.md"] \
+        and "Baul/.archive/acta-2.md" not in after
+    grade.check(untouched, "la nota elegida, cuya root dejó de compartirse con el formulario "
+                "abierto, no se toca" if untouched else "se archivó (o se tocó) la nota "
+                "elegida aunque su root dejó de estar compartida mientras el formulario estaba "
+                "abierto: después de la respuesta hay que volver a comprobar las roots",
+                severe=True)
+    others = all(after.get(name) == before[name] for name in ("Cajon/acta-1.md",
+                                                               "Cajon/acta-3.md"))
+    grade.check(others, "las otras notas no se tocan" if others else
+                "se tocó una nota que nadie eligió", severe=True)
 
 
 @graded("ejercicio2", 1, "una nota de una subcarpeta va a la .archive de su root", hidden=True,
