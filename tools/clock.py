@@ -3,11 +3,12 @@
     python3 tools/clock.py [lessons/NN_name.ipynb ...]
 
 prints, per notebook, the reading minutes, the lab minutes of each exercise with the number of
-lines the learner writes, the core totals and the set-up before notebook 1. A maintainer runs
-it after editing a notebook or a reference solution and copies the rounded minutes into the
-notebook's first cell, notebook 01's «Mapa del curso» and README.md's course map;
-tests/notebooks/test_lesson_structure.py imports these functions and fails when a stated time
-is more than 15 % (or 2 minutes) away from what they compute.
+lines the learner writes (the optional challenge marked as such), the core totals and the
+set-up before notebook 1. A maintainer runs it after editing a notebook or a reference
+solution and copies the rounded minutes into the notebook's first cell, notebook 01's «Mapa
+del curso» and README.md's course map; tests/notebooks/test_lesson_structure.py imports these
+functions and fails when a stated time is more than 15 % (or 2 minutes) away from what they
+compute.
 
 The rules (estimates by rule, not stopwatch measurements):
 
@@ -21,18 +22,20 @@ The rules (estimates by rule, not stopwatch measurements):
   written reflection, 2 min; each question of a closing quiz, 0.75 min. The JupyterLite cell
   (first code cell, a no-op outside the browser) counts in the set-up.
 * Lab: the sections whose `## ` heading is a graded exercise to write («Ejercicio N
-  (calificado)») or an open exercise (OPEN_EXERCISES: exercise 5's written answer). Exercise
+  (calificado)»), an open exercise (OPEN_EXERCISES: exercise 5's written answer) or the
+  optional challenge of notebook 06 («Reto (opcional…», exercise id CHALLENGE). Exercise
   1 (answering a form with clicks) is not one: it stays in the reading. A section runs from
   its `## ` heading to the next cell with one (`### ` subsections stay in it). Lab minutes = the
   section's prose at 130 words a minute and its code at 0.05 min a line (the learner reads the
   statement and the starter) + 1 min per line the learner writes + SELF_CHECK_ROUNDS rounds
   of 2 min (save, run the try-it cells and `ui.revisar`, read the feedback). The lines the
   learner writes are the non-blank lines of the reference solution
-  (grader/reference/soluciones/ejercicioN*.py) that are not comments or docstrings and are
-  not already in the notebook's starter cell for that file (`%%writefile
-  soluciones/<file>`, wherever it is in the notebook), compared after stripping, each starter
-  line covering one reference line. An open exercise has a fixed time instead
-  (OPEN_EXERCISES says why).
+  (grader/reference/soluciones/ejercicioN*.py, or reto.py for the challenge) that are not
+  comments or docstrings and are not already in the notebook's starter cell for that file
+  (`%%writefile soluciones/<file>`, wherever it is in the notebook), compared after
+  stripping, each starter line covering one reference line. An open exercise has a fixed
+  time instead (OPEN_EXERCISES says why). The challenge is timed by the same rule but is
+  optional: its notebook states it as optional and its minutes never enter the core totals.
 * The demo (`python3 code/main.py`, the lesson's three scenarios on the wire, first in the
   README) is part of the core reading: its narration at 130 words a minute, its frames and
   listings (the indented lines) at 0.05 min a line, plus one run.
@@ -100,7 +103,9 @@ FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 TAG = re.compile(r"<[^>]+>")
 HEADING = re.compile(r"^## (.+)$", re.M)
 SETUP_HEADING = "Antes de empezar"
-LAB_HEADING = re.compile(r"Ejercicio (\d+)( \(calificado\))?")
+LAB_HEADING = re.compile(r"Ejercicio (?P<number>\d+)(?P<graded> \(calificado\))?"
+                         r"|(?P<challenge>Reto) \(opcional")
+CHALLENGE = "reto"      # the optional challenge's exercise id (soluciones/reto.py)
 STARTER = re.compile(r"^%%writefile soluciones/(\S+\.py)\s*$")
 
 
@@ -111,9 +116,14 @@ class MissingReference(FileNotFoundError):
 
 @dataclass(frozen=True)
 class Exercise:
-    number: str
+    number: str                 # "2", "5"... or CHALLENGE
     minutes: float
     learner_lines: int | None   # None for an open exercise (written prose)
+
+    @property
+    def optional(self) -> bool:
+        """The challenge: stated as optional, never in the core totals."""
+        return self.number == CHALLENGE
 
 
 @dataclass(frozen=True)
@@ -139,10 +149,15 @@ def cells(path: Path) -> list[dict]:
 
 
 def lab_exercise(heading: str) -> str | None:
-    """The exercise a `## ` heading opens as lab, or None (exercise 1 is clicked, not written)."""
+    """The exercise a `## ` heading opens as lab (a number or CHALLENGE), or None (exercise 1
+    is clicked, not written)."""
     match = LAB_HEADING.search(heading)
-    if match and (match[2] or match[1] in OPEN_EXERCISES):
-        return match[1]
+    if match is None:
+        return None
+    if match["challenge"]:
+        return CHALLENGE
+    if match["graded"] or match["number"] in OPEN_EXERCISES:
+        return match["number"]
     return None
 
 
@@ -255,7 +270,10 @@ def solution_lines(source: str) -> list[str]:
 
 
 def reference_files(number: str) -> list[Path]:
-    """The reference solution of exercise `number`: ejercicioN.py and any ejercicioN_*.py."""
+    """The reference solution of exercise `number`: ejercicioN.py and any ejercicioN_*.py;
+    reto.py for the challenge."""
+    if number == CHALLENGE:
+        return [path for path in [REFERENCE / f"{CHALLENGE}.py"] if path.is_file()]
     return sorted(p for p in REFERENCE.glob(f"ejercicio{number}*.py")
                   if re.fullmatch(rf"ejercicio{number}(_\w+)?\.py", p.name))
 
@@ -323,15 +341,25 @@ def demo_minutes() -> float:
 
 def core_minutes(clocks: list[Clock]) -> tuple[float, float]:
     """(reading, lab) of the core path: the demo and notebooks 01-03, summed before rounding
-    (the total is stated as `stated(sum)`, so rounding each part down does not shrink it)."""
+    (the total is stated as `stated(sum)`, so rounding each part down does not shrink it).
+    An optional exercise (the challenge) is never part of it."""
     core = [c for c in clocks if c.name[:2] in CORE]
-    return demo_minutes() + sum(c.reading for c in core), sum(c.lab_minutes for c in core)
+    lab_minutes = sum(e.minutes for c in core for e in c.lab if not e.optional)
+    return demo_minutes() + sum(c.reading for c in core), lab_minutes
 
 
 def setup_minutes() -> float:
     """«Antes de empezar»: installing and opening the lab, and the pre-check quizzes."""
     prechecks = [quiz(p.stem) for p in sorted(QUIZZES.glob("*.json"))]
     return SETUP_INSTALL + sum(QUIZ_QUESTION * n for kind, n in prechecks if kind == "precheck")
+
+
+def exercise_summary(exercise: Exercise) -> str:
+    """One lab exercise in the tool's output: its minutes and the lines the learner writes."""
+    lines = ("open, fixed time" if exercise.learner_lines is None
+             else f"{exercise.learner_lines} lines")
+    optional = " (optional, not in the core)" if exercise.optional else ""
+    return f"{exercise.number}{optional}: {exercise.minutes:.1f} min, {lines}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -350,9 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     print("computed minutes (stated as) · lab exercises with the lines the learner writes")
     print(f"{'notebook':26} {'reading':>12} {'lab':>12}  exercises")
     for c in clocks:
-        said = ", ".join(f"{e.number}: {e.minutes:.1f} min, "
-                         + ("open, fixed time" if e.learner_lines is None
-                            else f"{e.learner_lines} lines") for e in c.lab) or "—"
+        said = ", ".join(map(exercise_summary, c.lab)) or "—"
         lab_time = f"{c.lab_minutes:5.1f} ({stated(c.lab_minutes):3})" if c.lab else "—"
         print(f"{c.name:26} {c.reading:5.1f} ({stated(c.reading):3}) {lab_time:>12}  {said}")
     print(f"{'demo (code/main.py)':26} {demo_minutes():5.1f} ({stated(demo_minutes()):3})")

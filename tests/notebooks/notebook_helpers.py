@@ -67,10 +67,12 @@ def import_mcp_ui():
 
 # -- the clock: each notebook's stated times, and the rule that computes them -----------------
 CORE = NOTEBOOKS[:3]
-# title number, notebook number, kind, reading minutes, lab exercises, lab minutes
+# title number, notebook number, kind, reading minutes, lab exercises (or «reto (opcional)»,
+# notebook 06's optional challenge), lab minutes
 HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
                     r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
-                    r"(ejercicios? [\d y]+), unos (\d+) minutos)?\*", re.S | re.I)
+                    r"(ejercicios? [\d y]+|reto \(opcional\)), unos (\d+) minutos)?\*",
+                    re.S | re.I)
 
 
 def header(name: str) -> re.Match:

@@ -27,7 +27,8 @@ def map_rows(text: str) -> dict[str, tuple[int, str, int | None]]:
     rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| ([^|]+) \| [^|]+\|$", text, re.M)
     table = {}
     for number, reading, lab in rows:
-        lab_match = re.fullmatch(r"(ejercicios? [\d y]+?) ?✎? · (\d+) min", lab.strip())
+        lab_match = re.fullmatch(r"(ejercicios? [\d y]+?|reto \(opcional\)) ?✎? · (\d+) min",
+                                 lab.strip())
         table[number] = (int(reading), lab_match[1] if lab_match else lab.strip(),
                          int(lab_match[2]) if lab_match else None)
     return table
@@ -45,7 +46,11 @@ def test_stated_lab_names_its_exercises_and_the_time_the_rule_computes(name):
     if not numbers:
         assert match[5] is None, f"{name}: no graded exercise to write, no lab"
         return
-    assert match[5] == ("ejercicio " if len(numbers) == 1 else "ejercicios ") + " y ".join(numbers)
+    if numbers == [CLOCK.CHALLENGE]:
+        assert match[5] == "reto (opcional)", f"{name}: the challenge is stated as optional"
+    else:
+        assert match[5] == ("ejercicio " if len(numbers) == 1 else "ejercicios ") \
+            + " y ".join(numbers)
     assert close_enough(int(match[6]), clock.lab_minutes), (match[6], round(clock.lab_minutes, 1))
 
 
@@ -63,6 +68,20 @@ extension = Extension()
     assert CLOCK.learner_lines("4", cells) == len(reference) - len(given & set(reference))
     assert CLOCK.solution_lines('"""doc"""\nx = 1  # why\n\n# note\ny = "#"\n') == \
         ["x = 1", 'y = "#"']
+
+
+def test_the_optional_challenge_is_lab_timed_by_the_same_rule_and_never_in_the_core():
+    heading = "6. Reto (opcional, se califica aparte): sella tú el `requestState`"
+    assert CLOCK.lab_exercise(heading) == CLOCK.CHALLENGE
+    assert CLOCK.reference_files(CLOCK.CHALLENGE) == [CLOCK.REFERENCE / "reto.py"]
+    starter = '%%writefile soluciones/reto.py\nfrom extension import Extension\n'
+    reference = CLOCK.solution_lines((CLOCK.REFERENCE / "reto.py").read_text())
+    cells = [{"cell_type": "code", "source": starter}]
+    assert CLOCK.learner_lines(CLOCK.CHALLENGE, cells) == len(reference) - 1
+    challenge = CLOCK.Exercise(CLOCK.CHALLENGE, 60.0, 50)
+    graded = CLOCK.Exercise("4", 15.0, 4)
+    with_challenge = CLOCK.Clock("01_roots.ipynb", 20.0, (graded, challenge))
+    assert CLOCK.core_minutes([with_challenge])[1] == graded.minutes
 
 
 def test_the_core_path_states_its_reading_and_its_lab_apart():

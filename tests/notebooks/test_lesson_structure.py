@@ -4,10 +4,11 @@ the end, markdown cells short enough to read; a core path (01-03) and deep dives
 times, the same in each notebook's first cell, the course map of notebook 01 and the README.
 
 Times: each notebook's first cell states its reading and, when it has one, its lab (the
-graded exercise to write), computed by rule in tools/clock.py, not guessed and not timed with
-a stopwatch (the rules are in its docstring and in the README, «Cómo se calculan los
-tiempos»). The reading is checked here, within 15 % (or 2 minutes); the lab, the core totals
-and the course maps in test_lesson_clock.py, which needs the reference solutions.
+graded exercise to write, or notebook 06's optional challenge), computed by rule in
+tools/clock.py, not guessed and not timed with a stopwatch (the rules are in its docstring and
+in the README, «Cómo se calculan los tiempos»). The reading is checked here, within 15 % (or 2
+minutes); the lab, the core totals and the course maps in test_lesson_clock.py, which needs
+the reference solutions.
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ REVEAL = "<details><summary>Comprueba tu predicción</summary>"
 PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
-# The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading).
-LAB_EXERCISES = {"01": "4", "02": "2", "03": "3", "08": "5"}
+# The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading;
+# notebook 06's lab is the optional challenge, graded apart).
+LAB_EXERCISES = {"01": "4", "02": "2", "03": "3", "06": CLOCK.CHALLENGE, "08": "5"}
+OPTIONAL_LAB = "reto (opcional)"   # how a header names the challenge as its lab
 quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
 
 
@@ -211,9 +214,10 @@ def test_stated_reading_time_is_what_the_rule_computes(name):
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
+def test_graded_exercises_one_to_four_are_in_the_core_five_and_the_challenge_are_deep_dives():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
-    assert {k: v.split(" ", 1)[1] for k, v in said.items() if v} == LAB_EXERCISES
+    assert {k: CLOCK.CHALLENGE if v == OPTIONAL_LAB else v.split(" ", 1)[1]
+            for k, v in said.items() if v} == LAB_EXERCISES
     assert set(GRADED.values()) <= set(CORE)
     assert "**ejercicio 1**" in read("02_formularios.ipynb").cells[0].source, \
         "exercise 1, answered with clicks, is part of notebook 02's reading"
