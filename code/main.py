@@ -4,6 +4,7 @@
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--setup-page http|rpc] [--trace FILE]
+                               [--user NAME] [--second-user NAME]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
 roots come from the client; `--root` sets them for clients that do not declare the roots
@@ -17,6 +18,12 @@ opens no socket: the page is reached through the private request
 "/connect?elicitation=...", "body": "<form data>"}, result {"status", "title", "body"} (the
 page a browser would get). It is for graders' scripted browsers in sandboxes without a network:
 whoever writes on the pipe can press the page's buttons, so never use it for real users.
+
+`--user NAME` names who uses the server (`ctx.user`, the identity exercise 3 binds a flow and
+a credential to; default `local:<your login>`). `--second-user NAME`, for graders only,
+hosts a second session of that other user on the same pipe: its frames travel wrapped in the
+notification `io.github.curso-mcp/secondSession` {"frame": <frame>}, both ways (with
+`--setup-page rpc`, its page requests are that user's browser). Off by default.
 
 Deliberate simplifications: options only, no configuration file; the demo takes no input.
 """
@@ -33,6 +40,7 @@ import transport  # noqa: E402
 import wire  # noqa: E402
 from protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
+    SECOND_SESSION_METHOD,
     SETUP_PAGE_METHOD,
     SIMULATED_SDK_VERSION,
     STATELESS_VERSION,
@@ -48,8 +56,14 @@ revision and without initialize:
           "body": "<application/x-www-form-urlencoded form, for POST>"}}
   result {{"status": <HTTP status>, "title": "<page title>", "body": "<the whole page>"}}
 The elicitation URLs then start with http://notas-sync.localhost (nothing listens there):
-send their path and query as "target". Whoever writes on the pipe can press the page's
-buttons, so this is for tests only, never for real users."""
+send their path and query as "target"; a redirect's result also has "location". Whoever
+writes on the pipe can press the page's buttons, so this is for tests only, never for real
+users.
+
+serve --second-user NAME (graders only): a second session, of the user NAME, on the same
+pipe. Each of its frames travels as the notification
+  {{"jsonrpc": "2.0", "method": "{SECOND_SESSION_METHOD}", "params": {{"frame": <frame>}}}}
+in both directions; everything else is the first session's."""
 
 
 def parse_args(argv):
@@ -79,6 +93,12 @@ def parse_args(argv):
                              f"(default), or rpc: no socket, the private request "
                              f"{SETUP_PAGE_METHOD} on this same pipe, for graders' scripted "
                              "browsers only (whoever writes on the pipe can press its buttons)")
+    parser.add_argument("--user", metavar="NAME",
+                        help="who uses this server: the identity a URL-mode flow and its "
+                             "credential are bound to (default: local:<your login>)")
+    parser.add_argument("--second-user", metavar="NAME",
+                        help=f"graders only: a second session of the user NAME on the same "
+                             f"pipe, its frames wrapped in {SECOND_SESSION_METHOD}")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
@@ -107,7 +127,9 @@ def serve(args):
     config = Config(roots=args.root, sdk_version=args.sdk_version or None,
                     demo_url_guard=args.demo_url_guard,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
-                    setup_page=args.setup_page)
+                    setup_page=args.setup_page, second_user=args.second_user or None)
+    if args.user:
+        config.subject = args.user
     solution = None
     if args.solution:
         import extension
