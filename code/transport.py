@@ -31,12 +31,11 @@ the resolution of the thread or loop that runs them.
 
 import heapq
 import itertools
+import json
 import queue
 import threading
 import time
 from collections import deque
-
-import json
 
 import wire
 from protocol import SECOND_SESSION_METHOD
