@@ -115,7 +115,7 @@ def observe(lab, sdk, protocol, caps):
 
 def explain(case, got):
     """One Spanish sentence: which case failed and why."""
-    sdk = repr(case.sdk) if case.sdk else "vacía"
+    sdk = f"«{case.sdk}»" if case.sdk else "vacía"
     where = f"SDK {sdk}, protocolo {case.protocol}, el cliente {SHOWN[case.caps]}"
     if case.expected == URL and got == MANUAL:
         return (f"{where}: tu guarda no permitió el modo URL (el servidor dio la alternativa "
@@ -392,9 +392,11 @@ def why_not_shown(facts, revision):
 
 
 def require_positive(lab, grade, revision):
-    """Gate: the positive scenario went through (a link, the provider, the callback, the copy)."""
+    """Gate: the positive scenario went through (a link, the provider, the callback, the copy).
+    Its reason is said once, in the positive scenario's own test; here only that test's name."""
     facts = positive(lab, revision)
-    grade.require(facts.shown, why_not_shown(facts, revision), gate=POSITIVE)
+    grade.require(facts.shown, f"esta prueba necesita que antes funcione «{POSITIVE}» en "
+                  f"{revision} (mira esa prueba)", gate=POSITIVE)
     return facts
 
 

@@ -9,7 +9,11 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
 - constant answers: the guard always True or always False, a reaction that revokes every handle
   or none;
 - half a guard: only the version (compared as numbers, or as text), only the protocol;
-- a tool that asks and never acts, and a tool that acts without asking.
+- a tool that asks and never acts, and a tool that acts without asking;
+- exercise 3's flow delegated to the lesson's Notas Sync machinery (`tools.notes_sync` or
+  `tools.notes_setup` registered as notes_backup: their link is Notas Sync's page, which never
+  sends the browser to Nube de Copias), or answered with constants (the copy always "done",
+  always the manual fallback).
 """
 
 import json
@@ -28,6 +32,13 @@ ARCHIVE = '''
     input_schema={"type": "object", "required": ["title"],
                   "properties": {"title": {"type": "string"}}},
     annotations={"readOnlyHint": False, "destructiveHint": True})
+'''
+
+
+BACKUP_GUARD = '''
+import url_mode
+
+extension.url_mode_guard(url_mode.demo_guard)
 '''
 
 
@@ -103,6 +114,45 @@ def guard(sdk_version, protocol_version, client_capabilities):
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return protocol_version in ("2025-11-25", "2026-07-28")
+'''),
+    # -- exercise 3's flow: delegated to Notas Sync, or constant -----------------------------
+    Null("notes_sync_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+import tools
+
+extension.tool("notes_backup", description="Copia tus notas.",
+               annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_sync)
+'''),
+    Null("notes_setup_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+import tools
+
+extension.tool("notes_backup", description="Copia tus notas.",
+               annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_setup)
+'''),
+    Null("copia_siempre_hecha", "ejercicio3", HEADER + '''
+from server import ok
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return True
+
+
+@extension.tool("notes_backup", description="Copia tus notas.")
+def notes_backup(ctx):
+    return ok("Copia hecha.", {"status": "done", "notes": len(ctx.notes())})
+'''),
+    Null("siempre_la_alternativa", "ejercicio3", HEADER + '''
+from server import ok
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return False
+
+
+@extension.tool("notes_backup", description="Copia tus notas.")
+def notes_backup(ctx):
+    return ok("Autoriza Nube de Copias a mano.", {"status": "manual"})
 '''),
     Null("reaccion_del_servidor", "ejercicio4", HEADER + '''
 import server

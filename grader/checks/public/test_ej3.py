@@ -134,12 +134,12 @@ def test_a_tool_that_cannot_go_on_answers_32042(lab, grade, revision):
                     "data.elicitations")
         return
     params = facts.params or {}
-    well = all(isinstance(params.get(k), str) and params.get(k) for k in
-               ("message", "url", "elicitationId"))
-    grade.check(well, "el error −32042 lleva en data.elicitations una elicitación en modo URL "
-                "con message, url y elicitationId" if well else
-                "el error −32042 no lleva en data.elicitations una elicitación en modo URL "
-                f"completa (message, url y elicitationId); llegó {short(params, 200)}")
+    missing = [k for k in ("message", "url", "elicitationId")
+               if not (isinstance(params.get(k), str) and params.get(k))]
+    grade.check(not missing, "el error −32042 lleva en data.elicitations una elicitación en modo "
+                "URL con message, url y elicitationId" if not missing else
+                "la elicitación en modo URL de data.elicitations del error −32042 no tiene "
+                + ", ".join(missing) + " (textos no vacíos)")
 
 
 @graded("ejercicio3", 1, "el enlace abre una página del propio servidor y no dice quién eres",
