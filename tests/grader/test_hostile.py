@@ -464,7 +464,7 @@ def test_hostile_submission_gets_a_clear_reason(graded, world, name):
 
 def test_reference_graded_next_to_them_still_gets_full_marks(graded):
     result = graded["results"]["referencia"]
-    assert result["score"] == result["max_score"] == 53, everything(result)
+    assert result["score"] == result["max_score"] == 75, everything(result)
 
 
 def test_a_class_of_hostile_submissions_is_graded_with_exit_1_never_3(graded):
@@ -687,7 +687,7 @@ def test_a_uid_comes_back_only_when_nothing_of_its_last_learner_lives(world, tmp
                                       env={"GRADER_UID_RANGE": f"{uid}:1"})
     results = {r["submission"]: r for r in map(json.loads, stdout.splitlines())}
     assert code == 1, stderr[-3000:]
-    assert results["referencia"]["score"] == 53, everything(results["referencia"])
+    assert results["referencia"]["score"] == 75, everything(results["referencia"])
     assert results["a_demonio"]["score"] == 0
     assert not os.path.lexists(world["host"].root_marker)  # root never ran its code
     assert not [n for n in os.listdir("/tmp") if n.startswith(f"robado-{TOKEN}")]
@@ -724,7 +724,7 @@ def test_plain_mode_refuses_a_report_folder_other_users_could_prepare(world, tmp
         else:  # its own filesystem: the learner never sees this folder
             assert code == 1, stderr[-2000:]
             results = {r["submission"]: r for r in map(json.loads, stdout.splitlines())}
-            assert results["referencia"]["score"] == 53
+            assert results["referencia"]["score"] == 75
             assert not os.path.islink(os.path.join(out, "notas.csv"))
     finally:
         remove_tree(place)
@@ -784,7 +784,7 @@ def test_a_hidden_folder_that_collects_nothing_is_exit_3(world, tmp_path):
 
 
 # -- the third round: what the grader processes, counts and writes itself -----------------------
-THIRD_SCORES = {"referencia": 53, "mensaje_de_200k": 28, "zip_nombre_largo": 28,
+THIRD_SCORES = {"referencia": 75, "mensaje_de_200k": 28, "zip_nombre_largo": 28,
                 "notificaciones_densas": 0, "carpeta_dispersa": 0, "enlace_duro_a_root": 0,
                 "enlaces_duros_en_las_notas": 0}
 THIRD_REASONS = {

@@ -232,8 +232,8 @@ print(json.dumps(out))
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.splitlines()[-1])
     assert {k: v[:3] for k, v in out.items()} == {
-        "ejercicio2": [24, 24, "inprocess"], "ejercicio3": [10, 10, "inprocess"],
-        "ejercicio4": [5, 5, "inprocess"], "all": [53, 53, "all"]}
+        "ejercicio2": [24, 24, "inprocess"], "ejercicio3": [29, 29, "inprocess"],
+        "ejercicio4": [5, 5, "inprocess"], "all": [75, 75, "all"]}
     assert all("Autoevaluación en el navegador" in out[e][3]
                for e in ("ejercicio2", "ejercicio3", "ejercicio4"))
 
@@ -243,7 +243,7 @@ def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_lin
     assert result["suite"] == "public" and {t["exercise"] for t in result["tests"]} == \
         {"ejercicio3"}
     assert not any(t["hidden"] for t in result["tests"])
-    assert json.loads(selfcheck.json_line(result))["score"] == 10
+    assert json.loads(selfcheck.json_line(result))["score"] == 29
     assert selfcheck.default_host() == "auto"  # CPython; "inprocess" under emscripten
 
 

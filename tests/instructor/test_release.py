@@ -161,7 +161,7 @@ def test_the_student_grader_has_only_the_public_suite_and_says_so(student_clone)
     result = json.loads(run.stdout)
     assert run.returncode == 1, run.stderr[-2000:]
     assert result["suite"] == "public" and result["score"] == 0
-    assert result["max_score"] == 39 and not any(t["hidden"] for t in result["tests"])
+    assert result["max_score"] == 58 and not any(t["hidden"] for t in result["tests"])
     assert "Solo pruebas públicas" in result["notice"]
 
 
@@ -201,7 +201,7 @@ control = attempt(lambda: open(os.path.join(ROOT, "run_autograder")).read())
 hidden = attempt(lambda: open(os.path.join(ROOT, "source", "grader", "checks", "hidden",
                                             "test_ej2_hidden.py")).read())
 listing = attempt(lambda: os.listdir(os.path.join(ROOT, "source")))
-fake = {{"score": 53, "tests": [], "output": "trampa"}}
+fake = {{"score": 75, "tests": [], "output": "trampa"}}
 written = attempt(lambda: open(os.path.join(ROOT, "results", "results.json"), "w").write(
     json.dumps(fake)))
 network = attempt(lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
@@ -265,7 +265,7 @@ def test_gradescope_gives_the_reference_full_marks(autograder):
     root, env = autograder
     results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()})
     assert_gradescope_fields(results)
-    assert results["score"] == sum(t["max_score"] for t in results["tests"]) == 53
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) == 75
     hidden = [t for t in results["tests"] if "oculta" in t["tags"]]
     assert hidden and {t["visibility"] for t in hidden} == {"after_due_date"}
     assert {t["visibility"] for t in results["tests"] if t not in hidden} == {"visible"}
@@ -311,7 +311,7 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
         "            change.revoke(handle)\n"))
     good = grade_as_gradescope(root, env, reference, **forced)
     bad = grade_as_gradescope(root, env, wrong, **forced)
-    assert good["score"] == 53 and bad["score"] < 53
+    assert good["score"] == 75 and bad["score"] < 75
     assert seen_before_the_due_date(good) == seen_before_the_due_date(bad)
     assert seen_before_the_due_date(bad)["total"] is None
     assert "ocultas" not in bad["output"].lower().split("pruebas ocultas:")[0]
@@ -365,7 +365,7 @@ def test_in_a_container_that_refuses_namespaces_the_reference_keeps_full_marks(a
     results = grade_as_gradescope(root, env, {"solucion.ipynb": NOTEBOOK.read_text()},
                                   container=True)
     assert_gradescope_fields(results)
-    assert results["score"] == 53, results["output"]
+    assert results["score"] == 75, results["output"]
     assert results["extra_data"]["protections"]["mode"] == "plain"
     assert results["extra_data"]["protections"]["sockets_denied"] is True
     assert "Aislamiento (plain): " in results["output"]
