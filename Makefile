@@ -11,8 +11,8 @@ venv: $(STAMP)
 
 # Reinstall only when requirements.txt changes.
 $(STAMP): requirements.txt
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -r requirements.txt
+	@test -x $(BIN)/python || { echo "venv: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@$(BIN)/python tools/pip_install.py requirements.txt
 	@touch $@
 
 # Browser tests use Debian's chromium. Never fails: without it those tests skip.

@@ -52,6 +52,7 @@ def mb(n: int) -> str:
 
 
 LESSON = "lessons/02_formularios.ipynb"
+FORM_GOAL = 15.0  # seconds from opening the page to the first answered form (issue 21)
 FORM = '{"title": "TPS report"}, scripted='
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 
@@ -67,7 +68,7 @@ def first_answered_form(page, base: str) -> dict[str, float]:
     L.wait_ran(page, first)
     setup = time.monotonic() - start
     L.run_cell(page, "import mcp_ui as ui")
-    L.wait_ran(page, "import mcp_ui as ui")
+    L.wait_finished(page, "import mcp_ui as ui")  # a cell that awaits runs as a task there
     connected = time.monotonic() - start
     form_cell = L.cell(page, FORM)
     L.run_cell(page, form_cell)
@@ -148,6 +149,8 @@ def main() -> int:
               f"form shown {first['form shown']:.1f} s, "
               f"answered {first['answered']:.1f} s after opening; "
               f"click to result {first['click to result']:.2f} s")
+        print(f"first answered form: {first['answered']:.1f} s after opening "
+              f"(goal: at most {FORM_GOAL:g} s)")
         print(f"requests that tried to leave 127.0.0.1: {len(outside)}")
     return 0
 

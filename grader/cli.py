@@ -207,6 +207,8 @@ def main(argv=None):
         return EXIT_USAGE
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
+    if KIND.name == "sandbox":  # again: a killed grader's processes may have been dying at start
+        tempspace.clean_stale()
     try:
         written = emit(args, results, folder, [job["name"] for job in jobs])
     finally:

@@ -5,9 +5,10 @@ Plain mode has none: a learner's process can start a new session, fork twice and
 everything the grader started. What still holds:
 
 - with a private uid (the grader runs as root): `kill_uid(uid, seconds)` runs
-  `kill(-1, SIGKILL)` as that uid, so the kernel signals every process of the uid but the
-  caller (and nobody else's, even if a pid was recycled), and repeats until /proc shows no
-  process of the uid left, or `seconds` pass;
+  `kill(-1, SIGSTOP)` then `kill(-1, SIGKILL)` as that uid (stopped, a process cannot fork
+  away), so the kernel signals every process of the uid but the caller (and nobody else's,
+  even if a pid was recycled), and repeats until /proc shows no process of the uid left, or
+  `seconds` pass;
 - without one (the grader's own uid): `kill_descendants(pid, seconds)` kills every descendant
   of the zygote, which is a child subreaper (an orphan of the sandbox is re-parented to it, so
   it stays its descendant), until none is left;
@@ -34,8 +35,8 @@ SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 SHARED_DEPTH = 3
 # kill(-1) only once it is certainly that uid and not root (as root it would hit everything)
 KILLER = ("/usr/bin/python3", "-I", "-S", "-c",
-          "import os, sys; u = int(sys.argv[1]); u > 0 and os.getresuid() == (u, u, u) "
-          "and os.kill(-1, 9)")
+          "import os, sys; u = int(sys.argv[1]); ok = u > 0 and os.getresuid() == (u, u, u)\n"
+          "if ok:\n for s in (19, 19, 9): os.kill(-1, s)")  # stopped, a process cannot fork
 FIRST_SANDBOX_UID = uids.FIRST  # below this, uids may be real accounts: never reaped
 
 
@@ -98,11 +99,12 @@ def kill_descendants(root, seconds):
     while below := descendants(root):
         if time.monotonic() > deadline:
             return False
-        for pid in below:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        for signum in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork
+            for pid in below:
+                try:
+                    os.kill(pid, signum)
+                except OSError:
+                    pass
         time.sleep(0.002)
     return True
 

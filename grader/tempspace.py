@@ -90,7 +90,8 @@ def cgroup_parents():
 
 
 def remove_cgroup(path, wait=1.0):
-    """Kill whatever is still in a cgroup of ours, then remove it (retrying while it empties)."""
+    """Stop, then kill, whatever is still in a cgroup of ours, and remove it (retrying while it
+    empties: a process that forks while it is being killed is stopped first, so it cannot)."""
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -100,30 +101,34 @@ def remove_cgroup(path, wait=1.0):
             return True
         except OSError:
             pass
-        try:
-            with open(os.path.join(path, "cgroup.procs")) as handle:
-                for pid in handle.read().split():
-                    try:
-                        os.kill(int(pid), signal.SIGKILL)
-                    except (OSError, ValueError):
-                        pass
-        except OSError:
-            pass
+        for signum in (signal.SIGSTOP, signal.SIGKILL):
+            try:
+                with open(os.path.join(path, "cgroup.procs")) as handle:
+                    pids = handle.read().split()
+            except OSError:
+                pids = []
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signum)
+                except (OSError, ValueError):
+                    pass
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)
 
 
 def _sweep(select):
-    folder = tempfile.gettempdir()
+    """Processes first (a plain sandbox's uid, every member of a cgroup), folders last: nothing
+    is still writing into a folder while it is removed. A folder that cannot go now (something
+    still holds it) is left for the next sweep."""
+    top = tempfile.gettempdir()
     try:
-        names = os.listdir(folder)
+        folders = [os.path.join(top, name) for name in os.listdir(top)
+                   if PATTERN.match(name) and select(name)]
     except OSError:
-        names = []
-    for name in names:
-        if PATTERN.match(name) and select(name):
-            end_processes(os.path.join(folder, name))
-            boundary.remove_tree(os.path.join(folder, name))
+        folders = []
+    for folder in folders:
+        end_processes(folder)
     for parent in cgroup_parents().values():
         try:
             names = os.listdir(parent)
@@ -131,7 +136,12 @@ def _sweep(select):
             continue
         for name in names:
             if PATTERN.match(name) and select(name):
-                remove_cgroup(os.path.join(parent, name))
+                remove_cgroup(os.path.join(parent, name), REAP_SECONDS)
+    for folder in folders:
+        try:
+            boundary.remove_tree(folder)
+        except OSError:
+            pass
 
 
 UID_FILE = "uid"

@@ -658,7 +658,8 @@ def kill_uid(uid, seconds):
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)
                 if uid > 0 and os.getresuid() == (uid, uid, uid):  # never as root
-                    os.kill(-1, signal.SIGKILL)
+                    for signum in (signal.SIGSTOP, signal.SIGSTOP, signal.SIGKILL):
+                        os.kill(-1, signum)  # stopped first: a process cannot fork
             finally:
                 os._exit(0)
         os.waitpid(pid, 0)
@@ -685,11 +686,12 @@ def kill_descendants(root, seconds):
             below |= frontier
         if not below or time.monotonic() > deadline:
             return not below
-        for pid in below:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        for signum in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork
+            for pid in below:
+                try:
+                    os.kill(pid, signum)
+                except OSError:
+                    pass
         time.sleep(0.002)
 
 

@@ -14,8 +14,11 @@ their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
   PyPI's files differ byte for byte from Pyodide's own builds, so the lock file is rewritten
   with the pinned sha256 values and pruned to exactly what the site ships.
 - The wheels `piplite.install` serves from the site's own index: comm (the kernel needs it),
-  ipywidgets and jupyterlab_widgets (piplite-wheels.txt, sha256 pinned), and the course
-  wheel `course-lite` made here from the content folder (see course_lite.py).
+  ipywidgets and jupyterlab_widgets (piplite-wheels.txt, sha256 pinned), the official MCP
+  SDK for notebook 05 (sdk-wheels.txt, pure Python, and sdk-wasm-wheels.txt, PyPI's
+  WebAssembly pydantic-core; sha256 pinned), the stand-ins `course-lite-shims` made here
+  from shims/ (cryptography, rpds), and the course wheel `course-lite` made here from the
+  content folder (see course_lite.py).
 
 What the site holds is staged from a course folder (--from, default this repository; `make
 lite` gives the student edition, build/release/student, which `make release` builds first):
@@ -64,6 +67,10 @@ DEFAULT_OUT = REPO / "build" / "lite"
 
 PYODIDE_PINS = LITE / "pyodide-wheels.txt"
 PIPLITE_PINS = LITE / "piplite-wheels.txt"
+SDK_PINS = LITE / "sdk-wheels.txt"            # the official MCP SDK (notebook 05), pure Python
+SDK_WASM_PINS = LITE / "sdk-wasm-wheels.txt"  # ...and its one compiled piece, pydantic-core
+SHIMS = LITE / "shims"                        # stand-ins packed as wheels (shims/<package>/)
+SHIM_DIST = "course-lite-shims"  # shims/cryptography and shims/rpds: see their __init__.py
 # What the kernel loads from Pyodide's lock file: micropip first, then (through piplite)
 # ipython and jedi, which Pyodide's lock provides (micropip vendors its packaging).
 KERNEL_ROOTS = ("micropip", "ipython", "jedi")
@@ -79,6 +86,9 @@ COURSE_DIST = "course-lite"
 COURSE_MODULE = "course_lite"
 WHEEL_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "py",
               "--platform", "any"]
+# PyPI's WebAssembly wheels for this Pyodide: its lock file's abi_version (2026_0), PEP 783 tags.
+WASM_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "cp",
+             "--abi", "cp314", "--platform", "pyemscripten_2026_0_wasm32"]
 
 
 def norm(name: str) -> str:
@@ -143,10 +153,12 @@ def fingerprint(content: Path, sourcemaps: bool) -> str:
     digest = hashlib.sha256(f"sourcemaps={sourcemaps}\n".encode())
     inputs = [LITE / name for name in ("build.py", "course_lite.py", "requirements-lite.txt",
                                        "package-lock.json", "pyodide-wheels.txt",
-                                       "piplite-wheels.txt", "jupyter-lite.json",
+                                       "piplite-wheels.txt", "sdk-wheels.txt",
+                                       "sdk-wasm-wheels.txt", "jupyter-lite.json",
                                        "overrides.json")]
+    inputs += sorted(p for p in SHIMS.rglob("*.py"))
     for path in inputs:
-        digest.update(f"{path.name}\n".encode() + path.read_bytes())
+        digest.update(f"{path.relative_to(LITE)}\n".encode() + path.read_bytes())
     for path in content_files(content):
         digest.update(f"content/{path.relative_to(content).as_posix()}\n".encode())
         digest.update(path.read_bytes())
@@ -230,7 +242,7 @@ def cached_wheel(folder: Path, name: str, version: str, hashes: set[str]) -> Pat
     return next((w for w in wheel_file(folder, name, version) if sha256(w) in hashes), None)
 
 
-def download_wheels(pins_file: Path, folder: Path) -> dict[str, Path]:
+def download_wheels(pins_file: Path, folder: Path, tags=WHEEL_TAGS) -> dict[str, Path]:
     """The pinned wheels, from the cache or `pip download --require-hashes`; {norm: path}."""
     pins = read_pins(pins_file)
     folder.mkdir(parents=True, exist_ok=True)
@@ -239,7 +251,7 @@ def download_wheels(pins_file: Path, folder: Path) -> dict[str, Path]:
         missing = sorted(k for k, w in wheels.items() if w is None)
         log(f"pip download {', '.join(missing)}")
         run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
-             "--disable-pip-version-check", *WHEEL_TAGS, "-d", str(folder), "-r", str(pins_file)])
+             "--disable-pip-version-check", *tags, "-d", str(folder), "-r", str(pins_file)])
         wheels = {key: cached_wheel(folder, *pin) for key, pin in pins.items()}
         missing = sorted(k for k, w in wheels.items() if w is None)
         if missing:
@@ -277,18 +289,14 @@ def offline_pyodide(package: Path, static: Path, wheels_cache: Path) -> list[str
 # ---------------------------------------------------------------- the course wheel
 
 
-def course_wheel(content: Path, folder: Path, digest: str) -> Path:
-    """A pure-Python wheel: course_lite (the helper) plus the content's non-notebook files."""
-    version = f"1.0+{digest[:12]}"
-    dist_info = f"{COURSE_MODULE}-{version}.dist-info"
-    files = {f"{COURSE_MODULE}/__init__.py": (LITE / "course_lite.py").read_bytes()}
-    for path in content_files(content):
-        if path.suffix != ".ipynb":
-            rel = path.relative_to(content).as_posix()
-            files[f"{COURSE_MODULE}/files/{rel}"] = path.read_bytes()
+def write_wheel(folder: Path, dist: str, module: str, version: str,
+                files: dict[str, bytes], summary: str) -> Path:
+    """A pure-Python wheel `dist` holding `files` ({path in the wheel: bytes})."""
+    dist_info = f"{module}-{version}.dist-info"
+    files = dict(files)
     files[f"{dist_info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: {COURSE_DIST}\nVersion: {version}\n"
-        "Summary: The course's modules for JupyterLite (made by editions/lite/build.py)\n").encode()
+        f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
+        f"Summary: {summary} (made by editions/lite/build.py)\n").encode()
     files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: editions/lite/build.py\n"
                                    b"Root-Is-Purelib: true\nTag: py3-none-any\n")
     record = []
@@ -297,7 +305,7 @@ def course_wheel(content: Path, folder: Path, digest: str) -> Path:
         record.append(f"{name},sha256={b64},{len(data)}")
     record.append(f"{dist_info}/RECORD,,")
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
-    wheel = folder / f"{COURSE_MODULE}-{version}-py3-none-any.whl"
+    wheel = folder / f"{module}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():
             info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
@@ -305,6 +313,78 @@ def course_wheel(content: Path, folder: Path, digest: str) -> Path:
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, data)
     return wheel
+
+
+def course_wheel(content: Path, folder: Path, digest: str) -> Path:
+    """A pure-Python wheel: course_lite (the helper, with the pins `ui.diagnostico()` and
+    `ui.install_sdk()` read) plus the content's non-notebook files."""
+    files = {f"{COURSE_MODULE}/__init__.py": (LITE / "course_lite.py").read_bytes()}
+    for pins in (PIPLITE_PINS, SDK_PINS, SDK_WASM_PINS):
+        files[f"{COURSE_MODULE}/{pins.name}"] = pins.read_bytes()
+    for path in content_files(content):
+        if path.suffix != ".ipynb":
+            rel = path.relative_to(content).as_posix()
+            files[f"{COURSE_MODULE}/files/{rel}"] = path.read_bytes()
+    return write_wheel(folder, COURSE_DIST, COURSE_MODULE, f"1.0+{digest[:12]}", files,
+                       "The course's modules for JupyterLite")
+
+
+def shim_wheel(folder: Path) -> Path:
+    """`course-lite-shims`: the stand-ins in shims/ (cryptography, rpds; see their docs)."""
+    files = {path.relative_to(SHIMS).as_posix(): path.read_bytes()
+             for path in sorted(SHIMS.rglob("*.py"))}
+    return write_wheel(folder, SHIM_DIST, SHIM_DIST.replace("-", "_"), "0+course.lite", files,
+                       "Stand-ins for what the MCP SDK needs from cryptography and rpds-py, "
+                       "for Pyodide")
+
+
+# ---------------------------------------------------------------- preloading
+
+
+# Loaded with Pyodide itself when a kernel starts (jupyter-lite.json: loadPyodideOptions.packages),
+# in one go from the lock file, instead of one `piplite.install` after another: the kernel's own
+# wheels (from the kernel extension's folder) and what every notebook's first cell installs
+# (from the site's index), which that cell then finds installed. {lock name: (folder in the
+# site, wheel name prefix, depends, imports)}.
+KERNEL_PYPI = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
+PRELOADED = {
+    "piplite": (KERNEL_PYPI, "piplite-", [], ["piplite"]),
+    "pyodide-kernel": (KERNEL_PYPI, "pyodide_kernel-", ["comm", "ipython"], ["pyodide_kernel"]),
+    "ipykernel": (KERNEL_PYPI, "ipykernel-", ["pyodide-kernel"], ["ipykernel"]),
+    "widgetsnbextension": (KERNEL_PYPI, "widgetsnbextension-4.", [], ["widgetsnbextension"]),
+    "comm": ("pypi", "comm-", [], ["comm"]),
+    "jupyterlab-widgets": ("pypi", "jupyterlab_widgets-", [], ["jupyterlab_widgets"]),
+    "ipywidgets": ("pypi", "ipywidgets-", ["comm", "ipython", "traitlets", "widgetsnbextension",
+                                           "jupyterlab-widgets"], ["ipywidgets"]),
+    COURSE_DIST: ("pypi", f"{COURSE_MODULE}-", [], [COURSE_MODULE]),
+}
+
+
+def preload_kernel_packages(site: Path) -> None:
+    """Add PRELOADED to the site's Pyodide lock file (each wheel copied next to it, with its
+    sha256) and check jupyter-lite.json preloads exactly the kernel's packages and these."""
+    lock_file = site / "static" / "pyodide" / "pyodide-lock.json"
+    lock = json.loads(lock_file.read_text())
+    for name, (folder, prefix, depends, imports) in PRELOADED.items():
+        found = sorted((site / folder).glob(f"{prefix}*.whl"))
+        if len(found) != 1:
+            raise BuildError(f"preloading {name}: expected one {prefix}*.whl in {folder}, "
+                             f"found {[w.name for w in found]}")
+        wheel = found[0]
+        shutil.copy2(wheel, lock_file.parent / wheel.name)
+        lock["packages"][name] = {
+            "name": name, "version": wheel.name.split("-")[1], "file_name": wheel.name,
+            "install_dir": "site", "sha256": sha256(wheel), "package_type": "package",
+            "imports": imports, "depends": depends, "unvendored_tests": False,
+            "shared_library": False}
+    lock_file.write_text(json.dumps(lock, indent=1, sort_keys=True))
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    settings = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    wanted = {*KERNEL_ROOTS, *PRELOADED}
+    preloaded = set(settings.get("loadPyodideOptions", {}).get("packages", []))
+    if preloaded != wanted:
+        raise BuildError(f"jupyter-lite.json preloads {sorted(preloaded)}, the build "
+                         f"provides {sorted(wanted)}")
 
 
 # ---------------------------------------------------------------- the build
@@ -325,7 +405,8 @@ def check_site(site: Path) -> None:
     if extensions != EXTENSIONS:
         raise BuildError(f"unexpected labextensions: {sorted(extensions ^ EXTENSIONS)}")
     index = json.loads((site / "pypi" / "all.json").read_text())
-    for project in ("comm", "ipywidgets", "jupyterlab-widgets", COURSE_DIST):
+    for project in ("comm", "ipywidgets", "jupyterlab-widgets", COURSE_DIST, "mcp",
+                    "pydantic-core", SHIM_DIST):
         if project not in index:
             raise BuildError(f"{project} is missing from the site's package index")
 
@@ -344,8 +425,11 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
             f"with {len(shipped)} wheels: {', '.join(shipped)}")
         pypi = work / "pypi"
         pypi.mkdir()
-        for wheel in download_wheels(PIPLITE_PINS, cache / "wheels").values():
-            shutil.copy2(wheel, pypi / wheel.name)
+        for pins, tags in ((PIPLITE_PINS, WHEEL_TAGS), (SDK_PINS, WHEEL_TAGS),
+                           (SDK_WASM_PINS, WASM_TAGS)):
+            for wheel in download_wheels(pins, cache / "wheels", tags).values():
+                shutil.copy2(wheel, pypi / wheel.name)
+        shim_wheel(pypi)
         course = course_wheel(content, pypi, digest)
         log(f"piplite index: {', '.join(sorted(p.name for p in pypi.glob('*.whl')))}")
         site = Path(tmp) / "site"
@@ -356,6 +440,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
             cmd.append("--no-sourcemaps")
         log(f"jupyter lite build --contents {content}")
         run(cmd, quiet=True, cwd=work)
+        preload_kernel_packages(site)
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")

@@ -10,15 +10,18 @@ Every notebook in lessons/ does `import mcp_ui as ui` and uses what is re-export
     ui.revisar("ejercicio2")              # runs the grader on soluciones/ and shows feedback
 
 Who answers the server's questions (forms and URL consents): the learner, in the cell (the
-call waits for the click; in JupyterLite, where a waiting cell cannot get clicks, it returns
-and finishes in its panel); with LESSON_USER=scripted (what `make test` sets), or
-`simulate=True` on one call, a scripted user plays the answers listed in `scripted=[...]`
-through the same widgets.
+call waits for the click; in JupyterLite, where a waiting cell cannot get clicks, the cell
+runs as a task and fills in its output as it goes: cells.py); with LESSON_USER=scripted (what
+`make test` sets), or `simulate=True` on one call, a scripted user plays the answers listed in
+`scripted=[...]` through the same widgets. Answering a widget never moves the notebook's
+selection (focus.py), so the next Shift+Enter runs the next cell.
 
 One file per job: forms.py (the form widget), consent.py (the URL consent), users.py (who
 answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
-review.py (check my work), recap.py (quiz and code tour). env.py says where things are and
+review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
+tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
+diagnose.py (`ui.diagnostico()`: is this notebook set up?). env.py says where things are and
 what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
@@ -28,13 +31,15 @@ solution (the grader isolates solutions; this is a practice lab).
 from . import env  # noqa: F401  (first: it puts code/ on sys.path for the modules below)
 from .checks import GUARD_CASES, check
 from .consent import ConsentDialog, preview_consent
+from .diagnose import diagnostico
 from .env import CODE, LESSONS, REPO, SOLUTIONS, Kernel, current_kernel, scripted_mode
 from .forms import ElicitationForm, FormField, check_form, options_of
 from .lab import NotesLab
 from .lab_client import CallRecord, LabClient, ToolResult
 from .pages import SimulatedPage, open_page, submit_page
-from .recap import code_tour, quiz
+from .recap import code_tour, load_quiz, quiz
 from .review import Review, revisar
+from .sdk import install_sdk
 from .transcript import peek_state, side_by_side, summarize_frame
 from .users import CallPanel, NoAnswer, Raw, WidgetUser
 
@@ -43,6 +48,7 @@ __all__ = [
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
-    "current_kernel", "open_page", "options_of", "peek_state", "preview_consent", "quiz",
-    "revisar", "scripted_mode", "side_by_side", "submit_page", "summarize_frame",
+    "current_kernel", "diagnostico", "install_sdk", "load_quiz", "open_page", "options_of",
+    "peek_state", "preview_consent", "quiz", "revisar", "scripted_mode", "side_by_side",
+    "submit_page", "summarize_frame",
 ]

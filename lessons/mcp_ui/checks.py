@@ -6,9 +6,6 @@ exercise 1's chosen note deleted (and nothing else), notebook 3's URL flow (cons
 completion notification, «configured»), exercise 3's guard asked about several situations in
 real servers (`guard_table`), exercise 4's handles re-read after a roots change.
 
-A call that still waits for the person (JupyterLite: `conn.call` returned early) cannot be
-judged yet: the helpers say so instead of judging half a call.
-
 Deliberate simplifications: the checks read the lab's own records; they do not re-derive
 anything from the server.
 """
@@ -22,9 +19,6 @@ from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION
 
 from .env import scripted_mode
 
-WAIT_FIRST = ("⏳ La llamada sigue esperando tu respuesta: responde primero al formulario de "
-              "arriba y vuelve a ejecutar esta celda.")
-
 
 def check(ok: bool, good: str, bad: str) -> None:
     """Print ✓/✗. In unattended runs (LESSON_USER=scripted) a ✗ also fails the cell."""
@@ -33,17 +27,8 @@ def check(ok: bool, good: str, bad: str) -> None:
         raise AssertionError(bad)
 
 
-def still_waiting(conn) -> bool:
-    if conn.waiting():
-        print(WAIT_FIRST)
-        return True
-    return False
-
-
 def check_chosen_note_deleted(conn) -> None:
     """Exercise 1: the note chosen in the form, and only it, disappeared from disk."""
-    if still_waiting(conn):
-        return None
     record = conn.last
     answers = [r for p, r in record.questions if p.get("mode", "form") == "form"]
     gone = sorted(set(record.before) - set(record.after))
@@ -68,8 +53,6 @@ def check_chosen_note_deleted(conn) -> None:
 
 def check_url_flow(conn) -> None:
     """Notebook 3: consent, page, completion notification and a configured result."""
-    if still_waiting(conn):
-        return None
     record = conn.last
     asked = [(p, r) for p, r in record.questions if p.get("mode") == "url"]
     if not asked:
@@ -94,8 +77,6 @@ def check_url_flow(conn) -> None:
 
 async def read_handles(conn) -> None:
     """Exercise 4: notes_read on every handle this client opened; print what still works."""
-    if still_waiting(conn):
-        return
     opened = {c.result.data.get("handle"): c.arguments["note_id"] for c in conn.calls
               if c.tool == "notes_open" and c.result and not c.result.is_error}
     for handle, note in opened.items():

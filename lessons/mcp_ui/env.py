@@ -1,15 +1,16 @@
 """Where the course lives and what this kernel can do.
 
 Importing this module puts `code/` on `sys.path` (the notebooks then `import roots`,
-`store`...): that is the package's only import-time effect. Nothing is created on disk here;
-`soluciones/` is made when the first NotesLab starts (see lab.py).
+`store`...): that is the package's only import-time effect. MCP_UI_LESSONS names the folder
+of the notebooks when the package is imported from elsewhere (JupyterLite: see PACKAGED).
+Nothing is created on disk here; `soluciones/` is made when the first NotesLab starts.
 
-`Kernel` says what the running kernel can do with a widget click:
+`Kernel` says what the running kernel can do:
 - ipykernel (JupyterLab, CPython): a cell that awaits a click gets it, and the setup page is
   a real local web page (`Config(setup_page="http")`);
 - JupyterLite (Pyodide, `sys.platform == "emscripten"`): a click reaches the kernel only after
-  the running cell ends, and there are no sockets, so calls return while a dialog waits for
-  the person and the setup page is drawn inside the notebook (`setup_page="inline"`).
+  the running cell ends, so cells that await run as tasks (`cells.py`), and there are no
+  sockets, so the setup page is drawn inside the notebook (`setup_page="inline"`).
 LESSON_KERNEL=lite gives the JupyterLite behaviour on CPython (the tests use it).
 
 Deliberate simplifications: the kernel is recognised by the platform, not by probing it.
@@ -22,14 +23,26 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-LESSONS = Path(__file__).resolve().parent.parent
+# The course this package was imported from (its code/ and grader/ are imported from there),
+# and where the notebooks and the learner's soluciones/ are. They are one folder, except in
+# JupyterLite, where course_lite.setup() imports the course from its packed copy in memory (a
+# lookup in the browser's storage is a request to the service worker: slow, for every import)
+# and says where the notebooks are with MCP_UI_LESSONS.
+PACKAGED = Path(__file__).resolve().parent.parent.parent
+LESSONS = Path(os.environ.get("MCP_UI_LESSONS") or PACKAGED / "lessons").resolve()
 REPO = LESSONS.parent
 CODE = REPO / "code"
 SOLUTIONS = LESSONS / "soluciones"
 MAIN = CODE / "main.py"
 
-if str(CODE) not in sys.path:  # JupyterLite's first cell may have put it there already
-    sys.path.insert(0, str(CODE))
+if str(PACKAGED / "code") not in sys.path:  # JupyterLite's first cell put it there already
+    sys.path.insert(0, str(PACKAGED / "code"))
+
+
+def import_grader() -> None:
+    """Make `import grader` work (from the course this package came from)."""
+    if str(PACKAGED) not in sys.path:
+        sys.path.append(str(PACKAGED))
 
 
 def scripted_mode() -> bool:
@@ -45,12 +58,12 @@ def solution_path(solution) -> Path:
 
 @dataclass(frozen=True)
 class Kernel:
-    awaits_clicks: bool  # a cell awaiting a widget click receives it
-    setup_page: str      # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
+    cells_as_tasks: bool  # awaiting cells run as tasks (cells.py): a waiting cell gets no click
+    setup_page: str       # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
 
 
-JUPYTERLAB = Kernel(awaits_clicks=True, setup_page="http")
-JUPYTERLITE = Kernel(awaits_clicks=False, setup_page="inline")
+JUPYTERLAB = Kernel(cells_as_tasks=False, setup_page="http")
+JUPYTERLITE = Kernel(cells_as_tasks=True, setup_page="inline")
 
 
 def current_kernel() -> Kernel:

@@ -8,8 +8,9 @@
 Notas-privadas/ shares a prefix with Notas/ and is never shared; Trabajo/ is shared later.
 The notes are `demo.LESSON_NOTES`. The first NotesLab also creates lessons/soluciones/ (the
 `%%writefile soluciones/...` cells need it) and closes every lab when the kernel exits.
-`stdio_server` starts the same server as a process for the official SDK's `stdio_client`
-(notebook 5: CPython only), with `server_argv`.
+`sdk_target` is the server for the official SDK's `Client` (notebook 5): `stdio_server` starts
+it as a process (`stdio_client`, with `server_argv`) where processes exist; in JupyterLite it
+runs in this page and the SDK talks to it over memory (sdk.py).
 
 Environment: LESSON_KEEP_LAB (any value) makes `close()` keep the folder (the browser tests
 inspect it on disk).
@@ -27,13 +28,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+import extension
 import store
 from demo import LESSON_NOTES, write_lesson_notes
 from protocol import LATEST_HANDSHAKE
 from roots import path_to_uri
-from server import MAX_SETUP_WAIT, Config
+from server import MAX_SETUP_WAIT, Config, NotesServer
 
-from . import checks
+from . import cells, checks, sdk
 from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path
 from .lab_client import LabClient
 from .pages import PAGES
@@ -52,9 +54,12 @@ class NotesLab:
     def __init__(self, notes=LESSON_NOTES, quiet: bool = False, kernel=None):
         _first_use()
         self.kernel = kernel or current_kernel()  # env.Kernel: what this kernel can do
+        if self.kernel.cells_as_tasks:  # JupyterLite (course_lite.setup() did it already)
+            cells.install()
         self.base = Path(tempfile.mkdtemp(prefix="notas-leccion-")).resolve()
         self.clients: list[LabClient] = []
         self._sdk_log = None
+        self._sdk_servers: list = []  # servers sdk_target made in this kernel (JupyterLite)
         for folder in FOLDERS:
             (self.base / folder).mkdir()
         write_lesson_notes(str(self.base), notes, body=note_body)
@@ -191,6 +196,24 @@ class NotesLab:
             self._sdk_log = open(self.base / "servidor-sdk.log", "a", encoding="utf-8")
         return stdio_client(params, errlog=self._sdk_log)
 
+    def sdk_target(self, solution=None, sdk_version=None, server_roots=()):
+        """The lesson's server for the official SDK's `Client`: a process over stdio
+        (`stdio_server`) where processes exist; in JupyterLite, the same server in this page,
+        over memory (sdk.memory_transport: the same JSON-RPC lines, no process)."""
+        if not self.kernel.cells_as_tasks:
+            return self.stdio_server(solution, sdk_version, server_roots)
+        config = Config(roots=[self.path(name) for name in server_roots], demo_url_guard=True,
+                        setup_page=self.kernel.setup_page)
+        if sdk_version is not None:
+            config.sdk_version = sdk_version or None
+        loaded = None if solution is None else extension.load(str(solution_path(solution)))
+        server = NotesServer(config, loaded)
+        PAGES.add(server)
+        self._sdk_servers.append(server)
+        print("En el navegador no hay procesos: el SDK habla con el servidor de la lección en "
+              "esta misma página, en memoria, con los mismos mensajes JSON-RPC que por stdio.")
+        return sdk.memory_transport(server)
+
     def sdk_roots(self, roots=("Notas",)):
         """A `list_roots_callback` for the official SDK's Client sharing these folders."""
         import mcp.types as types
@@ -227,6 +250,10 @@ class NotesLab:
         for conn in self.clients:
             conn.close()
         self.clients.clear()
+        for server in self._sdk_servers:
+            server.close()
+            PAGES.remove(server)
+        self._sdk_servers.clear()
         if self._sdk_log is not None:
             self._sdk_log.close()
             self._sdk_log = None

@@ -7,14 +7,13 @@ frames still cross as JSON lines and are kept for the transcripts. `call` shows 
 in the call's panel (users.py) and prints the result, the server's warnings (⚠ servidor) and
 what the solution printed (│).
 
-Where a cell awaiting a click cannot get it (JupyterLite, env.Kernel), `await conn.call(...)`
-returns as soon as a dialog waits for the person, or when the call ends, whichever is first;
-the call goes on as an asyncio task and writes its result into its panel. Until it ends, the
-checks say «responde primero al formulario de arriba». Stopping a cell cancels the call on the
-wire (AsyncClient sends notifications/cancelled); a question the server withdraws closes.
+`await conn.call(...)` waits for the call to end, clicks included. In JupyterLite, where a cell
+that awaits cannot get a click, the cell itself runs as a task (cells.py), so the call still
+waits for the answer and what the cell prints after it reflects the answer. Stopping a cell
+(■ in JupyterLab, «⏹ Detener» in JupyterLite) cancels the call on the wire (AsyncClient sends
+notifications/cancelled); a question the server withdraws closes.
 
-Deliberate simplifications: one call at a time per connection; a solution's print() while a
-call waits in the background goes to that call's panel.
+Deliberate simplifications: one call at a time per connection.
 """
 
 from __future__ import annotations
@@ -51,7 +50,6 @@ class ToolResult:
 
     raw: dict
     error: dict | None = None
-    pending: bool = False  # JupyterLite: the call goes on, waiting for the person
 
     @property
     def is_error(self) -> bool:
@@ -59,8 +57,6 @@ class ToolResult:
 
     @property
     def text(self) -> str:
-        if self.pending:
-            return "la llamada sigue abierta, esperando tu respuesta en el formulario"
         if self.error is not None:
             return f"error {self.error['code']}: {self.error['message']}"
         content = self.raw.get("content") or [{}]
@@ -100,13 +96,10 @@ class LabClient:
         self.user = WidgetUser(fetch=PAGES.fetch, pages="inline"
                                if config.setup_page == "inline" else "link")
         self.user.wait_after_open = protocol == STATELESS_VERSION
-        self.user.on_waiting = self._person_needed
         self.solution_info: dict | None = None
         self.server = self.client = None
         self._roots, self._elicitation = roots, elicitation_caps
         self._task: asyncio.Task | None = None   # the call in progress
-        self._person: asyncio.Future | None = None  # set when it waits for the person
-        self._detached = False                    # the cell that made it has ended
         self._asked_before = 0                    # len(user.history) when it started
         self._log_shown = 0
 
@@ -188,10 +181,6 @@ class LabClient:
     def last(self) -> CallRecord:
         return self.calls[-1]
 
-    def waiting(self) -> bool:
-        """A call that returned early (JupyterLite) still waits for the person."""
-        return self._detached and self._task is not None and not self._task.done()
-
     async def call(self, tool: str, arguments: dict | None = None, *, scripted=(),
                    simulate: bool = False, browser: str = "allow", echo: bool = True,
                    cancel_after: float | None = None) -> ToolResult:
@@ -203,9 +192,6 @@ class LabClient:
         "deny", or "later": it never opens it). cancel_after: this client gives up after that
         many seconds, like an SDK's request timeout, and cancels the call on the wire.
         """
-        if self.waiting():
-            print(checks.WAIT_FIRST)
-            return ToolResult({}, pending=True)
         arguments = dict(arguments or {})
         panel = CallPanel(visible=echo)
         if echo:
@@ -217,7 +203,6 @@ class LabClient:
         self.calls.append(record)
         self._asked_before = len(self.user.history)
         loop = asyncio.get_running_loop()
-        self._detached, self._person = False, loop.create_future()
         self._task = task = loop.create_task(self._run(record, echo))
         if cancel_after is not None:
             timer = loop.call_later(cancel_after, task.cancel)
@@ -231,20 +216,7 @@ class LabClient:
                 if echo:
                     print(f"« ⏹ el cliente abandonó la llamada a los {cancel_after:g} s")
                 return ToolResult({}, {"code": None, "message": "cancelada por el cliente"})
-        if self.lab.kernel.awaits_clicks:
-            return await task  # stopping the cell cancels the task, and so the call
-        try:
-            await asyncio.wait({task, self._person}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        if task.done():
-            return task.result()
-        self._detached = True
-        waiting = record.panel.note("⏳ La llamada sigue abierta, esperando tu respuesta: "
-                                    "contesta arriba; el resultado aparecerá aquí.", "#555")
-        task.add_done_callback(lambda task: self._ended_alone(task, waiting))
-        return ToolResult({}, pending=True)
+        return await task  # stopping the cell cancels the task, and so the call
 
     async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
         try:
@@ -273,29 +245,14 @@ class LabClient:
             self._show_log()
         return result
 
-    def _ended_alone(self, task: asyncio.Task, waiting) -> None:
-        """A call that ended after its cell did: the ⏳ line goes, an error nobody awaits
-        is shown."""
-        waiting.value = ""
-        if not task.cancelled() and task.exception() is not None:
-            error = task.exception()
-            self.last.panel.note(f"✗ La llamada falló: {esc(type(error).__name__)}: "
-                                 f"{esc(self.lab.hide(str(error)))}", "#c0392b")
-
     def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
         record.after = self.lab.snapshot()
         record.questions = self.user.history[self._asked_before:]
         record.result = result
         record.frames = (record.frames[0], len(self.frames))
 
-    def _person_needed(self) -> None:
-        if self._person is not None and not self._person.done():
-            self._person.set_result(None)
-
     def _show(self, line: str, panel: CallPanel | None = None) -> None:
-        """A line of the call's output: printed while its cell runs, else in its panel."""
-        if panel is None and self._detached and self.calls:
-            panel = self.calls[-1].panel
+        """A line of the call's output: printed, or into `panel` (after a cancellation)."""
         if panel is not None:
             panel.note(f"<pre style='margin:0'>{esc(line)}</pre>")
         else:
@@ -371,8 +328,6 @@ class LabClient:
 
     def transcript(self, last_call: bool = False, full: bool = False) -> None:
         """Print the frames that crossed (the last call's only, if asked)."""
-        if last_call and self.waiting():
-            print(checks.WAIT_FIRST)
         for line in self.transcript_lines(last_call, full):
             print(line)
 

@@ -1,46 +1,117 @@
-"""Small things for the last notebooks: a self-check quiz and a guided tour of code/.
+"""Small things for the notebooks: self-check quizzes and a guided tour of code/.
 
-`quiz` draws one multiple-choice question per entry, each with its own «Comprobar» button and
-explanation. `code_tour` lists the modules of code/ in reading order (each after the modules
-it imports), with their length and what to look for in each.
+`quiz("02")` draws the quiz stored in `quizzes/02.json` (next to this module, so the answers
+are not in the notebook's source): one multiple-choice question per entry, each with its own
+«Comprobar» button, and for the option picked, its own explanation. A quiz file is::
 
-Deliberate simplifications: the quiz keeps no score, and the tour's notes are fixed text.
+    {"kind": "final" | "precheck",           # optional, "final" by default
+     "intro": "text above the questions",    # optional
+     "questions": [
+       {"question": "…?", "read": "where to read (optional)",
+        "options": [{"text": "…", "correct": false, "why": "why this option is (not) it",
+                     "read": "where to read about this one (optional)"}, …]}]}
+
+Exactly one option of each question is correct. A pre-check (`kind: precheck`, e.g.
+`quiz("01-previo")` at the start of notebook 1) also says, after each answer, what to read:
+the option's `read`, or the question's. `load_quiz(id)` gives the parsed quiz (the tests and
+the browser journeys read the key from there). `code_tour` lists the modules of code/ in
+reading order (each after the modules it imports), with their length and what to look for.
+
+Deliberate simplifications: the quiz keeps no score and the key is plain JSON in the package:
+hidden from the notebook, not from someone who opens the file; the tour's notes are fixed text.
 """
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
 
 import ipywidgets as w
 from IPython.display import display
 
 from .env import CODE
+from .focus import keep_selection
 from .text import esc
 
+QUIZZES = Path(__file__).resolve().parent / "quizzes"
+KINDS = ("final", "precheck")
 
-def quiz(questions) -> None:
-    """Self-check questions: (question, [options], index of the right one, explanation).
 
-    Displays itself and returns None: as the last line of a cell, a returned widget would
-    be drawn a second time below the first.
-    """
-    rows = []
-    for number, (question, options, right, why) in enumerate(questions, 1):
-        choice = w.RadioButtons(options=options, value=None,
+@dataclass(frozen=True)
+class Option:
+    text: str
+    correct: bool
+    why: str
+    read: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    options: tuple[Option, ...]
+    read: str = ""
+
+    @property
+    def right(self) -> int:
+        return next(i for i, option in enumerate(self.options) if option.correct)
+
+
+@dataclass(frozen=True)
+class Quiz:
+    id: str
+    questions: tuple[Question, ...]
+    kind: str = "final"
+    intro: str = ""
+
+
+def load_quiz(quiz_id: str) -> Quiz:
+    """The quiz `quizzes/<quiz_id>.json`, checked: ValueError says what is wrong with it."""
+    path = QUIZZES / f"{quiz_id}.json"
+    if path.parent != QUIZZES or not path.is_file():
+        raise ValueError(f"no hay ningún cuestionario llamado {quiz_id!r}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    questions = tuple(
+        Question(q["question"], tuple(Option(o["text"], bool(o["correct"]), o["why"],
+                                             o.get("read", "")) for o in q["options"]),
+                 q.get("read", ""))
+        for q in data["questions"])
+    quiz = Quiz(quiz_id, questions, data.get("kind", "final"), data.get("intro", ""))
+    if quiz.kind not in KINDS:
+        raise ValueError(f"{path.name}: kind must be one of {KINDS}")
+    for question in questions:
+        if sum(option.correct for option in question.options) != 1:
+            raise ValueError(f"{path.name}: exactly one correct option: {question.question}")
+    return quiz
+
+
+def quiz(quiz_id: str) -> None:
+    """Draw the quiz `quiz_id` (see the module's doc). Displays itself and returns None: as
+    the last line of a cell, a returned widget would be drawn a second time."""
+    data = load_quiz(quiz_id)
+    rows = [w.HTML(f"<i>{esc(data.intro)}</i>")] if data.intro else []
+    for number, question in enumerate(data.questions, 1):
+        choice = w.RadioButtons(options=[o.text for o in question.options], value=None,
                                 layout=w.Layout(width="max-content"))
         verdict = w.HTML()
         button = w.Button(description="Comprobar", layout=w.Layout(width="auto"))
 
-        def check(_, choice=choice, verdict=verdict, right=right, why=why, options=options):
-            if choice.value is None:
+        def check(_, choice=choice, verdict=verdict, question=question):
+            if choice.index is None:
                 verdict.value = "<i>Elige una opción.</i>"
-            elif options.index(choice.value) == right:
-                verdict.value = f"<span style='color:#1e6b30'>✓ Correcto. {esc(why)}</span>"
-            else:
-                verdict.value = f"<span style='color:#c0392b'>✗ No. {esc(why)}</span>"
+                return
+            option = question.options[choice.index]
+            read = option.read or question.read
+            verdict.value = (
+                f"<span style='color:{'#1e6b30' if option.correct else '#c0392b'}'>"
+                f"{'✓ Correcto.' if option.correct else '✗ No.'} {esc(option.why)}</span>"
+                + (f"<br><span style='color:#555'>📖 Lee: {esc(read)}</span>"
+                   if read and (data.kind == "precheck" or not option.correct) else ""))
         button.on_click(check)
-        rows.append(w.VBox([w.HTML(f"<b>{number}. {esc(question)}</b>"), choice,
+        rows.append(w.VBox([w.HTML(f"<b>{number}. {esc(question.question)}</b>"), choice,
                             w.HBox([button, verdict])],
                            layout=w.Layout(margin="0 0 10px 0")))
-    display(w.VBox(rows))
+    display(keep_selection(w.VBox(rows)))
 
 
 # code/ in import order: each module comes after the ones it uses.

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from IPython.display import display
 
-from .env import REPO, SOLUTIONS, solution_path
+from .env import REPO, SOLUTIONS, import_grader, solution_path
 from .text import esc
 
 NOTE = "revisar: "  # a line of the runner's stdout that revisar shows as it is
@@ -181,8 +181,7 @@ def grader_process(exercise: str, folder, timeout: float) -> tuple[str, str]:
 
 def in_this_interpreter(exercise: str, folder, timeout: float) -> tuple[str, str]:
     """The grader's in-process host (JupyterLite): no process, no thread, no limit."""
-    if str(REPO) not in sys.path:
-        sys.path.append(str(REPO))
+    import_grader()
     from grader import selfcheck
     return selfcheck.json_line(selfcheck.run(folder, exercise, host="inprocess")), ""
 

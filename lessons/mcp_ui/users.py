@@ -26,6 +26,7 @@ import simulated_user
 
 from .consent import ConsentDialog
 from .dialog import Dialog
+from .focus import keep_selection
 from .forms import ElicitationForm
 from .pages import PAGES, SimulatedPage, page_text
 from .text import esc, short_json
@@ -56,7 +57,7 @@ class CallPanel:
     """
 
     def __init__(self, visible: bool = True):
-        self.box = w.VBox([])
+        self.box = keep_selection(w.VBox([]))  # answering never moves the notebook's selection
         self.visible = visible
         self.shown = False
 
@@ -80,7 +81,6 @@ class WidgetUser:
         self.script: simulated_user.ScriptedUser | None = None  # None: a person answers
         self.browser_decision = "allow"
         self.wait_after_open = False  # 2026-07-28: wait for «Ya terminé en la página»
-        self.on_waiting = None        # called when a dialog starts waiting for the person
         self.history: list[tuple[dict, dict]] = []  # (params, result) of every question
         self._open: list[Dialog] = []
         self._questions: dict = {}    # the server's request id -> (dialog, its panel)
@@ -138,7 +138,6 @@ class WidgetUser:
         else:
             dialog.status.value = ("<span style='color:#555'>⏳ La llamada está en pausa "
                                    "esperando tu respuesta.</span>")
-            self._waiting()
         result = await dialog.future
         if dialog in self._open:
             self._open.remove(dialog)
@@ -188,12 +187,7 @@ class WidgetUser:
         self.panel.note(f"En 2026-07-28 no hay notificación de fin: cuando acabes en {where}, "
                         "pulsa el botón y el cliente reintentará la llamada.")
         self.panel.add(done)
-        self._waiting()
         await future
-
-    def _waiting(self) -> None:
-        if self.on_waiting is not None:
-            self.on_waiting()
 
     def _play(self, dialog: Dialog, params: dict) -> None:
         had_answer = bool(self.script.answers)

@@ -180,20 +180,25 @@ def learner_06(page) -> None:
 
 
 def quiz_of(notebook: str) -> list[tuple]:
-    """The notebook's closing quiz, as written: (question, options, right, explanation)."""
+    """The notebook's closing quiz, as the UI package keeps it (`ui.quiz("NN")` names it):
+    (question, options, index of the right one, each option's explanation)."""
+    from mcp_ui.recap import load_quiz
+
     cells = json.loads((REPO / "lessons" / notebook).read_text(encoding="utf-8"))["cells"]
     source = source_of(cells[-1])
     call = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
                 and getattr(n.func, "attr", "") == "quiz")
-    return ast.literal_eval(call.args[0])
+    quiz = load_quiz(ast.literal_eval(call.args[0]))
+    return [(q.question, [o.text for o in q.options], q.right, [o.why for o in q.options])
+            for q in quiz.questions]
 
 
-def answer_the_quiz(page, notebook: str) -> None:
+def answer_the_quiz(page, notebook: str, cell=None) -> None:
     """«Elige una respuesta en cada pregunta y pulsa "Comprobar".» A wrong answer first, to
-    see the explanation of a miss; then the right answer of every question."""
+    see that option's own explanation; then the right answer of every question."""
     quiz = quiz_of(notebook)
-    questions = page.locator(".jp-Notebook .jp-CodeCell").last.locator(
-        ".widget-vbox:has(> .widget-radio)")
+    cell = cell or page.locator(".jp-Notebook .jp-CodeCell").last  # the quiz's cell
+    questions = cell.locator(".widget-vbox:has(> .widget-radio)")
     expect(questions, "the quiz is shown once").to_have_count(len(quiz))
 
     def pick(question, option: str) -> None:
@@ -201,12 +206,13 @@ def answer_the_quiz(page, notebook: str) -> None:
             has_text=re.compile(rf"^{re.escape(option)}$")).locator("input").check()
         question.get_by_role("button", name="Comprobar").click()
 
-    _, options, right, why = quiz[0]
-    pick(questions.first, options[(right + 1) % len(options)])
-    expect(questions.first).to_contain_text("✗ No.")
-    for number, (_, options, right, why) in enumerate(quiz):
+    _, options, right, whys = quiz[0]
+    wrong = (right + 1) % len(options)
+    pick(questions.first, options[wrong])
+    expect(questions.first).to_contain_text("✗ No. " + whys[wrong][:40])
+    for number, (_, options, right, whys) in enumerate(quiz):
         pick(questions.nth(number), options[right])
-        expect(questions.nth(number)).to_contain_text("✓ Correcto. " + why[:40])
+        expect(questions.nth(number)).to_contain_text("✓ Correcto. " + whys[right][:40])
 
 
 def nothing_to_answer(page) -> None:

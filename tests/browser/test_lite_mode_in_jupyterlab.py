@@ -1,18 +1,21 @@
 """The JupyterLite behaviour of the lessons' lab, with real clicks in a real JupyterLab.
 
-JupyterLite cannot deliver a click to a cell that is awaiting it, so there the lab's calls
-return as soon as a dialog waits for the person, the click completes the call in its panel,
-and the setup page is drawn inside the notebook (no sockets). LESSON_KERNEL=lite switches
-that behaviour on in an ordinary kernel; here a learner runs the cells one by one:
+JupyterLite cannot deliver a click to a cell that is awaiting it, so there a cell that awaits
+runs as a task (lessons/mcp_ui/cells.py): the cell ends at once, the click completes the call,
+and the cell's own output fills in afterwards, in order; later cells wait their turn. The setup
+page is drawn inside the notebook (no sockets). LESSON_KERNEL=lite switches that behaviour on in
+an ordinary kernel; here a learner runs the cells one by one with Shift+Enter:
 
-- the form's cell ends while the form waits; the check says «responde primero...»; a click
-  on the form finishes the call in its panel; the check, run again, gives ✓;
+- the form's cell ends while the form waits; the check cell run next says it waits its turn,
+  and neither shows anything from before the answer; a click on the form finishes the call,
+  then the listing under it and the check appear, right;
 - the URL consent's cell ends too; consent draws the simulated provider page, its Autorizar
-  button completes the flow, and notifications/elicitation/complete arrives in the panel.
+  button completes the flow, and notifications/elicitation/complete arrives in the panel;
+- «⏹ Detener» cancels a call whose form waits (JupyterLite's ■), and the cell behind it.
 
-Every wait is for a state (a cell's execution count, a dialog, the panel's lines), bounded as
-tests/waits.py says; the steps from the consent to the simulated page's answer share the call's
-setup_wait, after which the call would end pending.
+Every wait is for a state (a cell's execution count, a dialog, a finished cell's panel:
+`.mcp-cell-done`), bounded as tests/waits.py says; the steps from the consent to the simulated
+page's answer share the call's setup_wait, after which the call would end pending.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ expect.set_options(timeout=ms(PATIENCE))
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 CELLS = [
     "import mcp_ui as ui\n\nlab = ui.NotesLab(quiet=True)\nconn = await lab.connect(quiet=True)",
-    'await conn.call("notes_delete", {"title": "TPS report"})',
+    'await conn.call("notes_delete", {"title": "TPS report"})\nlab.show("Notas")',
     "lab.check_chosen_note_deleted(conn)",
     'await conn.call("notes_setup")',
     "lab.check_url_flow(conn)",
+    'await conn.call("notes_delete", {"title": "TPS report"})',
+    'print("después de detener")',
     "lab.close()",
 ]
 
@@ -52,32 +57,49 @@ def notebook(tmp_path):
     return lessons, scratch
 
 
+def code_cell(page, index: int):
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+
+
+def finished(page, index: int) -> str:
+    """Wait until the cell has run and, if it ran as a task (it shows a `.mcp-cell` panel),
+    until that task finished (`.mcp-cell-done`); the text of its outputs."""
+    text = wait_for_cell(page, index)
+    cell = code_cell(page, index)
+    if cell.locator(".mcp-cell").count() == 0:
+        return text
+    panel = cell.locator(".mcp-cell.mcp-cell-done")
+    expect(panel).to_have_count(1)
+    return panel.inner_text()
+
+
 @pytest.mark.timeout(TEST_TIMEOUT)
-def test_calls_return_while_dialogs_wait_and_clicks_complete_them_in_their_panel(
-        jupyter_lab, page, notebook):
+def test_cells_wait_for_the_answer_and_show_what_follows_it(jupyter_lab, page, notebook):
     lessons, scratch = notebook
     lab = jupyter_lab(lessons, env={"LESSON_KERNEL": "lite", "LESSON_USER": None,
                                     "LESSON_KEEP_LAB": None, "TMPDIR": str(scratch)})
     open_notebook(page, lab, "lite_mode.ipynb")
     wait_for_cell(page, run_cell(page, 0))
 
-    text = wait_for_cell(page, run_cell(page, 1))  # ends although the form waits
-    assert "La llamada sigue abierta" in text
-    form = page.locator(OPEN_DIALOG)
+    wait_for_cell(page, run_cell(page, 1))  # the cell ends although the form waits
+    form = code_cell(page, 1).locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
-    assert "responde primero al formulario de arriba" in wait_for_cell(page, run_cell(page, 2))
+    wait_for_cell(page, run_cell(page, 2))
+    expect(code_cell(page, 2)).to_contain_text("Espera su turno: la celda [")
+    assert "📁" not in code_cell(page, 1).inner_text()  # nothing from before the answer
+    assert "Elegiste" not in code_cell(page, 2).inner_text()
 
     form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
         "input").check()
     form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
     form.get_by_role("button", name="Aceptar", exact=True).click()
-    expect(page.get_by_text("« ✓ Borrada la nota note-7 (TPS report, 2024-04-10).")
-           ).to_be_visible()
-    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in wait_for_cell(
-        page, run_cell(page, 2))
+    listing = finished(page, 1)
+    assert listing.index("« ✓ Borrada la nota note-7 (TPS report, 2024-04-10).") < \
+        listing.index("📁 Notas/: compra.md, tps-2023.md, tps-2025.md")
+    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in finished(page, 2)
 
     wait_for_cell(page, run_cell(page, 3))  # ends while the consent waits
-    consent = page.locator(OPEN_DIALOG)
+    consent = code_cell(page, 3).locator(OPEN_DIALOG)
     expect(consent).to_contain_text("quiere que abras una página")
     expect(consent).to_contain_text("verás debajo una simulación")
     consent.get_by_role("button", name="Acepto abrir la página").click()
@@ -92,10 +114,20 @@ def test_calls_return_while_dialogs_wait_and_clicks_complete_them_in_their_panel
         expect(simulated).to_contain_text("Notas Sync quedó autorizado",
                                           timeout=setup_wait.ms())
     expect(page.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
-    expect(page.get_by_text("« ✓ Sincronización configurada.")).to_be_visible()
-    assert "✓ Consentimiento → página → notifications/elicitation/complete" in wait_for_cell(
-        page, run_cell(page, 4))
+    assert "« ✓ Sincronización configurada." in finished(page, 3)
+    run_cell(page, 4)
+    assert "✓ Consentimiento → página → notifications/elicitation/complete" in finished(
+        page, 4)
     simulated.scroll_into_view_if_needed()
     assert screenshot(page, "lite-mode-in-jupyterlab").stat().st_size > 0
-    wait_for_cell(page, run_cell(page, 5))
+
+    wait_for_cell(page, run_cell(page, 5))  # a second form, left open
+    expect(code_cell(page, 5).locator(OPEN_DIALOG)).to_have_count(1)
+    wait_for_cell(page, run_cell(page, 6))
+    code_cell(page, 5).get_by_role("button", name="⏹ Detener").click()
+    assert "Detuviste esta celda" in finished(page, 5)
+    behind = finished(page, 6)
+    assert "Detuviste esta celda" in behind and "después de detener" not in behind
+    expect(code_cell(page, 5)).to_contain_text("notifications/cancelled")
+    wait_for_cell(page, run_cell(page, 7))
     assert not list(scratch.glob("notas-leccion-*"))

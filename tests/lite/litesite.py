@@ -50,6 +50,8 @@ LITE_PYTHON = REPO / ".venv-lite" / "bin" / "python"
 PROBE_NOTEBOOK = HERE / "probe" / "lite_probe.ipynb"
 PROBE_PATH = "probe/lite_probe.ipynb"
 KERNEL_IDLE = "Python (Pyodide) | Idle"
+# The notebook on show: JupyterLite reopens the tabs of the last visit, hidden behind it.
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -309,17 +311,17 @@ def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> 
 
 def cell(page, marker: str):
     """The first code cell whose source contains ``marker`` (markdown may quote it too)."""
-    return page.locator(".jp-Notebook .jp-CodeCell").filter(
+    return page.locator(f"{NOTEBOOK} .jp-CodeCell").filter(
         has=page.locator(".jp-InputArea-editor", has_text=marker)).first
 
 
 def code_cell_at(page, index: int):
     """The notebook's ``index``-th code cell (0: its first code cell)."""
-    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    return page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(index)
 
 
 def cell_at(page, index: int):
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+    return page.locator(f"{NOTEBOOK} .jp-Cell").nth(index)
 
 
 # run_cell watches the cell's prompt: a run always shows `[*]:` first (queued or running), so
@@ -390,6 +392,31 @@ def wait_output(page, target, text: str, timeout: float = PATIENCE) -> str:
                 raise AssertionError(f"the cell raised:\n{error_text(target)}")
         time.sleep(0.1)
     raise AssertionError(f"{text!r} did not show in {timeout}s; the cell shows: {shown!r}")
+
+
+def wait_finished(page, target, task: bool | None = None, timeout: float = PATIENCE) -> str:
+    """Until the run run_cell started has ended and, for a cell that runs as a task (one that
+    awaits, or that was queued behind one: lessons/mcp_ui/cells.py), until its panel says it
+    finished (`.mcp-cell-done`); returns its outputs, fails on a traceback. ``task=None``: a
+    task if its source has a top-level await."""
+    target = cell(page, target) if isinstance(target, str) else target
+    text = wait_ran(page, target, timeout)
+    if task is None:
+        from mcp_ui.cells import awaits  # tests/waits.py put lessons/ on sys.path
+
+        task = awaits(target.locator(".jp-InputArea-editor").inner_text())
+    if not task:
+        return text
+    target.locator(".mcp-cell.mcp-cell-done").wait_for(timeout=ms(timeout))
+    if error_text(target):
+        raise AssertionError(f"the cell raised:\n{error_text(target)}")
+    return output_text(target)
+
+
+def press_shift_enter(page) -> None:
+    """Shift+Enter where the keyboard is, without clicking anything first (a learner who
+    just answered a form)."""
+    page.keyboard.press("Shift+Enter")
 
 
 def screenshot(page, name: str) -> Path:

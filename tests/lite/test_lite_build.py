@@ -74,7 +74,10 @@ def test_course_wheel_holds_the_helper_and_every_non_notebook_file(fake_repo, tm
                 assert (digest, int(size)) == (f"sha256={expected.decode()}", len(data)), name
     assert {n for n in names if not n.endswith((".dist-info/RECORD", "METADATA", "WHEEL"))} == {
         "course_lite/__init__.py", "course_lite/files/code/roots.py",
-        "course_lite/files/lessons/mcp_ui/__init__.py"}
+        "course_lite/files/lessons/mcp_ui/__init__.py",
+        # the pins ui.diagnostico() compares with and ui.install_sdk() installs
+        "course_lite/piplite-wheels.txt", "course_lite/sdk-wheels.txt",
+        "course_lite/sdk-wasm-wheels.txt"}
     assert "Name: course-lite\n" in metadata
     assert helper == (LITE / "course_lite.py").read_bytes()
 
@@ -104,7 +107,8 @@ def test_pins_must_carry_a_sha256(tmp_path):
 
 
 def test_committed_pins_are_exact_versions_with_hashes():
-    for name in ("pyodide-wheels.txt", "piplite-wheels.txt"):
+    for name in ("pyodide-wheels.txt", "piplite-wheels.txt", "sdk-wheels.txt",
+                 "sdk-wasm-wheels.txt"):
         pins = build.read_pins(LITE / name)
         assert pins and all(re.fullmatch(r"[\w.]+", v) for _, v, _ in pins.values()), name
         assert all(re.fullmatch(r"[0-9a-f]{64}", h) for *_, hs in pins.values() for h in hs)
@@ -116,6 +120,17 @@ def test_committed_pins_are_exact_versions_with_hashes():
     lock = json.loads((LITE / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/pyodide"]["version"] == npm
     assert lock["packages"]["node_modules/pyodide"]["integrity"].startswith("sha512-")
+
+
+def test_the_sdk_in_the_browser_is_the_version_the_course_pins():
+    required = {build.norm(name): version for name, version in re.findall(
+        r"^([A-Za-z0-9_.-]+)==(\S+)", (REPO / "requirements.txt").read_text(), re.M)}
+    only_in_the_browser = {"httpx2-jsfetch"}  # httpx2's transport on Emscripten
+    for name in ("sdk-wheels.txt", "sdk-wasm-wheels.txt"):
+        for key, (_, version, _) in build.read_pins(LITE / name).items():
+            if key not in only_in_the_browser:
+                assert required.get(key) == version, f"{name}: {key} {version}"
+    assert "httpx2-jsfetch" not in required
 
 
 def test_fingerprint_changes_with_content_and_source_maps(fake_repo, tmp_path):
@@ -133,24 +148,39 @@ def isolated_path(monkeypatch):
     return sys.path
 
 
-def test_setup_finds_the_course_above_the_notebook_folder(tmp_path, monkeypatch,
-                                                          isolated_path):
-    course_lite = load_course_lite()
+@pytest.fixture
+def course_lite(monkeypatch):
+    """course_lite as the site's wheel has it; the cell runner it installs is recorded."""
+    module = load_course_lite()
+    installs = []
+    monkeypatch.setattr(module, "run_cells_as_tasks", lambda: installs.append(True))
+    monkeypatch.setenv("MCP_UI_LESSONS", "")  # restored after the test, whatever setup() sets
+    monkeypatch.delenv("MCP_UI_LESSONS")
+    module.installs = installs
+    return module
+
+
+def test_setup_finds_the_course_above_the_notebook_folder_and_imports_the_packed_copy(
+        tmp_path, monkeypatch, isolated_path, course_lite):
     drive = tmp_path / "drive"
     for folder in ("code", "lessons", "probe"):
         (drive / folder).mkdir(parents=True)
     monkeypatch.chdir(drive / "probe")
     monkeypatch.setattr(course_lite, "MEMORY_ROOT", tmp_path / "memory")
+    isolated_path[:0] = ["", str(drive / "probe")]  # what IPython puts first: the notebook's
     assert course_lite.setup() == drive
-    assert isolated_path[:2] == [str(drive / "code"), str(drive / "lessons")]
+    packed = course_lite.FILES
+    assert isolated_path[:2] == [str(packed / "code"), str(packed / "lessons")]
+    assert "" not in isolated_path and str(drive / "probe") not in isolated_path
+    assert os.environ["MCP_UI_LESSONS"] == str(drive / "lessons")
     assert Path.cwd() == drive / "probe" and not (tmp_path / "memory").exists()
     course_lite.setup()  # a second run (the cell re-run) does not stack entries
-    assert isolated_path.count(str(drive / "code")) == 1
+    assert isolated_path.count(str(packed / "code")) == 1
+    assert course_lite.installs == [True, True]
 
 
 def test_setup_without_drive_copies_the_course_to_memory(tmp_path, monkeypatch,
-                                                         isolated_path):
-    course_lite = load_course_lite()
+                                                         isolated_path, course_lite):
     files = tmp_path / "wheel" / "files"
     write(files / "code" / "roots.py", "X = 1\n")
     write(files / "lessons" / "mcp_ui.py", "Y = 2\n")
@@ -161,8 +191,8 @@ def test_setup_without_drive_copies_the_course_to_memory(tmp_path, monkeypatch,
     assert course_lite.setup() == tmp_path / "memory"
     assert Path.cwd() == tmp_path / "memory" / "lessons"
     assert (tmp_path / "memory" / "code" / "roots.py").read_text() == "X = 1\n"
-    assert isolated_path[:2] == [str(tmp_path / "memory" / "code"),
-                                 str(tmp_path / "memory" / "lessons")]
+    assert isolated_path[:2] == [str(files / "code"), str(files / "lessons")]
+    assert os.environ["MCP_UI_LESSONS"] == str(tmp_path / "memory" / "lessons")
 
 
 def first_code_cell(notebook: Path) -> str:

@@ -2,9 +2,12 @@
 
 A learner's core path in the browser, served from 127.0.0.1 with every other request refused,
 running the notebooks' own cells one by one as a learner does there (a cell cannot await a
-click in JupyterLite: the call returns while the dialog waits and finishes in its panel):
+click in JupyterLite, so a cell that awaits runs as a task and fills in its output as it goes,
+and later cells wait their turn: lessons/mcp_ui/cells.py):
 
-- 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone;
+- 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone; the
+  check run before the answer waits its turn and then says ✓; Shift+Enter after the clicks
+  runs the next cells, not the call again;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
 - 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
@@ -12,8 +15,8 @@ click in JupyterLite: the call returns while the dialog waits and finishes in it
   in-process host: 0 points, each public test with its feedback, labelled as a formative
   self-check.
 
-Results are asserted as tests/browser asserts them in JupyterLab. Notebook 05 cannot run in
-the browser (NOT_IN_THE_BROWSER says why); the others open with the JupyterLite first cell.
+Results are asserted as tests/browser asserts them in JupyterLab. Every notebook opens with the
+JupyterLite first cell (test_lite_every_notebook.py runs each of them whole).
 Every wait is for a state (a cell's new execution count, a dialog, a line in the call's panel),
 bounded as tests/waits.py says; the steps from the consent to the simulated page's answer share
 the call's setup_wait.
@@ -25,13 +28,16 @@ import json
 
 import pytest
 from litesite import (
+    WATCH_RUN,
     cell,
     code_cell_at,
     left_the_machine,
     open_notebook,
+    press_shift_enter,
     run_cell,
     screenshot,
     unexpected_failures,
+    wait_finished,
     wait_output,
     wait_ran,
 )
@@ -44,10 +50,6 @@ expect = pytest.importorskip(
 expect.set_options(timeout=ms(PATIENCE))
 
 FIRST_CELL_MARK = 'if sys.platform == "emscripten":'
-NOT_IN_THE_BROWSER = {
-    "05_sdk_oficial.ipynb": "the official SDK's client starts the server as a subprocess and "
-                            "talks to it over stdio; Pyodide has no processes",
-}
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 SETUP = "import mcp_ui as ui"
 
@@ -82,7 +84,6 @@ def test_every_lesson_opens_with_the_jupyterlite_cell(lite_site):
         if FIRST_CELL_MARK not in source or "course_lite.setup()" not in source:
             missing.append(notebook.name)
     assert missing == []
-    assert set(NOT_IN_THE_BROWSER) <= {n.name for n in lessons}
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)
@@ -91,15 +92,18 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     start_lesson(lite_page, "02_formularios.ipynb")
     run_cell(page, "Lista de la compra")
     wait_output(page, "Lista de la compra", "Borrada la nota")
+    wait_finished(page, "Lista de la compra")
 
     form_cell = cell(page, '{"title": "TPS report"}, scripted=')
-    run_cell(page, form_cell)
-    assert "La llamada sigue abierta" in wait_ran(page, form_cell)  # ends; the form waits
+    run_cell(page, form_cell)  # the cell ends at once; its call waits for the form
+    wait_ran(page, form_cell)
     form = form_cell.locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
-    check = "lab.check_chosen_note_deleted(conn)"
+    check = cell(page, "lab.check_chosen_note_deleted(conn)")
     run_cell(page, check)
-    assert "responde primero al formulario de arriba" in wait_ran(page, check)
+    wait_ran(page, check)
+    expect(check.locator(".mcp-cell")).to_contain_text("Espera su turno")
+    assert "Elegiste" not in check.locator(".jp-Cell-outputArea").inner_text()
 
     form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
         "input").check()
@@ -107,8 +111,7 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
     form.get_by_role("button", name="Aceptar", exact=True).click()
     expect(form_cell.get_by_text("« ✓ Borrada la nota note-7 (TPS report, 2024-04-10).")
            ).to_be_visible()
-    run_cell(page, check)
-    shown = wait_ran(page, check)
+    shown = wait_finished(page, check, task=True)
     assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in shown
     notas = next(line for line in shown.splitlines() if "📁 Notas/" in line)
     assert "tps-2024.md" not in notas and "tps-2023.md" in notas and "tps-2025.md" in notas
@@ -138,6 +141,30 @@ def test_the_swap_attack_of_notebook_01_is_refused_in_the_browser(lite_page):
     assert "No se borró nada: ni la nota de verdad ni su copia de fuera." in shown
     screenshot(page, "lite-lesson-01-swap")
     assert_stayed_on_the_machine(lite_page)
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_shift_enter_after_answering_a_form_in_the_browser_runs_the_next_cells(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "02_formularios.ipynb")
+    form_cell = cell(page, '{"title": "TPS report"}, scripted=')
+    form_cell.locator(".jp-InputArea-editor").click()
+    press_shift_enter(page)  # the call's cell runs; the selection moves to the text below
+    form = form_cell.locator(OPEN_DIALOG)
+    expect(form).to_have_count(1)
+    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
+        "input").check()
+    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    form.get_by_role("button", name="Aceptar", exact=True).click()
+    expect(form_cell.get_by_text("« ✓ Borrada la nota note-7")).to_be_visible()
+    ran_once = form_cell.locator(".jp-InputArea-prompt").inner_text()
+    check = cell(page, "lab.check_chosen_note_deleted(conn)")
+    check.locator(".jp-InputArea-prompt").evaluate(WATCH_RUN)
+    press_shift_enter(page)  # the markdown below the call
+    press_shift_enter(page)  # the check
+    assert "✓ Elegiste note-7 y solo desapareció" in wait_finished(page, check)
+    assert form_cell.locator(".jp-InputArea-prompt").inner_text() == ran_once
+    expect(page.locator(OPEN_DIALOG)).to_have_count(0)  # no second form
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)

@@ -5,18 +5,22 @@ this process (the same core as `main.py serve`), so every test drives the real w
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import subprocess
+import sys
 import threading
+import warnings
 
 import ipywidgets as w
 import pytest
-from notebook_helpers import import_mcp_ui
+from notebook_helpers import REPO, import_mcp_ui
 
 import simulated_user
 from demo import LESSON_NOTES
 
 ui = import_mcp_ui()
+SHIMS = REPO / "editions" / "lite" / "shims"  # JupyterLite's stand-ins for compiled packages
 
 TPS = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 FULL_SCHEMA = {
@@ -243,7 +247,7 @@ def lab(monkeypatch):
 
 @pytest.fixture
 def lite_lab(monkeypatch):
-    """A lab that behaves as in JupyterLite: calls do not wait for clicks, inline page."""
+    """A lab that behaves as in JupyterLite (the setup page inline), without a shell."""
     monkeypatch.delenv("LESSON_USER", raising=False)
     monkeypatch.delenv("LESSON_KEEP_LAB", raising=False)
     notes = ui.NotesLab(quiet=True, kernel=ui.env.JUPYTERLITE)
@@ -464,34 +468,129 @@ def test_connect_reports_the_equivalent_serve_command_with_configs_defaults(lab,
     assert ui.lab.Config().setup_wait == 10.0
 
 
-# -- JupyterLite: a waiting cell gets no click, so calls return while a dialog waits ----------
-def test_in_jupyterlite_a_call_returns_while_the_form_waits_and_the_click_completes_it(
-        lite_lab, capsys, no_thread_process_or_socket):
+# -- JupyterLite: a cell that awaits runs as a task and fills in its own output -------------
+@pytest.fixture
+def lite_shell(monkeypatch):
+    """An IPython shell as JupyterLite's kernel runs the lessons: LESSON_KERNEL=lite, the
+    runner of cells.py installed (course_lite.setup() does it there)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv("LESSON_KERNEL", "lite")
+    monkeypatch.delenv("LESSON_USER", raising=False)
+    monkeypatch.delenv("LESSON_KEEP_LAB", raising=False)
+    shell = InteractiveShell.instance()
+    shell.user_ns["ui"] = ui
+    assert ui.cells.install(shell)
+    yield shell
+    ui.cells.uninstall(shell)
+    if "lab" in shell.user_ns:
+        shell.user_ns["lab"].close()
+    for name in ("ui", "lab", "conn"):
+        shell.user_ns.pop(name, None)
+
+
+async def run_cell(shell, source):
+    """One cell, as the kernel runs it; the CellPanel it made if it ran as a task."""
+    made = len(ui.cells.recent)
+    await shell.run_cell_async(source, store_history=True,
+                               transformed_cell=shell.transform_cell(source))
+    return ui.cells.recent[-1] if len(ui.cells.recent) > made else None
+
+
+def shown(panel) -> str:
+    """The text a CellPanel shows: streams, tracebacks' names and the plain text of displays."""
+    parts = []
+    for out in panel.out.outputs:
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif out["output_type"] == "error":
+            parts.append(f"{out['ename']}: {out['evalue']}\n")
+        else:
+            parts.append(out["data"].get("text/plain", "") + "\n")
+    return "".join(parts)
+
+
+SETUP = "lab = ui.NotesLab(quiet=True)\nconn = await lab.connect(quiet=True)"
+
+
+async def opened_form(shell):
+    """The connection, once the setup cell ran and its call's form is open."""
+    await until(lambda: "conn" in shell.user_ns and shell.user_ns["conn"].user._open)
+    return shell.user_ns["conn"]
+DELETE_THEN_LIST = 'await conn.call("notes_delete", {"title": "TPS report"})\nlab.show("Notas")'
+
+
+def test_in_jupyterlite_what_a_cell_shows_after_its_call_comes_after_the_answer(
+        lite_shell, no_thread_process_or_socket):
     async def go():
-        conn = await lite_lab.connect(quiet=True)
-        early = await conn.call("notes_delete", {"title": "TPS report"})
-        assert early.pending and conn.waiting()
-        assert "Notas/tps-2024.md" in lite_lab.snapshot()
-        lite_lab.check_chosen_note_deleted(conn)
-        await conn.read_handles()
-        again = await conn.call("notes_list")
-        assert again.pending
-        assert "⏳ La llamada sigue abierta" in texts(conn.last.panel.box)
+        await run_cell(lite_shell, SETUP)
+        form_cell = await run_cell(lite_shell, DELETE_THEN_LIST)
+        check_cell = await run_cell(lite_shell, "lab.check_chosen_note_deleted(conn)")
+        conn = await opened_form(lite_shell)
+        assert "📁" not in shown(form_cell)  # nothing from before the answer
+        assert "Espera su turno: la celda [" in check_cell.line.value
+        assert shown(check_cell) == ""
         form = conn.user._open[-1]
         form.fill({"note_id": "note-7", "confirm": True})
-        form.press("accept")  # the click, once the cell has ended
-        await until(lambda: not conn.waiting())
-        assert "⏳ La llamada sigue abierta" not in texts(conn.last.panel.box)
-        lite_lab.check_chosen_note_deleted(conn)
-        return conn, early
-    conn, early = in_loop(go)
-    out = capsys.readouterr().out
-    assert out.count("responde primero al formulario de arriba y vuelve a ejecutar esta "
-                     "celda") == 3
-    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in out
-    assert "« ✓ Borrada la nota note-7" not in out  # the cell had ended: not printed...
-    assert "« ✓ Borrada la nota note-7" in texts(conn.last.panel.box)  # ...but in the panel
+        form.press("accept")  # the click, which reaches the kernel once the cell has ended
+        await until(lambda: not ui.cells.pending())
+        return form_cell, check_cell, conn
+    form_cell, check_cell, conn = in_loop(go)
+    text = shown(form_cell)
+    assert text.index("« ✓ Borrada la nota note-7") < text.index(
+        "📁 Notas/: compra.md, tps-2023.md, tps-2025.md")
+    assert "✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md" in shown(check_cell)
+    assert check_cell.line.value == ""
+    assert all("mcp-cell-done" in p.box._dom_classes for p in (form_cell, check_cell))
     assert [m["params"]["name"] for m in sent(conn, "tools/call")] == ["notes_delete"]
+
+
+def test_in_jupyterlite_detener_cancels_the_waiting_call_on_the_wire_and_the_cells_behind(
+        lite_shell, no_thread_process_or_socket):
+    async def go():
+        await run_cell(lite_shell, SETUP)
+        form_cell = await run_cell(lite_shell, DELETE_THEN_LIST)
+        later = await run_cell(lite_shell, 'print("no debería ejecutarse")')
+        conn = await opened_form(lite_shell)
+        assert form_cell.stop.layout.display != "none"
+        form_cell.stop.click()  # «⏹ Detener»: what ■ does in JupyterLab
+        await until(lambda: not ui.cells.pending())
+        await until(lambda: received(conn, "notifications/cancelled"))
+        return form_cell, later, conn
+    form_cell, later, conn = in_loop(go)
+    assert "Detuviste esta celda" in form_cell.line.value
+    assert "Detuviste esta celda" in later.line.value and shown(later) == ""
+    assert form_cell.stop.layout.display == "none"
+    assert sent(conn, "notifications/cancelled")
+    assert "Detuviste la celda" in texts(conn.last.panel.box)
+    assert "📁" not in shown(form_cell)
+    assert "Notas/tps-2024.md" in lite_shell.user_ns["lab"].snapshot()
+
+
+def test_in_jupyterlite_a_task_cell_shows_its_last_value_and_its_traceback(lite_shell):
+    async def go():
+        value = await run_cell(lite_shell, "import asyncio\nawait asyncio.sleep(0)\n6 * 7")
+        quiet = await run_cell(lite_shell, "await asyncio.sleep(0)\n6 * 7;")
+        failed = await run_cell(lite_shell, "await asyncio.sleep(0)\n1 / 0")
+        after = await run_cell(lite_shell, 'print("sigue")')
+        await until(lambda: not ui.cells.pending())
+        return value, quiet, failed, after
+    value, quiet, failed, after = in_loop(go)
+    assert shown(value) == "42\n" and shown(quiet) == ""
+    assert shown(failed) == "ZeroDivisionError: division by zero\n"
+    traceback = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(failed.out.outputs[0]["traceback"]))
+    assert "1 / 0" in traceback and "<celda" in traceback  # the cell's own line, numbered
+    assert shown(after) == "sigue\n"  # queued behind the failure, it still ran
+
+
+def test_in_jupyterlite_a_cell_that_does_not_wait_runs_as_ever_when_nothing_is_pending(
+        lite_shell, capsys):
+    async def go():
+        return await run_cell(lite_shell, 'print("directo")')
+    assert in_loop(go) is None
+    assert "directo" in capsys.readouterr().out
+    assert ui.cells.transform(["x = 1\n"]) == ["x = 1\n"]
+    assert ui.cells.transform(["await x\n"])[0].startswith(ui.cells.ENTRY)
 
 
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
@@ -499,21 +598,22 @@ def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_p
         lite_lab, protocol, capsys, no_thread_process_or_socket):
     async def go():
         conn = await lite_lab.connect(protocol, quiet=True)
-        assert (await conn.call("notes_setup")).pending
+        call = asyncio.ensure_future(conn.call("notes_setup"))
+        await until(lambda: conn.user._open)
         conn.user._open[-1].press("accept")
         await until(lambda: any("mcp-simulated-page" in c._dom_classes
                                 for c in conn.last.panel.box.children))
         page = next(c for c in conn.last.panel.box.children
                     if "mcp-simulated-page" in c._dom_classes)
         assert "Simulación" in texts(page) and "Notas Sync" in texts(page)
-        assert conn.waiting()
+        assert not call.done()
         next(b for b in page.children[1].children if b.description == "Autorizar").click()
         if protocol == "2026-07-28":  # no completion notice: the person says when
             await until(lambda: any(isinstance(c, w.Button) for c in
                                     conn.last.panel.box.children))
-            assert conn.waiting()
+            assert not call.done()
             [b for b in conn.last.panel.box.children if isinstance(b, w.Button)][-1].click()
-        await until(lambda: not conn.waiting())
+        await call
         lite_lab.check_url_flow(conn) if protocol == "2025-11-25" else None
         return conn, texts(page)
     conn, page = in_loop(go)
@@ -538,7 +638,7 @@ def test_scripted_runs_answer_at_once_in_jupyterlite_too(lite_lab, monkeypatch, 
         setup = await conn.call("notes_setup", scripted=[{"action": "accept"}])
         return deleted, setup
     deleted, setup = in_loop(go)
-    assert not deleted.pending and deleted.data["deleted"]["id"] == "note-7"
+    assert deleted.data["deleted"]["id"] == "note-7"
     assert setup.data == {"status": "configured"}
 
 
@@ -548,7 +648,8 @@ def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
         first = await lite_lab.connect(quiet=True)
         await first.call("notes_setup", simulate=True, scripted=[{"action": "accept"}])
         other = await lite_lab.connect(quiet=True)
-        assert (await other.call("notes_setup", echo=False)).pending  # its consent waits
+        call = asyncio.ensure_future(other.call("notes_setup", echo=False))
+        await until(lambda: other.user._open)  # its consent waits
         used, pending = first.last_url(), other.last_url()
         capsys.readouterr()
         ui.open_page(used)
@@ -556,7 +657,7 @@ def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
         ui.open_page(pending.replace("elicitation=", "elicitation=otro"))
         ui.open_page(pending)
         other.user._open[-1].press("decline")
-        await until(lambda: not other.waiting())
+        await call
         return other
     other = in_loop(go)
     out = capsys.readouterr().out.splitlines()
@@ -762,3 +863,195 @@ def test_a_form_the_scripted_user_leaves_open_takes_no_clicks(lab):
     form, buttons, conn = in_loop(go)
     assert buttons == [True, True, True]
     assert len(sent(conn, "notifications/cancelled")) == 1  # the call went too
+
+
+# -- answering keeps the notebook's selection -------------------------------------------------
+def test_a_calls_panel_carries_the_script_that_keeps_the_selection_where_it_was():
+    async def go():
+        return ui.CallPanel(visible=False)
+    panel = in_loop(go)
+    assert "mcp-keep-selection" in panel.box._dom_classes
+    script = panel.box.children[0]
+    assert isinstance(script, w.Output) and script.layout.display == "none"
+    code = script.outputs[0]["data"]["application/javascript"]
+    for needed in ("'.mcp-keep-selection'", "stopPropagation", "'focusin'", "'mousedown'",
+                   ".jp-Cell.jp-mod-active", "window.__mcpKeepSelection"):
+        assert needed in code
+    ui.focus.keep_selection(panel.box)  # marking twice adds no second script
+    assert sum(isinstance(c, w.Output) for c in panel.box.children) == 1
+
+
+# -- quizzes: the key lives in the package, each option explains itself ---------------------
+def drawn_quiz(monkeypatch, quiz_id):
+    shown = []
+    monkeypatch.setattr(ui.recap, "display", shown.append)
+    ui.quiz(quiz_id)
+    (box,) = shown
+    assert "mcp-keep-selection" in box._dom_classes
+    return [c for c in box.children if isinstance(c, w.VBox)]
+
+
+def answer(question_box, index):
+    _, choice, row = question_box.children
+    choice.index = index
+    row.children[0].click()
+    return row.children[1].value
+
+
+def test_each_option_of_a_quiz_answers_with_its_own_explanation(monkeypatch):
+    quiz = ui.load_quiz("02")
+    boxes = drawn_quiz(monkeypatch, "02")
+    assert len(boxes) == len(quiz.questions)
+    first = quiz.questions[0]
+    for index, option in enumerate(first.options):
+        verdict = answer(boxes[0], index)
+        assert ("✓ Correcto." if option.correct else "✗ No.") in verdict
+        assert ui.text.esc(option.why) in verdict
+
+
+def test_a_pre_check_says_what_to_read_after_any_answer(monkeypatch):
+    quiz = ui.load_quiz("01-previo")
+    (box, *_) = drawn_quiz(monkeypatch, "01-previo")
+    question = quiz.questions[0]
+    for index, option in enumerate(question.options):
+        assert f"📖 Lee: {ui.text.esc(option.read or question.read)}" in answer(box, index)
+
+
+def test_a_quiz_that_does_not_exist_or_has_two_right_answers_is_refused(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="ningún cuestionario"):
+        ui.load_quiz("../02")
+    monkeypatch.setattr(ui.recap, "QUIZZES", tmp_path)
+    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "options": ['
+                                     '{"text": "a", "correct": true, "why": "."},'
+                                     '{"text": "b", "correct": true, "why": "."}]}]}')
+    with pytest.raises(ValueError, match="exactly one correct option"):
+        ui.load_quiz("x")
+
+
+# -- ui.diagnostico(): is this notebook set up? -----------------------------------------------
+def test_diagnostico_reports_kernel_widgets_against_the_pins_and_the_self_check_host(
+        monkeypatch):
+    shown = []
+    monkeypatch.setattr(ui.diagnose, "display", lambda obj, **_: shown.append(obj))
+    monkeypatch.delenv("GRADER_HOST", raising=False)
+
+    async def go():
+        return ui.diagnostico()
+    diagnosis = in_loop(go)
+    found = {row.what: row for row in diagnosis.rows}
+    assert found["Kernel"].ok and sys.version.split()[0] in found["Kernel"].found
+    for name in ("ipywidgets", "jupyterlab_widgets", "ipykernel"):  # the course's .venv
+        assert found[name].ok, found[name]
+        assert "requirements.txt" in found[name].found
+    from grader import hosts  # diagnostico put the repository on sys.path
+
+    host = found["Autoevaluación (ui.revisar)"]
+    assert ("sandbox" in host.found) == hosts.sandbox_possible()
+    assert shown[-1] is diagnosis.probe.box
+    assert "mcp-keep-selection" in diagnosis.probe.box._dom_classes
+    assert "<table" in diagnosis.to_html() and "Qué hacer" in diagnosis.to_html()
+
+
+def test_diagnostico_says_what_to_fix_when_a_widget_package_is_not_the_pinned_one(
+        monkeypatch):
+    real = ui.diagnose.installed
+    monkeypatch.setattr(ui.diagnose, "installed",
+                        lambda name: "7.0.0" if name == "ipywidgets" else real(name))
+    rows = {r.what: r for r in ui.diagnose.package_findings(*ui.diagnose.pins())}
+    assert rows["ipywidgets"].ok is False
+    assert "fijada: 8.1.9" in rows["ipywidgets"].found
+    assert "make lab" in rows["ipywidgets"].fix
+
+
+@pytest.mark.parametrize("environ,modules,where,ok", [
+    ({"JPY_SESSION_NAME": "x.ipynb"}, {}, "JupyterLab", True),
+    ({"VSCODE_PID": "1"}, {}, "VS Code", None),
+    ({"COLAB_RELEASE_TAG": "r"}, {}, "Colab", False),
+    ({"JUPYTERHUB_API_URL": "http://hub"}, {}, "JupyterHub", False),
+    ({"CODESPACES": "true"}, {}, "Codespaces", False),
+    ({}, {}, "", None),
+])
+def test_diagnostico_tells_where_the_notebook_runs_and_what_a_remote_one_cannot(
+        environ, modules, where, ok):
+    assert ui.diagnose.frontend(environ, modules) == where
+    finding = ui.diagnose.frontend_finding(where)
+    assert finding.ok is ok
+    if ok is False:
+        assert "127.0.0.1" in finding.fix and "JupyterLite" in finding.fix
+
+
+def test_the_click_probe_answers_in_the_page_when_the_kernel_gets_the_click():
+    async def go():
+        return ui.diagnose.ClickProbe()
+    probe = in_loop(go)
+    assert "El clic llegó" not in probe.answer.value
+    probe.button.click()
+    assert "✓ El clic llegó al kernel" in probe.answer.value and probe.clicks == 1
+
+
+# -- the official SDK in JupyterLite: the lesson's server in the page, over memory ------------
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_in_jupyterlite_the_sdk_client_talks_to_the_lessons_server_over_memory(
+        lite_lab, mode, capsys, no_thread_process_or_socket):
+    from mcp import Client
+
+    async def go():
+        user = lite_lab.user(scripted=[TPS], simulate=True)
+        target = lite_lab.sdk_target()
+        async with Client(target, mode=mode, elicitation_callback=user.sdk_elicitation,
+                          list_roots_callback=lite_lab.sdk_roots(["Notas"])) as sdk:
+            return await sdk.call_tool("notes_delete", {"title": "TPS report"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # roots: deprecated at 2026-07-28 (MCPDeprecationWarning)
+        result = in_loop(go)
+    assert result.content[0].text == "Borrada la nota note-7 (TPS report, 2024-04-10)."
+    assert "Notas/tps-2024.md" not in lite_lab.snapshot()
+    assert "en memoria, con los mismos mensajes JSON-RPC que por stdio" in capsys.readouterr().out
+
+
+def test_the_cryptography_stand_in_derives_the_key_as_cryptography_does():
+    import importlib.util
+
+    from cryptography.hazmat.primitives import hashes as real_hashes
+    from cryptography.hazmat.primitives.kdf import hkdf as real_hkdf
+
+    shims = REPO / "editions" / "lite" / "shims" / "cryptography" / "hazmat" / "primitives"
+    loaded = {}
+    for name in ("hashes", "kdf/hkdf", "ciphers/aead"):
+        spec = importlib.util.spec_from_file_location(f"shim_{name}", shims / f"{name}.py")
+        loaded[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded[name])
+    secret, info = b"s" * 40, b"mcp/request-state/v1/aes-256-gcm"
+    mine = loaded["kdf/hkdf"].HKDF(algorithm=loaded["hashes"].SHA256(), length=32, salt=None,
+                                   info=info).derive(secret)
+    real = real_hkdf.HKDF(algorithm=real_hashes.SHA256(), length=32, salt=None,
+                          info=info).derive(secret)
+    assert mine == real
+    with pytest.raises(NotImplementedError, match="no está disponible en JupyterLite"):
+        loaded["ciphers/aead"].AESGCM(mine).encrypt(b"n" * 12, b"x", b"")
+
+
+def test_the_rpds_stand_in_lets_jsonschema_check_a_tools_result(monkeypatch):
+    """What the SDK's client does with an outputSchema in the browser (rpds-py has no
+    WebAssembly wheel): jsonschema over the stand-in, in a fresh interpreter."""
+    code = (
+        "import importlib.abc, importlib.machinery, sys\n"
+        "class Shims(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'rpds':\n"
+        f"            return importlib.machinery.PathFinder.find_spec(name, [{str(SHIMS)!r}])\n"
+        "sys.meta_path.insert(0, Shims())\n"
+        "import rpds\n"
+        "from jsonschema import exceptions\n"
+        "from jsonschema.validators import validator_for\n"
+        "schema = {'$defs': {'s': {'type': 'string'}}, 'type': 'object',\n"
+        "          'properties': {'result': {'$ref': '#/$defs/s'}}, 'required': ['result']}\n"
+        "check = validator_for(schema)(schema)\n"
+        "assert not list(check.iter_errors({'result': 'ok'}))\n"
+        "print(rpds.__file__)\n"
+        "print(exceptions.best_match(check.iter_errors({'result': 3})).message)\n"
+        "print(exceptions.best_match(check.iter_errors({})).message)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == [str(SHIMS / "rpds" / "__init__.py"), "3 is not of type 'string'",
+                   "'result' is a required property"]

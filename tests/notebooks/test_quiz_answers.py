@@ -1,7 +1,8 @@
 """Every quiz answer in the notebooks is the right one, and we can show why.
 
-The key below is written separately from the notebooks: for each question, the option that
-is right and where that comes from. A source is either something this test runs (the official
+The key below is written separately from the quizzes (lessons/mcp_ui/quizzes/, which the
+notebooks' `ui.quiz("NN")` cells draw): for each question, the option that is right and where
+that comes from. A source is either something this test runs (the official
 JSON schemas, the lesson's server in the kernel-side lab, the official SDK in memory, the
 lesson's own checkers) or, for what only the prose of the specification says, the rule of the
 spec checklist (SPEC_RULES.md, shared notes) and the section a learner would open. A notebook

@@ -7,6 +7,7 @@ really is now (`Handle.current_path`), asked through its descriptor.
 import errno
 import os
 import re
+import stat
 
 import pytest
 
@@ -307,3 +308,23 @@ def test_a_chosen_note_whose_path_has_a_nul_is_outside_the_roots(root):
         forged = note._replace(path=str(root / "sub\x00x" / "b.md"))
         with pytest.raises(store.StoreError, match="quedó fuera de las roots"):
             store.recheck(roots, forged)
+
+
+def test_a_note_written_by_the_server_is_its_owners_alone(root, mode):
+    old = os.umask(0o022)
+    try:
+        with RootSet.from_paths([root]) as roots:
+            store.write_note(roots, str(root / "privada.md"), "P", "", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(root / "privada.md").st_mode) == 0o600
+
+
+def test_the_fallback_refuses_a_file_link_saying_which_and_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(dirfd, "HAVE_DIR_FD", False)
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "enlace.md").symlink_to(tmp_path / "a.md")
+    with dirfd.Folder.open(str(tmp_path)) as folder, pytest.raises(OSError) as refused:
+        folder.open_file("enlace.md")
+    assert (refused.value.errno, refused.value.strerror, refused.value.filename) == \
+        (errno.ELOOP, "es un enlace simbólico", str(tmp_path / "enlace.md"))

@@ -1,0 +1,1 @@
+"""Stand-in subpackage (see cryptography/__init__.py)."""
