@@ -262,10 +262,12 @@ def test_stated_time_is_the_estimate_of_what_the_notebook_asks(name):
 
 # -- the course -----------------------------------------------------------------------------
 def test_the_core_path_takes_about_ninety_five_minutes():
-    # 90 until notebook 01 gained the swap attack (check on one path, act on another)
+    # 90 until notebook 01 gained the swap attack (check on one path, act on another); 95
+    # until exercise 3 became the URL flow of a first-run authorization (issue 18), whose
+    # statement adds about four minutes of reading (the honest clock re-times all of this)
     stated = [int(header(n)[4]) for n in CORE]
-    assert 85 <= sum(stated) <= 95, stated
-    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 96
+    assert 85 <= sum(stated) <= 99, stated
+    assert 85 <= sum(estimated_minutes(n) for n in CORE) <= 100
 
 
 def test_graded_exercises_one_to_four_are_in_the_core_and_five_is_a_deep_dive():
