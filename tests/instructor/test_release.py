@@ -277,7 +277,7 @@ def test_gradescope_gives_the_starter_zero(autograder):
     root, env = autograder
     results = grade_as_gradescope(root, env, {"entrega.ipynb": STARTER.read_text()})
     assert_gradescope_fields(results)
-    assert results["score"] == 0 and len(results["tests"]) == 40 + 1  # and the hidden summary
+    assert results["score"] == 0 and len(results["tests"]) == 68 + 1  # and the hidden summary
 
 
 def seen_before_the_due_date(results):
