@@ -286,7 +286,7 @@ def test_the_course_map_lists_every_notebook_with_its_time_and_exercises(where):
         minutes, exercises = rows[name[:2]]
         assert minutes == int(header(name)[4]), name
         assert exercises == EXERCISES.get(name[:2], "—"), name
-    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 95 min\*\*", text)
+    assert re.search(r"\*\*Núcleo\*\* \| \*\*unos 97 min\*\*", text)
 
 
 def test_notebook_five_says_how_it_runs_in_jupyterlite_and_why_it_differs():
