@@ -225,7 +225,7 @@ def _essential(exercise, test_id, hidden, seen, penalty):
         lines.append(f"  penalización: −{penalty:g} puntos")
     mark = f" {HIDDEN_MARK}" if hidden else ""
     return {"id": test_id, "name": f"{exercise}{mark} {ESSENTIALS_TITLE}",
-            "exercise": exercise, "score": -penalty, "max_score": 0,
+            "exercise": exercise, "score": -penalty if penalty else 0.0, "max_score": 0,
             "status": "failed" if seen else "passed", "hidden": hidden,
             "output": "\n".join(lines)}
 
