@@ -933,7 +933,7 @@ def test_a_1mib_form_message_ends_within_its_budget(world, third_class):
         world, third_class["made"]["mensaje_de_1mib"], "--budget", "20", "--format", "json")
     assert returncode == 1, stderr[-2000:]
     assert seconds < 20 + HARD_MARGIN + 10, seconds  # + two reaps of at most 5 s (plain mode)
-    assert len(json.loads(stdout)["tests"]) == 68  # 66 tests and exercise 3's two «lo imprescindible» entries
+    assert len(json.loads(stdout)["tests"]) == 68  # 66 tests and two «lo imprescindible»
 
 
 STUCK = '''
