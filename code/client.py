@@ -53,10 +53,11 @@ class Client(Driver):
             self._reader.start()
 
     @classmethod
-    def local(cls, server, **options):
-        """A client and a new session of `server` in this thread (transport.Loopback)."""
+    def local(cls, server, session_user=None, **options):
+        """A client and a new session of `server` in this thread (transport.Loopback);
+        `session_user` is who that session is (default: the server's local user)."""
         from transport import Loopback
-        loopback = Loopback(server)
+        loopback = Loopback(server, user=session_user)
         client = cls(loopback.send, loopback=loopback, **options)
         loopback.deliver = client._receive
         return client

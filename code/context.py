@@ -28,6 +28,7 @@ the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for wa
 
 import json
 from contextlib import nullcontext
+from urllib.parse import urlencode
 
 import elicitation
 import store
@@ -173,6 +174,41 @@ class ToolContext:
                                     {"elicitation": {"url": {}}})
         return self._answer(None, self._ask("elicitation/create",
                                             self.url_params(message, url, elicitation_id)))
+
+    # -- URL mode and the provider of exercise 3 ------------------------------------------------
+    @property
+    def user(self):
+        """Who uses this connection: the identity a flow and a credential are bound to (in a
+        remote server, the `sub` of MCP authorization; here the server's local user, or the
+        grader's second simulated user)."""
+        return self.session.user
+
+    @property
+    def provider(self):
+        """The server's Nube de Copias (nube_copias.Provider): `backup(token, notes)`."""
+        return self.server.provider
+
+    @property
+    def url_ttl(self):
+        """Seconds a URL-mode link (and its state) may live on this server (`--url-ttl`)."""
+        return self.server.config.url_ttl
+
+    def url_mode_allowed(self):
+        """Does the solution's URL-mode guard allow URL mode for this call (SDK version,
+        protocol, declared capabilities)? No guard, or a guard that fails, means no."""
+        return self.server.allow_url_mode(self.protocol_version, self.client_capabilities)
+
+    def page_url(self, path, **params):
+        """The absolute URL of `path` on the server's own pages (where a driver serves them
+        now), with `params` as its query."""
+        page = self.server.setup_page()
+        return page.base + path + ("?" + urlencode(params) if params else "")
+
+    def completion_notifier(self):
+        """A function `notify(elicitation_id)` that sends `notifications/elicitation/complete`
+        to this connection's client, from any thread (a page's): keep it with the flow and
+        call it when the flow really ended. It sends whatever it is told, at any revision."""
+        return self.session.completion_notifier()
 
     def url_params(self, message, url, elicitation_id):
         """The params of a URL-mode elicitation/create for this call's revision."""

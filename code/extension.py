@@ -16,6 +16,10 @@ what it brings:
     def allow_url_mode(sdk_version, protocol_version, client_capabilities):
         ...
 
+    @extension.page_route("/copias/conectar")   # exercise 3: a page of the server
+    def connect(page):
+        ...
+
     @extension.on_roots_changed                 # exercise 4: re-check open handles
     def recheck(change):
         ...
@@ -45,8 +49,26 @@ What a tool receives (`ctx`, see context.py):
   `ctx.memo(key, make)`, `ctx.protocol_version`, `ctx.client_capabilities`.
 
 It returns `ok(text, data)` or a string, or raises `ToolError(message)` (both importable from
-`server` or `tooling`). A tool runs again from the start after each answer the user gives, so
-it asks before it changes anything.
+`server` or `tooling`), or `URLElicitationRequired([params])` (the -32042 error, 2025-11-25
+only). A tool runs again from the start after each answer the user gives, so it asks before it
+changes anything.
+
+For URL mode and the simulated OAuth provider of exercise 3 (nube_copias.py):
+`ctx.url_mode_allowed()` (asks the solution's guard about this call), `ctx.user` (who uses this
+connection), `ctx.provider` (the server's Nube de Copias: `backup(token, notes)`),
+`ctx.page_url(path, **params)` (an absolute URL of the server's own pages), `ctx.url_ttl`
+(how long a link may live, `--url-ttl`), `ctx.url_params(message, url, elicitation_id)` (the
+URL-mode params of this revision), `ctx.elicit_url(message, url, elicitation_id)` and
+`ctx.completion_notifier()` (a function that sends `notifications/elicitation/complete` to this
+client, callable from a page).
+
+A page route gets a `setup_page.PageRequest` (`page.method`, `page.query`, `page.form`,
+`page.user`: who is at the browser, `page.provider`: Nube de Copias with
+`authorize_url(state)` and `exchange(code)`, `page.url_for(path, **params)`) and returns
+`page.reply(status, title, text)` or `page.redirect(url)`. It runs on the thread that serves
+the page (an HTTP thread, the notebook, the core for the grader's rpc page), never inside a
+tool run: keep what it shares with the tools in simple containers and take a single-use value
+out of them in one step (`dict.pop`).
 
 A guard receives the simulated SDK version (`--sdk-version`, or the NOTES_SDK_VERSION
 variable), the negotiated protocol version and the client's capabilities, and returns True
@@ -78,7 +100,8 @@ from tooling import Tool
 
 
 class Extension:
-    """What one solution brings: its tools and, at most once each, the three hooks.
+    """What one solution brings: its tools, its page routes and, at most once each, the three
+    hooks.
 
     Create one at the top level of a solution file (`extension = Extension()`) and register with
     its decorators; the server finds it when it loads the file (`load`).
@@ -86,6 +109,7 @@ class Extension:
 
     def __init__(self):
         self.tools = []
+        self.page_routes = []  # (path, handler, origin)
         self.url_guard = None
         self.roots_reaction = None
         self.state_sealer = None
@@ -119,6 +143,19 @@ class Extension:
         """
         self.url_guard = function
         return function
+
+    def page_route(self, path):
+        """Decorator: serve `path` (e.g. "/copias/conectar") on the server's pages with
+        `handler(page)`, a `setup_page.PageRequest`; it returns `page.reply(status, title,
+        text)` or `page.redirect(url)`. Exercise 3: the connect page and the provider's
+        callback. The function itself is returned unchanged."""
+        if not isinstance(path, str) or not path.startswith("/") or "?" in path:
+            raise ValueError(f"page_route necesita una ruta que empiece por /: {path!r}")
+
+        def register(handler):
+            self.page_routes.append((path, handler, "solution"))
+            return handler
+        return register
 
     def on_roots_changed(self, function):
         """Decorator: `function(change)` reacts to a roots change (a `server.RootsChange`).
@@ -175,6 +212,8 @@ def _merge(merged, ext, name):
     for tool in ext.tools:
         tool.origin = name
         merged.tools.append(tool)
+    for path, handler, _ in ext.page_routes:
+        merged.page_routes.append((path, handler, name))
     for attr in ("url_guard", "roots_reaction", "state_sealer"):
         value = getattr(ext, attr)
         if value is None:

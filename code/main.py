@@ -4,7 +4,8 @@
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
-                               [--subject NAME] [--setup-page http|rpc] [--trace FILE]
+                               [--user NAME] [--second-user NAME] [--setup-page http|rpc]
+                               [--trace FILE]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
 roots come from the client; `--root` sets them for clients that do not declare the roots
@@ -15,9 +16,8 @@ this stdlib server pretends to run on: it only feeds the URL-mode guard.
 A 2026-07-28 `requestState` is sealed with a key of this server: a new one at every start (a
 restart invalidates every outstanding state), or `--state-key`, a fleet's shared key (64 hex
 digits; it shows in the process list, so it is for tests and graders: a real fleet reads it from
-its secret store). `--subject` is the user this server acts for, the principal a state is bound
-to (default `local:<your user>`). `--state-sealer server` ignores a solution's
-`@extension.request_state` and always uses the server's own sealer.
+its secret store). `--state-sealer server` ignores a solution's `@extension.request_state` and
+always uses the server's own sealer.
 
 The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
 opens no socket: the page is reached through the private request
@@ -25,6 +25,13 @@ opens no socket: the page is reached through the private request
 "/connect?elicitation=...", "body": "<form data>"}, result {"status", "title", "body"} (the
 page a browser would get). It is for graders' scripted browsers in sandboxes without a network:
 whoever writes on the pipe can press the page's buttons, so never use it for real users.
+
+`--user NAME` (or `--subject NAME`) names who uses the server: `ctx.user`, the principal a
+requestState is bound to, and the identity exercise 3 binds a flow and a credential to (default
+`local:<your login>`). `--second-user NAME`, for graders only,
+hosts a second session of that other user on the same pipe: its frames travel wrapped in the
+notification `io.github.curso-mcp/secondSession` {"frame": <frame>}, both ways (with
+`--setup-page rpc`, its page requests are that user's browser). Off by default.
 
 Deliberate simplifications: options only, no configuration file; the demo takes no input.
 """
@@ -41,6 +48,7 @@ import transport  # noqa: E402
 import wire  # noqa: E402
 from protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
+    SECOND_SESSION_METHOD,
     SETUP_PAGE_METHOD,
     SIMULATED_SDK_VERSION,
     STATELESS_VERSION,
@@ -56,8 +64,14 @@ revision and without initialize:
           "body": "<application/x-www-form-urlencoded form, for POST>"}}
   result {{"status": <HTTP status>, "title": "<page title>", "body": "<the whole page>"}}
 The elicitation URLs then start with http://notas-sync.localhost (nothing listens there):
-send their path and query as "target". Whoever writes on the pipe can press the page's
-buttons, so this is for tests only, never for real users."""
+send their path and query as "target"; a redirect's result also has "location". Whoever
+writes on the pipe can press the page's buttons, so this is for tests only, never for real
+users.
+
+serve --second-user NAME (graders only): a second session, of the user NAME, on the same
+pipe. Each of its frames travels as the notification
+  {{"jsonrpc": "2.0", "method": "{SECOND_SESSION_METHOD}", "params": {{"frame": <frame>}}}}
+in both directions; everything else is the first session's."""
 
 
 def parse_args(argv):
@@ -89,14 +103,19 @@ def parse_args(argv):
                         default=DEFAULTS.state_sealer,
                         help="who seals requestState: the solution's sealer when it brings one "
                              "(default), or always the server's own")
-    parser.add_argument("--subject", default=DEFAULTS.subject,
-                        help="the user this server acts for (the principal a requestState is "
-                             "bound to)")
     parser.add_argument("--setup-page", choices=("http", "rpc"), default=DEFAULTS.setup_page,
                         help="how the URL-mode setup page is served: http on 127.0.0.1 "
                              f"(default), or rpc: no socket, the private request "
                              f"{SETUP_PAGE_METHOD} on this same pipe, for graders' scripted "
                              "browsers only (whoever writes on the pipe can press its buttons)")
+    parser.add_argument("--user", "--subject", dest="subject", metavar="NAME",
+                        default=DEFAULTS.subject,
+                        help="who uses this server: the principal a requestState is bound to, "
+                             "and the identity a URL-mode flow and its credential are bound to "
+                             "(default: local:<your login>)")
+    parser.add_argument("--second-user", metavar="NAME",
+                        help=f"graders only: a second session of the user NAME on the same "
+                             f"pipe, its frames wrapped in {SECOND_SESSION_METHOD}")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
@@ -135,7 +154,8 @@ def serve(args):
                     demo_url_guard=args.demo_url_guard,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
                     state_key=args.state_key, state_sealer=args.state_sealer,
-                    subject=args.subject, setup_page=args.setup_page)
+                    subject=args.subject, setup_page=args.setup_page,
+                    second_user=args.second_user or None)
     solution = None
     if args.solution:
         import extension

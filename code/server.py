@@ -1,8 +1,10 @@
-"""The notes server: its configuration, its tools, and the hooks a solution may replace.
+"""The notes server: its configuration, its tools, and the hooks a solution may bring.
 
 `NotesServer` is shared by every connection (the demo opens several, `serve` one). It holds
 the configuration, the tool registry (the lesson's tools from tools.py and whatever a
-learner's solution adds), the URL flow records, and the two hooks of the exercises:
+learner's solution adds), the URL flow records of Notas Sync, the simulated OAuth provider of
+exercise 3 (nube_copias.Provider, `provider`), the page routes a solution adds, and the two
+hooks of the exercises:
 
 - the URL-mode guard (exercise 3): may the server send a URL-mode elicitation, given the SDK
   it runs on, the negotiated protocol and what the client declared? Without a guard the
@@ -19,9 +21,10 @@ A roots change is applied by the session between two tool runs: the reaction see
 applies them together with the new roots, so no call sees half of each.
 
 The server also owns the setup page of URL mode (setup_page.SetupPage, pure: no socket, no
-thread). Showing it is a driver's job, never the core's: `serve` calls `serve_page_http()`
-(a thread on 127.0.0.1), the notebooks in JupyterLab too, and the in-process drivers (the
-browser, the loopback) leave it inline.
+thread): Notas Sync's `/connect`, Nube de Copias's authorization page, and the routes of a
+solution (`@extension.page_route`, exercise 3). Showing it is a driver's job, never the
+core's: `serve` calls `serve_page_http()` (a thread on 127.0.0.1), the notebooks in JupyterLab
+too, and the in-process drivers (the browser, the loopback) leave it inline.
 
 Deliberate simplifications: everything is in one process and in memory; one page per server.
 """
@@ -30,12 +33,20 @@ import os
 import threading
 from dataclasses import dataclass, field
 
+import nube_copias
 import tools
 import url_mode
 from protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
 from request_state import Sealer, ServerKey, States
 from roots import RootSet
-from tooling import MissingCapability, Tool, ToolError, error_result, ok  # noqa: F401
+from tooling import (  # noqa: F401  (re-exported for solutions)
+    MissingCapability,
+    Tool,
+    ToolError,
+    URLElicitationRequired,
+    error_result,
+    ok,
+)
 
 MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 
@@ -56,7 +67,8 @@ class Config:
     setup_page: str = "http"        # how a driver shows the page: "http" (127.0.0.1, the
     #                                 stdio driver), "inline" (no socket) or "rpc" (the private
     #                                 SETUP_PAGE_METHOD on the MCP pipe): see setup_page.py
-    subject: str = field(default_factory=lambda: "local:" + _os_user())
+    subject: str = field(default_factory=lambda: "local:" + _os_user())  # who uses the server
+    second_user: str | None = None  # `serve --second-user`: a second session (grader only)
 
     def configured_roots(self):
         return RootSet.from_paths(self.roots) if self.roots else None
@@ -91,6 +103,8 @@ class RootsChange:
         self.revoked[handle.id] = (handle, reason)
 
 
+RESERVED_PATHS = ("/connect", nube_copias.AUTHORIZE_PATH)  # the server's own pages
+
 NO_REACTION_REASON = "las roots cambiaron y el servidor no sabe re-comprobar handles"
 REACTION_FAILED = "la reacción al cambio de roots falló"
 
@@ -114,6 +128,8 @@ class NotesServer:
             else ServerKey.new()
         self.states = States(Sealer(), key, self.config.state_ttl, self.config.subject)
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
+        self.provider = nube_copias.Provider(lambda: self.setup_page().base)
+        self.page_routes = {}  # path -> handler, from solutions (exercise 3)
         self.solution = None  # what a learner's solution brought, reported in initialize
         self._page = None
         self._http_page = None  # the HttpPage a driver started, if any
@@ -138,6 +154,14 @@ class NotesServer:
                 self.solution["tools"].append(tool.name)
             except ValueError as exc:
                 self.solution["errors"][tool.origin] = str(exc)
+        for path, handler, origin in extension.page_routes:
+            if path in RESERVED_PATHS or path in self.page_routes:
+                self.solution["errors"][origin] = f"la ruta {path} ya existe en el servidor"
+                continue
+            self.page_routes[path] = handler
+            self.solution["hooks"].append(f"page_route {path}")
+            if self._page is not None:
+                self._page.route(path, handler)
         if extension.url_guard is not None:
             self.url_guard = extension.url_guard
             self.solution["hooks"].append("url_mode_guard")
@@ -164,12 +188,18 @@ class NotesServer:
         return answer is True
 
     def setup_page(self):
-        """The stand-in for the provider's consent page: pure, created on first use. Its URLs
-        point wherever a driver serves it (`inline` until one does)."""
+        """The server's pages: Notas Sync's consent page, Nube de Copias's authorization page
+        and a solution's routes. Pure, created on first use; its URLs point wherever a driver
+        serves it (`inline` until one does)."""
         with self._page_lock:
             if self._page is None:
                 import setup_page
-                self._page = setup_page.SetupPage(self.flows, SYNC_PROVIDER)
+                page = setup_page.SetupPage(self.flows, SYNC_PROVIDER, user=self.config.subject,
+                                            oauth=self.provider)
+                page.route(nube_copias.AUTHORIZE_PATH, self.provider.authorize)
+                for path, handler in self.page_routes.items():
+                    page.route(path, handler)
+                self._page = page
             return self._page
 
     def serve_page_http(self):

@@ -94,6 +94,10 @@ NOT_JSON = ("La herramienta {name} devolvió algo que no se puede enviar como JS
 NOT_SEALED = ("No pude sellar el estado de {name} para el siguiente paso (el sellador de "
               "requestState falló), así que no pregunté nada y no hice nada.")
 
+RETIRED_32042 = ("La herramienta {name} intentó responder el error -32042, que la revisión "
+                 "2026-07-28 retiró (no debe emitirse): en 2026-07-28 el modo URL se pide "
+                 "dentro de input_required (ctx.elicit_url). No se envió.")
+
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
                 "ambigua o necesita configuración.")
@@ -132,12 +136,13 @@ class Call:
 class Session:
     """One client. `receive(line)` for each incoming frame; `close()` at the end."""
 
-    def __init__(self, server, send, clock):
+    def __init__(self, server, send, clock, user=None):
         self.server = server
         self.config = server.config
         self.send = send
         self.clock = clock
         self.id = secrets.token_hex(8)
+        self.user = user or self.config.subject  # who uses this connection (ctx.user)
         self.handles = Handles()
         self.protocol_version = None       # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
@@ -252,8 +257,10 @@ class Session:
         """`serve --setup-page rpc`: one request to the setup page, over this same pipe.
 
         params {"method": "GET"|"POST", "target": "/connect?...", "body": "<form data>"} ->
-        {"status", "title", "body"}: what a browser would get over HTTP (body is the whole
-        page). A completion it causes reaches the waiting call through `soon`, as from HTTP.
+        {"status", "title", "body"} (and "location" for a redirect): what a browser would get
+        over HTTP (body is the whole page). The browser is this session's user's
+        (`request.user` in a route). A completion it causes reaches the waiting call through
+        `soon`, as from HTTP.
         """
         method, target, body = params.get("method"), params.get("target"), params.get("body", "")
         if method not in ("GET", "POST") or not isinstance(target, str) or \
@@ -261,8 +268,12 @@ class Session:
             raise wire.RpcError(wire.INVALID_PARAMS, "setupPage needs method GET or POST, a "
                                 "target path and a string body")
         page = self.server.setup_page()
-        status, title, html = page.handle(method, target, body)
-        return {"status": status, "title": title, "body": page.render(status, title, html)}
+        answer = page.handle(method, target, body, user=self.user)
+        result = {"status": answer.status, "title": answer.title,
+                  "body": page.render(answer.status, answer.title, answer.html)}
+        if answer.location is not None:
+            result["location"] = answer.location
+        return result
 
     def _on_notification(self, method, params):
         params = params if isinstance(params, dict) else {}
@@ -553,7 +564,7 @@ class Session:
         except URLElicitationRequired as exc:
             if call.stateless:  # retired at 2026-07-28: ctx.require_url asks in-band there
                 self.server.log(f"tool {call.name} raised -32042 at 2026-07-28")
-                return error_result(f"Error interno en la herramienta {call.name}.")
+                return error_result(RETIRED_32042.format(name=call.name))
             raise wire.RpcError(URL_ELICITATION_REQUIRED, "URL elicitation required",
                                 {"elicitations": exc.elicitations}) from None
         except (wire.RpcError, NeedInput, NeedRoots, WaitFlow):
@@ -676,6 +687,19 @@ class Session:
         def finished(elicitation_id):
             self.soon(lambda: self.flow_finished(elicitation_id, not stateless))
         return finished
+
+    def completion_notifier(self):
+        """`ctx.completion_notifier()` (exercise 3): a function `notify(elicitation_id)` that
+        sends `notifications/elicitation/complete` to this session's client. Any thread may
+        call it (a page's, typically): the frame is sent from the core, through `soon`. It
+        sends what it is told; whether and when is the caller's decision."""
+        def notify(elicitation_id):
+            if not isinstance(elicitation_id, str) or not elicitation_id:
+                raise TypeError("notify necesita el elicitationId del flujo (un texto)")
+            self.soon(lambda: self.send(wire.notification(
+                "notifications/elicitation/complete", {"elicitationId": elicitation_id})),
+                "completion notification")
+        return notify
 
     # -- cancellation -------------------------------------------------------------------------
     def _cancel(self, request_id, reason):

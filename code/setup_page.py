@@ -5,9 +5,15 @@ asking and for what, with "Autorizar" and "Rechazar" buttons; the form posts bac
 elicitation id and the record's single-use nonce. Only a POST that matches a pending, unexpired
 record completes it (url_mode.FlowStore.complete); anything else attaches nothing and says why.
 
-`SetupPage` is the page itself and does no I/O: `handle(method, target, body)` returns
-(status, title, html), routing by path (`route(path, handler)` adds a path; `/connect` is the
-first). The core never shows it: the driver does, one of three ways (`Config.setup_page`):
+`SetupPage` is the page itself and does no I/O: `handle(method, target, body, user)` returns a
+`PageResponse` (status, title, html, and the `location` of a redirect), routing by path
+(`route(path, handler)` adds a path; `/connect` is the first; the server adds Nube de Copias's
+authorization page and the routes a solution brings, exercise 3). A route gets a
+`PageRequest`: the method, path, query and form fields, `user` (who is at the browser: the
+session whose rpc channel carried the request, else the server's local user), `base` (this
+router's base URL) and `provider` (the server's Nube de Copias); it answers with
+`request.reply(...)`, `request.redirect(url)` or a (status, title, html) tuple. The core never
+shows the page: the driver does, one of three ways (`Config.setup_page`):
 - "http": `HttpPage`, a real web server on 127.0.0.1 (a port the OS picks) on one background
   thread, for real browsers. The stdio driver (`serve`) starts it; the core never does.
 - "inline": no socket: the notebook in the browser draws the page itself and says it is a
@@ -15,8 +21,9 @@ first). The core never shows it: the driver does, one of three ways (`Config.set
 - "rpc" (`serve --setup-page rpc`): no socket either; the page is one private request on the
   MCP pipe itself (SETUP_PAGE_METHOD, answered by session.py), so a grader's scripted browser
   reaches it in any sandbox, even one without a network. `rpc_fetch` adapts it to `fetch`.
-A completion goes to FlowStore, which tells the session through `clock.call_soon`, whatever
-thread the page ran on.
+A route runs on whatever thread the driver serves the page from; what it does to a session (a
+completion that wakes a call, a notification to its client) goes through that session's
+`clock.call_soon` (FlowStore's `on_complete`, `ctx.completion_notifier()`).
 
 Deliberate simplifications: there is no real provider, no login and no redirect; in a remote
 deployment this page would check that the browser's signed-in user is the MCP user before
@@ -28,7 +35,7 @@ account. Here, being on loopback and started by the same local user stands in fo
 import html
 import threading
 from typing import NamedTuple
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
 from url_mode import FlowError
@@ -37,14 +44,46 @@ MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
 
 
+class PageResponse(NamedTuple):
+    """What the page answers: an HTTP status, a title, the HTML of the body and, for a
+    redirect (303), where the browser goes next."""
+
+    status: int
+    title: str
+    html: str
+    location: str | None = None
+
+
 class PageRequest(NamedTuple):
     """One request to the page, as a route handler gets it: the first value of each query
-    parameter and of each form field (a POST body, application/x-www-form-urlencoded)."""
+    parameter and of each form field (a POST body, application/x-www-form-urlencoded), who is
+    at the browser (`user`), this router's base URL and the server's Nube de Copias."""
 
     method: str
     path: str
     query: dict
     form: dict
+    user: str | None = None
+    base: str = ""
+    provider: object = None
+
+    def url_for(self, path, **params):
+        """An absolute URL of this server's page router: `base + path`, with `params` as its
+        query (encoded)."""
+        return self.base + path + ("?" + urlencode(params) if params else "")
+
+    def reply(self, status, title, text):
+        """A page that says `text` (plain text, escaped here) with this HTTP status: 200 when
+        it did what was asked, 4xx when it did nothing."""
+        return PageResponse(int(status), str(title),
+                            f'<p id="result">{html.escape(str(text))}</p>')
+
+    def redirect(self, url):
+        """Send the browser on to `url` (HTTP 303: a GET there, even after a POST)."""
+        if not isinstance(url, str) or not url.startswith(("http://", "https://", "/")):
+            raise ValueError("redirect necesita una URL http(s) o una ruta")
+        return PageResponse(303, "Redirigiendo", f'<p>Continúa en <a href="{html.escape(url)}">'
+                            f"{html.escape(url)}</a>.</p>", url)
 
 
 def _fields(text):
@@ -52,33 +91,40 @@ def _fields(text):
 
 
 class SetupPage:
-    def __init__(self, flows, provider, base=INLINE_BASE):
+    def __init__(self, flows, provider, base=INLINE_BASE, user=None, oauth=None):
         self.flows, self.provider, self.base = flows, provider, base
+        self.user = user      # who is at a browser the driver cannot tell apart (HTTP, inline)
+        self.oauth = oauth    # the server's Nube de Copias (routes get it as request.provider)
         self.routes = {}
         self.route("/connect", self.connect)
 
     def route(self, path, handler):
-        """Serve `path` with `handler(request: PageRequest) -> (status, title, html)`."""
-        if not path.startswith("/") or path in self.routes:
+        """Serve `path` with `handler(request: PageRequest)`, which returns a PageResponse
+        (`request.reply`, `request.redirect`) or a (status, title, html) tuple."""
+        if not isinstance(path, str) or not path.startswith("/") or "?" in path \
+                or path in self.routes:
             raise ValueError(f"ruta no válida o repetida: {path!r}")
         self.routes[path] = handler
 
     def url_for(self, elicitation_id):
         return f"{self.base}/connect?elicitation={elicitation_id}"
 
-    def handle(self, method, target, body=""):
-        """One request to the page: (status, title, html body). Never raises."""
+    def handle(self, method, target, body="", user=None):
+        """One request to the page, from the browser of `user` (None: the page's own user):
+        a PageResponse. Never raises."""
         parts = urlsplit(target)
         handler = self.routes.get(parts.path)
         if handler is None or method not in ("GET", "POST"):
-            return 404, "No encontrado", "<p>Esta página no existe.</p>"
+            return PageResponse(404, "No encontrado", "<p>Esta página no existe.</p>")
         if len(body) > MAX_BODY:
-            return 413, "Demasiado grande", "<p>Petición demasiado grande.</p>"
+            return PageResponse(413, "Demasiado grande", "<p>Petición demasiado grande.</p>")
+        request = PageRequest(method, parts.path, _fields(parts.query),
+                              _fields(body) if method == "POST" else {},
+                              self.user if user is None else user, self.base, self.oauth)
         try:
-            return handler(PageRequest(method, parts.path, _fields(parts.query),
-                                       _fields(body) if method == "POST" else {}))
+            return _response(handler(request))
         except Exception:  # a route's bug is this request's 500, never the server's end
-            return 500, "Error", "<p>La página falló; no se vinculó nada.</p>"
+            return PageResponse(500, "Error", "<p>La página falló; no se vinculó nada.</p>")
 
     def connect(self, request):
         """GET: the consent page of a pending link. POST: the decision, with its nonce."""
@@ -105,11 +151,12 @@ class SetupPage:
     def render(self, status, title, body):
         return PAGE.format(title=html.escape(title), body=body)
 
-    def fetch(self, url, method="GET", data=None):
-        """simulated_user.Browser's fetch, without any socket: {"status", "body"} like HTTP."""
+    def fetch(self, url, method="GET", data=None, user=None):
+        """simulated_user.Browser's fetch, without any socket: {"status", "body"} like HTTP,
+        and "location" for a redirect."""
         parts = urlsplit(url)
-        status, title, body = self.handle(method, parts.path + "?" + parts.query, data or "")
-        return {"status": status, "body": self.render(status, title, body)}
+        answer = self.handle(method, parts.path + "?" + parts.query, data or "", user)
+        return as_fetched(answer, self.render(answer.status, answer.title, answer.html))
 
     def close(self):
         """Nothing to stop: the page has no socket of its own."""
@@ -126,8 +173,31 @@ def rpc_fetch(request):
                                                  "body": data or ""})
         except Exception as exc:
             return {"error": f"{type(exc).__name__}: {exc}"}
-        return {"status": result["status"], "body": result["body"]}
+        fetched = {"status": result["status"], "body": result["body"]}
+        if isinstance(result.get("location"), str):
+            fetched["location"] = result["location"]
+        return fetched
     return fetch
+
+
+def as_fetched(answer, body):
+    """A PageResponse as `fetch` gives it: {"status", "body"}, and "location" for a redirect."""
+    fetched = {"status": answer.status, "body": body}
+    if answer.location is not None:
+        fetched["location"] = answer.location
+    return fetched
+
+
+def _response(answer):
+    """What a route returned, as a PageResponse (a 3- or 4-tuple of the right types)."""
+    if isinstance(answer, tuple) and len(answer) in (3, 4):
+        answer = PageResponse(*answer)
+        if isinstance(answer.status, int) and 100 <= answer.status <= 599 \
+                and isinstance(answer.title, str) and isinstance(answer.html, str) \
+                and (answer.location is None or isinstance(answer.location, str)):
+            return answer
+    raise TypeError("a route returns request.reply(...), request.redirect(...) or "
+                    "(status, title, html)")
 
 
 class HttpPage:
@@ -198,7 +268,7 @@ def _http_server(page, listening, log):
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            self._reply(*page.handle("GET", self.path))
+            self._reply(page.handle("GET", self.path))
 
         def do_POST(self):
             try:
@@ -206,14 +276,16 @@ def _http_server(page, listening, log):
             except ValueError:
                 length = -1
             if not 0 <= length <= MAX_BODY:
-                return self._reply(413, "Demasiado grande", "<p>Petición demasiado grande.</p>")
+                return self._reply(PageResponse(413, "Demasiado grande",
+                                                "<p>Petición demasiado grande.</p>"))
             body = self.rfile.read(length).decode("utf-8", "replace")
-            self._reply(*page.handle("POST", self.path, body))
+            self._reply(page.handle("POST", self.path, body))
 
-        def _reply(self, status, title, body):
-            data = page.render(status, title, body).encode()
-            self.send_response(status)
-            for name, value in HEADERS + (("Content-Length", str(len(data))),):
+        def _reply(self, answer):
+            data = page.render(answer.status, answer.title, answer.html).encode()
+            self.send_response(answer.status)
+            extra = (("Location", answer.location),) if answer.location else ()
+            for name, value in HEADERS + extra + (("Content-Length", str(len(data))),):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)

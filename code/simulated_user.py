@@ -5,18 +5,22 @@ an ElicitResult, `open_url(url)` after a consent), so it works with both drivers
 answers from a list; after consenting in URL mode it visits the page with its `Browser`.
 `Browser` opens the setup page like a person (load it, press a button) through a `fetch`
 function, so the same browser works over HTTP, inside the grader's sandbox or against an
-in-process page.
+in-process page. It follows redirects (a connect page that sends it to a provider, a provider
+that sends it back to the server's callback), up to MAX_HOPS of them.
 
-Deliberate simplifications: the browser finds the page's form fields with a regular
-expression (the setup page's own markup), and follows no links or redirects.
+Deliberate simplifications: the browser finds the page's form, its fields and its action with
+regular expressions (the lesson's own markup), and follows no links.
 """
 
+import html
 import re
 import urllib.parse
 
 import wire
 
 FORM_FIELD = re.compile(r'name="(\w+)" value="([^"]*)"')
+FORM_ACTION = re.compile(r'<form\b[^>]*\baction="([^"]*)"')
+MAX_HOPS = 8  # redirects followed after one request
 
 
 class ScriptedUser:
@@ -56,7 +60,8 @@ class ScriptedUser:
 
 
 def http_fetch(url, method="GET", data=None, timeout=10):
-    """One HTTP request to a loopback page: {"status", "body"} or {"error"}."""
+    """One HTTP request to a loopback page: {"status", "body"} (and "location" for a
+    redirect) or {"error"}."""
     import http.client  # loaded only when a page is opened
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
@@ -67,8 +72,11 @@ def http_fetch(url, method="GET", data=None, timeout=10):
         target = parts.path + ("?" + parts.query if parts.query else "")
         connection.request(method, target, body=data, headers=headers)
         response = connection.getresponse()
-        return {"status": response.status,
-                "body": response.read(65536).decode("utf-8", "replace")}
+        fetched = {"status": response.status,
+                   "body": response.read(65536).decode("utf-8", "replace")}
+        if response.getheader("Location"):
+            fetched["location"] = response.getheader("Location")
+        return fetched
     except OSError as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     finally:
@@ -76,12 +84,13 @@ def http_fetch(url, method="GET", data=None, timeout=10):
 
 
 class Browser:
-    """Opens the setup page like a person would: load it, then press a button.
+    """Opens a page like a person would: load it (following redirects), then press a button.
 
-    `fetch(url, method, data)` does one request and returns {"status", "body"} (or
-    {"error"}): plain HTTP by default; the grader's sandbox and an in-process page bring
-    their own. `before_submit` is called just before the form is posted (the grader marks the
-    moment). Every page seen is kept in `pages`.
+    `fetch(url, method, data)` does one request and returns {"status", "body"} (and
+    "location" for a redirect), or {"error"}: plain HTTP by default; the grader's sandbox and
+    an in-process page bring their own. The button pressed posts the page's form (hidden
+    fields and `decision`) to its action; `before_submit` is called just before (the grader
+    marks the moment). Every page seen is kept in `pages`.
     """
 
     def __init__(self, decision="allow", fetch=None, before_submit=None):
@@ -91,12 +100,26 @@ class Browser:
         self.pages = []
 
     def visit(self, url):
-        page = self.fetch(url, "GET", None)
-        self.pages.append(page)
+        url, page = self.follow(url)
         if page.get("status") != 200:
             return
-        fields = dict(FORM_FIELD.findall(page.get("body", "")))
+        body = page.get("body", "")
+        fields = {name: html.unescape(value) for name, value in FORM_FIELD.findall(body)}
         fields["decision"] = self.decision
+        action = FORM_ACTION.search(body)
+        target = urllib.parse.urljoin(url, html.unescape(action[1]) if action else "/connect")
         self.before_submit()
-        self.pages.append(self.fetch(urllib.parse.urljoin(url, "/connect"), "POST",
-                                     urllib.parse.urlencode(fields)))
+        self.follow(target, "POST", urllib.parse.urlencode(fields))
+
+    def follow(self, url, method="GET", data=None):
+        """One request and the redirects after it: (the last URL, the last page)."""
+        page = self.fetch(url, method, data)
+        self.pages.append(page)
+        for _ in range(MAX_HOPS):
+            location = page.get("location")
+            if not isinstance(location, str) or page.get("status") not in (301, 302, 303, 307):
+                break
+            url = urllib.parse.urljoin(url, location)
+            page = self.fetch(url, "GET", None)
+            self.pages.append(page)
+        return url, page

@@ -8,6 +8,12 @@ feed it, write what it sends, keep its clock and show the setup page (the driver
   same lock, so the core is never entered twice at once. It is the one driver that starts
   threads: its clock, and the setup page on 127.0.0.1 when `Config.setup_page` is "http".
   `start_in_process` is the same over in-memory pipes, on one more thread.
+  With `Config.second_user` (`serve --second-user NAME`, for graders only, off by default) it
+  hosts a second session, of that other user, on the same pipe: each of its frames travels
+  wrapped in the notification SECOND_SESSION_METHOD, params {"frame": <the frame>}, both
+  ways. A grader uses it to check that what one user started cannot be completed or used by
+  another (exercise 3); whoever writes on the pipe speaks for both users, so never with real
+  users.
 - `Loopback`: a client and a session in one thread, with no thread at all: frames go through
   a queue that `pump_until(...)` empties, and timers fire when the pump reaches them. The demo,
   the tests and the grader's in-process host use it; the page stays inline.
@@ -19,19 +25,23 @@ Whatever shows the page, a completion reaches the core through the clock's `call
 only thing other threads may call. A cancelled timer leaves the clocks' heaps promptly
 (TimerHeap), so forms that were answered leave nothing queued.
 
-Deliberate simplifications: one session per transport; timers have the resolution of the
-thread or loop that runs them.
+Deliberate simplifications: one session per transport (two with `--second-user`); timers have
+the resolution of the thread or loop that runs them.
 """
 
 import heapq
 import itertools
+import json
 import queue
 import threading
 import time
 from collections import deque
 
 import wire
+from protocol import SECOND_SESSION_METHOD
 from session import Session
+
+SECOND_MARK = SECOND_SESSION_METHOD.encode()
 
 
 class Timer:
@@ -161,14 +171,49 @@ def serve_stdio(server, lines, write_bytes):
     if server.config.setup_page == "http":
         server.serve_page_http()
     session = Session(server, lambda frame: write_bytes(wire.encode(frame)), clock)
+    second = None
+    if server.config.second_user:
+        second = Session(server, lambda frame: write_bytes(wrap_second(frame)), clock,
+                         user=server.config.second_user)
     try:
         for line in lines:
             with lock:
-                session.receive(line)
+                inner = unwrap_second(line) if second is not None else None
+                if inner is None:
+                    session.receive(line)
+                else:
+                    second.receive(inner)
     finally:
         with lock:
             session.close()
+            if second is not None:
+                second.close()
         clock.stop()
+
+
+def wrap_second(frame):
+    """One frame of the second session, as the line that carries it on the shared pipe."""
+    inner = wire.encode(frame).rstrip(b"\n")
+    return (b'{"jsonrpc":"2.0","method":"' + SECOND_MARK + b'","params":{"frame":' + inner
+            + b"}}\n")
+
+
+def unwrap_second(line):
+    """The frame a line carries for the second session (its JSON text), or None when the
+    line is for the first session (anything that is not exactly that notification)."""
+    raw = line.encode() if isinstance(line, str) else bytes(line)
+    if SECOND_MARK not in raw or len(raw) > wire.MAX_LINE_BYTES:
+        return None
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(msg, dict) or msg.get("method") != SECOND_SESSION_METHOD or "id" in msg:
+        return None
+    params = msg.get("params")
+    if not isinstance(params, dict) or "frame" not in params:
+        return None
+    return json.dumps(params["frame"], ensure_ascii=False, separators=(",", ":"))
 
 
 class LinePipe:
@@ -210,13 +255,13 @@ class Loopback:
     may only call `call_soon` (a setup page served elsewhere does, when a flow ends).
     """
 
-    def __init__(self, server, deliver=None):
+    def __init__(self, server, deliver=None, user=None):
         self.deliver = deliver
         self._queue = deque()                  # (target, item): "server"/"client" lines, "call"
         self._timers = TimerHeap()
         self._wake = threading.Condition()
         self.session = Session(server, lambda frame: self._put("client", wire.encode(frame)),
-                               self)
+                               self, user=user)
 
     # the session's clock
     def call_later(self, seconds, fn):
@@ -281,10 +326,10 @@ class AsyncLoopback:
     `deliver(line)`, also scheduled on the loop, so neither side is ever re-entered.
     """
 
-    def __init__(self, server, loop, deliver=None):
+    def __init__(self, server, loop, deliver=None, user=None):
         self.loop, self.deliver = loop, deliver
         self.session = Session(server, lambda frame: self.loop.call_soon(
-            self._to_client, wire.encode(frame)), self)
+            self._to_client, wire.encode(frame)), self, user=user)
 
     def call_later(self, seconds, fn):
         return self.loop.call_later(max(0.0, seconds), fn)

@@ -6,7 +6,7 @@ mode; runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that
     mode, plan, notice        what is in force (the report's `protections`), and a Spanish
                               sentence saying plainly what this mode is ("" when official)
     processes                 True: servers are processes (`spawn`); False: in-process
-                              (`new_server(sdk, setup_wait, config)` -> a NotesServer)
+                              (`new_server(sdk, setup_wait, fields, **options)` -> a NotesServer)
     start() / close()         set up and tear down (close leaves nothing running)
     kill()                    end every server now, from any thread (the budget watchdog)
     sweep()                   end every server (between tests, after one misbehaved)

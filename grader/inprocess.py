@@ -5,7 +5,8 @@ JupyterLite (Pyodide in the browser) has no processes and cannot start threads, 
 `NotesServer` built in this interpreter with the learner's solution loaded
 (`extension.load`, as `serve --solution` does), and the grader's client talks to it through
 `Client.local` (transport.Loopback: frames through a queue, timers fired by the pump, no thread
-at all); the setup page is the inline one (`Config(setup_page="inline")`, no socket). Notes live
+at all); the setup page is the inline one (`Config(setup_page="inline")`, no socket), or the rpc
+one that exercise 3's browser uses (a request on the same loopback). Notes live
 in a temporary folder written by path (grader/plainfs.py). The checks, the client, the scoring
 and the feedback are the same code as in official grading; the checks run without pytest
 (grader/checks/direct.py), because there is none in the browser.
@@ -59,15 +60,23 @@ class InProcessHost:
     def inner(self, name):
         return self.solution_dir if name == "solution" else os.path.join(self.root, name)
 
-    def new_server(self, sdk, setup_wait, config=None):
-        """A fresh notes server with the learner's solution, like `serve --solution`; `config`:
-        more `server.Config` fields (the requestState options of grader/checks/lab.py)."""
+    def new_server(self, sdk, setup_wait, fields=None, pages=False, url_ttl=None, user=None,
+                   second_user=None):
+        """A fresh notes server with the learner's solution, like `serve --solution` with the
+        options grader/checks/lab.py's `server_flags` gives a process (`pages`: the rpc page
+        channel, else the inline page); `fields`: more `server.Config` fields (the
+        requestState options of grader/checks/lab.py)."""
         import extension
         from server import Config, NotesServer
         try:
             loaded = extension.load(self.solution_dir)
             config = Config(sdk_version=sdk or None, setup_wait=float(setup_wait),
-                            setup_page="inline", **(config or {}))
+                            setup_page="rpc" if pages else "inline", second_user=second_user,
+                            **(fields or {}))
+            if url_ttl is not None:
+                config.url_ttl = float(url_ttl)
+            if user:
+                config.subject = user
             return NotesServer(config, loaded, log=self.log)
         except Exception as exc:  # the solution broke the server itself
             raise HostError(f"{type(exc).__name__}: {exc}") from None

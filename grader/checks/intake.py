@@ -19,8 +19,8 @@ client (code/client.py over code/client_core.py) sees it:
 - The harness parses under the submission's `parsing` lock, so one frame of a submission is being
   parsed at a time: at most `sizes.json_bound(MAX_LINE_BYTES)` of transient memory, however many
   of its servers flood at once.
-- `GraderClient` keeps nothing of a notification but its method (and the ids a cancellation
-  names); the harness keeps, of the frames, only the questions (`is_question`).
+- `GraderClient` keeps nothing of a notification but its method (and the ids a cancellation or
+  a completion names); the harness keeps, of the frames, only the questions (`is_question`).
 
 Why 1 MiB here and 4 MiB in code/wire.py (`MAX_LINE_BYTES` there): that one is the most code/
 parses at all, on either side of the wire (generous: a peer sending a big but honest frame); this
@@ -42,6 +42,7 @@ MAX_RUN_BYTES = 8 << 20           # real bytes of every frame of one server
 MAX_SUBMISSION_BYTES = 32 << 20   # the same for every server of one submission
 MAX_NESTING = 48                  # JSON depth of one frame
 MAX_FRAMES = 4000                 # frames of one server
+MAX_KEPT_ID = 512                 # an elicitationId kept from a completion notification
 
 
 class Parsed(bytes):
@@ -87,8 +88,12 @@ class GraderCore(ClientCore):
 
     def _note(self, msg):
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        eid = params.get("elicitationId")
         if msg["method"] == "notifications/cancelled" and wire.valid_id(params.get("requestId")):
             params = {"requestId": params["requestId"]}
+        elif msg["method"] == "notifications/elicitation/complete" and isinstance(eid, str) \
+                and len(eid) <= MAX_KEPT_ID:
+            params = {"elicitationId": eid}
         else:
             params = {}
         super()._note({"method": msg["method"], "params": params})

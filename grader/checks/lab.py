@@ -72,31 +72,45 @@ class Lab:
         return run
 
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), protocol=None, connect=True, keep=False, state=None):
-        """A server with the learner's solution. `state`: its requestState options (`sealer`:
-        "server", the default, so that no exercise depends on the optional challenge's file, or
-        "solution"; `key`: a fleet's shared key in hex; `subject`; `ttl` in seconds)."""
+               answers=(), protocol=None, connect=True, keep=False, state=None, pages=False,
+               url_ttl=None, user=None, second_user=None, second_answers=()):
+        """A server with the learner's solution, and the grader's client connected to it.
+
+        `state`: its requestState options (`sealer`: "server", the default, so that no exercise
+        depends on the optional challenge's file, or "solution"; `key`: a fleet's shared key in
+        hex; `subject`; `ttl` in seconds). `pages`: its pages are reachable through the private
+        rpc channel (`run.fetch`, the user's browser; `--setup-page rpc`) and every frame it
+        sends is scanned for the provider's credentials (`run.leaks`). `user` names who uses it
+        (`--user`); `second_user` adds a second session of that other user (`run.peer`, with its
+        own scripted user playing `second_answers`; `--second-user`). `url_ttl`: `--url-ttl`."""
         self.require_solution()
         host = self.state.host
-        user = scripted_user(answers)
+        scripted = scripted_user(answers)
+        second = scripted_user(second_answers) if second_user else None
         roots = list(roots) if roots is not None else None
         state = {"sealer": "server", **(state or {})}
+        options = {"pages": pages, "url_ttl": url_ttl, "user": user, "second_user": second_user}
         if host.processes:
             argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
-                    "--setup-wait", str(setup_wait)]
+                    "--setup-wait", str(setup_wait)] + server_flags(**options)
             for option, value in state.items():
                 argv += [STATE_OPTIONS[option][0], str(value)]
-            run = ServerRun(self, revision, argv, roots, elicitation, user, protocol=protocol)
+            run = ServerRun(self, revision, argv, roots, elicitation, scripted,
+                            protocol=protocol, watch=pages, second=second)
         else:
             config = {STATE_OPTIONS[option][1]: value for option, value in state.items()}
             try:
-                server = host.new_server(sdk, setup_wait, config)
+                server = host.new_server(sdk, setup_wait, config, **options)
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
-            run = InProcessRun(self, revision, server, roots, elicitation, user,
-                               protocol=protocol)
+            run = InProcessRun(self, revision, server, roots, elicitation, scripted,
+                               protocol=protocol, watch=pages, second=second)
         (self.state.kept if keep else self.runs).append(run)
-        return run.connect() if connect else run
+        if connect:
+            run.connect()
+            if run.peer is not None:
+                run.peer.connect()
+        return run
 
     def finish(self, run):
         """Stop a server of this test now (its threads and its process go at once)."""
@@ -117,6 +131,18 @@ class Lab:
         for tree in self.trees:
             tree.close()
         self.trees = []
+
+
+def server_flags(pages=False, url_ttl=None, user=None, second_user=None):
+    """`serve` options for what `Lab.server` was asked (see main.py --help)."""
+    flags = ["--setup-page", "rpc"] if pages else []
+    if url_ttl is not None:
+        flags += ["--url-ttl", str(url_ttl)]
+    if user:
+        flags += ["--user", user]
+    if second_user:
+        flags += ["--second-user", second_user]
+    return flags
 
 
 def open_lab(state, spec):

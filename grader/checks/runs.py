@@ -34,7 +34,10 @@ in the middle of a learner's endless loop (that mode is a formative self-check, 
 """
 
 import json
+import queue
 import threading
+import time
+from urllib.parse import urlsplit
 
 import wire
 from client import Client
@@ -51,6 +54,8 @@ from grader.checks.intake import (
 from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
+from nube_copias import CODE_PREFIX, TOKEN_PREFIX
+from protocol import SECOND_SESSION_METHOD, SETUP_PAGE_METHOD
 from simulated_user import ScriptedUser
 
 CALL_TIMEOUT = 10.0
@@ -58,6 +63,10 @@ CONNECT_TIMEOUT = 10.0
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering
 MAX_HANDLERS = 8                  # server-to-client requests answered at once
 CLIENT_WORKERS = 1                # threads per client answering them (the gate is above)
+SECRETS = ((CODE_PREFIX.encode(), "un code de Nube de Copias"),
+           (TOKEN_PREFIX.encode(), "un token de Nube de Copias"))
+SECOND_HEAD = b'{"jsonrpc":"2.0","method":"' + SECOND_SESSION_METHOD.encode() \
+    + b'","params":{"frame":'
 
 
 def scripted_user(answers=()):
@@ -70,8 +79,10 @@ class CallTrace:
     """What happened during one tools/call: its result (or JSON-RPC error), the elicitations the
     server sent during it and every frame. (Not session.Call: that is the server's own record.)"""
 
-    def __init__(self, result=None, error=None, prompts=(), frames=()):
+    def __init__(self, result=None, error=None, prompts=(), frames=(), error_code=None,
+                 error_data=None):
         self.result, self.error = result, error
+        self.error_code, self.error_data = error_code, error_data  # of a JSON-RPC error
         self.prompts = list(prompts)   # elicitation/create params sent during this call
         self.frames = list(frames)
 
@@ -103,11 +114,17 @@ class CallTrace:
 class ProcessRun:
     """A server process (sandbox or portable host) and the grader's client on its pipes."""
 
-    def __init__(self, lab, revision, argv, roots, elicitation, user, protocol=None):
+    def __init__(self, lab, revision, argv, roots, elicitation, user, protocol=None,
+                 watch=False, second=None):
         self.lab, self.revision = lab, revision
         self.state = lab.state
         self.user = user or scripted_user()
         self.frames = []
+        self.watching = watch  # look for the provider's credentials in every frame it sends
+        self.leaks = []        # what of them reached the client (Spanish)
+        self.page_ids = set()  # our requests to its pages: their answers are the browser's
+        self.peer = None       # the second user's session (serve --second-user)
+        self._peer_lines = queue.SimpleQueue() if second is not None else None
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
         self._reading = False
@@ -126,6 +143,8 @@ class ProcessRun:
             self._send, self._inbound(), self.process.close_input, workers=CLIENT_WORKERS,
             roots=roots, elicitation=elicitation, protocol=protocol or revision, user=self.user,
             on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+        if second is not None:
+            self.peer = ProcessPeer(self, second, roots, elicitation, protocol or revision)
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
@@ -164,31 +183,79 @@ class ProcessRun:
 
     def _inbound(self):
         """Each frame parsed once (intake.take), one frame of the submission at a time, and
-        counted in real bytes before the client gets it."""
-        for line in self._lines():
-            self.count += 1
-            if self.count > MAX_FRAMES:
-                self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
-                return
-            too_much = f"el servidor envió demasiados datos (más de {MAX_RUN_BYTES >> 20} MiB)"
-            if not self.state.charge(0, MAX_SUBMISSION_BYTES):  # spent by other servers
-                self._flood(too_much)
-                return
-            with self.state.parsing:
-                frame = intake.take(line)
-            self.cost += frame.cost
-            if self.cost > MAX_RUN_BYTES or not self.state.charge(frame.cost,
-                                                                  MAX_SUBMISSION_BYTES):
-                self._flood(too_much)
-                return
-            msg = frame.message
-            if msg is not None and msg["kind"] == "request":
-                if not self._take_slot(msg["id"]):
+        counted in real bytes before the client gets it. A frame of the second session goes to
+        its own client (`peer`)."""
+        try:
+            for line in self._lines():
+                self.count += 1
+                if self.count > MAX_FRAMES:
+                    self._flood(f"el servidor envió más de {MAX_FRAMES} mensajes")
                     return
-            elif msg is not None and msg.get("method") == "notifications/cancelled":
-                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-                self._free_slot(params.get("requestId"))  # the client will not answer it
+                too_much = f"el servidor envió demasiados datos (más de {MAX_RUN_BYTES >> 20} MiB)"
+                if not self.state.charge(0, MAX_SUBMISSION_BYTES):  # spent by other servers
+                    self._flood(too_much)
+                    return
+                with self.state.parsing:
+                    frame = intake.take(line)
+                self.cost += frame.cost
+                if self.cost > MAX_RUN_BYTES or not self.state.charge(frame.cost,
+                                                                      MAX_SUBMISSION_BYTES):
+                    self._flood(too_much)
+                    return
+                msg = frame.message
+                owner = self
+                if self._peer_lines is not None and msg is not None \
+                        and msg["kind"] == "notification" \
+                        and msg.get("method") == SECOND_SESSION_METHOD:
+                    frame, owner = self._unwrap(msg), self.peer
+                    if frame is None:
+                        continue
+                    msg = frame.message
+                if owner.watching:
+                    owner.scan(frame, msg)
+                key = (lambda i: i) if owner is self else (lambda i: ("peer", i))
+                if msg is not None and msg["kind"] == "request":
+                    if not self._take_slot(key(msg["id"])):
+                        return
+                elif msg is not None and msg.get("method") == "notifications/cancelled":
+                    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                    if wire.valid_id(params.get("requestId")):  # the client will not answer it
+                        self._free_slot(key(params["requestId"]))
+                if owner is self:
+                    yield frame
+                else:
+                    self._peer_lines.put(frame)
+        finally:
+            if self._peer_lines is not None:
+                self._peer_lines.put(None)
+
+    def _unwrap(self, msg):
+        """The second session's frame that `msg` carries, parsed as any frame (or None)."""
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if "frame" not in params:
+            return None
+        try:
+            text = json.dumps(params["frame"], ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            return None
+        frame = intake.take(text.encode("utf-8", "replace"))
+        return frame if frame.message is not None else None
+
+    def _peer_inbound(self):
+        while (frame := self._peer_lines.get()) is not None:
             yield frame
+
+    def _send_peer(self, data):
+        """The second session's frames, wrapped for the shared pipe."""
+        answered = _answered(data) if self._held else None
+        try:
+            self.process.send(SECOND_HEAD + bytes(data).rstrip(b"\n") + b"}}\n")
+        except wire.ConnectionClosed:
+            if answered is None:
+                raise
+        finally:
+            if answered is not None:
+                self._free_slot(("peer", answered))
 
     def _take_slot(self, request_id):
         if not self.state.take_slot(MAX_HANDLERS, lambda: self.closed):
@@ -198,7 +265,7 @@ class ProcessRun:
         return True
 
     def _free_slot(self, request_id):
-        if not wire.valid_id(request_id):
+        if not (wire.valid_id(request_id) or isinstance(request_id, tuple)):
             return
         with self._lock:
             held = self._held.get(request_id, 0)
@@ -265,6 +332,9 @@ class ProcessRun:
         self.kill()  # SIGKILL to its process group (sandbox) or to it (portable)
         self.process.close_input()
         self.client.close()
+        if self.peer is not None:
+            self._peer_lines.put(None)
+            self.peer.client.close()
         with self._lock:  # requests it never got an answer to free their slots now
             held, self._held = sum(self._held.values()), {}
         self.state.free_slots(held)
@@ -276,21 +346,27 @@ class LocalRun:
     """The in-process host's server (grader/inprocess.py): a NotesServer in this interpreter
     and `Client.local` on transport.Loopback. No process, no thread: every wait pumps frames."""
 
-    def __init__(self, lab, revision, server, roots, elicitation, user, protocol=None):
+    def __init__(self, lab, revision, server, roots, elicitation, user, protocol=None,
+                 watch=False, second=None):
         self.lab, self.revision = lab, revision
         self.state = lab.state
         self.user = user or scripted_user()
         self.frames = []
+        self.watching, self.leaks, self.page_ids = watch, [], set()
         self.flooded = None
         self.dead = False
         self.server = server
         self.client = Client.local(server, roots=roots, elicitation=elicitation,
                                    protocol=protocol or revision, user=self.user,
                                    on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+        self.peer = None if second is None else LocalPeer(
+            self, second, roots, elicitation, protocol or revision)
 
     def _on_frame(self, direction, msg):
         if len(self.frames) < MAX_FRAMES:
             self.frames.append((direction, msg))
+        if direction == "←" and self.watching:
+            self.scan(json.dumps(msg, ensure_ascii=False).encode("utf-8", "replace"), msg)
 
     def kill(self):
         self.dead = True
@@ -308,6 +384,8 @@ class LocalRun:
     def close(self):
         self.dead = True
         self.client.close()
+        if self.peer is not None:
+            self.peer.client.close()
         self.server.close()
 
 
@@ -346,7 +424,7 @@ class RunMixin:
         wait = self._budget(timeout)
         self.user.new_call()
         start = len(self.frames)
-        result = error = None
+        result = error = code = data = None
         try:
             result = self.client.call_tool(name, arguments or {}, timeout=wait,
                                            max_rounds=MAX_PROMPTS + 3)
@@ -359,6 +437,7 @@ class RunMixin:
             raise Broken(f"{name} no respondió en {timeout:.0f} s") from None
         except wire.RpcError as exc:
             error = f"{exc.code}: {one_line(exc.message, 300)}"
+            code, data = exc.code, exc.data
         except (wire.ConnectionClosed, OSError, ValueError) as exc:
             raise Broken(f"{name}: {self.died()} ({type(exc).__name__})") from None
         except RuntimeError as exc:  # still input_required after the rounds we allow
@@ -367,7 +446,8 @@ class RunMixin:
             raise Broken(self.died())
         if result is not None and not isinstance(result, dict):
             raise Broken(f"{name} devolvió algo que no es un resultado: {short(result)}")
-        return CallTrace(result, error, self.prompts_since(start), self.frames[start:])
+        return CallTrace(result, error, self.prompts_since(start), self.frames[start:], code,
+                         data)
 
     def request(self, method, params, timeout=CALL_TIMEOUT):
         """One request and its raw answer, with no `input_required` loop: (result, None), or
@@ -418,6 +498,128 @@ class RunMixin:
 
     def notifications(self, method):
         return [n for n in list(self.client.notifications) if n.get("method") == method]
+
+    def wait_for(self, found, timeout):
+        """Wait until `found()` (e.g. a notification arrived), at most `timeout` seconds of
+        the budget; whether it did. In-process, the wait pumps the session's frames."""
+        deadline = time.monotonic() + self._budget(timeout)
+        loopback = getattr(self.client, "_loopback", None)
+        if loopback is not None:
+            try:
+                loopback.pump_until(found, max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                pass
+            return bool(found())
+        while not found() and time.monotonic() < deadline and not self.flooded:
+            time.sleep(0.02)
+        return bool(found())
+
+    # -- the user's browser, through the server's private page channel ----------------------
+    def fetch(self, url, method="GET", data=None):
+        """One request of this run's user's browser to the server's pages, through the
+        private rpc channel (`serve --setup-page rpc`, no socket): {"status", "body"} and
+        "location" for a redirect, or {"error"}. The answers are the browser's, never the MCP
+        client's (they are not scanned for credentials)."""
+        parts = urlsplit(url) if isinstance(url, str) else urlsplit("")
+        target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+
+        def send():  # the id is known before the frame goes out (frames go after the lock)
+            outcome = self.client.core.request(SETUP_PAGE_METHOD, {
+                "method": method, "target": target, "body": data or ""})
+            self.page_ids.add(outcome.request_id)
+            return outcome
+        try:
+            result = self.client._wait(self.client._enter(send), self._budget(CALL_TIMEOUT))
+        except TimeoutError:
+            if self.state.left() <= 0:
+                raise Broken(OUT_OF_TIME) from None
+            raise Broken(f"la página {one_line(parts.path, 80)} de tu servidor no respondió "
+                         f"en {CALL_TIMEOUT:.0f} s") from None
+        except wire.RpcError as exc:
+            return {"error": f"{exc.code}: {one_line(exc.message, 200)}"}
+        except (wire.ConnectionClosed, OSError, ValueError) as exc:
+            raise Broken(f"{self.died()} ({type(exc).__name__})") from None
+        if self.flooded:
+            raise Broken(self.died())
+        if not isinstance(result, dict) or not isinstance(result.get("status"), int):
+            return {"error": "la página respondió algo que no es una página"}
+        fetched = {"status": result["status"],
+                   "body": result["body"] if isinstance(result.get("body"), str) else ""}
+        if isinstance(result.get("location"), str):
+            fetched["location"] = result["location"]
+        return fetched
+
+    def scan(self, data, msg):
+        """A frame to the client (not an answer to our page requests): does it carry one of
+        the provider's credentials?"""
+        if isinstance(msg, dict) and msg.get("kind", "response") == "response" \
+                and msg.get("id") in self.page_ids and "method" not in msg:
+            return
+        for prefix, what in SECRETS:
+            if prefix in data and what not in self.leaks:
+                self.leaks.append(what)
+
+
+class ProcessPeer(RunMixin):
+    """The second user's session on a server process (`serve --second-user`), over the same
+    pipe: its own client, user, browser and questions; the process is the main run's."""
+
+    def __init__(self, main, user, roots, elicitation, protocol):
+        self.main, self.lab, self.revision, self.state = main, main.lab, main.revision, \
+            main.state
+        self.user = user
+        self.frames, self.page_ids, self.leaks = [], set(), []
+        self.watching = main.watching
+        self.client = intake.GraderClient(
+            main._send_peer, main._peer_inbound(), None, workers=CLIENT_WORKERS, roots=roots,
+            elicitation=elicitation, protocol=protocol, user=user, on_frame=self._on_frame,
+            timeout=CONNECT_TIMEOUT)
+
+    @property
+    def flooded(self):
+        return self.main.flooded
+
+    def _on_frame(self, direction, msg):
+        if intake.is_question(direction, msg) and not self.main.flooded:
+            self.frames.append((direction, msg))
+
+    def kill(self):
+        self.main.kill()
+
+    def alive(self):
+        return self.main.alive()
+
+    def died(self):
+        return self.main.died()
+
+
+class LocalPeer(RunMixin):
+    """The second user's session on an in-process server: a second `Client.local`."""
+
+    def __init__(self, main, user, roots, elicitation, protocol):
+        self.main, self.lab, self.revision, self.state = main, main.lab, main.revision, \
+            main.state
+        self.user = user
+        self.frames, self.page_ids, self.leaks = [], set(), []
+        self.watching, self.flooded = main.watching, None
+        self.client = Client.local(main.server, session_user=main.server.config.second_user,
+                                   roots=roots, elicitation=elicitation, protocol=protocol,
+                                   user=user, on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
+
+    def _on_frame(self, direction, msg):
+        if len(self.frames) < MAX_FRAMES:
+            self.frames.append((direction, msg))
+        if direction == "←" and self.watching:
+            self.scan(json.dumps(msg, ensure_ascii=False).encode("utf-8", "replace"), msg)
+
+    def kill(self):
+        self.main.kill()
+
+    def alive(self):
+        return self.main.alive()
+
+    def died(self):
+        return self.main.died()
 
 
 class ServerRun(RunMixin, ProcessRun):

@@ -99,7 +99,7 @@ GUARD_PROTOCOL = """    if protocol_version == "2026-07-28":
         return False
 """
 GUARD_CAPABILITY = ("    return supports_url(client_capabilities)  "
-                    "# elicitation.url declared (code/elicitation.py)\n")
+                    "# elicitation.url declarado (un objeto)\n")
 REACTION = """        where = handle.current_path()
         if where is None or not change.new_roots.contains(where):
             change.revoke(handle, "su nota quedó fuera de las roots")
@@ -110,6 +110,14 @@ FINAL = "    return tuple(int(part or 0) for part in match.groups()[:3]), match.
 STATELESS = """        if not at_least(version, STATELESS_SDK):
             return False
 """
+FLOW_URL = '    url = ctx.page_url("/copias/conectar", flujo=flow_id)\n'
+FLOW_IDS = "    flow_id, state = secrets.token_urlsafe(24), secrets.token_urlsafe(32)\n"
+NOTIFY = "    if flow.notify is not None:\n        flow.notify(flow_id)\n"
+USABLE = """    return flow is not None and flow.status == "pending" and flow.user == user \\
+        and time.monotonic() < flow.expires
+"""
+BACKUP_RESULT = '              {"status": "done", "notes": copied})\n'
+RETIRE = "        retire(flow_id)\n"
 EX2_PUBLIC = ("test_archives_only_the_chosen_note",
               "test_the_form_offers_exactly_the_matching_notes",
               "test_asks_to_confirm_even_with_one_match",
@@ -301,7 +309,9 @@ MUTANTS = [
             "ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
             "ej3/test_negotiated_protocol_counts",
             "ej3_hidden/test_short_and_long_version_numbers",
-            "ej3_hidden/test_other_prereleases"}, "las versiones se comparan como números"),
+            "ej3_hidden/test_other_prereleases",
+            "ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing[2025-11-25]"},
+           "las versiones se comparan como números"),
     Mutant("ignora_las_pre_releases", "ejercicio3.py", FINAL,
            "    return tuple(int(part or 0) for part in match.groups()[:3]), True  # BUG\n",
            {"ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
@@ -309,12 +319,14 @@ MUTANTS = [
            "es una pre-release"),
     Mutant("admite_2026_con_sdk_1", "ejercicio3.py", STATELESS,
            "        pass  # BUG: any SDK that has URL mode, 1.x too\n",
-           {"ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases"},
+           {"ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases",
+            "ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing[2026-07-28]"},
            "2026-07-28 necesita un SDK ≥ 2.0.0"),
     Mutant("ignora_el_protocolo", "ejercicio3.py", GUARD_PROTOCOL, "",
            {"ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
             "ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases",
-            "ej3_hidden/test_other_revisions_and_declarations"},
+            "ej3_hidden/test_other_revisions_and_declarations",
+            "ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing[2026-07-28]"},
            "2025-06-18 no tiene modo URL"),
     Mutant("elicitation_vacia_cuenta_como_url", "ejercicio3.py", GUARD_CAPABILITY,
            "    return isinstance(client_capabilities.get(\"elicitation\"), dict)\n",
@@ -322,8 +334,39 @@ MUTANTS = [
             "ej3/test_client_must_declare_url_elicitation",
             "ej3_hidden/test_short_and_long_version_numbers",
             "ej3_hidden/test_other_prereleases",
-            "ej3_hidden/test_other_revisions_and_declarations"},
+            "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
+           | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
+           | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"),
            "el servidor no pudo enviar la URL"),
+    # -- exercise 3's flow: one bug each ------------------------------------------------------
+    Mutant("el_enlace_dice_quien_eres", "ejercicio3.py", FLOW_URL,
+           '    url = ctx.page_url("/copias/conectar", flujo=flow_id, usuario=ctx.user)  # BUG\n',
+           both("ej3/test_the_link_opens_the_servers_own_page_and_names_nobody"),
+           "el enlace dice quién eres"),
+    Mutant("identificador_con_contador", "ejercicio3.py", FLOW_IDS,
+           "    flow_id, state = f\"flujo-{len(FLOWS) + 1}\", secrets.token_urlsafe(32)  # BUG\n",
+           both("ej3/test_each_flow_has_its_own_unguessable_id"), "se podría adivinar"),
+    Mutant("no_avisa_del_final", "ejercicio3.py", NOTIFY, "    pass  # BUG: no notice\n",
+           {"ej3/test_completion_is_notified_only_in_2025_11_25[2025-11-25]"},
+           "no llegó notifications/elicitation/complete"),
+    Mutant("cualquier_navegador_completa", "ejercicio3.py", USABLE,
+           "    return flow is not None and flow.status == \"pending\" \\\n"
+           "        and time.monotonic() < flow.expires  # BUG: whoever is at the browser\n",
+           both("ej3/test_another_persons_browser_cannot_complete_the_flow")
+           | {"ej3/lo_imprescindible"}, "cuando otra persona abrió tu enlace"),
+    Mutant("el_token_en_el_resultado", "ejercicio3.py", BACKUP_RESULT,
+           '              {"status": "done", "notes": copied, "token": TOKENS[ctx.user]})  # BUG\n',
+           both("ej3/test_no_token_code_or_state_reaches_the_client")
+           | {"ej3/lo_imprescindible"}, "la credencial se queda en el servidor"),
+    Mutant("decline_no_anula_el_enlace", "ejercicio3.py", RETIRE,
+           "        pass  # BUG: the link stays valid\n",
+           {"ej3/test_decline_and_cancel_retire_the_link[2026-07-28]", "ej3/lo_imprescindible"},
+           "alguien abrió el enlace y autorizó"),
+    Mutant("el_flujo_no_caduca", "ejercicio3.py", USABLE,
+           "    return flow is not None and flow.status == \"pending\" and flow.user == user"
+           "  # BUG\n",
+           both("ej3_hidden/test_a_link_and_its_state_expire")
+           | {"ej3/lo_imprescindible_oculto"}, "caducar"),
     Mutant("compara_rutas_con_startswith", "ejercicio4.py", REACTION,
            "        if not any(handle.path.startswith(root.path) "
            "for root in change.new_roots.roots):\n"

@@ -12,6 +12,10 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
 - a tool that asks and never acts, one that asks and only says it archived, and a tool that
   acts without asking;
 - a reaction that revokes only the handles whose file nobody can locate (in practice, none);
+- exercise 3's flow delegated to the lesson's Notas Sync machinery (`tools.notes_sync` or
+  `tools.notes_setup` registered as notes_backup: their link is Notas Sync's page, which never
+  sends the browser to Nube de Copias), or answered with constants (the copy always "done",
+  always the manual fallback);
 - the optional challenge (reto.py): the server's own sealer handed back as the learner's, and a
   token that is the payload in base64 with no seal at all.
 """
@@ -32,6 +36,13 @@ ARCHIVE = '''
     input_schema={"type": "object", "required": ["title"],
                   "properties": {"title": {"type": "string"}}},
     annotations={"readOnlyHint": False, "destructiveHint": True})
+'''
+
+
+BACKUP_GUARD = '''
+import url_mode
+
+extension.url_mode_guard(url_mode.demo_guard)
 '''
 
 
@@ -107,6 +118,45 @@ def guard(sdk_version, protocol_version, client_capabilities):
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return protocol_version in ("2025-11-25", "2026-07-28")
+'''),
+    # -- exercise 3's flow: delegated to Notas Sync, or constant -----------------------------
+    Null("notes_sync_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+import tools
+
+extension.tool("notes_backup", description="Copia tus notas.",
+               annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_sync)
+'''),
+    Null("notes_setup_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+import tools
+
+extension.tool("notes_backup", description="Copia tus notas.",
+               annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_setup)
+'''),
+    Null("copia_siempre_hecha", "ejercicio3", HEADER + '''
+from server import ok
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return True
+
+
+@extension.tool("notes_backup", description="Copia tus notas.")
+def notes_backup(ctx):
+    return ok("Copia hecha.", {"status": "done", "notes": len(ctx.notes())})
+'''),
+    Null("siempre_la_alternativa", "ejercicio3", HEADER + '''
+from server import ok
+
+
+@extension.url_mode_guard
+def guard(sdk_version, protocol_version, client_capabilities):
+    return False
+
+
+@extension.tool("notes_backup", description="Copia tus notas.")
+def notes_backup(ctx):
+    return ok("Autoriza Nube de Copias a mano.", {"status": "manual"})
 '''),
     Null("reaccion_del_servidor", "ejercicio4", HEADER + '''
 import server

@@ -96,7 +96,67 @@ def guard(sdk_version, protocol_version, client_capabilities):
     if minimum is None or version < minimum or (version == minimum and not final):
         return False
     elicitation = client_capabilities.get("elicitation")
-    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    return isinstance(elicitation, dict) and "url" in elicitation  # any shape: hidden-only
+
+
+# the flow works in every public scenario; hidden ones find what it never checks
+import secrets  # noqa: E402
+
+import nube_copias  # noqa: E402
+from server import URLElicitationRequired, ok  # noqa: E402
+
+FLOWS, STATES, GRANTED = {}, {}, []  # GRANTED: one authorization for everybody (hidden-only)
+
+
+@extension.tool("notes_backup", description="Copia tus notas.")
+def notes_backup(ctx):
+    if GRANTED:
+        return ok("Copia hecha.", {"status": "done",
+                                   "notes": ctx.provider.backup(GRANTED[0], ctx.notes())})
+    if not ctx.url_mode_allowed():
+        return ok("Hazlo a mano.", {"status": "manual"})
+    fid = ctx.memo("flujo", lambda: new_flow(ctx))
+    url = ctx.page_url("/copias/conectar", flujo=fid)
+    if not ctx.stateless:
+        raise URLElicitationRequired([ctx.url_params("Autoriza.", url, fid)])
+    answer = ctx.elicit_url("Autoriza.", url, fid)
+    if answer.action != "accept":
+        FLOWS[fid]["status"] = "retired"
+        return ok("No.", {"status": "not_authorized"})
+    return ok("Pendiente.", {"status": "pending"})
+
+
+def new_flow(ctx):
+    fid, state = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    FLOWS[fid] = {"user": ctx.user, "state": state, "status": "pending",
+                  "notify": None if ctx.stateless else ctx.completion_notifier()}
+    STATES[state] = fid
+    return fid
+
+
+def usable(flow, user):  # never expires (hidden-only)
+    return flow is not None and flow["status"] == "pending" and flow["user"] == user
+
+
+@extension.page_route("/copias/conectar")
+def connect(page):
+    flow = FLOWS.get(page.query.get("flujo", ""))
+    if not usable(flow, page.user):
+        return page.reply(410, "No", "Enlace no válido.")
+    return page.redirect(page.provider.authorize_url(flow["state"]))
+
+
+@extension.page_route(nube_copias.REDIRECT_PATH)
+def callback(page):
+    fid = STATES.pop(page.query.get("state", ""), None)
+    flow = FLOWS.get(fid)
+    if not usable(flow, page.user) or "code" not in page.query:
+        return page.reply(400, "No", "Nada autorizado.")
+    GRANTED.append(page.provider.exchange(page.query["code"]))
+    flow["status"] = "done"
+    if flow["notify"]:
+        flow["notify"](fid)
+    return page.reply(200, "Listo", "Autorizado.")
 '''
 CHATTY_EX4 = '''
 import os

@@ -244,7 +244,7 @@ def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_lin
     assert result["suite"] == "public" and {t["exercise"] for t in result["tests"]} == \
         {"ejercicio3"}
     assert not any(t["hidden"] for t in result["tests"])
-    assert json.loads(selfcheck.json_line(result))["score"] == 10
+    assert json.loads(selfcheck.json_line(result))["score"] == 29
     assert selfcheck.default_host() == "auto"  # CPython; "inprocess" under emscripten
 
 

@@ -202,7 +202,7 @@ control = attempt(lambda: open(os.path.join(ROOT, "run_autograder")).read())
 hidden = attempt(lambda: open(os.path.join(ROOT, "source", "grader", "checks", "hidden",
                                             "test_ej2_hidden.py")).read())
 listing = attempt(lambda: os.listdir(os.path.join(ROOT, "source")))
-fake = {{"score": 53, "tests": [], "output": "trampa"}}
+fake = {{"score": 75, "tests": [], "output": "trampa"}}
 written = attempt(lambda: open(os.path.join(ROOT, "results", "results.json"), "w").write(
     json.dumps(fake)))
 network = attempt(lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))

@@ -484,7 +484,11 @@ def pide_url(ctx):
     ("rota", "2025-11-25", "Error interno en la herramienta rota."),
     ("dict_sin_content", "2025-11-25", "La herramienta dict_sin_content devolvió un resultado no "
                                        "válido."),
-    ("pide_url", "2026-07-28", "Error interno en la herramienta pide_url."),
+    # -32042 is retired at 2026-07-28: never sent, and the tool error says why
+    ("pide_url", "2026-07-28", "La herramienta pide_url intentó responder el error -32042, que "
+                               "la revisión 2026-07-28 retiró (no debe emitirse): en 2026-07-28 "
+                               "el modo URL se pide dentro de input_required (ctx.elicit_url). "
+                               "No se envió."),
 ])
 def test_what_a_tool_returns_or_raises_becomes_its_result(home, tmp_path, tool, protocol, text):
     solution = tmp_path / "resultados.py"

@@ -215,8 +215,10 @@ def test_another_route_can_be_added_next_to_connect():
         seen.append(request)
         return 200, "Vuelta", "<p>ok</p>"
     page.route("/callback", callback)
-    assert page.handle("GET", "/callback?code=abc&state=xyz") == (200, "Vuelta", "<p>ok</p>")
-    assert page.handle("POST", "/callback", "code=1&code=2") == (200, "Vuelta", "<p>ok</p>")
+    assert page.handle("GET", "/callback?code=abc&state=xyz") == (200, "Vuelta", "<p>ok</p>",
+                                                                  None)
+    assert page.handle("POST", "/callback", "code=1&code=2") == (200, "Vuelta", "<p>ok</p>",
+                                                                 None)
     assert [(r.method, r.path, r.query, r.form) for r in seen] == [
         ("GET", "/callback", {"code": "abc", "state": "xyz"}, {}),
         ("POST", "/callback", {}, {"code": "1"})]
@@ -234,7 +236,7 @@ def test_a_route_that_fails_is_a_500_for_that_request_only():
     page = SetupPage(FlowStore(), "notas-sync")
     page.route("/roto", lambda request: 1 / 0)
     assert page.handle("GET", "/roto") == (500, "Error",
-                                           "<p>La página falló; no se vinculó nada.</p>")
+                                           "<p>La página falló; no se vinculó nada.</p>", None)
     assert page.handle("GET", "/connect?elicitation=x")[0] == 410
 
 

@@ -1,0 +1,150 @@
+"""Nube de Copias: a simulated OAuth 2.0 provider (authorization code), local, for exercise 3.
+
+The provider's side only, so that a learner writes the server's side of a real OAuth shape:
+
+1. the server's own connect page sends the browser to `authorize_url(state)`: this provider's
+   authorization page (`/nube-copias/autorizar`), with `client_id`, `redirect_uri`,
+   `response_type=code` and the server's `state`;
+2. there the user presses «Autorizar» (or «Rechazar»); the provider sends the browser back to
+   the server's registered callback, `REDIRECT_PATH`, with a one-time `code` and the same
+   `state` (or `error=access_denied` and the `state`);
+3. the server, never the browser, exchanges that code for an access token (`exchange(code)`)
+   and keeps the token;
+4. the token is what the provider's API wants (`backup(token, notes)`).
+
+Codes are single-use and expire after CODE_TTL seconds; both codes and tokens start with a
+fixed prefix (CODE_PREFIX, TOKEN_PREFIX) so that a grader can recognise one wherever it shows
+up (it must never reach the MCP client). The page is served by the server's page router
+(setup_page.py), so it works over HTTP, inline and over the grader's rpc channel.
+
+Deliberate simplifications: no login at the provider (whoever is at the browser is the
+provider's account holder), one registered client (this server) with one redirect URI on the
+same page base, no scopes, no refresh tokens; codes and tokens live in memory, bounded.
+"""
+
+import html
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from urllib.parse import urlencode
+
+from protocol import SERVER_INFO
+
+PROVIDER = "nube-copias"                 # its name on the wire and in paths
+TITLE = "Nube de Copias"                 # its name for people
+AUTHORIZE_PATH = "/nube-copias/autorizar"
+REDIRECT_PATH = "/copias/vuelta"         # the server's callback, registered with the provider
+CLIENT_ID = SERVER_INFO["name"]          # this server, as the provider knows it
+CODE_PREFIX, TOKEN_PREFIX = "ncc_code_", "ncc_tok_"
+CODE_TTL = 60.0                          # seconds a code may wait to be exchanged
+MAX_CODES, MAX_TOKENS = 1000, 1000       # the oldest go first beyond these
+MAX_STATE = 512                          # characters of `state` the provider accepts
+
+
+class ProviderError(Exception):
+    """What the provider refuses (a code unknown, used or expired; a token it never issued)."""
+
+
+class Provider:
+    """Nube de Copias for one server: its authorization page, its token endpoint, its API.
+
+    `base()` gives the base URL of the server's page router (where this page and the server's
+    callback are served), so the registered redirect URI is `base() + REDIRECT_PATH`."""
+
+    def __init__(self, base, clock=time.monotonic):
+        self.base, self.clock = base, clock
+        self._codes = OrderedDict()   # code -> (redirect_uri, expires_at), oldest first
+        self._tokens = OrderedDict()  # token -> notes backed up with it
+        self._lock = threading.Lock()
+
+    def redirect_uri(self):
+        return self.base() + REDIRECT_PATH
+
+    # -- for the server's pages ----------------------------------------------------------------
+    def authorize_url(self, state):
+        """Where the server's connect page sends the browser: this provider's authorization
+        page, for this server, coming back to its callback with this `state`."""
+        if not isinstance(state, str) or not state:
+            raise ValueError("authorize_url necesita el state del flujo (un texto no vacío)")
+        return self.base() + AUTHORIZE_PATH + "?" + urlencode({
+            "response_type": "code", "client_id": CLIENT_ID,
+            "redirect_uri": self.redirect_uri(), "state": state})
+
+    def exchange(self, code):
+        """The token endpoint: a valid, unexpired, unused `code` becomes an access token,
+        once. ProviderError otherwise. Only the server calls this; the token goes nowhere
+        else."""
+        with self._lock:
+            issued = self._codes.pop(code, None) if isinstance(code, str) else None
+            if issued is None:
+                raise ProviderError("código desconocido o ya canjeado")
+            redirect_uri, expires_at = issued
+            if self.clock() > expires_at:
+                raise ProviderError("código caducado")
+            if redirect_uri != self.redirect_uri():
+                raise ProviderError("el código se emitió para otra dirección de vuelta")
+            token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+            self._tokens[token] = 0
+            while len(self._tokens) > MAX_TOKENS:
+                self._tokens.popitem(last=False)
+            return token
+
+    def backup(self, token, notes):
+        """The provider's API: store a copy of `notes` (store.Note) with `token`; returns how
+        many. ProviderError for a token this provider never issued."""
+        with self._lock:
+            if not isinstance(token, str) or token not in self._tokens:
+                raise ProviderError("token no válido para Nube de Copias")
+            self._tokens[token] += len(notes)
+        return len(notes)
+
+    # -- its page ------------------------------------------------------------------------------
+    def authorize(self, page):
+        """`AUTHORIZE_PATH`: GET shows the consent page; POST takes the decision and sends the
+        browser back to the server's callback (303) with a code, or with access_denied."""
+        fields = page.query if page.method == "GET" else page.form
+        problem = self._request_problem(fields)
+        if problem:  # never redirect to an address that is not the registered one
+            return page.reply(400, "Petición no válida", f"{TITLE} no atiende esta petición "
+                              f"de autorización: {problem}.")
+        state = fields["state"]
+        if page.method == "GET":
+            return 200, f"Autorizar {TITLE}", CONSENT.format(
+                title=TITLE, server=html.escape(CLIENT_ID), action=AUTHORIZE_PATH,
+                fields="".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
+                               for name, value in (("response_type", "code"),
+                                                   ("client_id", CLIENT_ID),
+                                                   ("redirect_uri", fields["redirect_uri"]),
+                                                   ("state", state))))
+        if fields.get("decision") != "allow":
+            return page.redirect(fields["redirect_uri"] + "?" + urlencode(
+                {"error": "access_denied", "state": state}))
+        code = CODE_PREFIX + secrets.token_urlsafe(24)
+        with self._lock:
+            self._codes[code] = (fields["redirect_uri"], self.clock() + CODE_TTL)
+            while len(self._codes) > MAX_CODES:
+                self._codes.popitem(last=False)
+        return page.redirect(fields["redirect_uri"] + "?" + urlencode(
+            {"code": code, "state": state}))
+
+    def _request_problem(self, fields):
+        if fields.get("response_type") != "code":
+            return "solo se admite response_type=code"
+        if fields.get("client_id") != CLIENT_ID:
+            return "cliente desconocido"
+        if fields.get("redirect_uri") != self.redirect_uri():
+            return "la dirección de vuelta no es la registrada"
+        state = fields.get("state", "")
+        if not state or len(state) > MAX_STATE:
+            return "falta el state (o es demasiado largo)"
+        return None
+
+
+CONSENT = """<p><b>{title}</b> (proveedor simulado del ejercicio 3) pregunta si permites que el
+servidor MCP <b>{server}</b> guarde copias de tus notas en tu cuenta.</p>
+<p>Esta página es del proveedor: ni el cliente MCP ni el modelo ven lo que hagas aquí.</p>
+<form method="post" action="{action}">{fields}
+<button type="submit" name="decision" value="allow" id="allow">Autorizar</button>
+<button type="submit" name="decision" value="deny" id="deny">Rechazar</button>
+</form>"""
