@@ -324,6 +324,9 @@ def run_grader(world, *args, timeout=600, **kwargs):
     return proc.returncode, stdout.decode(), stderr.decode()
 
 
+NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")  # what grader.report writes for a score
+
+
 def exercise_tests(result):
     """A result's tests of the graded exercises (the reference also brings the optional reto,
     which is graded apart and only when a submission brings reto.py)."""
@@ -569,8 +572,8 @@ def test_reports_show_learner_text_as_inert_data(graded):
         text = path.read_text(encoding="utf-8")
         assert not INVISIBLE.search(text), (path.name, INVISIBLE.search(text))
     rows = list(csv.reader(io.StringIO((graded["out"] / "notas.csv").read_text())))
-    assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
-               for row in rows for cell in row)
+    assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or NUMBER.fullmatch(cell)
+               for row in rows for cell in row)  # a severity penalty is a negative number
     evil = graded["results"]["sustitutos_y_escapes_ansi"]
     assert "\ufffd" in everything(evil) and "\\x1b[2J" in everything(evil)
     assert "\x1b" not in graded["stdout"]
