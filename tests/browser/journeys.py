@@ -276,7 +276,7 @@ STARTERS = (
                    "« ✓ Sincronización configurada", "« ✗ Sin implementar",
                    zero_points("ejercicio2"), zero_points("ejercicio3"), zero_points("reto")),
            focus="« ✓ Sincronización configurada"),
-    Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Representan"),
+    Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Las roots son una capacidad del cliente"),
     Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),
            focus="code/roots.py"),
 )
