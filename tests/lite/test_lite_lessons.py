@@ -51,7 +51,7 @@ expect.set_options(timeout=ms(PATIENCE))
 
 FIRST_CELL_MARK = 'if sys.platform == "emscripten":'
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
-SETUP = "import mcp_ui as ui"
+SETUP = "lab = ui.NotesLab("  # the lesson's lab (01 imports mcp_ui earlier, for ui.diagnostico)
 
 
 def assert_stayed_on_the_machine(lite) -> None:
