@@ -42,6 +42,7 @@ from litesite import (
     wait_ran,
 )
 
+from grading_points import PUBLIC
 from waits import PATIENCE, SETUP_WAIT, TEST_TIMEOUT, Deadline, ms
 
 expect = pytest.importorskip(
@@ -210,7 +211,7 @@ def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
     review = 'ui.revisar("ejercicio4")'
     run_cell(page, review)
     shown = wait_ran(page, review)
-    assert "ejercicio4: 0 de 5 puntos" in shown
+    assert f"ejercicio4: 0 de {PUBLIC['ejercicio4']:g} puntos" in shown
     assert "Autoevaluación en el navegador" in shown and "sin aislamiento ni límites" in shown
     assert "la nota la pone el corrector oficial" in shown
     rows = cell(page, review).locator("table tr")
