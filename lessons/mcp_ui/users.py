@@ -132,12 +132,12 @@ class WidgetUser:
         self._open.append(dialog)
         if question_id is not None:
             self._questions[question_id] = (dialog, self.panel)
-        self.panel.add(dialog.widget)
-        if self.script is not None:
+        if self.script is not None:  # played before it is shown: never clickable on screen
             self._play(dialog, params)
         else:
             dialog.status.value = ("<span style='color:#555'>⏳ La llamada está en pausa "
                                    "esperando tu respuesta.</span>")
+        self.panel.add(dialog.widget)
         result = await dialog.future
         if dialog in self._open:
             self._open.remove(dialog)

@@ -72,6 +72,7 @@ def choose_note_and_accept(page, note_id: str, confirm: str = "Sí, bórrala") -
     """Elige la nota, marca la confirmación («Sí, bórrala») y pulsa Aceptar."""
     form = open_dialog(page, "te pregunta")
     cell = cell_of(page, form)
+    form = cell.locator(OPEN_DIALOG)  # pinned: the clicks land where the checks look
     form.locator(".widget-radio-box label").filter(
         has_text=re.compile(rf"· {re.escape(note_id)}$")).locator("input").check()
     form.locator(".widget-checkbox", has_text=confirm).locator("input").check()
@@ -92,6 +93,7 @@ def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
     """
     dialog = open_dialog(page, "quiere que abras una página")
     cell = cell_of(page, dialog)
+    dialog = cell.locator(OPEN_DIALOG)  # pinned: the clicks land where the checks look
     expect(dialog.locator("mark")).to_contain_text("127.0.0.1")
     expect(dialog).to_contain_text("127.0.0.1: esta misma máquina (loopback)")
     expect(cell.locator("a.mcp-open-page")).to_have_count(0)  # nothing to open before consent
@@ -147,6 +149,7 @@ def decline_consent(page, outcome: str = "No se") -> None:
     to the page appeared."""
     dialog = open_dialog(page, "quiere que abras una página")
     cell = cell_of(page, dialog)
+    dialog = cell.locator(OPEN_DIALOG)  # pinned: the clicks land where the checks look
     dialog.get_by_role("button", name="Rechazar", exact=True).click()
     expect(cell.get_by_text("Enviaste Rechazar (decline)")).to_be_visible()
     expect(cell.locator(OPEN_DIALOG)).to_have_count(0)  # answered: its buttons are disabled

@@ -11,6 +11,8 @@ import subprocess
 import pytest
 from laptop_helpers import EXERCISES, import_mcp_ui, write_starters
 
+from grading_points import PUBLIC
+
 ui = import_mcp_ui()
 OFF_ON_A_LAPTOP = {"otro usuario para tu código", "sistema de archivos privado", "red aislada",
                    "límites de memoria, CPU y archivos"}
@@ -33,7 +35,8 @@ def test_forced_portable_revisar_scores_the_starter_zero(exercise, starters, por
     assert review.problem is None, review.problem
     assert review.mode == "portable"
     assert review.max_score > 0 and review.score == 0, review.summary()
-    assert review.tests and all(t["status"] != "passed" for t in review.tests)
+    graded = [t for t in review.tests if t["max_score"]]  # not the zero-point «lo imprescindible»
+    assert graded and all(t["status"] != "passed" for t in graded)
 
 
 def test_portable_revisar_says_it_is_a_self_check_and_which_protections_are_off(starters,
@@ -69,7 +72,8 @@ def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, 
     monkeypatch.setattr(ui.review.subprocess, "run", run)
     review = ui.revisar("ejercicio4", folder=starters)
     assert hosts == ["auto", "portable"]
-    assert review.mode == "portable" and review.score == 0 and review.max_score == 5
+    assert review.mode == "portable" and review.score == 0
+    assert review.max_score == PUBLIC["ejercicio4"]
     assert any("no pudo arrancar" in note for note in review.notes)
     assert "no pudo arrancar" in review.to_html()
 
@@ -92,7 +96,8 @@ def test_in_browser_runner_grades_in_this_interpreter_and_labels_it(starters):
     """What JupyterLite runs (grader.selfcheck, in-process host), here on CPython."""
     stdout, _ = ui.review.in_this_interpreter("ejercicio4", starters, 60)
     review = ui.Review.from_output("ejercicio4", stdout)
-    assert review.mode == "inprocess" and review.score == 0 and review.max_score == 5
+    assert review.mode == "inprocess" and review.score == 0
+    assert review.max_score == PUBLIC["ejercicio4"]
     assert "Autoevaluación en el navegador" in review.notice
     assert "sin aislamiento ni límites" in review.where()
     assert "tiempo máximo por llamada" in review.off
