@@ -20,8 +20,17 @@ REVISIONS = ("2025-11-25", "2026-07-28")
 PICK_7 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 
 
-def open_descriptors():
-    return len(os.listdir("/proc/self/fd"))
+def open_descriptors(where):
+    """Descriptors of this process open on something under `where` (the test's tree): other
+    tests' objects closing theirs meanwhile do not count."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        count += target == str(where) or target.startswith(f"{where}/")
+    return count
 
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"),
@@ -50,10 +59,10 @@ def test_many_calls_and_roots_changes_leave_no_descriptor_open(tree, protocol):
         client.close()
 
     session()  # the first session fills caches and imports
-    before = open_descriptors()
+    before = open_descriptors(tree.notes.parent)
     for _ in range(3):
         session()
-    assert open_descriptors() == before
+    assert open_descriptors(tree.notes.parent) == before
     server.close()
 
 
@@ -61,15 +70,15 @@ def test_a_roots_change_closes_the_folders_of_the_roots_it_replaces(tree):
     server = NotesServer(Config())
     client = Client.local(server, roots=[str(tree.notes)], user=ScriptedUser()).connect()
     client.call_tool("notes_list")
-    before = open_descriptors()
+    before = open_descriptors(tree.notes.parent)
     client.set_roots([tree.notes, tree.work, tree.private])
     client.call_tool("notes_list")
-    assert open_descriptors() == before + 2  # three roots held instead of one
+    assert open_descriptors(tree.notes.parent) == before + 2  # three roots held instead of one
     client.set_roots([tree.work])
     client.call_tool("notes_list")
-    assert open_descriptors() == before
+    assert open_descriptors(tree.notes.parent) == before
     client.close()
-    assert open_descriptors() == before - 1  # the session's last root folder too
+    assert open_descriptors(tree.notes.parent) == before - 1  # the session's last root folder too
     server.close()
 
 
@@ -78,9 +87,9 @@ def test_a_2026_request_holds_its_roots_only_while_it_runs(tree):
     client = Client.local(server, protocol="2026-07-28", roots=[str(tree.notes)],
                           user=ScriptedUser(PICK_7)).connect()
     client.call_tool("notes_list")
-    before = open_descriptors()
+    before = open_descriptors(tree.notes.parent)
     client.call_tool("notes_delete", {"title": "TPS report"})  # three rounds
-    assert open_descriptors() == before
+    assert open_descriptors(tree.notes.parent) == before
     assert not (tree.notes / "tps-2024.md").exists()
     client.close()
     server.close()
