@@ -31,6 +31,7 @@ from grader.checks.ej3 import (
     Case,
     ask,
     browse,
+    decide,
     flow_server,
     id_bits,
     not_authorized,
@@ -352,8 +353,14 @@ def test_without_url_mode_a_safe_fallback_that_asks_nothing(lab, grade, revision
                         "cliente que no declaró elicitation.url no se le envía nunca",
                         severe=True)
         elif first.shape:
-            grade.check(False, f"con {who}, notes_backup envió el modo URL: tu guarda debía "
-                        "decir que no (usa ctx.url_mode_allowed())")
+            # one cause, charged once: when the learner's own guard says yes here, the flow
+            # followed it and the guard's table has already taken the point
+            if decide(lab, sdk, revision, "form+url") == URL:
+                grade.note(f"con {who}, notes_backup envió el modo URL porque tu guarda dijo que "
+                           "sí: ya se cuenta en la tabla de la guarda, no aquí")
+            else:
+                grade.check(False, f"con {who}, notes_backup envió el modo URL: tu guarda debía "
+                            "decir que no (usa ctx.url_mode_allowed())")
             continue
         safe = not first.shape and not trace.prompts and trace.error is None \
             and trace.structured.get("status") == MANUAL_STATUS
