@@ -5,9 +5,9 @@ delete) one `tools/call` frame at a time through a lab connection's client, so t
 client's loop, chooses what goes back as `requestState`; then it does to the token what an
 attacker can do and prints what happened, on the wire and on disk:
 
-    await forge(conn)     open the round-2 token, keep only note-3 in the list the server
-                          found, close it again without the key: the server deletes note-3
-                          without ever asking
+    await forge(conn)     open the round-2 token, keep only the oldest TPS report in the list
+                          the server found, close it again without the key: the server
+                          deletes it without ever asking
     await read(conn)      what anyone reads in the round-2 token without the key
     await move(conn)      the round-2 token of «TPS report» sent in a call to delete «Lista de
                           la compra»: the form then offers the TPS reports as the shopping list
@@ -40,6 +40,9 @@ from demo import LESSON_NOTES, write_lesson_notes
 
 TOOL, TITLE, OTHER_TITLE = "notes_delete", "TPS report", "Lista de la compra"
 INVALID_PARAMS = -32602
+# the three lesson notes titled TPS report, oldest first (demo.LESSON_NOTES: 2023, 2024, 2025)
+OLDEST, MIDDLE, NEWEST = (note[2] for note in sorted(
+    (n for n in LESSON_NOTES if n[3] == TITLE), key=lambda n: n[4]))
 
 
 @dataclass
@@ -192,16 +195,17 @@ def who_seals(conn) -> str:
 
 # -- the attacks ---------------------------------------------------------------------------------
 async def forge(conn) -> Outcome:
-    """The round-2 token, rewritten without the key to name only note-3: no question left."""
+    """The round-2 token, rewritten without the key to name only the oldest TPS report: no
+    question left."""
     _prepare(conn)
     rounds = Rounds(conn)
     token, _ = await rounds.to_the_form()
-    forged = rewrite(token, keep_only("note-3"))
+    forged = rewrite(token, keep_only(OLDEST))
     if forged is None:
         print("🕵 No hay JSON legible en el token: el atacante no sabe por dónde cambiarlo.")
         return Outcome(refused=True)
-    print("🕵 El atacante abre el token, deja solo note-3 en la lista de notas encontradas, lo "
-          "vuelve a cerrar sin la clave y lo envía sin contestar la pregunta.")
+    print(f"🕵 El atacante abre el token, deja solo {OLDEST} en la lista de notas encontradas, "
+          "lo vuelve a cerrar sin la clave y lo envía sin contestar la pregunta.")
     before = conn.lab.snapshot()
     return verdict(conn.lab, before, await rounds.send(forged, {}))
 
@@ -254,9 +258,9 @@ async def replay(conn) -> Outcome:
     token, key = await rounds.to_the_form()
     said_no = (await rounds.send(token, {key: {"action": "decline"}}))["result"]
     print(f"La usuaria rechaza el formulario: «{said_no['content'][0]['text']}»")
-    print("🕵 Alguien que vio pasar esa ronda la repite con el mismo token y un «sí» a note-7.")
+    print(f"🕵 Alguien que vio pasar esa ronda la repite con el mismo token y un «sí» a {MIDDLE}.")
     before = conn.lab.snapshot()
-    return verdict(conn.lab, before, await rounds.send(token, {key: pick("note-7")}))
+    return verdict(conn.lab, before, await rounds.send(token, {key: pick(MIDDLE)}))
 
 
 async def expired(conn, wait: float | None = None) -> Outcome:
@@ -269,4 +273,4 @@ async def expired(conn, wait: float | None = None) -> Outcome:
     print(f"El token vale {ttl:g} s; el atacante lo guarda y lo usa {wait:g} s después.")
     await asyncio.sleep(wait)
     before = conn.lab.snapshot()
-    return verdict(conn.lab, before, await rounds.send(token, {key: pick("note-14")}))
+    return verdict(conn.lab, before, await rounds.send(token, {key: pick(NEWEST)}))
