@@ -21,8 +21,10 @@ answers), lab.py and lab_client.py (the lab, its server and client), checks.py (
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
 review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
 tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
-diagnose.py (`ui.diagnostico()`: is this notebook set up?), prereqs.py (a call to an
-exercise's tool before the exercise says which notebook to do first). env.py says where things
+diagnose.py (`ui.diagnostico()`: is this notebook set up?), weak_sealers.py and attacks.py
+(notebook 6: deliberately broken requestState sealers, and the attacks that break them),
+prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
+first). env.py says where things
 are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
@@ -30,6 +32,7 @@ solution (the grader isolates solutions; this is a practice lab).
 """
 
 from . import env  # noqa: F401  (first: it puts code/ on sys.path for the modules below)
+from .attacks import Outcome  # also makes ui.attacks (notebook 6: ui.attacks.forge(conn))
 from .checks import GUARD_CASES, check
 from .consent import ConsentDialog, preview_consent
 from .diagnose import diagnostico
@@ -43,9 +46,12 @@ from .review import Review, revisar
 from .sdk import install_sdk
 from .transcript import peek_state, side_by_side, summarize_frame
 from .users import CallPanel, NoAnswer, Raw, WidgetUser
+from .weak_sealers import EncodedOnly, ForeverReusable, KeyedButUnbound, UnkeyedHash
 
 __all__ = [
     "CODE", "GUARD_CASES", "LESSONS", "REPO", "SOLUTIONS", "CallPanel", "CallRecord",
+    "EncodedOnly", "ForeverReusable", "KeyedButUnbound", "Outcome", "UnkeyedHash", "attacks",
+    "weak_sealers",
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",

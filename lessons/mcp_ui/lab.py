@@ -155,15 +155,17 @@ class NotesLab:
     async def connect(self, protocol: str = LATEST_HANDSHAKE, *, roots=("Notas",),
                       elicitation=None, solution=None, sdk_version=None, server_roots=(),
                       setup_wait: float = MAX_SETUP_WAIT, quiet: bool = False,
-                      report_errors: bool = True, **config) -> LabClient:
+                      report_errors: bool = True, sealer=None, **config) -> LabClient:
         """A notes server in this kernel and the lesson's client connected to it.
 
         roots: folder names of the lab (or file:// URIs) the client shares; None declares no
         roots capability. elicitation: None = form and url, {} = bare (form only), False =
         none. solution: a file or folder with a learner's solution (`--solution`).
         sdk_version: the simulated SDK for the URL guard ("" = unknown). setup_wait: how long
-        a call waits for the setup page after consent (a person needs a moment). Any other
-        keyword is a `server.Config` field (e.g. elicit_timeout=5).
+        a call waits for the setup page after consent (a person needs a moment). sealer: an
+        object with seal/open that seals this server's 2026-07-28 requestState, as a solution's
+        `@extension.request_state` would (notebook 6 plugs in weak_sealers.py's). Any other
+        keyword is a `server.Config` field (e.g. elicit_timeout=5, state_ttl=1).
         """
         settings = Config(roots=[self.path(name) for name in server_roots],
                           demo_url_guard=True, setup_wait=setup_wait,
@@ -174,7 +176,8 @@ class NotesLab:
                                               for r in roots]
         conn = LabClient(self, settings, protocol, shared, elicitation,
                          solution=None if solution is None else solution_path(solution),
-                         argv=self.server_argv(solution, sdk_version, server_roots, setup_wait))
+                         argv=self.server_argv(solution, sdk_version, server_roots, setup_wait),
+                         sealer=sealer)
         self.clients.append(conn)
         await conn.start()
         if report_errors:

@@ -1,11 +1,11 @@
 """The lab's connection: the notes server running in this kernel and the lesson's client.
 
 `LabClient` builds a `server.NotesServer` (with the demo URL guard and, if asked, a learner's
-solution loaded by `extension.load`) and an `async_client.AsyncClient.local` on the kernel's event
-loop: no process, no thread of ours, the same single-threaded core as `main.py serve`. The
-frames still cross as JSON lines and are kept for the transcripts. `call` shows each question
-in the call's panel (users.py) and prints the result, the server's warnings (⚠ servidor) and
-what the solution printed (│).
+solution loaded by `extension.load`, or a requestState sealer the notebook hands it) and an
+`async_client.AsyncClient.local` on the kernel's event loop: no process, no thread of ours, the
+same single-threaded core as `main.py serve`. The frames still cross as JSON lines and are kept
+for the transcripts. `call` shows each question in the call's panel (users.py) and prints the
+result, the server's warnings (⚠ servidor) and what the solution printed (│).
 
 `await conn.call(...)` waits for the call to end, clicks included. In JupyterLite, where a cell
 that awaits cannot get a click, the cell itself runs as a task (cells.py), so the call still
@@ -87,9 +87,10 @@ class LabClient:
     """One NotesServer in this kernel and the lesson's AsyncClient talking to it."""
 
     def __init__(self, lab, config, protocol, roots, elicitation_caps, solution=None,
-                 argv=()):
+                 argv=(), sealer=None):
         self.lab, self.config, self.protocol = lab, config, protocol
         self.solution = solution  # a path, or None
+        self.sealer = sealer      # a requestState sealer given by the notebook, or None
         self.argv = list(argv)    # the `main.py serve` command this server stands for
         self.frames: list[tuple[str, dict]] = []
         self.log: list[str] = []
@@ -107,6 +108,9 @@ class LabClient:
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
         solution = None if self.solution is None else self._load(self.solution)
+        if self.sealer is not None:  # installed as a solution's @extension.request_state is
+            solution = solution or extension.Extension()
+            solution.request_state(self.sealer)
         self.server = NotesServer(self.config, solution, log=self.log.append)
         if self.config.setup_page == "http":  # JupyterLab: this driver serves a real page
             self.server.serve_page_http()

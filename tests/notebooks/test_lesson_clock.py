@@ -71,7 +71,7 @@ extension = Extension()
 
 
 def test_the_optional_challenge_is_lab_timed_by_the_same_rule_and_never_in_the_core():
-    heading = "6. Reto (opcional, se califica aparte): sella tú el `requestState`"
+    heading = "7. Reto (opcional, se califica aparte): sella tú el `requestState`"
     assert CLOCK.lab_exercise(heading) == CLOCK.CHALLENGE
     assert CLOCK.reference_files(CLOCK.CHALLENGE) == [CLOCK.REFERENCE / "reto.py"]
     starter = '%%writefile soluciones/reto.py\nfrom extension import Extension\n'

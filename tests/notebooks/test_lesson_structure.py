@@ -116,7 +116,25 @@ def test_ends_with_a_summary_then_the_quiz(name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_quiz_has_three_to_five_well_formed_questions_with_explanations(name):
-    questions = quiz_questions(name)
+    assert_well_formed(name, quiz_questions(name))
+
+
+SECTION_QUIZZES = [(name, quiz_id) for name in NOTEBOOKS for cell in read(name).cells[:-1]
+                   if cell.cell_type == "code" and "ui.quiz(" in cell.source
+                   for quiz_id in quiz_ids(cell.source)
+                   if import_mcp_ui().recap.load_quiz(quiz_id).kind == "final"]
+
+
+def test_notebook_six_asks_one_question_per_attack_after_the_attacks():
+    assert ("06_revision_2026.ipynb", "06-ataques") in SECTION_QUIZZES
+
+
+@pytest.mark.parametrize("name,quiz_id", SECTION_QUIZZES)
+def test_a_quiz_inside_a_notebook_is_as_well_formed_as_its_closing_one(name, quiz_id):
+    assert_well_formed(f"{name} {quiz_id}", quiz_questions(name, quiz_id))
+
+
+def assert_well_formed(name, questions):
     assert 3 <= len(questions) <= 5
     for question, options, right, whys in questions:
         assert question.strip() and question.rstrip().endswith("?"), question

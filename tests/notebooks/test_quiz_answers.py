@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from notebook_helpers import NOTEBOOKS, import_mcp_ui
+from notebook_helpers import NOTEBOOKS, import_mcp_ui, read
 from test_lesson_structure import quiz_questions
 
 import elicitation  # code/, put on sys.path by notebook_helpers
@@ -295,6 +295,43 @@ def a_sealed_state_can_be_replayed():
     assert [r.get("resultType") for r in twice] == ["input_required", "input_required"]
 
 
+
+# notebook 06's attacks quiz: each answer is what the attack of lessons/mcp_ui/attacks.py does
+def attack_outcomes(attack, sealer, **config):
+    """(the attack's Outcome with a weak sealer, the same attack's with the server's own)."""
+    async def body(lab):
+        broken = await lab.connect(NEW, sealer=sealer, quiet=True, **config)
+        server = await lab.connect(NEW, quiet=True, **config)
+        return await attack(broken), await attack(server)
+    return lab_run(body)
+
+
+def an_encoded_state_shows_the_notes_found_and_the_roots():
+    broken, _ = attack_outcomes(ui.attacks.read, ui.weak_sealers.EncodedOnly())
+    assert any("tps-2023.md" in r for r in broken.revealed)
+    assert any(r.startswith("file://") for r in broken.revealed)
+
+
+def an_unkeyed_hash_is_recomputed_by_the_forger():
+    broken, server = attack_outcomes(ui.attacks.forge, ui.weak_sealers.UnkeyedHash())
+    assert broken.changes and server.refused and not server.changes
+
+
+def an_unbound_state_works_in_another_call():
+    broken, server = attack_outcomes(ui.attacks.move, ui.weak_sealers.KeyedButUnbound())
+    assert broken.changes and server.refused and not server.changes
+
+
+def a_declined_round_replays_as_a_yes_with_the_servers_sealer():
+    _, server = attack_outcomes(ui.attacks.replay, ui.weak_sealers.ForeverReusable())
+    assert server.changes == ["desapareció Notas/tps-2024.md"]
+
+
+def an_expiry_inside_the_seal_stops_a_late_token():
+    broken, server = attack_outcomes(ui.attacks.expired, ui.weak_sealers.ForeverReusable(),
+                                     state_ttl=1)
+    assert broken.changes and server.refused and not server.changes
+
 def server_limit_narrows_client_roots():
     async def body(lab):
         conn = await lab.connect(NEW, roots=["Notas", "Notas-privadas"], server_roots=["Notas"],
@@ -466,8 +503,35 @@ KEY = {
                "SEP1036.md A2 (#2891) and A4 (servers #4285)"),
     ],
 }
-PROOFS = sorted({a.proof.__name__: a.proof for keyed in KEY.values() for a in keyed
-                 if a.proof}.items())
+# quizzes a notebook draws before its closing one, in a section: quiz id -> (notebook, key)
+SECTION_QUIZZES = {
+    "06-ataques": ("06_revision_2026.ipynb", [
+        Answer("Un servidor guarda su requestState como base64",
+               "Las notas que encontró el servidor, sus rutas y las roots de la usuaria",
+               "SPEC_RULES 77; the lesson server with weak_sealers.EncodedOnly",
+               an_encoded_state_shows_the_notes_found_and_the_roots),
+        Answer("Tu sello añade al JSON su SHA-256",
+               "Sí: recalcula el hash del JSON cambiado, como hizo el ataque que borró note-3 sin "
+               "preguntar", "SPEC_RULES 77; the lesson server with weak_sealers.UnkeyedHash",
+               an_unkeyed_hash_is_recomputed_by_the_forger),
+        Answer("Un sello firma con HMAC y la clave del servidor",
+               "Usarlo en otra llamada, como «borrar Lista de la compra», y que el servidor siga "
+               "con la memoria de la primera",
+               "SPEC_RULES 78; the lesson server with weak_sealers.KeyedButUnbound",
+               an_unbound_state_works_in_another_call),
+        Answer("La usuaria rechaza el formulario de notes_delete",
+               "La acepta y borra la nota: el uso único tiene que llevarlo el propio servidor",
+               "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations; the lesson server",
+               a_declined_round_replays_as_a_yes_with_the_servers_sealer),
+        Answer("Un atacante guardó ayer un requestState",
+               "Una caducidad dentro de lo firmado, comparada al abrir con el reloj del servidor",
+               "SPEC_RULES 78; the lesson server with state_ttl=1",
+               an_expiry_inside_the_seal_stops_a_late_token),
+    ]),
+}
+PROOFS = sorted({a.proof.__name__: a.proof
+                 for keyed in [*KEY.values(), *(k for _, k in SECTION_QUIZZES.values())]
+                 for a in keyed if a.proof}.items())
 
 
 def entries():
@@ -491,6 +555,19 @@ def test_the_notebook_marks_the_answer_of_the_key(name, answer):
     assert answer.right in options, f"{question}: the right answer is not an option"
     assert options[right] == answer.right, f"{question}: marks {options[right]!r}"
     assert answer.source
+
+
+@pytest.mark.parametrize("quiz_id", sorted(SECTION_QUIZZES))
+def test_every_question_of_a_section_quiz_has_a_key_entry_and_is_marked_as_the_key(quiz_id):
+    name, key = SECTION_QUIZZES[quiz_id]
+    assert f'ui.quiz("{quiz_id}")' in "".join(c.source for c in read(name).cells)
+    asked = quiz_questions(name, quiz_id)
+    assert len(asked) == len(key)
+    for answer in key:
+        (question,) = [q for q in asked if q[0].startswith(answer.question)]
+        _, options, right, _ = question
+        assert options[right] == answer.right, f"{question[0]}: marks {options[right]!r}"
+        assert answer.source
 
 
 @pytest.mark.timeout(120)

@@ -1,0 +1,104 @@
+"""Deliberately broken requestState sealers: lesson material for notebook 6, never for a server.
+
+Each one is a `seal(payload, binding)` / `open(token, binding)` pair, the shape of the
+challenge's `@extension.request_state` (code/request_state.py describes `binding`), that round
+trips a legitimate flow and fails at exactly one thing an attacker can exploit. Notebook 6
+plugs each into the lab's server (`lab.connect(..., sealer=...)`) and runs the attack that
+breaks it on the 2026-07-28 wire (attacks.py), next to the server's own `request_state.Sealer`:
+
+- `EncodedOnly`: base64 of the JSON, no key. Anyone reads it (the notes the server found, with
+  their paths) and anyone writes a new one.
+- `UnkeyedHash`: the JSON plus its SHA-256. A hash without a key proves nothing: whoever changes
+  the JSON computes the new hash. A key written in the file (a constant) is the same mistake,
+  only one step longer: the attacker reads the code (or the course's repository) too.
+- `KeyedButUnbound`: signed with the server's key and with an expiry, but not bound to the
+  call: a state sealed for one tool and its arguments opens just as well in another call.
+- `ForeverReusable`: signed and bound to the tool and the arguments, but with no expiry and no
+  memory of what was used: a state opens again tomorrow, and the round that asked «¿borro?»
+  can be sent again with a «sí» after the user said «no».
+
+Deliberate simplifications: every one of them is readable (none encrypts), and none is bound to
+the principal: the lesson shows one hole at a time. They are not the challenge's answer: a
+sealer that fixes one hole still has the others (and, like the server's own, lets the user's
+answers and the notes be read and a used round be replayed).
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _json(value) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+class EncodedOnly:
+    """BROKEN: no key at all. base64 hides nothing and proves nothing."""
+
+    def seal(self, payload, binding):
+        return _b64(_json(payload))
+
+    def open(self, token, binding):
+        return json.loads(_unb64(token))
+
+
+class UnkeyedHash:
+    """BROKEN: a SHA-256 of the content is not a signature; anyone can compute it again."""
+
+    def seal(self, payload, binding):
+        raw = _json(payload)
+        return f"{_b64(raw)}.{hashlib.sha256(raw).hexdigest()}"
+
+    def open(self, token, binding):
+        body, check = token.split(".")
+        raw = _unb64(body)
+        if not hmac.compare_digest(hashlib.sha256(raw).hexdigest(), check):
+            raise ValueError("the hash does not match")
+        return json.loads(raw)
+
+
+class KeyedButUnbound:
+    """BROKEN: the server's key and an expiry, but nothing about the call it was sealed for."""
+
+    def seal(self, payload, binding):
+        raw = _json({"exp": int(binding.expires_at), "data": payload})
+        return f"{_b64(raw)}.{_b64(hmac.new(binding.key, raw, hashlib.sha256).digest())}"
+
+    def open(self, token, binding):
+        body, tag = token.split(".")
+        raw = _unb64(body)
+        if not hmac.compare_digest(_unb64(tag), hmac.new(binding.key, raw, hashlib.sha256)
+                                   .digest()):
+            raise ValueError("bad tag")
+        sealed = json.loads(raw)
+        if sealed["exp"] < binding.now:
+            raise ValueError("expired")
+        return sealed["data"]  # for whichever tool and arguments came with it
+
+
+class ForeverReusable:
+    """BROKEN: keyed and bound to the call, but it never expires and never forgets."""
+
+    def seal(self, payload, binding):
+        raw = _json({"tool": binding.tool, "args": binding.arguments, "data": payload})
+        return f"{_b64(raw)}.{_b64(hmac.new(binding.key, raw, hashlib.sha256).digest())}"
+
+    def open(self, token, binding):
+        body, tag = token.split(".")
+        raw = _unb64(body)
+        if not hmac.compare_digest(_unb64(tag), hmac.new(binding.key, raw, hashlib.sha256)
+                                   .digest()):
+            raise ValueError("bad tag")
+        sealed = json.loads(raw)
+        if (sealed["tool"], sealed["args"]) != (binding.tool, binding.arguments):
+            raise ValueError("sealed for another call")
+        return sealed["data"]  # no expiry checked, no note of having been opened
