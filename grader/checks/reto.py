@@ -20,9 +20,11 @@ found on disk unreadable. Without that the tokens may all be the server's own (t
 delegates to `request_state.Sealer`, which resists every other attack here), and nothing counts.
 
 Servers: each scenario starts its own with the learner's sealer (`state={"sealer":
-"solution"}`); two servers share a key (`key`, as a fleet's workers do) only to tell a token
-moved to another user (`subject`) from one sealed with another key. A lifetime of 1 s (`ttl`)
-and a wait of 2.2 s give an expired token.
+"solution"}`); two servers share a key (`key`, as a fleet's workers do) to tell a token moved to
+another user (`subject`) from one sealed with another key, and to check that a retry served by
+the other replica of the same user works (what the server remembers between rounds travels in
+the token, not in one process's memory). A lifetime of 1 s (`ttl`) and a wait of 2.2 s give an
+expired token.
 
 What is graded where: the wire and the disk, except one structural check (`source_facts`):
 whether reto.py calls `compare_digest` (a comparison that takes the same time wherever two tags

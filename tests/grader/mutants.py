@@ -8,11 +8,21 @@ one lost test must contain: the feedback names the bug. `severe` bugs (acting wi
 against the user's decision, access outside the roots) must leave their exercise with at most
 half of its points.
 
-Two bases: the reference (grader/reference/soluciones), and `blind/`, solutions of exercises 2
-and 4 written from the statements alone, the way a learner would (not from the checks), in
-another style; the blind mutants are the bugs such a learner makes, each written into that
-learner's code. The first reference ones are the bugs a blind test of the notebooks found; the
-rest are the ones learners meet most often.
+Two bases: the reference (grader/reference/soluciones), and `blind/`, solutions of exercises 2,
+3 and 4 and of the reto written from the statements alone, the way a learner would (not from
+the checks), in another style; the blind mutants are the bugs such a learner makes, each written
+into that learner's code (exercise 3's and the reto's come from blind one-bug files written by
+another hand from the statements). `blind/reto_sobre.py` is a second blind reto in yet another
+style, graded with the correct styles.
+
+One blind reto bug is not here because the grader cannot see it (grader/README.md, the reto's
+documented limit): a tag that is a plain sha256 (no key) over a ciphertext whose keystream does
+come from the key. A token made elsewhere decrypts to garbage and is refused; the forgery that
+works (edit a real token and recompute the hash) needs the token's layout, which only the
+learner's source says.
+
+The first reference ones are the bugs a blind test of the notebooks found; the rest are the ones
+learners meet most often.
 """
 
 import os
@@ -21,7 +31,7 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "grader", "reference",
                          "soluciones")
-BLIND = os.path.join(HERE, "blind")  # exercises 2 and 4 as a learner wrote them, blind
+BLIND = os.path.join(HERE, "blind")  # exercises 2, 3, 4 and the reto as learners wrote them
 REVISIONS = ("2025-11-25", "2026-07-28")
 
 
@@ -60,12 +70,12 @@ class Mutant:
         return folder
 
 
-def write_blind(folder):
-    """The blind solutions of exercises 2 and 4 with the reference's exercise 3: a correct
-    solution in another style, graded with the correct styles."""
+def write_blind(folder, instead=None):
+    """The blind solutions (exercises 2, 3, 4 and the reto): a correct solution in another
+    style, graded with the correct styles. `instead`: {file: blind file used in its place}."""
     os.makedirs(folder)
     for name in sorted(os.listdir(REFERENCE)):
-        source = os.path.join(BLIND, name)
+        source = os.path.join(BLIND, (instead or {}).get(name, name))
         source = source if os.path.exists(source) else os.path.join(REFERENCE, name)
         with open(source, encoding="utf-8") as handle, \
                 open(os.path.join(folder, name), "w", encoding="utf-8") as out:
@@ -485,6 +495,34 @@ def blind4(name, find, replace, loses, says, severe=False):
     return Mutant(name, "ejercicio4.py", find, replace, loses, says, severe, BLIND)
 
 
+def blind3(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "ejercicio3.py", find, replace, loses, says, severe, BLIND)
+
+
+def blind_reto(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "reto.py", find, replace, loses, says, severe, BLIND)
+
+
+# the blind reto (blind/reto.py) and exercise 3 (blind/ejercicio3.py)
+BR_TAG = "        if not hmac.compare_digest(tag, self._tag(binding, body)):\n"
+BR_ONE_TIME = _block_of(BLIND, "reto.py", "        if binding.one_time:\n",
+                        "                self._usados[nonce] = exp\n")
+BR_OPEN = _block_of(BLIND, "reto.py", "        body, tag = raw[:-TAG], raw[-TAG:]\n",
+                    "                self._usados[nonce] = exp\n")
+BR_SEAL_OPEN = _block_of(BLIND, "reto.py", "    def seal(self, payload, binding):\n",
+                         "        return json.loads(plain.decode())\n")
+BR_PLAIN = ('        plain = json.dumps(payload, separators=(",", ":"), '
+            'ensure_ascii=False).encode()\n')
+B3_USER = ('    if usuario is None or datos["user"] != usuario:\n'
+           '        return 403, "No es tu enlace", "Esta autorización la empezó otra persona."\n')
+B3_EXPIRY = ('    if time.monotonic() > datos["expires"]:\n'
+             '        return 410, "Enlace caducado", "Este enlace caducó: vuelve a pedir la '
+             'copia."\n')
+B3_PAGES = _block_of(BLIND, "ejercicio3.py", '    if datos["status"] != "pending":\n',
+                     "  # sirve una vez\n")
+B3_VERSIONS = _block_of(BLIND, "ejercicio3.py", "MINIMO_URL = ", "int(n or 0))\n")
+
+
 BLIND_MUTANTS = [
     # acting against or without the user's decision
     blind2("a_ciegas_archiva_tras_decline", B_DECLINE + B_CANCEL + B_CONFIRM + B_PICK,
@@ -681,5 +719,116 @@ BLIND_MUTANTS = [
         "        elif os.path.dirname(ruta) not in [root.path for root in "
         "change.new_roots.roots]:  # BUG\n")),
            EX4, "sigue dentro de las roots pero su handle dejó de funcionar"),
+    # the reto, blind: forged or replayed into a deletion (severe), then the rest
+    blind_reto("a_ciegas_reto_clave_constante", "def _derive(key, label):\n",
+               "CLAVE = b\"reto-mcp-2026-clave-super-secreta\"  # BUG: la clave, en el archivo\n"
+               "\n\ndef _derive(key, label):\n    key = CLAVE\n",
+               {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
+               "una clave fija en tu archivo", severe=True),
+    blind_reto("a_ciegas_reto_repeticion_permitida", BR_ONE_TIME, "",
+               {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
+                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
+               "vale una sola vez", severe=True),
+    blind_reto("a_ciegas_reto_sin_usuario",
+               "    return json.dumps([binding.tool, binding.arguments, binding.principal,\n",
+               "    return json.dumps([binding.tool, binding.arguments,  # BUG: sin el usuario\n",
+               {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
+                "reto_hidden/test_tokens_moved_elsewhere_are_refused"},
+               "ata el token a binding.principal", severe=True),
+    blind_reto("a_ciegas_reto_sin_caducidad",
+               "        if exp < now:\n            raise ValueError(\"caducado\")\n", "",
+               {"reto/test_an_expired_token_is_refused",
+                "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
+               "un token caducado"),
+    blind_reto("a_ciegas_reto_compara_con_igual", BR_TAG,
+               "        if tag != self._tag(binding, body):  # BUG: tiempo no constante\n",
+               {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
+    blind_reto("a_ciegas_reto_payload_legible", "    return bytes(out[:length])\n",
+               "    return bytes(length)  # BUG: un flujo de ceros: el payload va en claro\n",
+               {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
+                "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
+               "cifra lo que sellas"),
+    blind_reto("a_ciegas_reto_gasta_antes_de_verificar", BR_OPEN,
+               "        body, tag = raw[:-TAG], raw[-TAG:]\n"
+               "        nonce = body[:NONCE]\n"
+               "        if binding.one_time:  # BUG: lo apunta antes de comprobar la firma\n"
+               "            with self._lock:\n"
+               "                if nonce in self._usados:\n"
+               "                    raise ValueError(\"ya usado\")\n"
+               "                self._usados[nonce] = binding.expires_at * 1000\n"
+               + BR_OPEN[len("        body, tag = raw[:-TAG], raw[-TAG:]\n"):
+                         BR_OPEN.index(BR_ONE_TIME)],
+               {"reto/test_a_token_with_a_character_changed_is_refused"},
+               "un intento rechazado gastó el token legítimo"),
+    blind_reto("a_ciegas_reto_etiqueta_a_medias", BR_TAG,
+               "        if not hmac.compare_digest(tag[:16], self._tag(binding, body)[:16]):"
+               "  # BUG\n",
+               {"reto/test_a_token_with_a_character_changed_is_refused"},
+               "el token de la ronda de las roots con un carácter cambiado"),
+    blind_reto("a_ciegas_reto_acepta_recodificado",
+               _block_of(BLIND, "reto.py", "    if not isinstance(text, str) or not "
+                         "text.isascii():\n", "        raise ValueError(\"token no canónico\")\n"),
+               "    text = text.strip().replace(\"+\", \"-\").replace(\"/\", \"_\").rstrip(\"=\")"
+               "  # BUG\n    raw = base64.urlsafe_b64decode(text + \"=\" * (-len(text) % 4))\n",
+               {"reto/test_a_token_spelled_another_way_is_refused",
+                "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
+    blind_reto("a_ciegas_reto_estado_en_memoria", BR_SEAL_OPEN,
+               "    guardados = {}  # BUG: el payload se queda en la memoria de este proceso\n\n"
+               + BR_SEAL_OPEN.replace(BR_PLAIN, "        self.guardados[nonce] = payload\n"
+                                      "        plain = b\"{}\"\n")
+               .replace("        return json.loads(plain.decode())\n",
+                        "        return self.guardados[nonce]\n"),
+               {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"},
+               "no en la memoria de un proceso"),
+    # exercise 3, blind: «lo imprescindible» first, then the rest
+    blind3("a_ciegas_ej3_state_en_el_enlace",
+           '    url = ctx.page_url("/copias/conectar", flujo=flujo)\n',
+           '    url = ctx.page_url("/copias/conectar", flujo=flujo, state=FLOWS[flujo]["state"])'
+           "  # BUG\n",
+           both("ej3/test_no_token_code_or_state_reaches_the_client") | {"ej3/lo_imprescindible"},
+           "el state del flujo", severe=True),
+    blind3("a_ciegas_ej3_no_mira_el_usuario", B3_USER, "",
+           both("ej3/test_another_persons_browser_cannot_complete_the_flow")
+           | {"ej3/lo_imprescindible"}, "cuando otra persona abrió tu enlace", severe=True),
+    blind3("a_ciegas_ej3_decline_no_anula", "        _anula(flujo)\n",
+           "        pass  # BUG: el enlace sigue valiendo\n",
+           {"ej3/test_decline_and_cancel_retire_the_link[2026-07-28]", "ej3/lo_imprescindible"},
+           "alguien abrió el enlace y autorizó", severe=True),
+    blind3("a_ciegas_ej3_state_reutilizable", B3_PAGES, B3_PAGES.replace(
+        '    if datos["status"] != "pending":\n        return 410, "Enlace ya usado", '
+        '"Este enlace ya se usó o se anuló."\n',
+        '    if datos["status"] == "retired":  # BUG: solo mira si se anuló\n'
+        '        return 410, "Enlace anulado", "Este enlace se anuló."\n').replace(
+        "STATES.pop(state, None) if isinstance(state, str) else None  # sirve una vez",
+        "STATES.get(state) if isinstance(state, str) else None  # BUG: get, no pop"),
+           both("ej3/test_a_state_is_used_once") | {"ej3/lo_imprescindible"},
+           "el state se gasta la primera vez", severe=True),
+    blind3("a_ciegas_ej3_sin_caducidad", B3_EXPIRY, "",
+           both("ej3_hidden/test_a_link_and_its_state_expire")
+           | {"ej3/lo_imprescindible_oculto"}, "caducan", severe=True),
+    blind3("a_ciegas_ej3_guarda_sin_capacidad",
+           '    return isinstance(elicitacion, dict) and isinstance(elicitacion.get("url"), '
+           'dict)\n', "    return isinstance(elicitacion, dict)  # BUG: sin mirar url\n",
+           {"ej3/test_url_mode_from_sdk_1_23_1", "ej3/test_versions_compare_as_numbers",
+            "ej3/test_client_must_declare_url_elicitation",
+            "ej3_hidden/test_short_and_long_version_numbers",
+            "ej3_hidden/test_other_prereleases",
+            "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
+           | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
+           | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"),
+           "el servidor no pudo enviar la URL", severe=True),
+    blind3("a_ciegas_ej3_sin_aviso_de_fin", "    if aviso is not None:\n        aviso(flujo)\n",
+           "    pass  # BUG: nadie avisa al cliente\n",
+           {"ej3/test_completion_is_notified_only_in_2025_11_25[2025-11-25]"},
+           "no llegó notifications/elicitation/complete"),
+    blind3("a_ciegas_ej3_version_como_texto", B3_VERSIONS, B3_VERSIONS.replace(
+        "MINIMO_URL = (1, 23, 1, FINAL, 0)", 'MINIMO_URL = ("1", "23", "1", FINAL, "0")  # BUG')
+           .replace("MINIMO_2026 = (2, 0, 0, FINAL, 0)",
+                    'MINIMO_2026 = ("2", "0", "0", FINAL, "0")')
+           .replace("(int(mayor), int(menor), int(parche or 0), tipo, int(n or 0))",
+                    '(mayor, menor, parche or "0", tipo, n or "0")'),
+           {"ej3/test_versions_compare_as_numbers",
+            "ej3_hidden/test_short_and_long_version_numbers"},
+           "las versiones se comparan como números"),
 ]
 MUTANTS += BLIND_MUTANTS

@@ -30,7 +30,9 @@ from grading_points import CHALLENGE, CHALLENGE_FULL, CHALLENGE_PUBLIC, FULL, PU
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOTEBOOK = os.path.join(os.path.dirname(REFERENCE), "solucion.ipynb")
 CORRECT = os.path.join(HERE, "correct")
-STYLES = sorted(os.listdir(CORRECT)) + ["a_ciegas"]  # a_ciegas: mutants.BLIND, no bug
+# a_ciegas: mutants.BLIND, no bug; a_ciegas_sobre: the same with the second blind reto
+BLIND_STYLES = {"a_ciegas": None, "a_ciegas_sobre": {"reto.py": "reto_sobre.py"}}
+STYLES = sorted(os.listdir(CORRECT)) + list(BLIND_STYLES)
 EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
 FULL = {**FULL, CHALLENGE: CHALLENGE_FULL}
 PUBLIC = {**PUBLIC, CHALLENGE: CHALLENGE_PUBLIC}
@@ -50,9 +52,10 @@ def graded(tmp_path_factory):
     only_ex2.mkdir()
     shutil.copy(os.path.join(REFERENCE, "ejercicio2.py"), only_ex2)
     jobs["only-ex2"] = (str(only_ex2), [])
-    for style in STYLES[:-1]:
+    for style in sorted(os.listdir(CORRECT)):
         jobs[f"correct-{style}"] = (os.path.join(CORRECT, style), [])
-    jobs["correct-a_ciegas"] = (write_blind(str(base / "a_ciegas")), [])
+    for style, instead in BLIND_STYLES.items():
+        jobs[f"correct-{style}"] = (write_blind(str(base / style), instead), [])
     for mutant in MUTANTS:
         jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [mutant.exercise])
     for null in NULLS:

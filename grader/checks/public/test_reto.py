@@ -30,6 +30,36 @@ def test_a_retry_with_the_token_unchanged_works(lab, grade):
                 + "; ".join(extra))
 
 
+@graded("reto", 2, "un reintento lo atiende igual otra réplica con la misma clave")
+def test_a_retry_can_be_served_by_another_replica_with_the_same_key(lab, grade):
+    facts = reto.require_positive(lab, grade)
+    grade.note("dos servidores con la misma clave (binding.key) y el mismo usuario, como dos "
+               "réplicas detrás de un balanceador: cada reintento llega a la otra")
+    tree = notes(lab, facts.marker)
+    key = reto.fleet_key()
+    one, two = Flow(server(lab, tree, key=key), tree), Flow(server(lab, tree, key=key), tree)
+    asked = two.send(one.first(), two.roots())
+    request = next(iter(asked.requests.values()), {})
+    carried = asked.state is not None and isinstance(request, dict) \
+        and request.get("method") == "elicitation/create"
+    if not carried:
+        grade.check(False, "la ronda de las roots, reintentada en la otra réplica: el servidor "
+                    f"{asked.describe()}; debía preguntar qué nota borrar. Lo que el servidor "
+                    "recuerda entre rondas viaja en el token (cifrado y firmado con la clave), "
+                    "no en la memoria de un proceso: cualquier réplica con la clave lo abre")
+        return
+    before = tree.snapshot()
+    done = one.third(asked.state, next(iter(asked.requests)), pick("n-b"))
+    changes = describe_changes(before, tree.snapshot())
+    wanted = f"desapareció Notas/informe-{facts.marker}.md"
+    grade.check(changes == wanted, "la ronda de las roots en una réplica y la que borra en la "
+                "otra: se borró exactamente n-b" if changes == wanted else
+                f"la ronda que borra, reintentada en la otra réplica: el servidor "
+                f"{done.describe()} y en el disco {changes or 'nada cambió'}; debía borrar "
+                "exactamente n-b. Lo que el servidor recuerda entre rondas viaja en el token "
+                "(cifrado y firmado con la clave), no en la memoria de un proceso")
+
+
 @graded("reto", 3, "un token con un carácter cambiado se rechaza (-32602) y no cambia nada")
 def test_a_token_with_a_character_changed_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
