@@ -37,6 +37,11 @@ EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
 FULL = {**FULL, CHALLENGE: CHALLENGE_FULL}
 PUBLIC = {**PUBLIC, CHALLENGE: CHALLENGE_PUBLIC}
 EXERCISES_TOTAL = TOTAL
+# The module's fixture grades every catalogue submission (about 140) on two workers, and the
+# first test to use it pays for that: about 4-5 minutes on an idle 2-core machine, over the
+# suite's 300 s default when the machine is busy. Each submission has its own budget in
+# grader.pool (240 s); this bounds the whole batch.
+pytestmark = pytest.mark.timeout(2400)
 
 
 @pytest.fixture(scope="module")
