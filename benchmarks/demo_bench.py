@@ -1,6 +1,6 @@
 """Benchmark (not a test): what the demo costs, as a ratio to a bare interpreter start.
 
-    python3 benchmarks/demo_bench.py [--runs 11] [--goal 10] [--json FILE]
+    python3 benchmarks/demo_bench.py [--runs 11] [--goal 10] [--json FILE] [--baseline CHECKOUT]
 
 Runs `python3 code/main.py` (the whole demo, every scenario on the real wire, output thrown
 away) and a bare `python3 -c pass` interleaved, run by run, so both see the same machine, and
@@ -41,10 +41,10 @@ def timed(argv, env):
     return time.perf_counter() - start
 
 
-def copy_of_code(folder, name):
-    """A copy of code/ without any bytecode: its own __pycache__ starts empty."""
+def copy_of_code(folder, name, code=CODE):
+    """A copy of `code` without any bytecode: its own __pycache__ starts empty."""
     copy = os.path.join(folder, name)
-    shutil.copytree(CODE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(code, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return os.path.join(copy, "main.py")
 
 
@@ -57,20 +57,25 @@ def slowest_imports(demo, env, count=10):
     return sorted(top, reverse=True)[:count]
 
 
-def measure(runs):
-    """Median seconds of a bare start, of the demo (bytecode cached) and of its first run."""
+def measure(runs, baseline=None):
+    """Seconds of each run: a bare start, the demo (bytecode cached), its first run, and the
+    demo of `baseline`'s code/ (bytecode cached) when given; and the slowest imports."""
     warm_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first_env = {**warm_env, "PYTHONDONTWRITEBYTECODE": "1"}  # each run compiles code/ anew
     with tempfile.TemporaryDirectory(prefix="demo-bench-") as folder:
         warm, first = copy_of_code(folder, "warm"), copy_of_code(folder, "first")
-        timed([PYTHON, warm], warm_env)  # the learner's first run: writes the bytecode
-        bare, demo, compiling = [], [], []
-        for _ in range(runs):  # interleaved: a busy moment slows all three, not one
+        other = baseline and copy_of_code(folder, "baseline", os.path.join(baseline, "code"))
+        for demo in (warm, other) if other else (warm,):
+            timed([PYTHON, demo], warm_env)  # the learner's first run: writes the bytecode
+        bare, demo, compiling, before = [], [], [], []
+        for _ in range(runs):  # interleaved: a busy moment slows all of them, not one
             bare.append(timed([PYTHON, "-c", "pass"], warm_env))
             demo.append(timed([PYTHON, warm], warm_env))
             compiling.append(timed([PYTHON, first], first_env))
+            if other:
+                before.append(timed([PYTHON, other], warm_env))
         imports = slowest_imports(warm, warm_env)
-    return bare, demo, compiling, imports
+    return bare, demo, compiling, before, imports
 
 
 def main():
@@ -78,8 +83,10 @@ def main():
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--goal", type=float, default=10.0)
     parser.add_argument("--json", metavar="FILE", help="also write the result there (make bench)")
+    parser.add_argument("--baseline", metavar="CHECKOUT",
+                        help="also time the demo of another checkout, interleaved (before/after)")
     args = parser.parse_args()
-    bare, demo, compiling, imports = measure(args.runs)
+    bare, demo, compiling, before, imports = measure(args.runs, args.baseline)
     bare_s, demo_s, first_s = (statistics.median(x) for x in (bare, demo, compiling))
     ratio = demo_s / bare_s
     met = ratio <= args.goal
@@ -89,6 +96,10 @@ def main():
     print(f"ratio        {ratio:8.1f}x (goal: at most {args.goal:g}x) {'OK' if met else 'MISSED'}")
     print(f"first run    {first_s * 1000:8.1f} ms = {first_s / bare_s:.1f}x (compiles code/ too; "
           "once per learner)")
+    if before:
+        before_s = statistics.median(before)
+        print(f"baseline     {before_s * 1000:8.1f} ms = {before_s / bare_s:.1f}x "
+              f"({args.baseline}, bytecode cached)")
     print("slowest top-level imports of the demo (cumulative, with -X importtime's overhead):")
     for micros, name in imports:
         print(f"  {micros / 1000:7.1f} ms  {name}")
