@@ -128,9 +128,9 @@ class Call:
 
     def __init__(self, request_id, name, arguments, protocol, capabilities, stateless,
                  progress_token=None):
-        self.request_id, self.name, self.arguments = request_id, name, arguments
+        self.request_id, self.progress_token = request_id, progress_token
+        self.name, self.arguments = name, arguments
         self.protocol, self.capabilities, self.stateless = protocol, capabilities, stateless
-        self.progress_token = progress_token
         self.answers, self.asked, self.memos, self.failed, self.timers = {}, {}, {}, {}, {}
 
 
