@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks [--only demo,grading,serve,lite] [--full-lite]
 
 Runs, one after another on the same machine, each benchmark with its own baseline measured
-in the same process run (every goal is a ratio, or seconds after opening):
+in the same run (every goal is a ratio, or seconds after opening):
 - demo: `python3 code/main.py` / a bare `python3 -c pass` (benchmarks/demo_bench.py), at most 10x;
 - grading: one learner with `--jobs 2` / a bare start (benchmarks/grader_bench.py), at most
   25x, with where one reference's time goes (`--phases`);
