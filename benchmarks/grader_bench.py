@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/grader_bench.py [--copies 8] [--jobs 1,2] [--rounds 2]
                                                 [--baseline OTHER_CHECKOUT]... [--selfcheck]
+                                                [--phases] [--json FILE]
 
 Grades a class made of `--copies` copies of the reference solution plus a few one-bug
 solutions and the starter, the way instructors do (`python -m grader --batch DIR --jobs N`,
@@ -13,6 +14,11 @@ by the number of submissions; the best of `--rounds` rounds is shown.
 `--baseline DIR` grades the same class with the grader of another checkout too (for example
 a clone of an older commit), interleaved with this one round by round, so that before and
 after are measured in one run on an equally busy machine.
+
+The goal (issue 21): at most 25x a bare `python3 -c pass` per submission with `--jobs 2`;
+the exit status says whether it was met. `--phases` also grades one reference in this
+process and says where its time goes: the sandbox's setup, the probe server, the servers the
+checks start, and each exercise's checks.
 
 `--selfcheck` also times `ui.revisar`'s work (the public tests of one exercise on the
 reference, grader.selfcheck.run) on each host: the sandbox, the portable host and the
@@ -38,6 +44,7 @@ from grader import selfcheck  # noqa: E402
 from grader.sandbox import detect_mode, plan  # noqa: E402
 
 STARTER = os.path.join(ROOT, "tests", "grader", "fixtures", "starter.ipynb")
+GOAL = 25.0  # issue 21: grading one learner costs at most 25 bare interpreter starts
 CHEAP_BUGS = ("archiva_con_confirm_false", "compara_versiones_como_texto",
               "compara_rutas_con_startswith", "copia_y_borra")
 
@@ -83,6 +90,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--baseline", action="append", default=[], metavar="CHECKOUT")
     parser.add_argument("--selfcheck", action="store_true")
+    parser.add_argument("--phases", action="store_true",
+                        help="also say where one reference's grading time goes")
+    parser.add_argument("--goal", type=float, default=GOAL)
+    parser.add_argument("--json", metavar="FILE", help="also write the result there (make bench)")
     args = parser.parse_args()
     mode = detect_mode()
     on = [k for k, v in plan(mode).items() if v not in (False, None)]
@@ -122,6 +133,95 @@ def main():
               f"{per / bare_own:5.1f}x")
     if args.selfcheck:
         self_checks(args.rounds)
+    where = phases() if args.phases else None
+    # The goal: --jobs 2 (or the largest measured), this checkout, against python3 -c pass.
+    name, workers, per, bare_system, bare_own = max(
+        (row for row in rows if row[0] == "this checkout"), key=lambda row: (row[1] == 2, row[1]))
+    bare = bare_system or bare_own
+    ratio = per / bare
+    met = ratio <= args.goal
+    print(f"grading per learner with --jobs {workers}: {ratio:.1f}x a bare start "
+          f"(goal: at most {args.goal:g}x) {'OK' if met else 'MISSED'}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"goal": f"grading per learner (--jobs {workers}) / bare interpreter start",
+                       "value": ratio, "limit": args.goal, "unit": "x", "met": met,
+                       "detail": f"{per:.2f} s per submission, bare {bare * 1000:.1f} ms"
+                                 + (f"; one reference: {where}" if where else ""),
+                       "cause": "" if met else (f"where one reference's time goes: {where}"
+                                                if where else "run with --phases to see")}, out)
+    return 0 if met else 1
+
+
+WAITS = "expiry checks waiting on the real clock (inside the checks)"
+
+
+def phases():
+    """Where one reference's grading time goes, measured by timing the grader's own steps
+    (wrapped here, in this process): the sandbox host's setup, the probe server, every
+    server a check starts (spawn + initialize), the expiry checks' sleeps past a lifetime, and
+    each exercise's checks (pytest's setup/call/teardown durations, their server starts and
+    sleeps included). Prints a table and returns
+    it as one line."""
+    import collections
+
+    import pytest
+
+    from grader import runner
+    from grader.checks import ej3, reto
+    from grader.checks import lab as lab_module
+
+    spent, count = collections.Counter(), collections.Counter()
+
+    def timed(owner, name, label):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - start
+                count[label] += 1
+        setattr(owner, name, wrapper)
+        return original
+
+    class Durations:
+        @staticmethod
+        def pytest_runtest_logreport(report):
+            exercise = os.path.basename(report.nodeid.split("::")[0])
+            spent["checks " + exercise] += report.duration
+            count["checks " + exercise] += report.when == "call"
+
+    main_before = pytest.main
+    saved = [(runner, "start", timed(runner, "start", "host setup + probe server")),
+             (runner, "probe", timed(runner, "probe", "probe server (spawn + initialize)")),
+             (lab_module.Lab, "server",
+              timed(lab_module.Lab, "server", "servers the checks start (spawn + initialize)")),
+             (runner, "run_checks", timed(runner, "run_checks", "all checks")),
+             (ej3, "pause", timed(ej3, "pause", WAITS)),
+             (reto, "wait_past", timed(reto, "wait_past", WAITS))]
+    pytest.main = lambda args, plugins=(): main_before(args, plugins=[*plugins, Durations()])
+    try:
+        start = time.perf_counter()
+        result = runner.grade(REFERENCE)
+        total = time.perf_counter() - start
+    finally:
+        pytest.main = main_before
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+    assert result["score"] == result["max_score"], "reference lost points"
+    spent["host setup (sandbox, before the probe)"] = (spent["host setup + probe server"]
+                                                      - spent["probe server (spawn + initialize)"])
+    count["host setup (sandbox, before the probe)"] = 1
+    del spent["host setup + probe server"]
+    print(f"where one reference's grading goes ({total:.2f} s in all, --jobs 1, "
+          "the sandbox host):")
+    for label, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        print(f"  {seconds:7.2f} s  {label} ({count[label]}x)")
+    largest = [(label, seconds) for label, seconds in
+               sorted(spent.items(), key=lambda item: -item[1]) if label != "all checks"]
+    return "; ".join(f"{label} {seconds:.2f} s" for label, seconds in largest[:5])
 
 
 def self_checks(rounds):
@@ -145,4 +245,4 @@ def self_checks(rounds):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

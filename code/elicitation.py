@@ -13,7 +13,6 @@ classifier; `format` values are checked loosely (email has an @, date parses, ..
 
 import datetime
 import re
-from dataclasses import dataclass, field
 
 from protocol import FORM_ONLY, LATEST_HANDSHAKE
 
@@ -208,11 +207,15 @@ def _refuse_urls(where, text):
 
 
 # -- checking answers -------------------------------------------------------------------------
-@dataclass
 class Answer:
-    """What the user did. `content` is only meaningful when action == "accept"."""
-    action: str
-    content: dict = field(default_factory=dict)
+    """What the user did: `action` ("accept", "decline" or "cancel") and `content`, the form's
+    fields, only meaningful when action == "accept" (an empty dict otherwise)."""
+
+    def __init__(self, action, content=None):
+        self.action, self.content = action, content or {}
+
+    def __repr__(self):
+        return f"Answer({self.action!r}, {self.content!r})"
 
 
 class AnswerError(ValueError):

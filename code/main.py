@@ -36,7 +36,6 @@ notification `io.github.curso-mcp/secondSession` {"frame": <frame>}, both ways (
 Deliberate simplifications: options only, no configuration file; the demo takes no input.
 """
 
-import argparse
 import os
 import signal
 import sys
@@ -75,6 +74,7 @@ in both directions; everything else is the first session's."""
 
 
 def parse_args(argv):
+    import argparse  # imported here: the demo without options needs no parser
     parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0],
                                      epilog=RPC_PAGE_HELP,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -82,7 +82,7 @@ def parse_args(argv):
     parser.add_argument("--protocol", default=LATEST_HANDSHAKE,
                         choices=(LATEST_HANDSHAKE, STATELESS_VERSION), help="demo only")
     parser.add_argument("--sdk-version",
-                        default=os.environ.get("NOTES_SDK_VERSION", SIMULATED_SDK_VERSION),
+                        default=default_sdk_version(),
                         help="simulated MCP SDK version for the URL-mode guard")
     parser.add_argument("--root", action="append", default=[], metavar="DIR")
     parser.add_argument("--demo-url-guard", action="store_true",
@@ -122,7 +122,13 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def default_sdk_version():
+    return os.environ.get("NOTES_SDK_VERSION", SIMULATED_SDK_VERSION)
+
+
 def state_key(text):
+    import argparse
+
     from request_state import ServerKey
     try:
         ServerKey.from_hex(text)
@@ -132,6 +138,7 @@ def state_key(text):
 
 
 def setup_wait(text):
+    import argparse
     seconds = float(text)
     if not 0 <= seconds <= MAX_SETUP_WAIT:
         raise argparse.ArgumentTypeError(f"between 0 and {MAX_SETUP_WAIT:g} seconds")
@@ -199,11 +206,18 @@ def stop(signum, frame):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv in ([], ["demo"]):  # the demo without options: nothing to parse
+        return run_demo(LATEST_HANDSHAKE, default_sdk_version())
+    args = parse_args(argv)
     if args.command == "serve":
         return serve(args)
-    import demo
-    return demo.run(protocol=args.protocol, sdk_version=args.sdk_version or None)
+    return run_demo(args.protocol, args.sdk_version)
+
+
+def run_demo(protocol, sdk_version):
+    import demo  # imported here: `serve` never needs it
+    return demo.run(protocol=protocol, sdk_version=sdk_version or None)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import hmac
 import json
 import secrets
 import time
-from dataclasses import dataclass, field
 
 
 class StateError(ValueError):
@@ -47,12 +46,15 @@ def digest(value):
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
 class ServerKey:
     """The server's secret for requestState. `id` is public (a sealer may write it in the
-    token, to say which key sealed it); the secret never leaves the server."""
+    token, to say which key sealed it); the secret never leaves the server (nor its repr)."""
 
-    secret: bytes = field(repr=False)
+    def __init__(self, secret):
+        self.secret = secret
+
+    def __repr__(self):
+        return f"ServerKey(id={self.id!r})"
 
     @property
     def id(self):
@@ -71,18 +73,23 @@ class ServerKey:
         return cls(secret)
 
 
-@dataclass(frozen=True)
 class Binding:
-    """What a state is bound to: the same at `seal` and at `open`, except the clock."""
+    """What a state is bound to: the same at `seal` and at `open`, except the clock.
 
-    key: bytes = field(repr=False)  # the server's secret key: never in the token, never shown
-    key_id: str       # which key this server has (public)
-    tool: str         # the tool called
-    arguments: str    # digest(arguments) of the call
-    principal: str    # the user this server acts for
-    now: float        # the server's clock, seconds since the epoch
-    ttl: float        # how long a state may live, seconds
-    one_time: bool    # the tool changes things: each of its states may be opened only once
+    `key`: the server's secret key (never in the token, never shown, not even in the repr);
+    `key_id`: which key this server has (public); `tool`: the tool called; `arguments`:
+    digest(arguments) of the call; `principal`: the user this server acts for; `now`: the
+    server's clock, seconds since the epoch; `ttl`: how long a state may live, seconds;
+    `one_time`: the tool changes things, so each of its states may be opened only once."""
+
+    def __init__(self, key, key_id, tool, arguments, principal, now, ttl, one_time):
+        self.key, self.key_id, self.tool, self.arguments = key, key_id, tool, arguments
+        self.principal, self.now, self.ttl, self.one_time = principal, now, ttl, one_time
+
+    def __repr__(self):
+        return (f"Binding(key_id={self.key_id!r}, tool={self.tool!r}, "
+                f"arguments={self.arguments!r}, principal={self.principal!r}, now={self.now!r}, "
+                f"ttl={self.ttl!r}, one_time={self.one_time!r})")
 
     @property
     def expires_at(self):

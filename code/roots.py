@@ -31,7 +31,7 @@ the oldest pins beyond MAX_PINS.
 
 import errno
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 from urllib.parse import quote, unquote, urlsplit
 
 from dirfd import Folder
@@ -110,13 +110,11 @@ def is_within(path, folder):
     return os.path.commonpath([path, folder]) == folder
 
 
-@dataclass(frozen=True)
-class Root:
-    """One shared folder: the client's URI and name, and its real path when accepted."""
+class Root(namedtuple("Root", "uri name path")):
+    """One shared folder: the client's `uri` and `name`, and its real `path` (resolved) when
+    accepted."""
 
-    uri: str
-    name: str
-    path: str  # resolved real path of the folder
+    __slots__ = ()
 
 
 def _pin_key(root):

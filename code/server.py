@@ -31,7 +31,6 @@ Deliberate simplifications: everything is in one process and in memory; one page
 
 import os
 import threading
-from dataclasses import dataclass, field
 
 import nube_copias
 import tools
@@ -51,24 +50,33 @@ from tooling import (  # noqa: F401  (re-exported for solutions)
 MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 
 
-@dataclass
 class Config:
-    roots: list = field(default_factory=list)  # --root: the boundary for clients without roots
-    sdk_version: str | None = SIMULATED_SDK_VERSION
-    demo_url_guard: bool = False    # use url_mode.demo_guard when no solution brings a guard
-    elicit_timeout: float = 600.0   # how long a form may stay open
-    roots_timeout: float = 30.0     # how long the client may take to answer roots/list
-    setup_wait: float = 10.0        # how long a call waits for the setup page (<= 45 s)
-    url_ttl: float = 600.0          # lifetime of a URL elicitation record
-    state_ttl: float = 600.0        # lifetime of a 2026-07-28 requestState
-    state_key: str | None = None    # hex: a fleet's shared requestState key (None: new at start)
-    state_sealer: str = "solution"  # who seals requestState: a solution's sealer when it brings
-    #                                 one, or always the server's own ("server")
-    setup_page: str = "http"        # how a driver shows the page: "http" (127.0.0.1, the
-    #                                 stdio driver), "inline" (no socket) or "rpc" (the private
-    #                                 SETUP_PAGE_METHOD on the MCP pipe): see setup_page.py
-    subject: str = field(default_factory=lambda: "local:" + _os_user())  # who uses the server
-    second_user: str | None = None  # `serve --second-user`: a second session (grader only)
+    """How a NotesServer runs: every setting, each with its default (main.py's options take
+    their defaults from here)."""
+
+    def __init__(self, roots=None, sdk_version=SIMULATED_SDK_VERSION, demo_url_guard=False,
+                 elicit_timeout=600.0, roots_timeout=30.0, setup_wait=10.0, url_ttl=600.0,
+                 state_ttl=600.0, state_key=None, state_sealer="solution", setup_page="http",
+                 subject=None, second_user=None):
+        self.roots = [] if roots is None else roots  # --root: the boundary for clients
+        #                                      that do not declare roots
+        self.sdk_version = sdk_version        # the simulated SDK version (None: unknown)
+        self.demo_url_guard = demo_url_guard  # use url_mode.demo_guard when no solution
+        #                                       brings a guard
+        self.elicit_timeout = elicit_timeout  # how long a form may stay open
+        self.roots_timeout = roots_timeout    # how long the client may take to answer roots/list
+        self.setup_wait = setup_wait          # how long a call waits for the setup page (<= 45 s)
+        self.url_ttl = url_ttl                # lifetime of a URL elicitation record
+        self.state_ttl = state_ttl            # lifetime of a 2026-07-28 requestState
+        self.state_key = state_key            # hex: a fleet's shared requestState key (None:
+        #                                       a new one at every start)
+        self.state_sealer = state_sealer      # who seals requestState: a solution's sealer when
+        #                                       it brings one, or always the server's ("server")
+        self.setup_page = setup_page          # how a driver shows the page: "http" (127.0.0.1,
+        #                                       the stdio driver), "inline" (no socket) or "rpc"
+        #                                       (SETUP_PAGE_METHOD on the MCP pipe): setup_page.py
+        self.subject = "local:" + _os_user() if subject is None else subject  # who uses it
+        self.second_user = second_user        # `serve --second-user`: a second session (grader)
 
     def configured_roots(self):
         return RootSet.from_paths(self.roots) if self.roots else None

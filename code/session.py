@@ -38,8 +38,7 @@ of a 2025 session (each request is judged by its own `_meta`); answers are kept 
 """
 
 import secrets
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from collections import namedtuple
 
 import wire
 from context import NeedInput, NeedRoots, ToolContext, WaitFlow
@@ -103,34 +102,36 @@ INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo t
                 "ambigua o necesita configuración.")
 
 
-class Revision(NamedTuple):
-    """How one request is spoken: its protocol, the client's capabilities, and whether it is
-    a 2026-07-28 request (every request carries its own `_meta`)."""
+class Revision(namedtuple("Revision", "protocol capabilities stateless")):
+    """How one request is spoken: its `protocol`, the client's `capabilities` (a dict), and
+    whether it is a 2026-07-28 request (`stateless`: every request carries its own `_meta`).
 
-    protocol: str
-    capabilities: dict
-    stateless: bool
+    Records in code/ are namedtuples or plain classes, never typing.NamedTuple or dataclasses:
+    importing those (and the code dataclasses compiles) would double the demo's start-up
+    (README, "Speed")."""
+
+    __slots__ = ()
 
 
-@dataclass
 class Call:
-    """One tools/call in progress: what its tool asked so far and what it waits for."""
+    """One tools/call in progress: what its tool asked so far and what it waits for.
 
-    request_id: object           # the client's JSON-RPC id
-    name: str
-    arguments: dict
-    protocol: str
-    capabilities: dict
-    stateless: bool
-    progress_token: object = None
-    answers: dict = field(default_factory=dict)   # question key -> the client's result
-    asked: dict = field(default_factory=dict)     # question key -> digest of the question
-    memos: dict = field(default_factory=dict)
-    failed: dict = field(default_factory=dict)    # question key -> why no answer will come
-    timers: dict = field(default_factory=dict)    # name -> handle with .cancel()
-    stale: int = 0
-    runs: int = 0
-    done: bool = False
+    `request_id` is the client's JSON-RPC id; `protocol`, `capabilities` and `stateless` are
+    the call's Revision; `progress_token` the client's, if any. `answers` maps a question key
+    to the client's result, `asked` a question key to the digest of the question, `failed` a
+    question key to why no answer will come, `timers` a name to a handle with .cancel(), and
+    `memos` keeps the tool's ctx.memo values."""
+
+    stale = 0
+    runs = 0
+    done = False
+
+    def __init__(self, request_id, name, arguments, protocol, capabilities, stateless,
+                 progress_token=None):
+        self.request_id, self.progress_token = request_id, progress_token
+        self.name, self.arguments = name, arguments
+        self.protocol, self.capabilities, self.stateless = protocol, capabilities, stateless
+        self.answers, self.asked, self.memos, self.failed, self.timers = {}, {}, {}, {}, {}
 
 
 class Session:

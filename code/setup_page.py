@@ -34,7 +34,7 @@ account. Here, being on loopback and started by the same local user stands in fo
 
 import html
 import threading
-from typing import NamedTuple
+from collections import namedtuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
@@ -44,28 +44,22 @@ MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
 
 
-class PageResponse(NamedTuple):
-    """What the page answers: an HTTP status, a title, the HTML of the body and, for a
-    redirect (303), where the browser goes next."""
+class PageResponse(namedtuple("PageResponse", "status title html location",
+                              defaults=(None,))):
+    """What the page answers: an HTTP `status` (int), a `title`, the `html` of the body and,
+    for a redirect (303), the `location` the browser goes to next (else None)."""
 
-    status: int
-    title: str
-    html: str
-    location: str | None = None
+    __slots__ = ()
 
 
-class PageRequest(NamedTuple):
-    """One request to the page, as a route handler gets it: the first value of each query
-    parameter and of each form field (a POST body, application/x-www-form-urlencoded), who is
-    at the browser (`user`), this router's base URL and the server's Nube de Copias."""
+class PageRequest(namedtuple("PageRequest", "method path query form user base provider",
+                             defaults=(None, "", None))):
+    """One request to the page, as a route handler gets it: its `method` and `path`, the first
+    value of each `query` parameter and of each `form` field (a POST body,
+    application/x-www-form-urlencoded), who is at the browser (`user`, or None), this
+    router's `base` URL and the server's Nube de Copias (`provider`)."""
 
-    method: str
-    path: str
-    query: dict
-    form: dict
-    user: str | None = None
-    base: str = ""
-    provider: object = None
+    __slots__ = ()
 
     def url_for(self, path, **params):
         """An absolute URL of this server's page router: `base + path`, with `params` as its
@@ -207,6 +201,8 @@ class HttpPage:
     page's URL is known at once (`page.base` is set here), but the HTTP machinery, about
     13 ms of imports, is loaded on the serving thread only when the first browser connects:
     a server that never sends a URL pays for a socket and an idle thread, nothing more.
+    The thread sleeps on the listening socket and on a wake-up pair of sockets, so `close()`
+    returns at once on every platform (no polling, no serve_forever() poll interval to wait).
     """
 
     def __init__(self, page, host="127.0.0.1", log=None):
@@ -214,8 +210,8 @@ class HttpPage:
         self.page, self.log = page, log or (lambda text: None)
         self._socket = socket.create_server((host, 0))
         self.base = page.base = f"http://{host}:{self._socket.getsockname()[1]}"
-        self._lock = threading.Lock()
-        self._httpd, self._closed = None, False
+        self._wake, self._waker = socket.socketpair()
+        self._closed = False
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -223,38 +219,33 @@ class HttpPage:
         return self.page.url_for(elicitation_id)
 
     def _serve(self):
-        try:
-            first = self._socket.accept()  # waits, idle, until a browser comes
-        except OSError:
-            return  # closed before anybody came
-        try:
-            httpd = _http_server(self.page, self._socket, self.log)
-        except Exception as exc:  # e.g. http.server cannot be imported here
-            self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
-            first[0].close()
-            return
-        with self._lock:
-            if self._closed:
-                first[0].close()
-                return
-            self._httpd = httpd
-        httpd.process_request(*first)
-        httpd.serve_forever(0.05)
+        import selectors
+        httpd = None
+        with selectors.DefaultSelector() as ready:
+            ready.register(self._socket, selectors.EVENT_READ)
+            ready.register(self._wake, selectors.EVENT_READ)
+            while True:
+                ready.select()  # a browser connects, or close() wakes us
+                if self._closed:
+                    return
+                if httpd is None:  # the first browser: load the HTTP machinery now
+                    try:
+                        httpd = _http_server(self.page, self._socket, self.log)
+                    except Exception as exc:  # e.g. http.server cannot be imported here
+                        self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
+                        self._socket.close()  # browsers are refused at once, not left waiting
+                        return
+                httpd.handle_request()  # accepts the waiting browser; its own thread answers
 
     def close(self):
-        with self._lock:
-            self._closed, httpd = True, self._httpd
-        if httpd is not None:  # serving: it always reaches serve_forever, which shutdown stops
-            httpd.shutdown()
-            httpd.server_close()
-        else:
-            import socket
-            try:
-                self._socket.shutdown(socket.SHUT_RDWR)  # wakes accept() on Linux
-            except OSError:
-                pass
-            self._socket.close()
+        self._closed = True
+        try:
+            self._waker.send(b"\0")
+        except OSError:
+            pass
         self._thread.join(timeout=5)
+        for sock in (self._socket, self._wake, self._waker):
+            sock.close()
 
 
 def serve_http(page, host="127.0.0.1", log=None):
@@ -299,6 +290,7 @@ def _http_server(page, listening, log):
     httpd = ThreadingHTTPServer(listening.getsockname(), Handler, bind_and_activate=False)
     httpd.socket.close()
     httpd.socket, httpd.daemon_threads = listening, True
+    httpd.timeout = 0  # handle_request() runs when a browser is already waiting: never block
     return httpd
 
 

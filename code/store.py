@@ -41,8 +41,7 @@ import os
 import re
 import secrets
 import stat
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections import namedtuple
 
 from dirfd import Folder, identity, valid_name
 from roots import MissingRoot, RootError, path_to_uri
@@ -65,22 +64,18 @@ class StoreError(Exception):
     """A note operation that could not be done; nothing was changed. Its text says why."""
 
 
-class Note(NamedTuple):
+class Note(namedtuple("Note", "id title created path dev ino ctime_ns")):
     """A note as it was listed: which file it is and where it was then.
 
-    The file is its device and inode, and the time its inode last changed (`ctime_ns`): an
-    inode number freed by a deletion may be given to the next file created, so the number
-    alone could mistake a replacement for the original. A tuple, so `list(note)` can go
-    through `ctx.memo` and `Note(*fields)` rebuilds it.
+    `id`, `title` and `created` (YYYY-MM-DD) come from its header; `path` is its real path
+    when it was listed (text: for showing and finding its root). The file is its device and
+    inode (`dev`, `ino`), and the time its inode last changed (`ctime_ns`): an inode number
+    freed by a deletion may be given to the next file created, so the number alone could
+    mistake a replacement for the original. A tuple, so `list(note)` can go through
+    `ctx.memo` and `Note(*fields)` rebuilds it.
     """
 
-    id: str
-    title: str
-    created: str   # YYYY-MM-DD
-    path: str      # real path when it was listed (text: for showing and finding its root)
-    dev: int
-    ino: int
-    ctime_ns: int
+    __slots__ = ()
 
     def file(self):
         """Which file this is: (device, inode, inode change time)."""
@@ -515,18 +510,20 @@ def remove_temporaries():
 
 
 # -- open handles -----------------------------------------------------------------------------
-@dataclass
 class Handle:
     """An open note: `fd` reads the very file that was opened, wherever it is now.
 
-    `path` is the text path it had when opened, and may be stale; `current_path()` asks the
-    kernel where the file is now."""
+    `id` is the handle's, `note_id` its note's. `path` is the text path it had when opened,
+    and may be stale; `current_path()` asks the kernel where the file is now. `revoked` says
+    why it stopped working (empty while it works)."""
 
-    id: str
-    note_id: str
-    path: str
-    fd: int
-    revoked: str = ""  # why it stopped working, empty while it works
+    revoked = ""
+
+    def __init__(self, id, note_id, path, fd):
+        self.id, self.note_id, self.path, self.fd = id, note_id, path, fd
+
+    def __repr__(self):
+        return f"Handle({self.id!r}, note_id={self.note_id!r}, path={self.path!r}, fd={self.fd})"
 
     def summary(self):
         """What a tool result shows of a handle: its id, its note's id and its uri."""

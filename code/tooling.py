@@ -16,8 +16,6 @@ Deliberate simplifications: arguments are checked against a small subset of JSON
 (required keys, unknown keys, primitive types), which is all the lesson's tools use.
 """
 
-from dataclasses import dataclass, field
-
 import wire
 
 
@@ -88,16 +86,20 @@ TYPE_CHECKS = {"string": lambda v: isinstance(v, str),
                "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
 
 
-@dataclass
 class Tool:
-    name: str
-    description: str
-    handler: object  # handler(ctx, **arguments) -> result dict or str
-    input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})
-    annotations: dict = field(default_factory=dict)
-    output_schema: dict | None = None
-    title: str | None = None
-    origin: str = "base"  # "base" or the solution file it came from
+    """One tool: `handler(ctx, **arguments)` returns a result dict or a str; the schemas are
+    JSON Schema dicts. `origin` is "base" or the solution file the tool came from."""
+
+    def __init__(self, name, description, handler, input_schema=None, annotations=None,
+                 output_schema=None, title=None, origin="base"):
+        self.name, self.description, self.handler = name, description, handler
+        self.input_schema = {"type": "object", "properties": {}} if input_schema is None \
+            else input_schema
+        self.annotations = {} if annotations is None else annotations
+        self.output_schema, self.title, self.origin = output_schema, title, origin
+
+    def __repr__(self):
+        return f"Tool({self.name!r}, origin={self.origin!r})"
 
     def describe(self):
         entry = {"name": self.name, "description": self.description,

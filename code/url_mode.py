@@ -25,7 +25,6 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
 from elicitation import supports_url
@@ -95,16 +94,24 @@ class FlowError(Exception):
     """A completion attempt that must attach nothing (unknown, used, expired, tampered)."""
 
 
-@dataclass
 class FlowRecord:
-    elicitation_id: str
-    nonce: str
-    session_id: str
-    subject: str
-    provider: str
-    expires_at: float
-    status: str = "pending"  # pending -> completed, denied or retired, once; expiry on use
-    on_complete: object = field(default=None, repr=False)  # the session's flow_finished
+    """One URL elicitation: its public `elicitation_id`, the single-use `nonce` its page's form
+    posts back, whose it is (`session_id`, `subject`), the `provider`, when it expires
+    (`expires_at`, on the store's clock), its `status` (pending -> completed, denied or
+    retired, once; expiry on use) and `on_complete`, the session's flow_finished."""
+
+    status = "pending"
+
+    def __init__(self, elicitation_id, nonce, session_id, subject, provider, expires_at,
+                 on_complete=None):
+        self.elicitation_id, self.nonce, self.session_id = elicitation_id, nonce, session_id
+        self.subject, self.provider, self.expires_at = subject, provider, expires_at
+        self.on_complete = on_complete
+
+    def __repr__(self):
+        return (f"FlowRecord({self.elicitation_id!r}, session_id={self.session_id!r}, "
+                f"subject={self.subject!r}, provider={self.provider!r}, "
+                f"status={self.status!r})")
 
 
 class FlowStore:

@@ -109,3 +109,9 @@ def test_a_question_with_a_lone_surrogate_is_asked_at_both_revisions(tmp_path, p
     kind, asked = talk.call("pregunta")
     assert kind == "asks" and asked["message"] == "¿Borro «nota \udcff»?"
     assert talk.answer({"action": "decline"})[1]["result"]["content"][0]["text"] == "decline"
+
+
+def test_the_key_and_a_binding_never_show_the_secret_when_printed():
+    shown = repr(KEY) + repr(binding()) + str(binding())
+    assert KEY.secret.hex() not in shown and repr(KEY.secret) not in shown
+    assert KEY.id in shown and "notes_delete" in shown  # what is public still shows
