@@ -41,6 +41,20 @@ def _json(value) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
+def _signed(raw: bytes, key: bytes) -> str:
+    """`body.tag`: the content in base64 and its HMAC-SHA256 with the server's key."""
+    return f"{_b64(raw)}.{_b64(hmac.new(key, raw, hashlib.sha256).digest())}"
+
+
+def _verified(token: str, key: bytes):
+    """The JSON inside a `_signed` token whose tag matches the key (ValueError if not)."""
+    body, tag = token.split(".")
+    raw = _unb64(body)
+    if not hmac.compare_digest(_unb64(tag), hmac.new(key, raw, hashlib.sha256).digest()):
+        raise ValueError("bad tag")
+    return json.loads(raw)
+
+
 class EncodedOnly:
     """BROKEN: no key at all. base64 hides nothing and proves nothing."""
 
@@ -70,16 +84,10 @@ class KeyedButUnbound:
     """BROKEN: the server's key and an expiry, but nothing about the call it was sealed for."""
 
     def seal(self, payload, binding):
-        raw = _json({"exp": int(binding.expires_at), "data": payload})
-        return f"{_b64(raw)}.{_b64(hmac.new(binding.key, raw, hashlib.sha256).digest())}"
+        return _signed(_json({"exp": int(binding.expires_at), "data": payload}), binding.key)
 
     def open(self, token, binding):
-        body, tag = token.split(".")
-        raw = _unb64(body)
-        if not hmac.compare_digest(_unb64(tag), hmac.new(binding.key, raw, hashlib.sha256)
-                                   .digest()):
-            raise ValueError("bad tag")
-        sealed = json.loads(raw)
+        sealed = _verified(token, binding.key)
         if sealed["exp"] < binding.now:
             raise ValueError("expired")
         return sealed["data"]  # for whichever tool and arguments came with it
@@ -89,16 +97,11 @@ class ForeverReusable:
     """BROKEN: keyed and bound to the call, but it never expires and never forgets."""
 
     def seal(self, payload, binding):
-        raw = _json({"tool": binding.tool, "args": binding.arguments, "data": payload})
-        return f"{_b64(raw)}.{_b64(hmac.new(binding.key, raw, hashlib.sha256).digest())}"
+        sealed = {"tool": binding.tool, "args": binding.arguments, "data": payload}
+        return _signed(_json(sealed), binding.key)
 
     def open(self, token, binding):
-        body, tag = token.split(".")
-        raw = _unb64(body)
-        if not hmac.compare_digest(_unb64(tag), hmac.new(binding.key, raw, hashlib.sha256)
-                                   .digest()):
-            raise ValueError("bad tag")
-        sealed = json.loads(raw)
+        sealed = _verified(token, binding.key)
         if (sealed["tool"], sealed["args"]) != (binding.tool, binding.arguments):
             raise ValueError("sealed for another call")
         return sealed["data"]  # no expiry checked, no note of having been opened

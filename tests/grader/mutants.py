@@ -180,6 +180,16 @@ RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes d
             raise ValueError("caducado")
 """
 
+# a guard that counts any declared elicitation as URL mode: what it loses, in either base
+GUARD_WITHOUT_CAPABILITY_LOSES = (
+    {"ej3/test_url_mode_from_sdk_1_23_1", "ej3/test_versions_compare_as_numbers",
+     "ej3/test_client_must_declare_url_elicitation",
+     "ej3_hidden/test_short_and_long_version_numbers", "ej3_hidden/test_other_prereleases",
+     "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
+    | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
+    | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"))
+
+
 MUTANTS = [
     # -- the blind test's bugs ------------------------------------------------------------------
     Mutant("no_revisa_las_roots_tras_el_formulario", "ejercicio2.py", BODY, """\
@@ -337,13 +347,7 @@ MUTANTS = [
            "2025-06-18 no tiene modo URL"),
     Mutant("elicitation_vacia_cuenta_como_url", "ejercicio3.py", GUARD_CAPABILITY,
            "    return isinstance(client_capabilities.get(\"elicitation\"), dict)\n",
-           {"ej3/test_url_mode_from_sdk_1_23_1", "ej3/test_versions_compare_as_numbers",
-            "ej3/test_client_must_declare_url_elicitation",
-            "ej3_hidden/test_short_and_long_version_numbers",
-            "ej3_hidden/test_other_prereleases",
-            "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
-           | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
-           | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"),
+           GUARD_WITHOUT_CAPABILITY_LOSES,
            "el servidor no pudo enviar la URL"),
     # -- exercise 3's flow: one bug each ------------------------------------------------------
     Mutant("el_enlace_dice_quien_eres", "ejercicio3.py", FLOW_URL,
@@ -809,13 +813,7 @@ BLIND_MUTANTS = [
     blind3("a_ciegas_ej3_guarda_sin_capacidad",
            '    return isinstance(elicitacion, dict) and isinstance(elicitacion.get("url"), '
            'dict)\n', "    return isinstance(elicitacion, dict)  # BUG: sin mirar url\n",
-           {"ej3/test_url_mode_from_sdk_1_23_1", "ej3/test_versions_compare_as_numbers",
-            "ej3/test_client_must_declare_url_elicitation",
-            "ej3_hidden/test_short_and_long_version_numbers",
-            "ej3_hidden/test_other_prereleases",
-            "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
-           | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
-           | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"),
+           GUARD_WITHOUT_CAPABILITY_LOSES,
            "el servidor no pudo enviar la URL", severe=True),
     blind3("a_ciegas_ej3_sin_aviso_de_fin", "    if aviso is not None:\n        aviso(flujo)\n",
            "    pass  # BUG: nadie avisa al cliente\n",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import re
@@ -63,6 +64,27 @@ def import_mcp_ui():
     import mcp_ui
 
     return mcp_ui
+
+
+def lab_run(body):
+    """Run `await body(lab)` on a fresh practice lab (mcp_ui.NotesLab); closed afterwards."""
+    async def go():
+        lab = import_mcp_ui().NotesLab(quiet=True)
+        try:
+            return await body(lab)
+        finally:
+            lab.close()
+    return asyncio.run(go())
+
+
+def against_both(attack, sealer, **config):
+    """(notebook 06's `attack` Outcome on a 2026-07-28 server using `sealer`, the same attack's
+    on a server using its own sealer); `config` goes to both lab.connect calls."""
+    async def body(lab):
+        broken = await lab.connect("2026-07-28", sealer=sealer, quiet=True, **config)
+        server = await lab.connect("2026-07-28", quiet=True, **config)
+        return await attack(broken), await attack(server)
+    return lab_run(body)
 
 
 # -- the clock: each notebook's stated times, and the rule that computes them -----------------

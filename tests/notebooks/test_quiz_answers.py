@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from notebook_helpers import NOTEBOOKS, import_mcp_ui, read
+from notebook_helpers import NOTEBOOKS, against_both, import_mcp_ui, lab_run, read
 from test_lesson_structure import quiz_questions
 
 import elicitation  # code/, put on sys.path by notebook_helpers
@@ -40,16 +40,6 @@ class Answer:
 def defs(revision):
     return _revision(revision).defs
 
-
-def lab_run(body):
-    """Run `await body(lab)` on a fresh practice lab; the lab is closed afterwards."""
-    async def go():
-        lab = ui.NotesLab(quiet=True)
-        try:
-            return await body(lab)
-        finally:
-            lab.close()
-    return asyncio.run(go())
 
 
 def frames_from_server(conn):
@@ -297,38 +287,30 @@ def a_sealed_state_can_be_replayed():
 
 
 # notebook 06's attacks quiz: each answer is what the attack of lessons/mcp_ui/attacks.py does
-def attack_outcomes(attack, sealer, **config):
-    """(the attack's Outcome with a weak sealer, the same attack's with the server's own)."""
-    async def body(lab):
-        broken = await lab.connect(NEW, sealer=sealer, quiet=True, **config)
-        server = await lab.connect(NEW, quiet=True, **config)
-        return await attack(broken), await attack(server)
-    return lab_run(body)
-
 
 def an_encoded_state_shows_the_notes_found_and_the_roots():
-    broken, _ = attack_outcomes(ui.attacks.read, ui.weak_sealers.EncodedOnly())
+    broken, _ = against_both(ui.attacks.read, ui.weak_sealers.EncodedOnly())
     assert any("tps-2023.md" in r for r in broken.revealed)
     assert any(r.startswith("file://") for r in broken.revealed)
 
 
 def an_unkeyed_hash_is_recomputed_by_the_forger():
-    broken, server = attack_outcomes(ui.attacks.forge, ui.weak_sealers.UnkeyedHash())
+    broken, server = against_both(ui.attacks.forge, ui.weak_sealers.UnkeyedHash())
     assert broken.changes and server.refused and not server.changes
 
 
 def an_unbound_state_works_in_another_call():
-    broken, server = attack_outcomes(ui.attacks.move, ui.weak_sealers.KeyedButUnbound())
+    broken, server = against_both(ui.attacks.move, ui.weak_sealers.KeyedButUnbound())
     assert broken.changes and server.refused and not server.changes
 
 
 def a_declined_round_replays_as_a_yes_with_the_servers_sealer():
-    _, server = attack_outcomes(ui.attacks.replay, ui.weak_sealers.ForeverReusable())
+    _, server = against_both(ui.attacks.replay, ui.weak_sealers.ForeverReusable())
     assert server.changes == ["desapareció Notas/tps-2024.md"]
 
 
 def an_expiry_inside_the_seal_stops_a_late_token():
-    broken, server = attack_outcomes(ui.attacks.expired, ui.weak_sealers.ForeverReusable(),
+    broken, server = against_both(ui.attacks.expired, ui.weak_sealers.ForeverReusable(),
                                      state_ttl=1)
     assert broken.changes and server.refused and not server.changes
 

@@ -9,34 +9,15 @@ notebook says the server's sealer falls too (the state is readable, a used round
 test pins that as well: it is what the challenge asks the learner to close.
 """
 
-import asyncio
 
 import pytest
-from notebook_helpers import import_mcp_ui
+from notebook_helpers import against_both, import_mcp_ui, lab_run
 
 ui = import_mcp_ui()
 NEW = "2026-07-28"
 attacks, weak = ui.attacks, ui.weak_sealers
 
 
-def lab_run(body):
-    """Run `await body(lab)` on a fresh practice lab; the lab is closed afterwards."""
-    async def go():
-        lab = ui.NotesLab(quiet=True)
-        try:
-            return await body(lab)
-        finally:
-            lab.close()
-    return asyncio.run(go())
-
-
-def against_both(attack, sealer, **config):
-    """(the attack's Outcome with `sealer`, the same attack's with the server's own sealer)."""
-    async def body(lab):
-        broken = await lab.connect(NEW, sealer=sealer, quiet=True, **config)
-        server = await lab.connect(NEW, quiet=True, **config)
-        return await attack(broken), await attack(server)
-    return lab_run(body)
 
 
 def refused_and_nothing_changed(outcome):
