@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -107,3 +108,17 @@ def deliberate_waits(notebook: Path) -> float:
                 if keyword.arg in DELIBERATE and isinstance(keyword.value, ast.Constant):
                     total += float(keyword.value.value)
     return total
+
+
+CURRENT_TAB = "#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel"
+
+
+def wait_until_current(page, path: str, timeout: float) -> None:
+    """Until the main area's current tab is the document ``path`` (JupyterLab and JupyterLite).
+    Opening a notebook by URL first restores the tabs the workspace left open (a learner's
+    earlier notebooks) and only then opens ``path``: on a busy machine one of those is current,
+    with an idle kernel, in between, and the status bar's "Idle" speaks of the current tab."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    label = re.compile(rf"^\s*{re.escape(name)}\s*$")
+    page.locator(CURRENT_TAB).filter(has_text=label).first.wait_for(state="visible",
+                                                                     timeout=timeout)

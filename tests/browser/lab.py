@@ -57,7 +57,7 @@ from urllib.parse import quote
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from waits import PATIENCE, ms  # noqa: E402
+from waits import PATIENCE, ms, wait_until_current  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -259,8 +259,10 @@ def wait_for_idle(page, timeout: float = ms(PATIENCE)) -> None:
 
 def open_notebook(page, lab: Lab, relpath: str, timeout: float = ms(PATIENCE),
                   workspace: str | None = None) -> None:
-    """Open ``relpath`` (relative to the lab's root_dir) and wait for an idle kernel."""
+    """Open ``relpath`` (relative to the lab's root_dir) and wait until it is the current tab
+    and its kernel is idle."""
     page.goto(lab.notebook_url(relpath, workspace), timeout=timeout)
+    wait_until_current(page, relpath, timeout)
     wait_for_idle(page, timeout)
 
 

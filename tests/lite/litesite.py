@@ -40,7 +40,7 @@ from pathlib import Path
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from waits import PATIENCE, ms  # noqa: E402
+from waits import PATIENCE, ms, wait_until_current  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -302,9 +302,11 @@ def wait_for_kernel_idle(page, timeout: float = ms(PATIENCE)) -> None:
 
 
 def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> float:
-    """Open ``path`` of the site and wait for an idle kernel; returns the seconds it took."""
+    """Open ``path`` of the site and wait until it is the current tab and its kernel is idle
+    (the status bar speaks of the current tab); returns the seconds it took."""
     start = time.monotonic()
     page.goto(notebook_url(base, path), timeout=timeout)
+    wait_until_current(page, path, timeout)
     wait_for_kernel_idle(page, timeout)
     return time.monotonic() - start
 
