@@ -305,6 +305,13 @@ def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> 
     """Open ``path`` of the site and wait until it is the current tab and its kernel is idle
     (the status bar speaks of the current tab); returns the seconds it took."""
     start = time.monotonic()
+    # First an empty layout: `?reset` clears the saved workspace (the tabs this browser left
+    # open, never the files) and the site shows its Launcher. Otherwise it restores every
+    # notebook opened before in this browser, each starting its kernel, and opening ``path``
+    # races that restore: under load ``path`` was seen never to get a tab. (`reset` and `path`
+    # in one URL do not work: the reset drops the path.)
+    page.goto(f"{base}/lab/index.html?reset", timeout=timeout)
+    wait_until_current(page, "Launcher", timeout)
     page.goto(notebook_url(base, path), timeout=timeout)
     wait_until_current(page, path, timeout)
     wait_for_kernel_idle(page, timeout)
