@@ -120,8 +120,10 @@ stress: venv chromium clients lite-venv
 stress-full: venv chromium clients lite-venv lint
 	$(BIN)/python tools/stress.py --suites tests $(STRESS_ARGS)
 
+# --no-cache: a cached verdict hid an import order that depends on build/ existing (isort
+# counts a top-level folder as first-party), so a second `make test` in one tree failed here.
 lint: venv
-	$(BIN)/ruff check .
+	$(BIN)/ruff check --no-cache .
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules

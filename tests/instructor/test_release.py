@@ -32,10 +32,9 @@ import pytest
 from conftest import REFERENCE, REPO
 from grading_points import CHALLENGE_FULL, PUBLIC_TOTAL, TOTAL
 
-sys.path.insert(0, str(REPO / "editions" / "release"))
-import build  # noqa: E402  (editions/release/build.py)
-
-from editions import common  # noqa: E402  (the one leak check; build.py put REPO on sys.path)
+sys.path.insert(0, str(REPO))  # editions/ is a package at the top level
+from editions import common  # noqa: E402  (the one leak check)
+from editions.release import build as builder  # noqa: E402  (editions/release/build.py)
 
 STARTER = REPO / "tests" / "grader" / "fixtures" / "starter.ipynb"
 CONTAINER = REPO / "tests" / "grader" / "nonamespaces.py"  # root, namespaces refused
@@ -86,21 +85,21 @@ def test_tests_that_need_the_reference_are_left_out_and_said_so(release):
     assert "left out of the student edition (needs grader/reference): tests/" in output
     for name in files_of(student):
         if name.startswith("tests/") and name.endswith(".py"):
-            assert not build.needs_reference((student / name).read_text()), name
+            assert not builder.needs_reference((student / name).read_text()), name
 
 
 def test_a_test_needs_what_is_left_out_when_it_names_the_reference_or_imports_a_helper():
-    assert build.needs_reference('REFERENCE = REPO / "grader" / "reference" / "soluciones"\n')
-    assert build.needs_reference("from mutants import MUTANTS, REFERENCE\n")
-    assert build.needs_reference("import null_solutions\n")
-    assert not build.needs_reference("import json\nfrom grader import selfcheck\n")
+    assert builder.needs_reference('REFERENCE = REPO / "grader" / "reference" / "soluciones"\n')
+    assert builder.needs_reference("from mutants import MUTANTS, REFERENCE\n")
+    assert builder.needs_reference("import null_solutions\n")
+    assert not builder.needs_reference("import json\nfrom grader import selfcheck\n")
 
 
 def test_the_student_readme_keeps_the_recipes_and_drops_the_instructors_section(release):
     student, _, _ = release
     readme = (student / "README.md").read_text()
     assert "Edición para estudiantes" in readme
-    assert build.INSTRUCTORS_SECTION not in readme and build.EXERCISES_SECTION not in readme
+    assert builder.INSTRUCTORS_SECTION not in readme and builder.EXERCISES_SECTION not in readme
     assert "## Ejercicios y autoevaluación" in readme
     assert "## Usar el servidor con clientes reales" in readme  # tests/clients read it
     original = (REPO / "README.md").read_text()
@@ -177,7 +176,7 @@ def test_the_bundle_has_gradescopes_layout_the_hidden_tests_and_no_reference(rel
     assert {"grader/checks/hidden/test_ej2_hidden.py", "grader/checks/public/test_ej2.py",
             "code/main.py"} <= names
     assert not [n for n in names if n.startswith("grader/reference/")]
-    assert build.check_bundle(bundle) == []
+    assert builder.check_bundle(bundle) == []
 
 
 HOSTILE = '''
