@@ -136,6 +136,8 @@ class SubmissionState:
     expired: bool = False                     # the watchdog fired
     dirty: bool = False                       # sweep the sandbox after this test
     counter: int = 0                          # tests started (each Lab gets its number)
+    sweeps: int = 0                           # sandbox sweeps so far (they kill every server)
+    pending: list = field(default_factory=list)  # tests waiting on the clock (checks/later.py)
     frame_cost: int = 0                       # real bytes of the frames of all its servers
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
     shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2

@@ -4,8 +4,9 @@
 ones when they are there), takes its `@graded` functions in file order, runs each (once per
 revision when it has `revisions`) with a fresh `lab` and `grade`, and records the result in
 `state.results` exactly as the pytest plugin does: the same specs, the same scoring, the same
-redaction (grader/checks/grading.py). A file that does not import is the grader's own fault
-(`state.internal_errors`), as under pytest.
+redaction (grader/checks/grading.py), and the same order: the tests that wait on the clock
+first among the public and among the hidden ones, finished by grader/checks/later.py. A file
+that does not import is the grader's own fault (`state.internal_errors`), as under pytest.
 
 Deliberate simplifications: no fixtures but `lab`, `grade` and `revision` (the checks use no
 other); no test selection beyond `state.only`.
@@ -15,7 +16,7 @@ import importlib
 import inspect
 import os
 
-from grader.checks import grading
+from grader.checks import grading, later
 from grader.checks.lab import close_lab, open_lab
 from grader.paths import REPO_DIR
 
@@ -33,6 +34,7 @@ def graded_functions(module):
 
 
 def run(state, files):
+    tests = []
     for path in files:
         try:
             module = importlib.import_module(module_name(path))
@@ -48,14 +50,21 @@ def run(state, files):
                 spec = grading.spec_for(function, path, revision)
                 if state.only and spec["exercise"] not in state.only:
                     continue
-                state.expected[spec["id"]] = spec
-                state.results[spec["id"]] = run_one(state, spec, function, revision)
+                state.expected[spec["id"]] = spec  # the report's order: the files'
+                tests.append((spec, function, revision))
+    for spec, function, revision in later.waiting_first(tests, lambda test: test[0]):
+        later.run_due(state)
+        result = run_one(state, spec, function, revision)
+        if result is not None:
+            state.results[spec["id"]] = result
+    later.finish(state)
 
 
 def run_one(state, spec, function, revision):
+    """The test's result, or None when it waits on the clock (later.py scores it then)."""
     grade = grading.new_grade(spec)
     try:
-        lab = open_lab(state, spec)
+        lab = open_lab(state, spec, spec["id"])
     except Exception as exc:
         return grading.score(state, spec, grade, exc)
     try:
@@ -68,4 +77,4 @@ def run_one(state, spec, function, revision):
         exc = raised
     finally:
         close_lab(state, lab)
-    return grading.score(state, spec, grade, exc)
+    return None if lab.waiting else grading.score(state, spec, grade, exc)

@@ -39,7 +39,6 @@ import html
 import math
 import os
 import re
-import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
@@ -432,11 +431,3 @@ def not_authorized(grade, trace, when, severe=True):
     return grade.check(not done, f"{when}, notes_backup aún no hace la copia" if not done else
                        f"{when}, notes_backup hizo la copia (respondió {reply(trace, 120)}): el "
                        "usuario quedó autorizado sin completar el flujo", severe=severe)
-
-
-def pause(lab, seconds):
-    """Let time pass (a link's lifetime), within the budget."""
-    if lab.state.left() <= seconds:
-        raise Broken("se agotó el tiempo total de corrección de esta entrega")
-    time.sleep(seconds)
-

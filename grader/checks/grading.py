@@ -8,7 +8,9 @@ redacted the same way whoever runs it.
 A test is a function `test_x(lab, grade[, revision])` declared with
 `@graded(exercise, points, title, hidden=False, revisions=None)`. With `revisions` (usually
 `REVISIONS`, the two the lesson teaches), it runs once per protocol revision (pytest
-parametrizes it; direct.py loops).
+parametrizes it; direct.py loops). A test that must let a lifetime pass (a link's, a
+requestState's) is a generator: it sets its scenario up, `yield`s the seconds to wait, then
+checks; grader/checks/later.py overlaps that wait with the tests that run meanwhile.
 
 `Grade.check` records one expectation in Spanish (what was sent, what came back, what was
 expected); `Grade.require` is a gate: when it fails the test scores 0 with that reason
@@ -31,6 +33,8 @@ did not expect scores 0 with status "error". Hidden tests are redacted by constr
 - the result carries `"hidden": true`.
 """
 
+import functools
+import inspect
 import os
 import traceback
 
@@ -176,12 +180,28 @@ def graded(exercise, points, title, hidden=False, revisions=None, severe=None):
     its checks guard (`Grade.check(..., severe=True)`), e.g. "no archivar nada si el usuario
     rechaza"; see `essentials`."""
     def mark(function):
-        function.grading = {"exercise": exercise, "points": points, "title": title,
-                            "hidden": bool(hidden),
-                            "revisions": tuple(revisions) if revisions else None,
-                            "severe": severe}
-        return function
+        waits = inspect.isgeneratorfunction(function)
+        test = started_then_kept(function) if waits else function
+        test.grading = {"exercise": exercise, "points": points, "title": title,
+                        "hidden": bool(hidden),
+                        "revisions": tuple(revisions) if revisions else None,
+                        "severe": severe, "waits": waits}
+        return test
     return mark
+
+
+def started_then_kept(steps_of):
+    """The test a runner calls for a generator test `steps_of`: it runs the steps up to the
+    first `yield seconds` and hands the rest to its lab (`Lab.wait_then`), which keeps its
+    servers and folders until grader/checks/later.py finishes it (or, after a sweep killed
+    those servers, runs `steps_of` again from the start, waiting inline)."""
+    @functools.wraps(steps_of)
+    def test(lab, grade, **rest):
+        steps = steps_of(lab=lab, grade=grade, **rest)
+        seconds = next(steps, None)
+        if seconds is not None:
+            lab.wait_then(seconds, steps, grade, steps_of, rest)
+    return test
 
 
 def spec_for(function, module_file, revision=None):

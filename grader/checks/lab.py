@@ -5,17 +5,28 @@ gates on what the server's `tools/list` answered; `lab.folders(...)` lays out no
 (grader/checks/notes_tree.py); `lab.server(revision, ...)` starts a server with the learner's
 solution and connects the grader's client (grader/checks/runs.py); `lab.shared_server(...)`
 reuses one per revision for the whole submission. `open_lab` and `close_lab` are the lifecycle
-both runners (the pytest plugin and grader/checks/direct.py) give each test.
+both runners (the pytest plugin and grader/checks/direct.py) give each test. A test that waits
+on the clock hands its rest to `lab.wait_then`: its lab stays open until grader/checks/later.py
+finishes it.
 
 Deliberate simplifications: one lab per test; a shared server that died is replaced, not
 repaired.
 """
+
+import collections
+import time
 
 from grader.checks.grading import Abort, Broken
 from grader.checks.notes_tree import Tree
 from grader.checks.runs import InProcessRun, ServerRun, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
+
+# A test waiting on the clock: its lab, its grade, the rest of its steps (a generator), when
+# they may go on, the sweeps so far (a sweep kills its servers), and how to start it again
+# (its generator function and its other arguments, such as the revision).
+Waiting = collections.namedtuple("Waiting", "key spec lab grade steps deadline sweeps steps_of "
+                                            "arguments")
 
 STATE_OPTIONS = {  # lab.server(state=...) -> (`main.py serve` option, server.Config field)
     "sealer": ("--state-sealer", "state_sealer"), "key": ("--state-key", "state_key"),
@@ -25,10 +36,12 @@ STATE_OPTIONS = {  # lab.server(state=...) -> (`main.py serve` option, server.Co
 class Lab:
     """One test's workspace: its folders, its servers; everything is stopped afterwards."""
 
-    def __init__(self, state, index):
+    def __init__(self, state, index, spec=None, key=None):
         self.state, self.index = state, index
+        self.spec, self.key = spec, key
         self.runs = []
         self.trees = []
+        self.waiting = False  # kept open for the rest of its test (grader/checks/later.py)
 
     def require_solution(self):
         if self.state.broken:
@@ -112,6 +125,17 @@ class Lab:
                 run.peer.connect()
         return run
 
+    def wait_then(self, seconds, steps, grade, steps_of, arguments):
+        """Keep this lab (servers, folders) for the rest of its test, which goes on `seconds`
+        from now (grader/checks/later.py). Broken when the budget cannot cover the wait."""
+        if self.state.left() <= seconds:
+            steps.close()
+            raise Broken(OUT_OF_TIME)
+        self.waiting = True
+        self.state.pending.append(Waiting(self.key, self.spec, self, grade, steps,
+                                          time.monotonic() + seconds, self.state.sweeps,
+                                          steps_of, arguments))
+
     def finish(self, run):
         """Stop a server of this test now (its threads and its process go at once)."""
         if run in self.runs:
@@ -145,12 +169,13 @@ def server_flags(pages=False, url_ttl=None, user=None, second_user=None):
     return flags
 
 
-def open_lab(state, spec):
-    """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more."""
+def open_lab(state, spec, key=None):
+    """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more.
+    `key`: the test's key in `state.results` (pytest's node id, or the spec's id)."""
     state.counter += 1
     state.hidden_now = spec["hidden"]
     state.hidden_started = state.hidden_started or spec["hidden"]
-    lab = Lab(state, state.counter)
+    lab = Lab(state, state.counter, spec, key)
     if state.left() <= 0:
         state.fail(OUT_OF_TIME)
     if state.broken:
@@ -159,9 +184,13 @@ def open_lab(state, spec):
 
 
 def close_lab(state, lab):
-    lab.close()
+    """End a test's turn: its lab is closed (unless it waits on the clock: later.py closes it),
+    and after a misbehaving server the sandbox is swept (every server in it is killed)."""
+    if not lab.waiting:
+        lab.close()
     if state.dirty:  # something misbehaved: nothing it left behind may reach the next test
         state.dirty = False
+        state.sweeps += 1
         try:
             state.host.sweep()
         except Exception:

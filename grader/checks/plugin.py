@@ -10,15 +10,18 @@ code alone: a test that raised anything we did not expect scores 0 with status "
 A grading file that fails to import is recorded as the grader's own fault (the runner turns it
 into exit code 3), as is a test that fails in a way the learner's data cannot explain.
 
+Tests that wait on the clock start first among the public (or the hidden) tests and are
+finished by grader/checks/later.py between the tests that follow (and after the last one).
+
 Deliberate simplifications: one submission per pytest session; the test order is the order of
-the files the runner gives (public before hidden), then the file order.
+the files the runner gives (public before hidden), then the file order (the report keeps it).
 """
 
 import os
 
 import pytest
 
-from grader.checks import grading
+from grader.checks import grading, later
 from grader.checks.lab import close_lab, open_lab
 
 state = None  # the SubmissionState being graded; set by grader.runner before pytest.main
@@ -58,7 +61,7 @@ def pytest_collection_modifyitems(session, config, items):
             state.expected[item.nodeid] = spec
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-    items[:] = kept
+    items[:] = later.waiting_first(kept, lambda item: state.expected[item.nodeid])
 
 
 @pytest.fixture
@@ -68,9 +71,19 @@ def grade(request):
 
 @pytest.fixture
 def lab(request):
-    workspace = open_lab(state, state.expected[request.node.nodeid])
+    later.run_due(state)
+    workspace = open_lab(state, state.expected[request.node.nodeid], request.node.nodeid)
     yield workspace
     close_lab(state, workspace)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    yield
+    try:
+        later.finish(state)
+    except Exception:
+        state.internal_errors.append(f"finishing the tests that wait:\n{grading.trace_now()}")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -80,6 +93,9 @@ def pytest_runtest_makereport(item, call):
     spec = state.expected.get(item.nodeid)
     if spec is None or item.nodeid in state.results:
         return
+    workspace = item.funcargs.get("lab") if hasattr(item, "funcargs") else None
+    if call.when == "call" and getattr(workspace, "waiting", False):
+        return  # scored by grader/checks/later.py when its wait is over
     if call.when == "call" or (call.when == "setup" and report.failed):
         grade = item.funcargs.get("grade") if hasattr(item, "funcargs") else None
         exc = call.excinfo.value if call.excinfo is not None else None

@@ -38,7 +38,6 @@ import lzma
 import re
 import secrets
 import string
-import time
 import tokenize
 import zlib
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from io import StringIO
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
-from grader.state import OUT_OF_TIME, RetoFacts, RetoSource
+from grader.state import RetoFacts, RetoSource
 
 REVISION = "2026-07-28"
 TOOL, TITLE = "notes_delete", "Informe"
@@ -495,9 +494,3 @@ def attempts(grade, flow, tree, variants, responses, what, hidden=False, name=TO
     if severe_if_changed and changed:
         return grade.check(False, text, severe=True)
     return grade.check(not accepted, text)
-
-
-def wait_past(lab, seconds):
-    if lab.state.left() <= seconds:
-        raise Broken(OUT_OF_TIME)
-    time.sleep(seconds)

@@ -1,0 +1,206 @@
+"""Tests that wait on the clock (grader/checks/later.py): overlapped, never shortened, and run
+again from the start when a sweep killed their servers.
+
+Each test here drives the real `@graded` wrapper, `open_lab`/`close_lab` and later.py the way
+both runners do (later.run_due before each test's lab opens, later.finish after the last),
+with graded functions that start no server: what they record is the order things happened in.
+"""
+
+import time
+
+import pytest
+
+from grader.checks import grading, later
+from grader.checks.grading import graded
+from grader.checks.lab import close_lab, open_lab
+from grader.state import OUT_OF_TIME, SubmissionState
+
+WAIT = 0.3
+
+
+class Host:
+    """What close_lab needs of a host: a sweep, counted."""
+
+    def __init__(self):
+        self.sweeps = 0
+
+    def sweep(self):
+        self.sweeps += 1
+
+
+def new_state(budget=60.0):
+    return SubmissionState(budget=budget, host=Host())
+
+
+def spec_of(function, hidden=None):
+    spec = grading.spec_for(function, "/checks/test_x.py")
+    return spec if hidden is None else {**spec, "hidden": hidden}
+
+
+def run(state, tests):
+    """What direct.run does with (spec, function) pairs: run_due, one lab each, finish."""
+    for spec, function in later.waiting_first(tests, lambda test: test[0]):
+        later.run_due(state)
+        grade = grading.new_grade(spec)
+        lab = open_lab(state, spec, spec["id"])
+        exc = None
+        try:
+            function(lab=lab, grade=grade)
+        except Exception as raised:
+            exc = raised
+        finally:
+            close_lab(state, lab)
+        if not lab.waiting:
+            state.results[spec["id"]] = grading.score(state, spec, grade, exc)
+    later.finish(state)
+
+
+def waiting_test(events, seconds=WAIT, name="espera"):
+    @graded("ejercicio3", 2, name)
+    def test_waits(lab, grade):
+        events.append((name, "set up", time.monotonic(), lab))
+        yield seconds
+        events.append((name, "checked", time.monotonic(), lab))
+        grade.check(True, "comprobado tras la espera")
+    return test_waits
+
+
+def plain_test(events, name="otra", dirty=False):
+    @graded("ejercicio3", 1, name)
+    def test_plain(lab, grade):
+        events.append((name, "ran", time.monotonic(), lab))
+        if dirty:
+            lab.state.dirty = True  # as a server that died would
+        grade.check(True, "hecho")
+    return test_plain
+
+
+def steps(events):
+    return [(name, what) for name, what, *_ in events]
+
+
+def test_the_tests_after_a_waiting_test_run_during_its_wait():
+    events = []
+    state = new_state()
+    waits, other = waiting_test(events), plain_test(events)
+    run(state, [(spec_of(other), other), (spec_of(waits), waits)])
+    assert steps(events) == [("espera", "set up"), ("otra", "ran"), ("espera", "checked")]
+
+
+def test_a_waiting_test_goes_on_no_sooner_than_its_wait():
+    events = []
+    state = new_state()
+    waits = waiting_test(events)
+    run(state, [(spec_of(waits), waits)])
+    (_, _, set_up, _), (_, _, checked, _) = events
+    assert checked - set_up >= WAIT
+
+
+def test_a_waiting_test_is_scored_from_what_it_checked_after_the_wait():
+    events = []
+    state = new_state()
+    waits = waiting_test(events)
+    spec = spec_of(waits)
+    run(state, [(spec, waits)])
+    result = state.results[spec["id"]]
+    assert (result["score"], result["status"]) == (2, "passed")
+    assert "comprobado tras la espera" in result["output"]
+
+
+def test_a_waiting_test_keeps_its_lab_until_it_is_finished():
+    events = []
+    state = new_state()
+    waits, other = waiting_test(events), plain_test(events)
+    closed = []
+    for spec, function in ((spec_of(waits), waits), (spec_of(other), other)):
+        lab = open_lab(state, spec, spec["id"])
+        lab.close = lambda title=spec["title"]: closed.append(title)
+        function(lab=lab, grade=grading.new_grade(spec))
+        close_lab(state, lab)
+    assert closed == ["otra"]
+    later.finish(state)
+    assert closed == ["otra", "espera"]
+
+
+def test_waits_overlap_each_other():
+    events = []
+    state = new_state()
+    first, second = waiting_test(events, name="a"), waiting_test(events, name="b")
+    run(state, [(spec_of(first), first), (spec_of(second), second)])
+    assert steps(events) == [("a", "set up"), ("b", "set up"), ("a", "checked"), ("b", "checked")]
+
+
+def test_a_sweep_during_the_wait_runs_the_waiting_test_again_from_the_start():
+    events = []
+    state = new_state()
+    waits, crash = waiting_test(events), plain_test(events, dirty=True)
+    spec = spec_of(waits)
+    run(state, [(spec, waits), (spec_of(crash), crash)])
+    assert steps(events) == [("espera", "set up"), ("otra", "ran"), ("espera", "set up"),
+                             ("espera", "checked")]
+    first_lab, again_lab = events[0][3], events[2][3]
+    assert again_lab is not first_lab and events[3][3] is again_lab
+    assert state.host.sweeps == 1
+    assert state.results[spec["id"]]["score"] == 2
+
+
+def test_a_wait_the_budget_cannot_cover_is_out_of_time():
+    events = []
+    state = new_state(budget=WAIT / 2)
+    waits = waiting_test(events)
+    spec = spec_of(waits)
+    run(state, [(spec, waits)])
+    result = state.results[spec["id"]]
+    assert (result["score"], result["status"]) == (0, "error")
+    assert OUT_OF_TIME in result["output"]
+    assert steps(events) == [("espera", "set up")] and not state.pending
+
+
+def test_what_a_waiting_test_raises_after_its_wait_is_scored_like_any_test():
+    state = new_state()
+
+    @graded("ejercicio3", 2, "espera y falla")
+    def test_fails_late(lab, grade):
+        yield 0.01
+        grade.require(False, "el enlace seguía valiendo")
+
+    spec = spec_of(test_fails_late)
+    run(state, [(spec, test_fails_late)])
+    result = state.results[spec["id"]]
+    assert (result["score"], result["status"]) == (0, "failed")
+    assert "el enlace seguía valiendo" in result["output"]
+
+
+def test_waiting_tests_start_first_among_the_public_and_among_the_hidden_tests():
+    events = []
+    names = {}
+    tests = []
+    for label, hidden, waits in (("p1", False, False), ("pw", False, True), ("h1", True, False),
+                                 ("hw", True, True), ("h2", True, False)):
+        function = waiting_test(events, name=label) if waits else plain_test(events, name=label)
+        spec = spec_of(function, hidden)
+        names[id(spec)] = label
+        tests.append((spec, function))
+    ordered = later.waiting_first(tests, lambda test: test[0])
+    assert [names[id(spec)] for spec, _ in ordered] == ["pw", "p1", "hw", "h1", "h2"]
+
+
+def test_a_waiting_test_is_marked_as_one_and_a_plain_test_is_not():
+    events = []
+    assert waiting_test(events).grading["waits"] is True
+    assert plain_test(events).grading["waits"] is False
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_waiting_test_is_redacted_as_its_own_kind_when_it_goes_on(hidden):
+    state = new_state()
+    seen = []
+
+    @graded("ejercicio3", 1, "espera", hidden=hidden)
+    def test_sees(lab, grade):
+        yield 0.01
+        seen.append(lab.state.hidden_now)
+        grade.check(True, "hecho")
+
+    run(state, [(spec_of(test_sees, hidden), test_sees)])
+    assert seen == [hidden]
