@@ -55,6 +55,13 @@ def run(state, tests):
     later.finish(state)
 
 
+def result_of(state, function):
+    """Run one graded test alone and return its result."""
+    spec = spec_of(function)
+    run(state, [(spec, function)])
+    return state.results[spec["id"]]
+
+
 def waiting_test(events, seconds=WAIT, name="espera"):
     @graded("ejercicio3", 2, name)
     def test_waits(lab, grade):
@@ -99,10 +106,7 @@ def test_a_waiting_test_goes_on_no_sooner_than_its_wait():
 def test_a_waiting_test_is_scored_from_what_it_checked_after_the_wait():
     events = []
     state = new_state()
-    waits = waiting_test(events)
-    spec = spec_of(waits)
-    run(state, [(spec, waits)])
-    result = state.results[spec["id"]]
+    result = result_of(state, waiting_test(events))
     assert (result["score"], result["status"]) == (2, "passed")
     assert "comprobado tras la espera" in result["output"]
 
@@ -147,10 +151,7 @@ def test_a_sweep_during_the_wait_runs_the_waiting_test_again_from_the_start():
 def test_a_wait_the_budget_cannot_cover_is_out_of_time():
     events = []
     state = new_state(budget=WAIT / 2)
-    waits = waiting_test(events)
-    spec = spec_of(waits)
-    run(state, [(spec, waits)])
-    result = state.results[spec["id"]]
+    result = result_of(state, waiting_test(events))
     assert (result["score"], result["status"]) == (0, "error")
     assert OUT_OF_TIME in result["output"]
     assert steps(events) == [("espera", "set up")] and not state.pending
@@ -164,9 +165,7 @@ def test_what_a_waiting_test_raises_after_its_wait_is_scored_like_any_test():
         yield 0.01
         grade.require(False, "el enlace seguía valiendo")
 
-    spec = spec_of(test_fails_late)
-    run(state, [(spec, test_fails_late)])
-    result = state.results[spec["id"]]
+    result = result_of(state, test_fails_late)
     assert (result["score"], result["status"]) == (0, "failed")
     assert "el enlace seguía valiendo" in result["output"]
 
