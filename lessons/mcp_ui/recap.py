@@ -14,7 +14,11 @@ are not in the notebook's source): one multiple-choice question per entry, each 
 Exactly one option of each question is correct. A pre-check (`kind: precheck`, e.g.
 `quiz("01-previo")` at the start of notebook 1) also says, after each answer, what to read:
 the option's `read`, or the question's. `load_quiz(id)` gives the parsed quiz (the tests and
-the browser journeys read the key from there). `code_tour` lists the modules of code/ in
+the browser journeys read the key from there). Once a question has been checked, its verdict
+follows the option selected now: ipywidgets holds a widget's next update until the kernel has
+answered the one before, and a click is never held, so on a busy kernel «Comprobar» can reach
+Python before the option picked just before it; the verdict is redone when that option
+arrives, instead of speaking of the previous one. `code_tour` lists the modules of code/ in
 reading order (each after the modules it imports), with their length and what to look for.
 
 Deliberate simplifications: the quiz keeps no score and the key is plain JSON in the package:
@@ -96,22 +100,33 @@ def quiz(quiz_id: str) -> None:
         verdict = w.HTML()
         button = w.Button(description="Comprobar", layout=w.Layout(width="auto"))
 
-        def check(_, choice=choice, verdict=verdict, question=question):
-            if choice.index is None:
-                verdict.value = "<i>Elige una opción.</i>"
-                return
-            option = question.options[choice.index]
-            read = option.read or question.read
-            verdict.value = (
-                f"<span style='color:{'#1e6b30' if option.correct else '#c0392b'}'>"
-                f"{'✓ Correcto.' if option.correct else '✗ No.'} {esc(option.why)}</span>"
-                + (f"<br><span style='color:#555'>📖 Lee: {esc(read)}</span>"
-                   if read and (data.kind == "precheck" or not option.correct) else ""))
+        checked = []  # this question's «Comprobar» was pressed (see the module's doc)
+
+        def check(_, choice=choice, verdict=verdict, question=question, checked=checked):
+            checked.append(True)
+            verdict.value = verdict_of(data, question, choice.index)
+
+        def follow(_, choice=choice, verdict=verdict, question=question, checked=checked):
+            if checked:
+                verdict.value = verdict_of(data, question, choice.index)
         button.on_click(check)
+        choice.observe(follow, "index")
         rows.append(w.VBox([w.HTML(f"<b>{number}. {esc(question.question)}</b>"), choice,
                             w.HBox([button, verdict])],
                            layout=w.Layout(margin="0 0 10px 0")))
     display(keep_selection(w.VBox(rows)))
+
+
+def verdict_of(data, question, index) -> str:
+    """What «Comprobar» says for option `index` of `question` (None: nothing picked yet)."""
+    if index is None:
+        return "<i>Elige una opción.</i>"
+    option = question.options[index]
+    read = option.read or question.read
+    return (f"<span style='color:{'#1e6b30' if option.correct else '#c0392b'}'>"
+            f"{'✓ Correcto.' if option.correct else '✗ No.'} {esc(option.why)}</span>"
+            + (f"<br><span style='color:#555'>📖 Lee: {esc(read)}</span>"
+               if read and (data.kind == "precheck" or not option.correct) else ""))
 
 
 # code/ in import order: each module comes after the ones it uses.

@@ -909,6 +909,27 @@ def test_each_option_of_a_quiz_answers_with_its_own_explanation(monkeypatch):
         assert ui.text.esc(option.why) in verdict
 
 
+def test_after_a_check_the_verdict_speaks_of_the_option_selected_now(monkeypatch):
+    """On a busy kernel the click can arrive before the option picked just before it."""
+    quiz = ui.load_quiz("02")
+    (box, *_) = drawn_quiz(monkeypatch, "02")
+    first = quiz.questions[0]
+    right = next(i for i, option in enumerate(first.options) if option.correct)
+    wrong = (right + 1) % len(first.options)
+    assert "✗ No." in answer(box, wrong)
+    _, choice, row = box.children
+    choice.index = right  # the option arrives after the click was answered
+    assert "✓ Correcto." in row.children[1].value
+    assert ui.text.esc(first.options[right].why) in row.children[1].value
+
+
+def test_picking_an_option_says_nothing_until_it_is_checked(monkeypatch):
+    (box, *_) = drawn_quiz(monkeypatch, "02")
+    _, choice, row = box.children
+    choice.index = 0
+    assert row.children[1].value == ""
+
+
 def test_a_pre_check_says_what_to_read_after_any_answer(monkeypatch):
     quiz = ui.load_quiz("01-previo")
     (box, *_) = drawn_quiz(monkeypatch, "01-previo")
