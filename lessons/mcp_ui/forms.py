@@ -6,6 +6,11 @@ accepted. Accept validates first, with the server's own `elicitation.check_answe
 nothing while a problem remains; Decline and Cancel send no content. `check_form` asks the
 server's `check_schema` whether it would send a form at all.
 
+A text field sends its value when it loses focus (clicking «Aceptar» does that), not at every
+keystroke: ipywidgets holds a widget's next update until the kernel has answered the one
+before, while a click goes at once, so on a busy kernel a value typed key by key could reach
+Python after the click that sends the form, which would then carry only its first letters.
+
 Deliberate simplifications: a number is typed as text (and parsed on Accept); a date-time is
 a text field; more than six options become a dropdown.
 """
@@ -90,7 +95,7 @@ class FormField:
                     value=date.fromisoformat(default) if isinstance(default, str) else None)
             else:
                 self.input = w.Text(value="" if default is None else str(default),
-                                    placeholder=hint(prop))
+                                    placeholder=hint(prop), continuous_update=False)
         rows.append(self.input)
         help_text = " · ".join(t for t in (prop.get("description"), hint(prop)) if t)
         if help_text:

@@ -108,6 +108,15 @@ def test_form_shows_titles_option_labels_required_marks_and_defaults():
     in_loop(go)
 
 
+def test_a_text_field_sends_its_value_when_it_loses_focus_not_at_every_keystroke():
+    """A click is not held behind a widget's pending update (see mcp_ui/forms.py)."""
+    async def go():
+        form = ui.ElicitationForm(form_params())
+        text_fields = [f.input for f in form.fields if isinstance(f.input, w.Text)]
+        assert text_fields and not any(t.continuous_update for t in text_fields)
+    in_loop(go)
+
+
 def test_a_long_single_select_becomes_a_dropdown():
     async def go():
         options = [{"const": f"n{i}", "title": f"Nota {i}"} for i in range(9)]
