@@ -29,7 +29,8 @@ file; a file is parsed again only when its inode, size or mtime changed); betwee
 identity check and the unlink or rename of one name inside a held folder, another program
 writing in that same folder could still swap that one name (no portable call acts on a name
 only if it is a given inode); a temporary file is removed when the write fails or the server is
-told to stop (SIGTERM), not at start, since no name alone proves it was ours.
+told to stop (SIGTERM), not at start, since no name alone proves it was ours (where signals
+cannot be held off, a SIGTERM in the instant between creating it and recording it leaves it).
 """
 
 import codecs
@@ -40,6 +41,7 @@ import itertools
 import os
 import re
 import secrets
+import signal
 import stat
 from collections import namedtuple
 
@@ -468,12 +470,11 @@ def _write_in(folder, name, text):
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise StoreError("el destino no es un archivo normal")
     temporary = f"{TEMP_PREFIX}{secrets.token_hex(8)}{SUFFIX}"
+    ours = (folder, temporary)
     try:
-        fd = folder.create_new(temporary)
+        fd = _create_ours(folder, temporary)
     except OSError as exc:
         raise StoreError(f"no pude escribir en la carpeta: {exc.strerror}") from None
-    ours = (folder, temporary)
-    _temporaries.add(ours)
     try:
         try:
             data = text.encode("utf-8")
@@ -490,6 +491,24 @@ def _write_in(folder, name, text):
     finally:
         _temporaries.discard(ours)
     return written
+
+
+def _create_ours(folder, name):
+    """Create the temporary file `name` and record it as ours in one step: SIGTERM, whose
+    handler removes every recorded copy (main.py), is held off in between where the system can
+    (POSIX, the main thread's mask); elsewhere a stop in that instant can leave one empty copy."""
+    hold = getattr(signal, "pthread_sigmask", None)
+    try:
+        held = hold(signal.SIG_BLOCK, {signal.SIGTERM}) if hold else None
+    except Exception:  # a platform that has the call but not the masks (e.g. in a browser)
+        held = None
+    try:
+        fd = folder.create_new(name)
+        _temporaries.add((folder, name))
+        return fd
+    finally:
+        if held is not None:
+            hold(signal.SIG_SETMASK, held)  # a SIGTERM that came meanwhile is handled now
 
 
 def _remove(folder, name):

@@ -83,3 +83,33 @@ def test_only_temporaries_this_process_created_are_removed(tmp_path):
         store.remove_temporaries()
     assert os.listdir(tmp_path) == [f"{store.TEMP_PREFIX}ajeno.md"]
     assert store._temporaries == set()
+
+
+class Stopped(BaseException):
+    """What this test's SIGTERM handler raises (main.py's raises Terminated)."""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_sigterm_right_after_the_copy_is_created_still_finds_it(tmp_path, monkeypatch):
+    """The instant between creating the copy and recording it as ours: a SIGTERM that lands
+    there (seen under load) is held until the copy is recorded, so the handler removes it."""
+    real_create = store.Folder.create_new
+
+    def create_then_sigterm(self, name):
+        fd = real_create(self, name)
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` would, right now
+        return fd
+
+    def stop(signum, frame):  # what main.py's handler does
+        store.remove_temporaries()
+        raise Stopped()
+
+    monkeypatch.setattr(store.Folder, "create_new", create_then_sigterm)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with store.Folder.open(str(tmp_path)) as folder, pytest.raises(Stopped):
+            store._write_in(folder, "nota.md", "texto")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert os.listdir(tmp_path) == []
+    assert store._temporaries == set()
