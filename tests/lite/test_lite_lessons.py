@@ -132,7 +132,7 @@ def test_the_swap_attack_of_notebook_01_is_refused_in_the_browser(lite_page):
     wait_ran(page, connect)
     swap = 'scripted=[lab.swap_during_form("Notas", then=elige)]'
     run_cell(page, swap)
-    shown = wait_ran(page, swap)
+    shown = wait_finished(page, swap)  # it awaits: it runs as a task after its prompt's number
     assert "alguien renombra Notas/ a Notas-movida/" in shown
     assert "« ✗ No se borró nada: la carpeta compartida" in shown
     assert "ya no es la que aceptaste" in shown
