@@ -111,14 +111,15 @@ mutants: $(MUTANTS_STAMP)
 # in a git clone of the student edition that release/build.py makes in a temporary folder.
 # Stops at the first failing run (exit 1); one line per run, pytest's output in build/stress/.
 # STRESS_ARGS: e.g. "--rounds 5 --burners 4 --editions student".
-# `make stress-full` is the same check on the whole suite (what `make test` runs after lint),
-# the done-means of issue 23; about 3 x (35 + 15) minutes of busy machine on 2 cores.
+# `make stress-full` runs `CI=true make test` itself (set-up, lint, the whole suite) instead,
+# in a git clone of HEAD and in the student clone, each building its own environments: the
+# done-means of issue 23; about 3 x (35 + 15) minutes of busy machine on 2 cores.
 .PHONY: stress stress-full
 stress: venv chromium clients lite-venv
 	$(BIN)/python tools/stress.py $(STRESS_ARGS)
 
-stress-full: venv chromium clients lite-venv lint
-	$(BIN)/python tools/stress.py --suites tests $(STRESS_ARGS)
+stress-full:
+	$(PYTHON) tools/stress.py --make-test $(STRESS_ARGS)
 
 # --no-cache: a cached verdict hid an import order that depends on build/ existing (isort
 # counts a top-level folder as first-party), so a second `make test` in one tree failed here.
