@@ -123,7 +123,7 @@ class Sealer:
 
     def seal(self, payload, binding):
         body = {"tool": binding.tool, "args": binding.arguments,
-                "exp": int(binding.expires_at), "data": payload}
+                "exp": binding.expires_at, "data": payload}  # exact: a state lives its whole ttl
         raw = json.dumps(body, separators=(",", ":")).encode()
         tag = hmac.new(binding.key, raw, hashlib.sha256).digest()
         return f"v1.{_b64(raw)}.{_b64(tag)}"

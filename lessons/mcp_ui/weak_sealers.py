@@ -84,7 +84,7 @@ class KeyedButUnbound:
     """BROKEN: the server's key and an expiry, but nothing about the call it was sealed for."""
 
     def seal(self, payload, binding):
-        return _signed(_json({"exp": int(binding.expires_at), "data": payload}), binding.key)
+        return _signed(_json({"exp": binding.expires_at, "data": payload}), binding.key)
 
     def open(self, token, binding):
         sealed = _verified(token, binding.key)

@@ -51,6 +51,14 @@ def test_an_expired_state_is_refused():
         Sealer().open(token, binding(now=1061.0))
 
 
+def test_a_state_lives_its_whole_ttl_even_when_sealed_late_in_a_second():
+    # sealed at 1000.9 for 1 s: still good at 1001.8 (a whole-second expiry would end at 1001)
+    token = Sealer().seal({"n": 1}, binding(now=1000.9, ttl=1.0))
+    assert Sealer().open(token, binding(now=1001.8, ttl=1.0)) == {"n": 1}
+    with pytest.raises(StateError, match="expired"):
+        Sealer().open(token, binding(now=1002.0, ttl=1.0))
+
+
 @pytest.mark.parametrize("respell", [
     lambda t: t + "=", lambda t: t + "==", lambda t: t[:10] + "\n" + t[10:], lambda t: t + " ",
     lambda t: t.replace("-", "+").replace("_", "/") if ("-" in t or "_" in t) else t + "+",
