@@ -12,7 +12,9 @@ attacker can do and prints what happened, on the wire and on disk:
     await move(conn)      the round-2 token of «TPS report» sent in a call to delete «Lista de
                           la compra»: the form then offers the TPS reports as the shopping list
     await replay(conn)    the user declines; the same round is sent again with a «sí»
-    await expired(conn)   the round-2 token used after its lifetime (connect with state_ttl=1)
+    await expired(conn)   the round-2 token used after its lifetime (connect with state_ttl=1);
+                          the server's clock stands still during the honest rounds 1 and 2
+                          (HeldClock), so only the attacker's wait ages the token
 
 Each one first puts the lab's notes back as they were (`demo.LESSON_NOTES`) and returns an
 `Outcome`: refused with -32602 or not, what changed on disk, what could be read.
@@ -263,14 +265,44 @@ async def replay(conn) -> Outcome:
     return verdict(conn.lab, before, await rounds.send(token, {key: pick(MIDDLE)}))
 
 
+class HeldClock:
+    """The lab server's clock (`States.clock`), held still while the legitimate rounds run: a
+    user who answers at once. Released, it runs on from where it stood, so a token's age is
+    what the attacker waited, however long the machine took for rounds 1 and 2 (with a
+    1-second lifetime, a busy machine or browser would otherwise refuse the honest round 2)."""
+
+    def __init__(self, states):
+        self.states, self.real = states, states.clock
+        self.lag, self.held = 0.0, None
+
+    def now(self) -> float:
+        return self.held if self.held is not None else self.real() - self.lag
+
+    def hold(self) -> None:
+        self.held = self.now()
+
+    def release(self) -> None:
+        self.lag, self.held = self.real() - self.held, None
+
+    def __enter__(self) -> HeldClock:
+        self.states.clock = self.now
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.states.clock = self.real
+
+
 async def expired(conn, wait: float | None = None) -> Outcome:
     """The round-2 token used after its lifetime (`wait`: by default the lifetime + 0.6 s)."""
     _prepare(conn)
     rounds = Rounds(conn)
-    token, key = await rounds.to_the_form()
-    ttl = conn.config.state_ttl
-    wait = ttl + 0.6 if wait is None else wait
-    print(f"El token vale {ttl:g} s; el atacante lo guarda y lo usa {wait:g} s después.")
-    await asyncio.sleep(wait)
-    before = conn.lab.snapshot()
-    return verdict(conn.lab, before, await rounds.send(token, {key: pick(NEWEST)}))
+    with HeldClock(conn.server.states) as clock:
+        clock.hold()
+        token, key = await rounds.to_the_form()
+        clock.release()
+        ttl = conn.config.state_ttl
+        wait = ttl + 0.6 if wait is None else wait
+        print(f"El token vale {ttl:g} s; el atacante lo guarda y lo usa {wait:g} s después.")
+        await asyncio.sleep(wait)
+        before = conn.lab.snapshot()
+        return verdict(conn.lab, before, await rounds.send(token, {key: pick(NEWEST)}))

@@ -9,6 +9,7 @@ notebook says the server's sealer falls too (the state is readable, a used round
 test pins that as well: it is what the challenge asks the learner to close.
 """
 
+import asyncio
 
 import pytest
 from notebook_helpers import against_both, import_mcp_ui, lab_run
@@ -66,6 +67,20 @@ def test_a_state_that_never_expires_deletes_when_used_late_and_the_server_refuse
     broken, server = against_both(attacks.expired, weak.ForeverReusable(), state_ttl=1)
     assert broken.changes == ["desapareció Notas/tps-2025.md"]
     assert refused_and_nothing_changed(server)
+
+
+def test_the_expiry_attack_holds_when_the_honest_rounds_take_longer_than_the_lifetime(
+        monkeypatch):
+    # a busy machine or browser: every frame takes 1.2 s, more than the 1-second lifetime
+    send = attacks.Rounds.send
+
+    async def slow_send(self, *args, **kwargs):
+        await asyncio.sleep(1.2)
+        return await send(self, *args, **kwargs)
+    monkeypatch.setattr(attacks.Rounds, "send", slow_send)
+    broken, server = against_both(attacks.expired, weak.ForeverReusable(), state_ttl=1)
+    assert broken.changes == ["desapareció Notas/tps-2025.md"]
+    assert refused_and_nothing_changed(server) and "expired" in server.text
 
 
 def test_a_declined_round_replayed_as_a_yes_deletes_with_the_weak_sealer_and_the_servers_too():
