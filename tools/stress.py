@@ -193,9 +193,11 @@ def main(argv=None) -> int:
     what = "CI=true make test" if args.make_test else " ".join(args.suites)
 
     work = Path(tempfile.mkdtemp(prefix="stress-"))
-    trees = {"source": source_clone(work) if args.make_test and "source" in editions else REPO}
+    trees = {"source": REPO}
     failed = False
     try:
+        if args.make_test and "source" in editions:
+            trees["source"] = source_clone(work)
         if "student" in editions:
             trees["student"] = student_edition(work, share=not args.make_test)
         print(f"stress: {args.rounds} round(s) of {what} in {', '.join(editions)}, "
