@@ -270,21 +270,25 @@ def guard_network(context, origin: str) -> dict[str, list[str]]:
 
     def response(resp) -> None:
         if resp.status >= 400:
-            seen["failed"].append(f"{resp.status} {resp.url}")
+            seen["failed"].append(f"{resp.url} {resp.status}")
 
     context.route("**/*", route)
     context.on("response", response)
     context.on("requestfailed", lambda req: req.url.startswith(origin) and seen["failed"].append(
-        f"failed {req.url}: {req.failure}"))
+        f"{req.url} failed: {req.failure}"))
     context.on("console", lambda msg: msg.type == "error" and seen["console"].append(msg.text))
     return seen
 
 
 def unexpected_failures(seen: dict[str, list[str]]) -> list[str]:
-    """Failed local requests for files of the site. Left out: the favicon no site ships, and
-    contents-API lookups (JupyterLite probes a listing, e.g. while making a folder)."""
-    return [f for f in seen["failed"]
-            if not f.endswith("/favicon.ico") and "/api/contents/" not in f]
+    """Failed local requests for files of the site ("URL why", as guard_network records them).
+    Left out, whether answered 404 or aborted (a page closed while the browser fetched it): the
+    favicon no site ships, and contents-API lookups (JupyterLite probes a listing, e.g. while
+    making a folder)."""
+    def expected(failure: str) -> bool:
+        path = urllib.parse.urlsplit(failure.split(" ", 1)[0]).path
+        return path.endswith("/favicon.ico") or "/api/contents/" in path
+    return [failure for failure in seen["failed"] if not expected(failure)]
 
 
 # ---------------------------------------------------------------- the notebook

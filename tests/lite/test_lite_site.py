@@ -31,6 +31,17 @@ def assert_stayed_on_the_machine(lite) -> None:
     assert unexpected_failures(lite.seen) == []
 
 
+def test_a_failed_favicon_or_contents_probe_is_expected_but_a_failed_site_file_is_not():
+    base = "http://127.0.0.1:8000"
+    seen = {"failed": [f"{base}/lab/favicon.ico 404",
+                       f"{base}/lab/favicon.ico failed: net::ERR_FAILED",
+                       f"{base}/api/contents/soluciones/all.json 404",
+                       f"{base}/build/bundle.js failed: net::ERR_FAILED",
+                       f"{base}/static/pyodide/pyodide.mjs 404",
+                       f"{base}/lab/?next=/favicon.ico failed: net::ERR_FAILED"]}
+    assert unexpected_failures(seen) == seen["failed"][3:]
+
+
 def test_site_config_points_only_at_its_own_files(lite_site):
     site = lite_site.build.out
     config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
