@@ -972,20 +972,26 @@ def test_a_worker_stuck_holding_the_interpreter_lock_is_ended_at_its_hard_deadli
                                                                                    tmp_path):
     """The budget watchdog is a thread of the worker; when something held the interpreter lock
     (a grader bug: the checks are linear), the pool, another process, ends the worker at the
-    budget plus its margin: that submission is the grader's fault (exit 3), the next is graded."""
+    budget plus its margin: that submission is the grader's fault (exit 3), and the next one,
+    graded after it by a fresh worker, gets its full marks. The budget leaves the reference's
+    ejercicio4 room on a loaded machine (5 s did not: two hidden tests ran out of time)."""
+    budget = 20
     site = tmp_path / "sitio"
     site.mkdir()
     (site / "sitecustomize.py").write_text(STUCK)
     batch = tmp_path / "clase"
-    (batch / "se_cuelga").mkdir(parents=True)
+    (batch / "0_se_cuelga").mkdir(parents=True)  # sorted first: the reference comes after it
     shutil.copytree(os.path.join(world["copy"], "grader", "reference", "soluciones"),
                     batch / "referencia")
     returncode, stdout, stderr, seconds, _, _ = sampled(
-        world, "--batch", str(batch), "--jobs", "1", "--budget", "5", "--only", "ejercicio4",
-        "--format", "json", "--out", str(tmp_path / "notas"),
+        world, "--batch", str(batch), "--jobs", "1", "--budget", str(budget),
+        "--only", "ejercicio4", "--format", "json", "--out", str(tmp_path / "notas"),
         env={"PYTHONPATH": f"{site}:{world['copy']}"})
-    results = {json.loads(line)["submission"]: json.loads(line) for line in stdout.splitlines()}
-    assert returncode == 3 and "pasó de 20 s" in everything(results["se_cuelga"]), stderr[-2000:]
-    reference = results["referencia"]
-    assert reference["score"] == reference["max_score"] == FULL["ejercicio4"]
-    assert seconds < 5 + HARD_MARGIN + 30  # the reference, after the stuck one, takes seconds
+    results = [json.loads(line) for line in stdout.splitlines()]
+    assert [r["submission"] for r in results] == ["0_se_cuelga", "referencia"], stderr[-2000:]
+    stuck, reference = results
+    assert returncode == 3, stderr[-2000:]
+    assert f"pasó de {budget + HARD_MARGIN:.0f} s" in everything(stuck)
+    assert reference["score"] == reference["max_score"] == FULL["ejercicio4"], everything(reference)
+    # each submission is bounded by its hard deadline (plus a reap of at most 5 s)
+    assert seconds < 2 * (budget + HARD_MARGIN + 5), seconds
