@@ -7,13 +7,16 @@ the folder that was opened, wherever that folder is moved afterwards. So a `Fold
 directory descriptor, and everything below it is reached one name at a time, relative to it
 (`openat` with O_NOFOLLOW | O_DIRECTORY, so a link is never followed), and acted on by name
 relative to the folder that holds it (`unlinkat`, `renameat`, an O_EXCL create, `fstatat`
-without following links). `same_as(path)` tells whether a path still names the held folder
-(same device and inode, and no link): that is how a root replaced after it was accepted is
-caught.
+without following links). A folder is opened by its path the same way: a walk from `/`, one
+name at a time, so a link anywhere in the path is refused, not only at its end (O_NOFOLLOW
+alone only looks at the last name). `same_as(path)` tells whether a path still names the
+held folder (same device and inode, reached without any link): that is how a root replaced
+after it was accepted is caught, even when the link is a folder above it.
 
 Fallback: where Python has no `dir_fd` (Windows, where the portable self-check may run), a
 Folder keeps its path and the device/inode it had when opened; each operation first checks
-that the path still names that folder and is no link, then acts by path. That narrows the
+that the path still names that folder and that no folder on the way is a link, then acts by
+path. That narrows the
 check-then-act gap to one system call; it does not close it. In Pyodide (JupyterLite) the
 `dir_fd` calls exist but descriptors are emulated by path: there the only code that can
 change the in-memory disk runs in the same notebook, and `same_as` still catches a swap.
@@ -32,6 +35,7 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+LINK_ON_THE_WAY = "hay un enlace simbólico en la ruta"
 SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)  # "/", and "\\" on Windows
 HAVE_DIR_FD = (all(f in os.supports_dir_fd for f in (os.open, os.stat, os.unlink, os.rename,
                                                       os.mkdir))
@@ -55,6 +59,33 @@ def _checked(name):
     return name
 
 
+def _split(path):
+    """The top of an absolute path ("/", or a drive) and the names below it, in order."""
+    top, names = path, []
+    while (above := os.path.dirname(top)) != top:
+        names.append(os.path.basename(top))
+        top = above
+    return top, names[::-1]
+
+
+def _below(fd, name, path):
+    """A descriptor of the subfolder `name` of the folder `fd`, opened without following a
+    link: a link is refused as ELOOP, naming the whole `path` being opened."""
+    try:
+        return os.open(name, os.O_RDONLY | DIRECTORY | NOFOLLOW, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(fd, name):
+            raise OSError(errno.ELOOP, LINK_ON_THE_WAY, path) from None
+        raise
+
+
+def _is_link(fd, name):
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 class Folder:
     """A folder held open. Close it (or use `with`) when done; the roots close theirs."""
 
@@ -65,11 +96,31 @@ class Folder:
 
     @classmethod
     def open(cls, path):
-        """Open the folder at `path`; OSError when it is missing, a link or no folder."""
-        if HAVE_DIR_FD:
-            fd = os.open(path, os.O_RDONLY | DIRECTORY | NOFOLLOW)
-            return cls._adopt(fd, path)
+        """Open the folder at `path` (made absolute) by a walk from the top: each name opened
+        relative to the folder above it, never through a link. OSError when it is missing or
+        no folder, and ELOOP when any name on the way (not only the last) is a link."""
+        path = os.path.abspath(path)
+        if not HAVE_DIR_FD:
+            return cls._open_by_path(path)
+        top, names = _split(path)
+        fd = os.open(top, os.O_RDONLY | DIRECTORY)
+        for name in names:
+            try:
+                below = _below(fd, name, path)
+            finally:
+                os.close(fd)
+            fd = below
+        return cls._adopt(fd, path)
+
+    @classmethod
+    def _open_by_path(cls, path):
+        """Fallback: `path` and every folder above it checked with lstat (no link anywhere)."""
         st = os.lstat(path)
+        here, above = path, os.path.dirname(path)
+        while above != here:  # up to the top, which is its own parent
+            if stat.S_ISLNK(os.lstat(here).st_mode):
+                raise OSError(errno.ELOOP, LINK_ON_THE_WAY, path)
+            here, above = above, os.path.dirname(above)
         if not stat.S_ISDIR(st.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "no es una carpeta", path)
         return cls(None, path, identity(st))
@@ -86,12 +137,13 @@ class Folder:
         return cls(fd, path, identity(st))
 
     def same_as(self, path):
-        """Does `path` name this very folder now (not a link, not another folder)?"""
+        """Does `path` name this very folder now, reached without any link on the way (not a
+        link, not another folder, not the same folder through a link above it)?"""
         try:
-            st = os.lstat(path)
+            with Folder.open(path) as now:
+                return now.identity == self.identity
         except (OSError, ValueError):
             return False
-        return stat.S_ISDIR(st.st_mode) and identity(st) == self.identity
 
     def _here(self):
         """Fallback only: the folder's path, after checking it still names this folder."""
@@ -106,8 +158,8 @@ class Folder:
         """The subfolder `name`, held open (a link or anything else is refused)."""
         if self.fd is None:
             return Folder.open(self._in(name))
-        fd = os.open(_checked(name), os.O_RDONLY | DIRECTORY | NOFOLLOW, dir_fd=self.fd)
-        return Folder._adopt(fd, os.path.join(self.path, name))
+        path = os.path.join(self.path, name)
+        return Folder._adopt(_below(self.fd, _checked(name), path), path)
 
     def entries(self):
         """[(name, kind)] of what the folder holds; kind: dir, file, link or other.

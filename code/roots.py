@@ -4,8 +4,10 @@ A root arrives as a `file://` URI. Whether a path is inside is decided on *resol
 paths*, compared component by component, so that none of the classic traps gets through:
 percent-encoded `..`, symlinks that leave the root, a sibling that only shares a prefix
 (`Notes` vs `Notes-evil`), other schemes, `file://host/...`, relative paths, NUL bytes and
-text that is no valid path (lone surrogates, escapes that are not UTF-8). A roots answer that
-is malformed in any way raises RootError with a reason in Spanish, and nothing else.
+text that is no valid path (lone surrogates, escapes that are not UTF-8). A path longer or
+deeper than any real one is refused before anything resolves it (`bounded`: the work of
+resolving grows with length times depth). A roots answer that is malformed in any way raises
+RootError with a reason in Spanish, and nothing else.
 
 Checking a path is not enough: a path is text, and between the check and the action anyone
 who can write to the disk may rename a shared folder and put a link to another folder in its
@@ -14,10 +16,13 @@ holding each root open: when the roots are accepted, `open()` opens every root f
 directory descriptor (dirfd.Folder), and every note operation starts from that descriptor
 and goes down one name at a time without following links (store.py). Before each use,
 `folder(root)` checks that the root's path still names the held folder (same device and
-inode, no link); a root that was moved or replaced is refused with its reason, never
-followed. A session also remembers which folder each root URI named the first time it was
-accepted (its pins), so the same URI answered again later (2026-07-28 asks the roots on
-every request, and again on the retry after a form) cannot quietly name another folder.
+inode, no link at any level); a root that was moved or replaced is refused with its reason,
+never followed. A root folder that does not exist yet is opened later by a walk from `/`
+that never follows a link, so a link put meanwhile in place of a folder above it is refused.
+A session also remembers, for each root URI, the real path it resolved to and the folder it
+named the first time it was accepted (its pins), so the same URI answered again later
+(2026-07-28 asks the roots on every request, and again on the retry after a form) cannot
+quietly name another folder.
 The descriptors are closed when the session replaces the RootSet, and at the end of each
 2026-07-28 request.
 
@@ -38,6 +43,9 @@ from dirfd import Folder
 
 MAX_PINS = 256  # root URIs a session remembers the folder of
 MAX_ROOTS = 100  # roots in one answer: far above what a person shares
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux: the system opens no longer path anyway
+MAX_PATH_NAMES = 128   # names in one path (a root and the folders below it), far above use
+MAX_URI_CHARS = 3 * MAX_PATH_BYTES + 64  # the longest path, every byte as %XX, and the scheme
 REPLACED = ("la carpeta compartida {uri} ya no es la que aceptaste (la movieron, o en su lugar "
             "hay otra carpeta o un enlace): no la sigo. Si el cambio es tuyo, abre una sesión "
             "nueva y compártela otra vez")
@@ -62,6 +70,8 @@ def uri_to_path(uri):
     """Decode a `file://` URI (or an absolute path) into an absolute, unresolved path."""
     if not isinstance(uri, str) or not uri:
         raise RootError("se esperaba una URI file:// o una ruta absoluta")
+    if len(uri) > MAX_URI_CHARS:
+        raise RootError(f"la URI es demasiado larga (más de {MAX_URI_CHARS} caracteres)")
     if not _is_text(uri):
         raise RootError("la URI contiene caracteres que no son texto válido")
     if uri.lower().startswith("file:"):
@@ -88,6 +98,20 @@ def uri_to_path(uri):
         raise RootError("la ruta contiene un byte NUL")
     if not path.startswith("/"):
         raise RootError("la ruta debe ser absoluta")
+    return bounded(path)
+
+
+def bounded(path):
+    """`path` itself, or RootError when it is longer or deeper than any path the server
+    handles (MAX_PATH_BYTES, MAX_PATH_NAMES).
+
+    Every path that comes from outside passes here before anything resolves or walks it: the
+    cost of resolving a path grows with its length times its depth, so an unbounded one (a
+    3.8 MB URI of 1.9 million names fits in one frame) would hold the server for minutes."""
+    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        raise RootError(f"la ruta es demasiado larga (más de {MAX_PATH_BYTES} bytes)")
+    if path.count("/") > MAX_PATH_NAMES:
+        raise RootError(f"la ruta es demasiado profunda (más de {MAX_PATH_NAMES} carpetas)")
     return path
 
 
@@ -194,12 +218,14 @@ class RootSet:
     def open(self, pins=None):
         """Accept these roots: open every root folder now. Returns the RootSet itself.
 
-        `pins` is the session's memory ({unresolved path: [device, inode]}), updated here: a
-        URI that named another folder when it was first accepted is refused.
+        `pins` is the session's memory ({unresolved path: [real path, device, inode]}),
+        updated here: a URI that resolved to another real path, or named another folder, when
+        it was first accepted is refused.
         """
         self._pins = pins
         for root in self.roots:
             try:
+                self._pin(root)
                 self._open_one(root)
             except RootError:
                 pass  # missing now: tried again on first use; refused: remembered
@@ -228,7 +254,11 @@ class RootSet:
             folder.close()
 
     def _open_one(self, root):
-        """The folder of `root`, held: opened (and pinned) the first time it is there."""
+        """The folder of `root`, held: opened (and pinned) the first time it is there.
+
+        It is opened by a walk from `/` that never follows a link (dirfd.Folder.open), so a
+        root that did not exist yet when it was accepted cannot be redirected later by a link
+        put in place of a folder above it: that link is refused, for good."""
         if root.path in self._held:
             return self._held[root.path]
         try:
@@ -237,20 +267,38 @@ class RootSet:
             if exc.errno in (errno.EMFILE, errno.ENFILE):
                 raise RootError(f"no pude abrir la carpeta {root.uri}: el servidor tiene "
                                 "demasiados archivos abiertos") from None
-            raise MissingRoot(MISSING.format(uri=root.uri)) from None
-        if self._pins is not None:  # None: no session to remember for
-            key = _pin_key(root)
-            pinned = self._pins.get(key)
-            if pinned is not None and tuple(pinned) != folder.identity:
-                folder.close()
+            if exc.errno == errno.ELOOP:  # a link where the accepted path had a folder
                 self._refused[root.path] = REPLACED.format(uri=root.uri)
-                raise RootError(self._refused[root.path])
-            self._pins.pop(key, None)
-            self._pins[key] = list(folder.identity)  # the newest last
-            while len(self._pins) > MAX_PINS:
-                del self._pins[next(iter(self._pins))]
+                raise RootError(self._refused[root.path]) from None
+            raise MissingRoot(MISSING.format(uri=root.uri)) from None
+        try:
+            self._pin(root, folder.identity)
+        except RootError:
+            folder.close()
+            raise
         self._held[root.path] = folder
         return folder
+
+    def _pin(self, root, identity=None):
+        """Check `root` against what its URI named when the session first accepted it (the
+        real path it resolved to and, once opened, the folder) and remember it, the newest
+        last. RootError (refused for good) when it names something else now.
+
+        The real path matters for a root that did not exist when first accepted: at
+        2026-07-28 every request resolves the URI again, and a link put since in place of a
+        folder above it would resolve it elsewhere."""
+        if self._pins is None:  # no session to remember for
+            return
+        key = _pin_key(root)
+        path, *pinned = self._pins.get(key) or (root.path, None, None)
+        if path != root.path or (identity is not None and pinned[0] is not None
+                                 and tuple(pinned) != identity):
+            self._refused[root.path] = REPLACED.format(uri=root.uri)
+            raise RootError(self._refused[root.path])
+        self._pins.pop(key, None)
+        self._pins[key] = [path, *(identity or pinned)]
+        while len(self._pins) > MAX_PINS:
+            del self._pins[next(iter(self._pins))]
 
     def __enter__(self):
         return self.open()

@@ -390,6 +390,7 @@ class Session:
             revoked = [(h, REACTION_FAILED) for h in change.handles]
         for handle, reason in revoked:
             self.handles.revoke(handle, reason)
+        self.handles.judged_now()
         old, self.roots = self.roots, new_roots
         old.close()
 

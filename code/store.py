@@ -46,13 +46,16 @@ import stat
 from collections import namedtuple
 
 from dirfd import Folder, identity, valid_name
-from roots import MissingRoot, RootError, path_to_uri
+from roots import MissingRoot, RootError, bounded, path_to_uri
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUFFIX = ".md"
 ARCHIVE_DIR = ".archive"
 TEMP_PREFIX = ".tmp-notas-"    # only this server makes names like this (hidden: never listed)
 HEADER_BYTES = 4096
+TITLE_CUT = "title cut"        # what a header read finds when its title goes past HEADER_BYTES
+MAX_TITLE_CHARS = 500          # a title the server writes (so its header always fits)
+MAX_READ_BYTES = 256 * 1024    # of a note through a handle: fits one answer, whatever it holds
 MAX_DEPTH = 16                 # folders below a root that a listing goes into
 MAX_OPEN_HANDLES = 32          # per session
 MAX_REVOKED_KEPT = 64          # revoked handles remembered to say why they stopped
@@ -120,15 +123,19 @@ def derived_id(path):
 
 
 def _note_from(data, path, st):
-    """The Note in these first bytes of the file at `path`, or None if it is no note."""
+    """The Note in these first bytes of the file at `path`; None if it is no note, TITLE_CUT
+    if its title does not fit in the HEADER_BYTES read (a title is never shown cut)."""
     head, blank, _ = data.partition(b"\n\n")  # only the header must be UTF-8
+    cut = not blank and len(data) >= HEADER_BYTES  # the header may go on past what was read
+    if cut:  # so its last line may be cut: it is never used
+        head, _, last = head.rpartition(b"\n")
     try:
         text = codecs.getincrementaldecoder("utf-8")().decode(head, final=bool(blank))
     except UnicodeDecodeError:
         return None
     fields, _ = parse_header(text)
     if "title" not in fields:
-        return None
+        return TITLE_CUT if cut and last.lstrip().lower().startswith(b"title") else None
     note_id = fields.get("id", "")
     if not ID_PATTERN.fullmatch(note_id):  # a hand-written file: derive a stable id
         note_id = derived_id(path)
@@ -138,6 +145,12 @@ def _note_from(data, path, st):
 
 def _read_in(folder, name, path):
     """The Note in `name` of `folder`, read through a descriptor, or None."""
+    note = _read_header(folder, name, path)
+    return None if note is TITLE_CUT else note
+
+
+def _read_header(folder, name, path):
+    """What `_note_from` finds in `name` of `folder`, read through a descriptor."""
     try:
         fd = folder.open_file(name)
     except OSError as exc:
@@ -190,34 +203,37 @@ def _walk(folder, path, depth, found, skipped):
     for name, kind in sorted(entries):
         if name.startswith("."):
             continue
-        shown = os.path.join(path, name)
+        here = os.path.join(path, name)
         if not _utf8(name):
-            skipped.append(f"se omitió «{_printable(shown)}»: su nombre no es UTF-8 válido "
+            skipped.append(f"se omitió «{printable(here)}»: su nombre no es UTF-8 válido "
                            "(renómbralo para verlo)")
         elif kind == "dir":
             if depth >= MAX_DEPTH:
-                skipped.append(f"no entré en {shown}: hay más de {MAX_DEPTH} carpetas de "
-                               "profundidad")
+                skipped.append(f"no entré en {printable(here)}: hay más de {MAX_DEPTH} "
+                               "carpetas de profundidad")
                 continue
             try:
                 child = folder.child(name)
             except OSError as exc:
-                _trouble(exc, shown, skipped)
+                _trouble(exc, here, skipped)
                 continue
             with child:
-                _walk(child, shown, depth + 1, found, skipped)
+                _walk(child, here, depth + 1, found, skipped)
         elif name.endswith(SUFFIX) and kind == "link":
-            skipped.append(f"no sigo enlaces simbólicos: se omitió {shown}")
+            skipped.append(f"no sigo enlaces simbólicos: se omitió {printable(here)}")
         elif name.endswith(SUFFIX) and kind == "file":
-            note = _cached(folder, name, shown)
-            if note is not None:
+            note = _cached(folder, name, here)
+            if note is TITLE_CUT:
+                skipped.append(f"se omitió {printable(here)}: su título no cabe en los primeros "
+                               f"{HEADER_BYTES} bytes del archivo, y no lo muestro cortado")
+            elif note is not None:
                 found.setdefault(note.file(), note)
 
 
 def _trouble(exc, path, skipped):
     if exc.errno in OUT_OF_DESCRIPTORS:
         raise StoreError(NO_DESCRIPTORS) from None
-    skipped.append(f"no pude leer {path}: {exc.strerror or exc}")
+    skipped.append(f"no pude leer {printable(path)}: {exc.strerror or exc}")
 
 
 def _utf8(name):
@@ -228,8 +244,18 @@ def _utf8(name):
     return True
 
 
-def _printable(path):
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+def printable(path):
+    """`path` as a listing shows it, on one line whatever its names hold: bytes that are not
+    UTF-8 become «\ufffd»; line breaks, control characters and the invisible marks that
+    reorder text (bidi) are written as escapes (`\\n`, `\\x1b`, `\\u202e`), so a file name
+    can never forge a line, or the look of one, in what the user reads."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text.translate(_ESCAPES)
+
+
+_ESCAPES = {c: chr(c).encode("unicode_escape").decode() for c in [
+    *range(0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x2028, 0x202F),
+    *range(0x2066, 0x206A)]}
 
 
 def _unique_ids(notes, skipped):
@@ -238,7 +264,7 @@ def _unique_ids(notes, skipped):
         by_id.setdefault(note.id, []).append(note)
     for note_id, same in by_id.items():
         if len(same) > 1:
-            files = ", ".join(sorted(n.path for n in same))
+            files = ", ".join(sorted(printable(n.path) for n in same))
             skipped.append(f"el id {note_id} está en {len(same)} archivos ({files}): no listo "
                            "ninguno hasta que cada nota tenga su propio id")
     return [same[0] for same in by_id.values() if len(same) == 1]
@@ -259,8 +285,8 @@ def _cached(folder, name, path):
     if cached is None or cached[0] != stamp:
         if len(_parsed) > 50_000:
             _parsed.clear()
-        note = _read_in(folder, name, path)
-        if note is not None and note.file() != key:
+        note = _read_header(folder, name, path)
+        if isinstance(note, Note) and note.file() != key:
             return None  # replaced between the stat and the open: next listing sees it
         cached = _parsed[key] = (stamp, note)
     return cached[1]
@@ -275,28 +301,35 @@ def as_note(value):
         note = None
     if note is None or not all(isinstance(v, str) for v in note[:4]) or \
             not all(isinstance(v, int) and not isinstance(v, bool) for v in note[4:]):
-        raise StoreError("eso no es una nota de la lista (id, título, fecha, ruta y qué "
-                         "archivo es)")
+        raise StoreError(NOT_A_NOTE)
+    try:
+        bounded(note.path)
+    except RootError:
+        raise StoreError(NOT_A_NOTE) from None
     return note
 
 
-class _Place:
-    """Where a note's file is: the held folder that contains it and its name there."""
+NOT_A_NOTE = "eso no es una nota de la lista (id, título, fecha, ruta y qué archivo es)"
 
-    def __init__(self, roots, note):
-        self.note = note = as_note(note)
-        self.root = root = roots.root_of(note.path) if os.path.isabs(note.path) else None
+
+class _Place:
+    """Where a file is: the held folder that contains it and its name there, reached from its
+    root's held folder one name at a time (never through a link). `what` names the file in
+    the errors ("la nota note-3"); `note` is the Note it should be, if any (see `verify`)."""
+
+    def __init__(self, roots, path, what, note=None):
+        self.note = note
+        self.root = root = roots.root_of(path) if os.path.isabs(path) else None
         if root is None:
             refused = roots.refusals()
-            raise StoreError(refused[0] if refused else
-                             f"la nota {note.id} quedó fuera de las roots")
+            raise StoreError(refused[0] if refused else f"{what} quedó fuera de las roots")
         try:
             self.root_folder = roots.folder(root)
         except RootError as exc:
             raise StoreError(str(exc)) from None
-        parts = os.path.relpath(note.path, root.path).split(os.sep)
+        parts = os.path.relpath(path, root.path).split(os.sep)
         if not all(valid_name(part) for part in parts):
-            raise StoreError(f"la nota {note.id} quedó fuera de las roots")
+            raise StoreError(f"{what} quedó fuera de las roots")
         self.name, self._opened = parts[-1], []
         self.folder = self.root_folder
         try:
@@ -307,9 +340,14 @@ class _Place:
             self.close()
             if exc.errno in OUT_OF_DESCRIPTORS:
                 raise StoreError(NO_DESCRIPTORS) from None
-            raise StoreError(f"la carpeta {part} de la nota {note.id} ya no es una carpeta "
-                             "normal (la movieron, la borraron o la cambiaron por un enlace)") \
-                from None
+            raise StoreError(f"la carpeta {part} de {what} ya no es una carpeta normal (la "
+                             "movieron, la borraron o la cambiaron por un enlace)") from None
+
+    @classmethod
+    def of(cls, roots, note):
+        """The place of a listed note (a Note or its fields)."""
+        note = as_note(note)
+        return cls(roots, note.path, f"la nota {note.id}", note)
 
     def verify(self):
         """The note as it is now, if it is still the same file with the same id."""
@@ -342,13 +380,13 @@ class _Place:
 def recheck(roots, note):
     """The note as it is now: still inside `roots` (its root folder neither moved nor
     replaced), the same file (device and inode) and the same id. StoreError otherwise."""
-    with _Place(roots, note) as place:
+    with _Place.of(roots, note) as place:
         return place.verify()
 
 
 def delete(roots, note):
     """Re-check the note (as `recheck`) and unlink it, relative to its held folder."""
-    with _Place(roots, note) as place:
+    with _Place.of(roots, note) as place:
         current = place.verify()
         try:
             place.folder.unlink(place.name)
@@ -364,7 +402,7 @@ def archive(roots, note):
     name is already archived, or a link was planted there), then the note is renamed over the
     reservation: the same file, moved in one step, and nothing is ever replaced. Returns the
     archived file's path."""
-    with _Place(roots, note) as place:
+    with _Place.of(roots, note) as place:
         current = place.verify()
         try:
             place.root_folder.mkdir(ARCHIVE_DIR)
@@ -401,11 +439,15 @@ def valid_date(text):
 
 
 def render(note_id, title, created, body):
-    """The text of a note; a header value with a line break of any kind is refused."""
+    """The text of a note; a header value with a line break of any kind is refused, and so
+    is a title longer than MAX_TITLE_CHARS (kept as written or not at all: never cut)."""
     for value in (title, created):
         if any(c in LINE_BREAKS for c in value):
             raise StoreError("el título y la fecha van en una sola línea (sin saltos de línea "
                              "de ningún tipo)")
+    if len(title) > MAX_TITLE_CHARS:
+        raise StoreError(f"el título tiene {len(title)} caracteres y el máximo es "
+                         f"{MAX_TITLE_CHARS}; no lo recorto: escribe uno más corto")
     return f"id: {note_id}\ntitle: {title}\ncreated: {created}\n\n{body}"
 
 
@@ -533,13 +575,15 @@ class Handle:
     """An open note: `fd` reads the very file that was opened, wherever it is now.
 
     `id` is the handle's, `note_id` its note's. `path` is the text path it had when opened,
-    and may be stale; `current_path()` asks the kernel where the file is now. `revoked` says
-    why it stopped working (empty while it works)."""
+    and may be stale; `current_path()` asks the kernel where the file is now. `judged` is
+    where the file was when it was last found inside the roots (opened, re-checked, or kept
+    by a roots change). `revoked` says why it stopped working (empty while it works)."""
 
     revoked = ""
 
     def __init__(self, id, note_id, path, fd):
         self.id, self.note_id, self.path, self.fd = id, note_id, path, fd
+        self.judged = self.current_path()
 
     def __repr__(self):
         return f"Handle({self.id!r}, note_id={self.note_id!r}, path={self.path!r}, fd={self.fd})"
@@ -570,6 +614,17 @@ class Handle:
         return None
 
 
+def _holds(roots, path, fd):
+    """Is the file of descriptor `fd` the one at `path`, reached inside `roots` from its root's
+    held folder, one name at a time and never through a link?"""
+    try:
+        with _Place(roots, path, "la nota") as place:
+            st = place.folder.lstat(place.name)
+    except (StoreError, OSError):
+        return False
+    return stat.S_ISREG(st.st_mode) and identity(st) == identity(os.fstat(fd))
+
+
 def _kernel_paths(fd):
     try:
         yield os.readlink(f"/proc/self/fd/{fd}")
@@ -598,7 +653,7 @@ class Handles:
         if len(self.live()) >= MAX_OPEN_HANDLES:
             raise StoreError(f"ya tienes {MAX_OPEN_HANDLES} notas abiertas, el máximo: cierra "
                              "alguna con notes_close antes de abrir otra")
-        with _Place(roots, note) as place:
+        with _Place.of(roots, note) as place:
             current = place.verify()
             try:
                 fd = place.folder.open_file(place.name)
@@ -621,11 +676,44 @@ class Handles:
             raise StoreError(f"el handle {handle_id} ya no es válido: {handle.revoked}")
         return handle
 
-    def read(self, handle_id):
-        """The body of the note, read through the handle's descriptor."""
+    def recheck(self, roots, handle_id, reason, always=False):
+        """The handle, after checking that its file is still inside `roots`: reached from a
+        held root folder without links, it is the very file the descriptor holds. Otherwise
+        the handle is revoked with `reason` (StoreError).
+
+        `always` (2026-07-28, where each request brings its own roots) checks every time.
+        Otherwise (2025-11-25) only a file that moved since it was last judged is checked: a
+        roots change judges every handle it keeps (the reaction's decision, exercise 4), and
+        between two changes a note moved out of the roots stops reading here."""
         handle = self.get(handle_id)
-        data = os.pread(handle.fd, 1 << 20, 0)
-        return parse_header(data.decode("utf-8", errors="replace"))[1]
+        where = handle.current_path()
+        if always or where != handle.judged:
+            if where is None or not _holds(roots, where, handle.fd):
+                self.revoke(handle, reason)
+                raise StoreError(f"el handle {handle_id} ya no es válido: {reason}")
+            handle.judged = where
+        return handle
+
+    def judged_now(self):
+        """A roots change kept the live handles: where their files are now is judged."""
+        for handle in self.live():
+            handle.judged = handle.current_path()
+
+    def read(self, handle_id):
+        """The body of the note, read through the handle's descriptor (see `read_part`)."""
+        return self.read_part(handle_id)[0]
+
+    def read_part(self, handle_id):
+        """(body, size): the body, read through the handle's descriptor, and None when the
+        whole file was read, or the file's size in bytes when only its first MAX_READ_BYTES
+        fit (a body cut at a character, never inside one)."""
+        handle = self.get(handle_id)
+        data = os.pread(handle.fd, MAX_READ_BYTES + 1, 0)
+        size = None
+        if len(data) > MAX_READ_BYTES:
+            data, size = data[:MAX_READ_BYTES], os.fstat(handle.fd).st_size
+        text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=size is None)
+        return parse_header(text)[1], size
 
     def close(self, handle_id):
         """Close the handle with this id (StoreError if it is unknown or revoked)."""

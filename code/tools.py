@@ -209,16 +209,26 @@ def notes_open(ctx, note_id):
 def notes_read(ctx, handle):
     with ctx.hold() as roots:
         try:
-            opened = ctx.handles.get(handle)
-            # 2026-07-28 has no list_changed: every request re-checks against its roots where
-            # the note's file is now (asked through its descriptor), not where it was
-            where = opened.current_path() if ctx.stateless else None
-            if ctx.stateless and (where is None or not roots.contains(where)):
-                ctx.handles.revoke(opened, "su nota está fuera de las roots de esta petición")
-            text = ctx.handles.read(handle)
+            # where the note's file is now (asked through its descriptor), not where it was:
+            # 2026-07-28 has no list_changed, so every request checks it against its roots;
+            # at 2025-11-25 a roots change judges the handles it keeps (exercise 4), and a
+            # note moved out of the roots in between stops reading here
+            ctx.handles.recheck(roots, handle, OUTSIDE_2026 if ctx.stateless else OUTSIDE,
+                                always=ctx.stateless)
+            text, size = ctx.handles.read_part(handle)
         except store.StoreError as exc:
             raise ToolError(str(exc)) from None
-    return ok(text, {"handle": handle, "body": text})
+    if size is None:
+        return ok(text, {"handle": handle, "body": text})
+    return ok(f"{text}\n\n[{PARTIAL_NOTE.format(shown=store.MAX_READ_BYTES, size=size)}]",
+              {"handle": handle, "body": text,
+               "partial": {"shownBytes": store.MAX_READ_BYTES, "sizeBytes": size}})
+
+
+OUTSIDE = "su nota salió de las roots (la movieron fuera o la borraron)"
+OUTSIDE_2026 = "su nota está fuera de las roots de esta petición"
+PARTIAL_NOTE = ("Nota parcial: solo caben en una respuesta los primeros {shown} bytes de sus "
+                "{size}; el resto no se muestra.")
 
 
 def notes_close(ctx, handle):

@@ -110,14 +110,14 @@ def test_a_uri_pinned_to_one_folder_is_refused_when_it_names_another(tree):
     pins = {}
     RootSet.from_paths([tree.notes]).open(pins).close()
     st = os.stat(tree.notes)
-    assert pins == {str(tree.notes): [st.st_dev, st.st_ino]}  # JSON: a session keeps it
+    assert pins == {str(tree.notes): [str(tree.notes), st.st_dev, st.st_ino]}  # JSON: kept
     tree.notes.rename(tree.base / "Notas-vieja")
     tree.notes.mkdir()  # a new folder under the same name
     again = RootSet.from_paths([tree.notes]).open(pins)
     with pytest.raises(RootError, match=re.escape(
             f"la carpeta compartida file://{tree.notes} ya no es la que aceptaste")):
         again.folder(again.roots[0])
-    assert again.refusals() and pins == {str(tree.notes): [st.st_dev, st.st_ino]}
+    assert again.refusals() and pins == {str(tree.notes): [str(tree.notes), st.st_dev, st.st_ino]}
     again.close()
 
 
