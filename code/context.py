@@ -27,6 +27,7 @@ the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for wa
 """
 
 import json
+import unicodedata
 from contextlib import nullcontext
 from urllib.parse import urlencode
 
@@ -38,6 +39,12 @@ from tooling import MissingCapability, ToolError, URLElicitationRequired, json_p
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
 MAX_MEMO_BYTES = 1024 * 1024  # all memos of one call, encoded: requestState must fit a frame
 NO_URL_CAPABILITY = "Este cliente no declaró elicitation.url."
+
+
+def title_key(title):
+    """What two titles must share to be the same title: NFKC, ignoring case and the spaces
+    around it."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", title).casefold()).strip()
 
 
 class NeedInput(BaseException):
@@ -111,9 +118,11 @@ class ToolContext:
             raise ToolError(f"No pude leer las notas: {exc}.") from None
 
     def find_notes(self, title):
-        """Notes inside the roots whose title matches, ignoring case and surrounding spaces."""
-        wanted = title.strip().casefold()
-        return [note for note in self.notes() if note.title.strip().casefold() == wanted]
+        """Notes inside the roots whose title matches, ignoring case, surrounding spaces and
+        how its characters are encoded (Unicode NFKC: «Café» typed as one character or as
+        «e» plus a combining accent is the same title)."""
+        wanted = title_key(title)
+        return [note for note in self.notes() if title_key(note.title) == wanted]
 
     def find_note(self, note_id):
         """The note with this id inside the roots; ToolError when there is none."""
@@ -155,14 +164,18 @@ class ToolContext:
             self._roots.close()
 
     # -- the user ------------------------------------------------------------------------------
-    def elicit_form(self, message, properties, required=()):
-        """Ask the user to fill a form; returns an elicitation.Answer, checked on our side."""
+    def elicit_form(self, message, properties, required=(), quoted=()):
+        """Ask the user to fill a form; returns an elicitation.Answer, checked on our side.
+
+        `quoted`: texts from the user's data that `message` quotes (a note's title), which
+        the secret-word check leaves out (elicitation.check_schema)."""
         if not elicitation.supports_form(self.client_capabilities):
             raise MissingCapability(
                 "Este cliente no declaró la capacidad elicitation (modo formulario): no puedo "
                 "preguntarte, así que no hice nada.", {"elicitation": {"form": {}}})
         try:
-            params = elicitation.form(message, properties, required, self.protocol_version)
+            params = elicitation.form(message, properties, required, self.protocol_version,
+                                      quoted)
         except elicitation.SchemaError as exc:
             raise ToolError(f"El servidor se negó a enviar este formulario: {exc}") from None
         return self._answer(params["requestedSchema"], self._ask("elicitation/create", params))

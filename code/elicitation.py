@@ -78,15 +78,16 @@ def choice(options, title=None, description=None, protocol=LATEST_HANDSHAKE):
     return prop
 
 
-def form(message, properties, required=(), protocol=LATEST_HANDSHAKE):
-    """The params of a form `elicitation/create`, checked before anything is sent."""
+def form(message, properties, required=(), protocol=LATEST_HANDSHAKE, quoted=()):
+    """The params of a form `elicitation/create`, checked before anything is sent (`quoted`:
+    see check_schema)."""
     schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
     params = {"mode": "form", "message": message, "requestedSchema": schema}
     if protocol == FORM_ONLY:
         del params["mode"]  # the field did not exist yet
-    check_schema(message, schema, protocol)
+    check_schema(message, schema, protocol, quoted)
     return params
 
 
@@ -101,8 +102,12 @@ _ALLOWED_KEYS = {
 }
 
 
-def check_schema(message, schema, protocol=LATEST_HANDSHAKE):
-    """Raise SchemaError unless this is a flat, primitive, secret-free form for `protocol`."""
+def check_schema(message, schema, protocol=LATEST_HANDSHAKE, quoted=()):
+    """Raise SchemaError unless this is a flat, primitive, secret-free form for `protocol`.
+
+    `quoted` are texts of the user's own data that the message quotes (a note's title): the
+    secret-word filter judges what the form asks for, not what it quotes, so «¿Cuál de las
+    notas «Pagos de marzo» borro?» is no request for a payment. URLs are refused anyway."""
     if not isinstance(message, str) or not message.strip():
         raise SchemaError("el mensaje de la elicitación no puede estar vacío")
     if not isinstance(schema, dict) or schema.get("type") != "object":
@@ -116,7 +121,7 @@ def check_schema(message, schema, protocol=LATEST_HANDSHAKE):
     required = schema.get("required", [])
     if not isinstance(required, list) or not set(required) <= set(properties):
         raise SchemaError("'required' debe listar solo propiedades existentes")
-    _refuse_secrets("message", message)
+    _refuse_secrets("message", _without(message, quoted))
     _refuse_urls("message", message)
     for name, prop in properties.items():
         _check_property(name, prop, protocol)
@@ -174,6 +179,14 @@ def _values_of(prop):
     if "default" in prop:
         values.append(prop["default"])
     return values
+
+
+def _without(text, quoted):
+    """`text` with every occurrence of each quoted text blanked out."""
+    for part in quoted:
+        if isinstance(part, str) and part:
+            text = text.replace(part, " ")
+    return text
 
 
 def _refuse_secrets(where, text):

@@ -13,6 +13,7 @@ the provider's credential never leaves url_mode.FlowStore.
 """
 
 import datetime
+import json
 
 import elicitation
 import store
@@ -25,13 +26,49 @@ from tooling import Tool, ToolError, ok
 def notes_list(ctx):
     skipped = []
     notes = ctx.notes(skipped)
-    lines = [f"- {n.id}: {n.title} ({n.created})" for n in notes] or ["(no hay notas)"]
+    # one line and one summary per note, as many as fit in one answer; a listing that does not
+    # fit is said to be partial, never cut silently (nor turned into an error)
+    room = Room(LISTING_BYTES)
+    shown = room.take([(f"- {n.id}: {n.title} ({n.created})", n.summary()) for n in notes])
+    lines = [line for line, _ in shown] or ["(no hay notas)"]
     text = f"{len(notes)} nota(s) dentro de las roots:\n" + "\n".join(lines)
-    data = {"notes": [n.summary() for n in notes]}
+    data = {"notes": [summary for _, summary in shown]}
+    if len(shown) < len(notes):
+        text += "\n\n" + PARTIAL_LISTING.format(shown=len(shown), total=len(notes))
+        data["partial"] = {"shown": len(shown), "total": len(notes)}
     if skipped:  # what the listing left out, and why
-        text += "\n\nNo listé todo:\n" + "\n".join(f"- {reason}" for reason in skipped)
-        data["skipped"] = skipped
+        reasons = [reason for reason, _ in room.take([(r, r) for r in skipped])]
+        if len(reasons) < len(skipped):
+            reasons.append(MORE_SKIPPED.format(more=len(skipped) - len(reasons)))
+        text += "\n\nNo listé todo:\n" + "\n".join(f"- {reason}" for reason in reasons)
+        data["skipped"] = reasons
     return ok(text, data)
+
+
+LISTING_BYTES = 3 * 1024 * 1024  # a listing's text and data together (a frame holds 4 MiB)
+PARTIAL_LISTING = ("[Listado parcial: se muestran {shown} de las {total} notas; las demás no "
+                   "caben en una respuesta. Comparte una carpeta más concreta para verlas.]")
+MORE_SKIPPED = "y {more} aviso(s) más, que no caben en esta respuesta"
+
+
+class Room:
+    """How much of an answer is still free, in bytes of JSON (as the frame will carry it)."""
+
+    def __init__(self, size):
+        self.left = size
+
+    def take(self, items):
+        """The first of `items` ((text, data) pairs, each shown twice: as text and as data)
+        that fit in the room left, which they then use up."""
+        taken = []
+        for text, data in items:
+            cost = len(json.dumps(text, ensure_ascii=False).encode()) + \
+                len(json.dumps(data, ensure_ascii=False).encode())
+            if cost > self.left:
+                break
+            self.left -= cost
+            taken.append((text, data))
+        return taken
 
 
 def notes_write(ctx, uri, title, body, created=None):
@@ -70,7 +107,7 @@ def notes_delete(ctx, title):
                                            title="Nota", protocol=ctx.protocol_version),
              "confirm": {"type": "boolean", "title": "Sí, bórrala",
                          "description": "Borrar la nota elegida no se puede deshacer."}},
-            required=["note_id", "confirm"])
+            required=["note_id", "confirm"], quoted=[title])
         refusal = refusal_of(answer, "No se borró nada")
         if refusal:
             return refusal
