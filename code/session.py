@@ -415,15 +415,19 @@ class Session:
 
     # -- 2026-07-28 ----------------------------------------------------------------------------
     def _stateless(self, msg, method, params, meta):
-        version = meta.get(META_VERSION)
-        if method == "server/discover" and version is None:
-            version = STATELESS_VERSION
+        """A 2026-07-28 request, server/discover included: its `_meta` must carry the version
+        and the client's capabilities (-32602 otherwise, as the schema requires), and -32022
+        lists only what this path accepts, so a client retrying as told is not refused
+        again (the handshake revisions are reached through `initialize`, not here)."""
+        if META_VERSION not in meta:  # only server/discover comes here without it
+            raise wire.RpcError(wire.INVALID_PARAMS, f"{method} needs _meta with "
+                                f"{META_VERSION} and {META_CAPABILITIES}")
+        version = meta[META_VERSION]
         if version != STATELESS_VERSION:
             raise wire.RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                                {"supported": [STATELESS_VERSION, *HANDSHAKE_VERSIONS],
-                                 "requested": str(version)})
+                                {"supported": [STATELESS_VERSION], "requested": str(version)})
         capabilities = meta.get(META_CAPABILITIES)
-        if method != "server/discover" and not isinstance(capabilities, dict):
+        if not isinstance(capabilities, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, f"_meta needs {META_CAPABILITIES}")
         handler = STATELESS_METHODS.get(method)
         if handler is None:

@@ -117,12 +117,40 @@ def test_a_notification_with_params_that_are_not_an_object_is_ignored(home, para
     assert result_of(peer.take(), ping)["result"] == {}
 
 
-def test_server_discover_needs_no_meta_and_no_handshake():
+def test_server_discover_needs_no_handshake():
     peer = Peer(server())
-    asked = peer.request("server/discover")
+    asked = peer.request("server/discover", {"_meta": ENVELOPE})
     result = result_of(peer.take(), asked)["result"]
     assert result["supportedVersions"] == ["2026-07-28"]
     assert result["resultType"] == "complete"
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"_meta": {"io.modelcontextprotocol/clientCapabilities": CAPS}},
+    {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+], ids=["no-meta", "no-protocol-version", "no-client-capabilities"])
+def test_server_discover_without_what_its_meta_requires_is_invalid_params(params):
+    # the 2026-07-28 schema makes _meta, its protocolVersion and its clientCapabilities
+    # required on every request, server/discover included
+    peer = Peer(server())
+    asked = peer.request("server/discover", params)
+    assert result_of(peer.take(), asked)["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize("method", ["server/discover", "tools/list"])
+def test_minus_32022_lists_only_the_versions_that_path_accepts_and_a_retry_as_told_works(
+        method):
+    peer = Peer(server())
+    asked = peer.request(method, {"_meta": {**ENVELOPE, "io.modelcontextprotocol/"
+                                            "protocolVersion": "2025-11-25"}})
+    error = result_of(peer.take(), asked)["error"]
+    assert error["code"] == UNSUPPORTED_PROTOCOL_VERSION
+    assert error["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+    [version] = error["data"]["supported"]
+    again = peer.request(method, {"_meta": {
+        **ENVELOPE, "io.modelcontextprotocol/protocolVersion": version}})
+    assert "result" in result_of(peer.take(), again)
 
 
 def test_a_call_that_waits_out_the_roots_timeout_while_the_roots_keep_changing_fails_closed(
@@ -285,7 +313,7 @@ def test_server_discover_reports_what_a_solution_brought(home, tmp_path):
     solution.write_text("from extension import Extension\nextension = Extension()\n")
     srv = NotesServer(Config(), extension.load(str(solution)))
     peer = Peer(srv)
-    asked = peer.request("server/discover")
+    asked = peer.request("server/discover", {"_meta": ENVELOPE})
     meta = result_of(peer.take(), asked)["result"]["_meta"]
     assert meta["io.github.curso-mcp/solution"] == srv.solution
 
