@@ -21,8 +21,9 @@ turns whatever goes wrong (an exception, a token that is not text) into StateErr
 `Sealer` is the server's own, used when no solution brings one: HMAC-SHA256 over the payload,
 bound to the tool, the arguments' digest and an expiry, read back only in its exact encoding.
 Deliberately no more than that (notebook 6 shows each gap live): it is signed, not encrypted
-(anyone can read the answers and the notes found), it is not bound to the principal (this
-server has one local user), and it does not stop replays (a state opens again until it expires).
+(anyone can read the answers and the notes found), it is not bound to the principal (the
+lesson's server has one local user; a sealer that binds it gets each session's user), and
+it does not stop replays (a state opens again until it expires).
 `ServerKey` is random at every start (a restart invalidates every outstanding state, which is
 safe) unless a fleet of workers shares one (`serve --state-key`).
 """
@@ -78,7 +79,8 @@ class Binding:
 
     `key`: the server's secret key (never in the token, never shown, not even in the repr);
     `key_id`: which key this server has (public); `tool`: the tool called; `arguments`:
-    digest(arguments) of the call; `principal`: the user this server acts for; `now`: the
+    digest(arguments) of the call; `principal`: the user of the session that seals or opens
+    the state (each session of a shared server has its own); `now`: the
     server's clock, seconds since the epoch; `ttl`: how long a state may live, seconds;
     `one_time`: the tool changes things, so each of its states may be opened only once."""
 
@@ -148,34 +150,38 @@ class Sealer:
 
 class States:
     """The server's side of requestState: one binding per call, the sealer asked, and every
-    failure a StateError (the session refuses with -32602, or ends the call with a tool error)."""
+    failure a StateError (the session refuses with -32602, or ends the call with a tool error).
 
-    def __init__(self, sealer, key, ttl, principal, clock=time.time):
-        self.sealer, self.key, self.ttl = sealer, key, ttl
-        self.principal, self.clock = principal, clock
+    The principal of a binding is the user of the session that seals or opens the state (in
+    a shared server, `serve --second-user`, each session has its own)."""
 
-    def binding(self, tool, arguments):
+    def __init__(self, sealer, key, ttl, clock=time.time):
+        self.sealer, self.key, self.ttl, self.clock = sealer, key, ttl, clock
+
+    def binding(self, tool, arguments, principal):
         return Binding(key=self.key.secret, key_id=self.key.id, tool=tool.name,
-                       arguments=digest(arguments), principal=self.principal,
+                       arguments=digest(arguments), principal=principal,
                        now=self.clock(), ttl=self.ttl, one_time=one_time(tool))
 
-    def seal(self, tool, arguments, payload):
-        """The token for `payload` (a JSON dict; the sealer gets its own copy)."""
+    def seal(self, tool, arguments, payload, principal):
+        """The token for `payload` (a JSON dict; the sealer gets its own copy), sealed for
+        `principal`."""
         try:
             token = self.sealer.seal(json.loads(json.dumps(payload)),
-                                     self.binding(tool, arguments))
+                                     self.binding(tool, arguments, principal))
         except (Exception, SystemExit) as exc:
             raise StateError(f"the sealer failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(token, str) or not token:
             raise StateError(f"the sealer gave {type(token).__name__}, not a text token")
         return token
 
-    def open(self, token, tool, arguments):
-        """What was sealed in `token` for this call; StateError for anything else."""
+    def open(self, token, tool, arguments, principal):
+        """What was sealed in `token` for this call of `principal`; StateError for anything
+        else."""
         if not isinstance(token, str):
             raise StateError("not a text token")
         try:
-            return self.sealer.open(token, self.binding(tool, arguments))
+            return self.sealer.open(token, self.binding(tool, arguments, principal))
         except StateError:
             raise
         except (Exception, SystemExit) as exc:

@@ -134,7 +134,7 @@ class NotesServer:
         self.roots_reaction = revoke_every_handle
         key = ServerKey.from_hex(self.config.state_key) if self.config.state_key \
             else ServerKey.new()
-        self.states = States(Sealer(), key, self.config.state_ttl, self.config.subject)
+        self.states = States(Sealer(), key, self.config.state_ttl)
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
         self.provider = nube_copias.Provider(lambda: self.setup_page().base)
         self.page_routes = {}  # path -> handler, from solutions (exercise 3)

@@ -448,7 +448,8 @@ class Session:
         if "requestState" in params:
             try:
                 saved = self.server.states.open(params["requestState"],
-                                                self.server.tools[call.name], call.arguments)
+                                                self.server.tools[call.name], call.arguments,
+                                                self.user)
                 if not _restorable(saved):
                     raise StateError("the sealer gave back something this server never sealed")
             except StateError as exc:
@@ -544,7 +545,7 @@ class Session:
         try:
             state = self.server.states.seal(self.server.tools[call.name], call.arguments, {
                 "answers": call.answers, "asked": call.asked, "memos": call.memos,
-                "pending": need.key})
+                "pending": need.key}, self.user)
         except StateError as exc:
             self.server.log(f"tool {call.name}: could not seal its requestState ({exc})")
             self._answer(call, error_result(NOT_SEALED.format(name=call.name)))

@@ -133,7 +133,11 @@ class SetupPage:
         field = request.form
         allowed = field.get("decision") == "allow"
         try:
-            self.flows.complete(field.get("elicitation", ""), field.get("state", ""),
+            record = self.flows.usable(field.get("elicitation", ""))
+            if request.user not in (None, record.subject):  # a link forwarded to another
+                raise FlowError("este enlace es de otra persona: solo quien lo pidió puede "
+                                "autorizarlo")
+            self.flows.complete(record.elicitation_id, field.get("state", ""),
                                 self.provider, allowed=allowed)
         except FlowError as exc:
             return 400, "No se pudo completar", (f"<p>{html.escape(str(exc))}. "

@@ -186,14 +186,15 @@ def notes_sync(ctx):
 
 
 def configured(ctx):
-    return ctx.server.flows.is_configured(ctx.server.config.subject, SYNC_PROVIDER)
+    """Did this call's user (never another one of a shared server) authorize Notas Sync?"""
+    return ctx.server.flows.is_configured(ctx.user, SYNC_PROVIDER)
 
 
 def start_flow(ctx):
     """The URL flow of this call (the same one on every run) and its checked URL."""
     flows = ctx.server.flows
     flow_id = ctx.memo("flow", lambda: flows.start(
-        ctx.session.id, ctx.server.config.subject, SYNC_PROVIDER,
+        ctx.session.id, ctx.user, SYNC_PROVIDER,
         ctx.session.flow_listener(ctx.stateless)).elicitation_id)
     record = flows.get(flow_id)
     if record is None:
