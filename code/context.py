@@ -18,12 +18,21 @@ different files (store.py, roots.py).
 - At 2026-07-28 a question is an entry of an `input_required` result, and the roots are asked
   the same way, once per request.
 
+Several questions that do not depend on each other can go in one round: build each with
+`ctx.form_request(...)`, `ctx.url_request(...)`, `ctx.sampling_request(...)` or
+`ctx.roots_request()`, and ask them with `ctx.ask_together(name=request, ...)`, which returns
+{name: answer}. At 2026-07-28 they are the entries of one `input_required` result (the names are
+its `inputRequests` keys); at 2025-11-25 each is its own request to the client, all sent at
+once, and the tool runs again once every one is answered (roots are the session's: never
+asked again).
+
 An answer is bound to a digest of its question: if the question changed between two runs (the
 roots changed while the form was open, so other notes match), the old answer is stale and the
 question is asked again.
 
-Deliberate simplifications: one question per round (no batching), keyed by the order in which
-the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ... for waits).
+Deliberate simplifications: the single questions (`elicit_form`, `elicit_url`) are keyed by
+the order in which the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, `wait-1` ...
+for waits); only `ask_together` names its keys.
 """
 
 import json
@@ -48,15 +57,27 @@ def title_key(title):
 
 
 class NeedInput(BaseException):
-    """Stops a tool run at a question it has no answer for yet (key, request object).
+    """Stops a tool run at the questions it has no answer for yet: `requests`, {key: request
+    object}, asked together in one round.
 
     A BaseException, like KeyboardInterrupt, so that a tool's `except Exception` cannot
     swallow it by accident. The same holds for the two below.
     """
 
-    def __init__(self, key, request):
-        super().__init__(key)
-        self.key, self.request = key, request
+    def __init__(self, requests):
+        super().__init__(*requests)
+        self.requests = requests
+
+
+class InputRequest:
+    """One thing a tool may ask (made by `ctx.form_request` and friends, for `ask_together`).
+
+    `request` is what goes to the client ({"method", "params"}) and `read(result)` turns the
+    client's answer into what the tool gets; or, when nothing needs asking (the 2025-11-25
+    roots, the server's own folders), `request` is None and `local()` gives the value."""
+
+    def __init__(self, request=None, read=None, local=None):
+        self.request, self.read, self.local = request, read, local
 
 
 class NeedRoots(BaseException):
@@ -87,6 +108,8 @@ class ToolContext:
         self.stateless = call.stateless
         self.handles = session.handles
         self._roots = None
+        self._roots_answer = None  # 2026-07-28: a roots/list answer got in a batch
+        self._opened = []          # 2026-07-28: the RootSets this run accepted (released)
         self._counters = {}
 
     # -- roots and notes ---------------------------------------------------------------------
@@ -160,8 +183,8 @@ class ToolContext:
 
     def release(self):
         """The run is over: close what this run opened (2026-07-28: its request's roots)."""
-        if self._roots is not None and self.stateless:
-            self._roots.close()
+        for roots in self._opened:
+            roots.close()
 
     # -- the user ------------------------------------------------------------------------------
     def elicit_form(self, message, properties, required=(), quoted=()):
@@ -169,6 +192,50 @@ class ToolContext:
 
         `quoted`: texts from the user's data that `message` quotes (a note's title), which
         the secret-word check leaves out (elicitation.check_schema)."""
+        return self._ask_one(self.form_request(message, properties, required, quoted))
+
+    def elicit_url(self, message, url, elicitation_id):
+        """Ask the user to open a URL; `accept` only means they agreed to open it."""
+        return self._ask_one(self.url_request(message, url, elicitation_id))
+
+    # -- several questions in one round ---------------------------------------------------------
+    def ask_together(self, **requests):
+        """Ask several independent things in one round; returns {name: answer}.
+
+            answers = ctx.ask_together(
+                nota=ctx.form_request("¿Qué nota nueva escribo?", {"titulo": {"type": "string"}}),
+                carpetas=ctx.roots_request())
+
+        Each keyword is a name of your choice (at 2026-07-28, its `inputRequests` key) and each
+        value an InputRequest from `form_request`, `url_request`, `sampling_request` or
+        `roots_request`. What is already answered comes back; everything else is asked at once
+        (one `input_required` result at 2026-07-28; separate requests sent together at
+        2025-11-25) and the tool runs again when all are answered. Ask together only what does
+        not depend on another answer (a form that lists the notes found in the roots needs the
+        roots first)."""
+        for name, request in requests.items():
+            if not name.isidentifier() or not isinstance(request, InputRequest) or (
+                    name == "roots" and request.request not in (None, ROOTS_REQUEST)):
+                raise ToolError(f"ctx.ask_together: {name!r} no es un nombre válido o su valor "
+                                "no viene de ctx.form_request, url_request, sampling_request o "
+                                "roots_request ('roots' se reserva para las roots).")
+        values, missing = {}, {}
+        for name, request in requests.items():
+            if request.request is None:
+                values[name] = request.local()
+                continue
+            answer = self._answered(name, request.request)
+            if answer is UNANSWERED:
+                missing[name] = request.request
+            else:
+                values[name] = request.read(answer)
+        if missing:
+            raise NeedInput(missing)
+        return values
+
+    def form_request(self, message, properties, required=(), quoted=()):
+        """A form to ask with `ask_together` (as `elicit_form`); its answer is an
+        elicitation.Answer, checked on our side."""
         if not elicitation.supports_form(self.client_capabilities):
             raise MissingCapability(
                 "Este cliente no declaró la capacidad elicitation (modo formulario): no puedo "
@@ -178,15 +245,49 @@ class ToolContext:
                                       quoted)
         except elicitation.SchemaError as exc:
             raise ToolError(f"El servidor se negó a enviar este formulario: {exc}") from None
-        return self._answer(params["requestedSchema"], self._ask("elicitation/create", params))
+        return InputRequest({"method": "elicitation/create", "params": params},
+                            lambda result: self._answer(params["requestedSchema"], result))
 
-    def elicit_url(self, message, url, elicitation_id):
-        """Ask the user to open a URL; `accept` only means they agreed to open it."""
+    def url_request(self, message, url, elicitation_id, required=False):
+        """A URL to open, to ask with `ask_together` (as `elicit_url`); its answer is an
+        elicitation.Answer. `required=True`: the request cannot go on without it (as
+        `require_url`: at 2025-11-25 the call ends with -32042 instead of asking)."""
         if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability(NO_URL_CAPABILITY,
-                                    {"elicitation": {"url": {}}})
-        return self._answer(None, self._ask("elicitation/create",
-                                            self.url_params(message, url, elicitation_id)))
+            raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {"url": {}}})
+        params = self.url_params(message, url, elicitation_id)
+        if required and not self.stateless:
+            return InputRequest(local=lambda: _raise(URLElicitationRequired([params])))
+        return InputRequest({"method": "elicitation/create", "params": params},
+                            lambda result: self._answer(None, result))
+
+    def sampling_request(self, prompt, max_tokens=100, system_prompt=None):
+        """A completion the client's model writes (`sampling/createMessage`), to ask with
+        `ask_together`. `prompt` is the user message's text (or a list of sampling messages);
+        the answer is the client's CreateMessageResult (a dict with `role`, `content`,
+        `model`). The client must have declared `sampling`."""
+        if not isinstance(self.client_capabilities.get("sampling"), dict):
+            raise MissingCapability("Este cliente no declaró la capacidad sampling.",
+                                    {"sampling": {}})
+        messages = prompt if isinstance(prompt, list) else [
+            {"role": "user", "content": {"type": "text", "text": str(prompt)}}]
+        params = {"messages": messages, "maxTokens": max_tokens}
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        return InputRequest({"method": "sampling/createMessage", "params": params},
+                            _sampled)
+
+    def roots_request(self):
+        """The client's roots, to ask with `ask_together`; the answer is this call's RootSet
+        (`ctx.roots`, which then needs no round of its own). Asked only at 2026-07-28 from a
+        client that declared roots: otherwise they are already known (the session's roots,
+        or the server's own folders) and nothing is sent."""
+        if not (self.stateless and isinstance(self.client_capabilities.get("roots"), dict)):
+            return InputRequest(local=lambda: self.roots)
+        return InputRequest(ROOTS_REQUEST, self._roots_from)
+
+    def _roots_from(self, result):
+        self._roots_answer = result
+        return self.roots
 
     # -- URL mode and the provider of exercise 3 ------------------------------------------------
     @property
@@ -237,12 +338,7 @@ class ToolContext:
         client opens it, and retries once the page is done). 2026-07-28, where -32042 is
         retired: asks in-band, like `elicit_url`, and returns the Answer.
         """
-        if self.stateless:
-            return self.elicit_url(message, url, elicitation_id)
-        if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability(NO_URL_CAPABILITY,
-                                    {"elicitation": {"url": {}}})
-        raise URLElicitationRequired([self.url_params(message, url, elicitation_id)])
+        return self._ask_one(self.url_request(message, url, elicitation_id, required=True))
 
     def wait_flow(self, record, seconds):
         """Give the user up to `seconds` to finish the URL flow `record`; returns its status.
@@ -280,8 +376,16 @@ class ToolContext:
 
     # -- questions -----------------------------------------------------------------------------
     def ask_roots(self):
-        """2026-07-28: this request's roots, asked as an input request."""
-        return self._ask_keyed("roots", {"method": "roots/list", "params": {}})
+        """2026-07-28: this request's roots (a roots/list result), asked as an input request
+        unless a batch of this run already got them."""
+        if self._roots_answer is not None:
+            return self._roots_answer
+        return self._ask_one(InputRequest(ROOTS_REQUEST, lambda result: result), "roots")
+
+    def accepted(self, roots):
+        """`roots`, opened for this run only (2026-07-28): closed when the run is over."""
+        self._opened.append(roots)
+        return roots
 
     def _answer(self, schema, result):
         try:
@@ -290,14 +394,23 @@ class ToolContext:
             raise ToolError(f"La respuesta del formulario no es válida ({exc}); no hice nada.") \
                 from None
 
-    def _ask(self, method, params):
-        return self._ask_keyed(self._next("ask"), {"method": method, "params": params})
+    def _ask_one(self, request, key=None):
+        """One question in its own round, keyed `key` or by the order of asking (`ask-N`)."""
+        if request.request is None:
+            return request.local()
+        key = key or self._next("ask")
+        answer = self._answered(key, request.request)
+        if answer is UNANSWERED:
+            raise NeedInput({key: request.request})
+        return request.read(answer)
 
     def _next(self, kind):
         self._counters[kind] = self._counters.get(kind, 0) + 1
         return f"{kind}-{self._counters[kind]}"
 
-    def _ask_keyed(self, key, request):
+    def _answered(self, key, request):
+        """The client's answer to `request` under `key`, or UNANSWERED (then it is recorded
+        as asked). ToolError when no answer will come, or the tool keeps changing it."""
         call, question = self.call, digest(request)
         if key in call.failed:
             raise ToolError(call.failed[key])
@@ -311,4 +424,20 @@ class ToolContext:
                                 "hora o valores al azar? guárdalos con ctx.memo): no sigo "
                                 "preguntando y no hice nada.")
         call.asked[key] = question
-        raise NeedInput(key, request)
+        return UNANSWERED
+
+
+ROOTS_REQUEST = {"method": "roots/list", "params": {}}
+UNANSWERED = object()
+
+
+def _raise(exc):
+    raise exc
+
+
+def _sampled(result):
+    """A sampling answer as the tool gets it: the client's CreateMessageResult, checked."""
+    if not isinstance(result, dict) or not isinstance(result.get("content"), (dict, list)):
+        raise ToolError("La respuesta de sampling no es válida (falta su content); no hice "
+                        "nada.")
+    return result

@@ -313,7 +313,8 @@ class Session:
                 call.failed[key] = f"El cliente no pudo responder: {error.message}"
             else:
                 call.answers[key] = msg["result"]
-            self._run(call)
+            if error is not None or not self._asking(call):  # a round's last answer
+                self._run(call)
         else:  # a late answer (the call was cancelled or timed out) or a stray id
             self.server.log(f"ignored a response to unknown id {msg_id!r}")
 
@@ -457,9 +458,9 @@ class Session:
                 raise wire.RpcError(wire.INVALID_PARAMS, "Invalid or expired requestState",
                                     {"reason": "invalid_request_state"}) from None
         call.asked, call.memos = saved["asked"], saved["memos"]
-        pending = saved.get("pending")  # only the question of the last round may be answered
-        call.answers = {**saved["answers"], **{k: v for k, v in responses.items()
-                                               if k == pending}}  # anything else is ignored
+        pending = saved.get("pending", [])  # only the questions of the last round may be
+        call.answers = {**saved["answers"], **{k: v for k, v in responses.items()  # answered
+                                               if k in pending}}  # anything else is ignored
 
     def _request_roots(self, ctx):
         """The roots of one 2026-07-28 request: asked as an input request when declared."""
@@ -475,7 +476,7 @@ class Session:
         # accepted for this request only (ctx.release closes them at its end); what each URI
         # named is pinned in the session, which a retry after input_required must reach too
         # (its requestState is sealed with this session's key)
-        return self._usable(roots).open(self._pins)
+        return ctx.accepted(self._usable(roots).open(self._pins))
 
     # -- calls -----------------------------------------------------------------------------------
     def _call_tool(self, msg, params, revision):
@@ -519,13 +520,16 @@ class Session:
             else:
                 result = self._invoke(call)
         except NeedInput as need:
-            problem = json_problem(need.request)
+            problem = json_problem(need.requests)
             if problem is not None:  # the same refusal at both revisions
                 self._answer(call, self._not_json(call, problem))
             elif call.stateless:
                 self._input_required(call, need)
             else:
-                self._ask_client(call, need.key, need.request)
+                asking = {key for owner, key in self._questions.values() if owner is call}
+                for key, request in need.requests.items():
+                    if key not in asking:
+                        self._ask_client(call, key, request)
             return
         except NeedRoots:
             self._roots_waiters.append(call)
@@ -541,17 +545,17 @@ class Session:
         self._answer(call, result)
 
     def _input_required(self, call, need):
-        """2026-07-28: end this round with the question and the state sealed for the retry."""
+        """2026-07-28: end this round with the questions and the state sealed for the retry."""
         try:
             state = self.server.states.seal(self.server.tools[call.name], call.arguments, {
                 "answers": call.answers, "asked": call.asked, "memos": call.memos,
-                "pending": need.key}, self.user)
+                "pending": list(need.requests)}, self.user)
         except StateError as exc:
             self.server.log(f"tool {call.name}: could not seal its requestState ({exc})")
             self._answer(call, error_result(NOT_SEALED.format(name=call.name)))
             return
-        self._answer(call, {"inputRequests": {need.key: need.request},
-                            "requestState": state}, "input_required")
+        self._answer(call, {"inputRequests": need.requests, "requestState": state},
+                     "input_required")
 
     def _invoke(self, call):
         tool = self.server.tools[call.name]
@@ -605,7 +609,7 @@ class Session:
             error = self._not_json(call, NOT_JSON_PROBLEMS[exc.kind])
             frame = wire.response(call.request_id,
                                   stateless_result(error) if call.stateless else error)
-        self._finish(call)
+        self._void(self._finish(call), "La llamada que hacía esta pregunta ya terminó.")
         self.send(frame)
 
     def _not_json(self, call, problem):
@@ -613,18 +617,30 @@ class Session:
         return error_result(NOT_JSON.format(name=call.name, problem=problem))
 
     def _finish(self, call):
-        """The call is over (answered, failed or cancelled): forget it and its timers."""
+        """The call is over (answered, failed or cancelled): forget it and its timers.
+        Returns the ids of our questions it left unanswered (the caller voids them)."""
         call.done = True
         self.calls.pop(call.request_id, None)
         for timer in call.timers.values():
             timer.cancel()
         call.timers.clear()
-        for question, (owner, _) in list(self._questions.items()):
-            if owner is call:
-                del self._questions[question]
+        left = [question for question, (owner, _) in self._questions.items() if owner is call]
+        for question in left:
+            del self._questions[question]
         if call in self._roots_waiters:
             self._roots_waiters.remove(call)
         self._unwait(call)
+        return left
+
+    def _asking(self, call):
+        """Does `call` still wait for an answer to one of our questions?"""
+        return any(owner is call for owner, _ in self._questions.values())
+
+    def _void(self, questions, reason):
+        """Tell the client our `questions` need no answer any more (it may close them)."""
+        for question in questions:
+            self.send(wire.notification("notifications/cancelled",
+                                        {"requestId": question, "reason": reason}))
 
     def _unwait(self, call):
         """Take the call off every flow it waits for; a flow nobody waits for is forgotten."""
@@ -715,12 +731,8 @@ class Session:
             return  # finished already, or never parked: nothing to stop
         self.server.log(f"tools/call {request_id!r} ({call.name}) cancelled by the client"
                         + (f": {reason}" if isinstance(reason, str) else ""))
-        questions = [q for q, (owner, _) in self._questions.items() if owner is call]
-        self._finish(call)
-        for question in questions:  # our own pending questions for it are void now
-            self.send(wire.notification("notifications/cancelled", {
-                "requestId": question,
-                "reason": "La llamada que hacía esta pregunta se canceló."}))
+        self._void(self._finish(call),  # our own pending questions for it are void now
+                   "La llamada que hacía esta pregunta se canceló.")
 
     # -- timers ---------------------------------------------------------------------------------
     def _set_timer(self, call, name, seconds, fn):
@@ -738,7 +750,8 @@ def _restorable(saved):
     """A payload of the shape `_input_required` seals (a sealer may give back anything)."""
     return isinstance(saved, dict) and all(isinstance(saved.get(key), dict)
                                            for key in ("answers", "asked", "memos")) \
-        and isinstance(saved.get("pending", ""), str)
+        and isinstance(saved.get("pending", []), list) \
+        and all(isinstance(key, str) for key in saved.get("pending", []))
 
 
 def stateless_result(result, result_type="complete", cacheable=False):

@@ -166,14 +166,17 @@ def notes_sync(ctx):
     """Send the notes to the (simulated) sync service; it needs notes_setup done first.
 
     Before the setup, at 2025-11-25 the request ends with the -32042 error carrying the URL
-    elicitation (the client opens the page and retries); at 2026-07-28 it asks in-band.
+    elicitation (the client opens the page and retries); at 2026-07-28 it asks in-band, and
+    asks the roots (which the sync needs anyway) in the same round.
     """
     if not configured(ctx):
         if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
             raise ToolError("La sincronización aún no está configurada y este cliente no puede "
                             "usar el modo URL: " + manual_setup(ctx))
         record, url = start_flow(ctx)
-        answer = ctx.require_url(CONNECT_MESSAGE, url, record.elicitation_id)
+        answer = ctx.ask_together(
+            consent=ctx.url_request(CONNECT_MESSAGE, url, record.elicitation_id, required=True),
+            roots=ctx.roots_request())["consent"]
         if answer.action != "accept":
             ctx.server.flows.retire(record.elicitation_id)
             return ok("No se sincronizó nada: antes hay que autorizar Notas Sync.",

@@ -302,28 +302,27 @@ def test_sync_without_url_mode_is_a_tool_error_not_32042(home):
     assert done["result"]["isError"] is True and "modo URL" in json.dumps(done)
 
 
-def test_sync_before_setup_asks_in_band_at_2026_07_28(home):
+def test_sync_before_setup_asks_in_band_with_the_roots_in_one_round_at_2026_07_28(home):
     srv = server()
     peer = Peer(srv)
     sync = call(peer, "notes_sync", meta=ENVELOPE)
     first = result_of(peer.take(), sync)["result"]
     assert first["resultType"] == "input_required"
-    [request] = first["inputRequests"].values()
-    assert request["params"]["mode"] == "url" and "elicitationId" not in request["params"]
-    eid = request["params"]["url"].rsplit("=", 1)[1]
+    requests = first["inputRequests"]
+    assert list(requests) == ["consent", "roots"] and requests["roots"]["method"] == "roots/list"
+    consent = requests["consent"]["params"]
+    assert consent["mode"] == "url" and "elicitationId" not in consent
+    eid = consent["url"].rsplit("=", 1)[1]
     record = srv.flows.get(eid)
     srv.flows.complete(eid, record.nonce, "notas-sync")
     peer.clock.advance()
     retry = peer.request("tools/call", {"name": "notes_sync", "arguments": {}, "_meta": ENVELOPE,
                                         "requestState": first["requestState"],
-                                        "inputResponses": {"ask-1": {"action": "accept"}}})
-    second = result_of(peer.take(), retry)["result"]
-    assert second["resultType"] == "input_required"  # now the roots of this request
-    roots = peer.request("tools/call", {"name": "notes_sync", "arguments": {}, "_meta": ENVELOPE,
-                                        "requestState": second["requestState"],
-                                        "inputResponses": {"roots": {"roots": [
-                                            {"uri": f"file://{home}/Notas"}]}}})
-    done = result_of(peer.take(), roots)["result"]
+                                        "inputResponses": {
+                                            "consent": {"action": "accept"},
+                                            "roots": {"roots": [
+                                                {"uri": f"file://{home}/Notas"}]}}})
+    done = result_of(peer.take(), retry)["result"]
     assert done["structuredContent"]["synced"] == 4
 
 

@@ -215,7 +215,7 @@ def test_a_2026_flow_ending_in_a_2025_session_sends_no_completion_notification(h
     srv = server()
     peer = Peer(srv).start([f"{home}/Notas"])
     sync = call(peer, "notes_sync", meta=ENVELOPE)
-    [request] = result_of(peer.take(), sync)["result"]["inputRequests"].values()
+    request = result_of(peer.take(), sync)["result"]["inputRequests"]["consent"]
     eid = request["params"]["url"].rsplit("=", 1)[1]
     srv.flows.complete(eid, srv.flows.get(eid).nonce, "notas-sync")
     peer.clock.advance()
