@@ -258,14 +258,32 @@ def serve_http(page, host="127.0.0.1", log=None):
 
 
 def _http_server(page, listening, log):
-    """An http.server around an already listening socket, answering with `page.handle`."""
+    """An http.server around an already listening socket, answering with `page.handle`.
+
+    It checks who is asking before anything else: the Host must be the address this server
+    handed out (`page.base`), so a name rebound to 127.0.0.1 by another site gets 421 and
+    never a page (nor its nonce); a POST from another site (its Origin, or Sec-Fetch-Site)
+    gets 403, on every route (the provider's consent page included). Every answer, errors
+    and 501s included, carries HEADERS and no Server header; a request line that cannot be
+    read (malformed, too long) gets its 4xx page. At most MAX_CONNECTIONS are served at once
+    (more are closed at once, without a thread) and a connection idle for IDLE_SECONDS is
+    dropped."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+    here = urlsplit(page.base)
+    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
     class Handler(BaseHTTPRequestHandler):
+        timeout = IDLE_SECONDS  # per read: a connection that sends nothing is dropped
+        default_request_version = "HTTP/1.0"  # an unreadable request line still gets a status
+
         def do_GET(self):
-            self._reply(page.handle("GET", self.path))
+            self._reply(self._refusal() or page.handle("GET", self.path))
 
         def do_POST(self):
+            refused = self._refusal()
+            if refused:
+                return self._reply(refused)
             try:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
@@ -276,6 +294,32 @@ def _http_server(page, listening, log):
             body = self.rfile.read(length).decode("utf-8", "replace")
             self._reply(page.handle("POST", self.path, body))
 
+        def _refusal(self):
+            """Why this request is not served (a PageResponse), or None."""
+            if (self.headers.get("Host") or "").lower() != here.netloc.lower():
+                return PageResponse(421, "Dirección equivocada", "<p>Esta página solo atiende "
+                                    f"en {html.escape(page.base)}.</p>")
+            origin = self.headers.get("Origin")
+            if self.command == "POST" and (
+                    (origin is not None and origin.lower() != page.base.lower())
+                    or self.headers.get("Sec-Fetch-Site") == "cross-site"):
+                return PageResponse(403, "Otro sitio", "<p>Esta página no acepta formularios "
+                                    "enviados desde otro sitio. No se hizo nada.</p>")
+            return None
+
+        def send_error(self, code, message=None, explain=None):
+            """A request http.server refused (malformed, too long, unknown method): our
+            page, with our headers, and the connection closed."""
+            self.close_connection = True
+            title = ERRORS.get(code, "Error")
+            self._reply(PageResponse(code, title, f"<p>{html.escape(title)}. No se hizo "
+                                     "nada.</p>"))
+
+        def send_response(self, code, message=None):  # as http.server's, without Server
+            self.log_request(code)
+            self.send_response_only(code, message)
+            self.send_header("Date", self.date_time_string())
+
         def _reply(self, answer):
             data = page.render(answer.status, answer.title, answer.html).encode()
             self.send_response(answer.status)
@@ -283,25 +327,46 @@ def _http_server(page, listening, log):
             for name, value in HEADERS + extra + (("Content-Length", str(len(data))),):
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
 
         def log_request(self, code="-", size="-"):  # never log query strings or form bodies
-            log(f"setup page: {self.command} {urlsplit(self.path).path} -> {code}")
+            path = urlsplit(getattr(self, "path", "")).path[:200]
+            log(f"setup page: {self.command or '?'} {path} -> {code}")
 
         def log_message(self, fmt, *args):
-            log("setup page: " + fmt % args)
+            log("setup page: " + (fmt % args)[:300])
 
-    httpd = ThreadingHTTPServer(listening.getsockname(), Handler, bind_and_activate=False)
+    class Server(ThreadingHTTPServer):
+        def process_request(self, request, client_address):
+            if not slots.acquire(blocking=False):  # busy: refused at once, no thread
+                self.shutdown_request(request)
+                return
+            super().process_request(request, client_address)
+
+        def process_request_thread(self, request, client_address):
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                slots.release()
+
+    httpd = Server(listening.getsockname(), Handler, bind_and_activate=False)
     httpd.socket.close()
     httpd.socket, httpd.daemon_threads = listening, True
     httpd.timeout = 0  # handle_request() runs when a browser is already waiting: never block
     return httpd
 
 
+MAX_CONNECTIONS = 16   # connections served at once; more are closed without a thread
+IDLE_SECONDS = 10.0    # a connection that sends nothing for this long is dropped
+ERRORS = {400: "Petición mal formada", 408: "Petición demasiado lenta",
+          414: "Dirección demasiado larga", 431: "Cabeceras demasiado grandes",
+          501: "Método no admitido", 505: "Versión de HTTP no admitida"}
 HEADERS = (("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
            ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
-           ("Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"))
+           ("X-Content-Type-Options", "nosniff"),
+           ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
+            "form-action 'self'; frame-ancestors 'none'"))
 
 PAGE = """<!doctype html><html lang="es"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{{font-family:sans-serif;max-width:32em;margin:3em auto}}
