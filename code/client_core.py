@@ -23,7 +23,12 @@ One tools/call with a form, start to end, all in this file:
 
 The user behind `ask` has one contract in both drivers: `elicit(params, question_id)` returns
 an ElicitResult dict and `open_url(url)` visits a page after a consent (in the asyncio driver
-both may be coroutines). simulated_user.py has a scripted user and browser.
+both may be coroutines). simulated_user.py has a scripted user and browser. An accepted form
+gets the declared defaults of the fields the user left out, here in the core (SEP-1034), so
+every user and driver sends them.
+
+Versions: at 2026-07-28 a -32022 that lists 2026-07-28 is retried once; one that lists only
+older revisions makes `connect` fall back to the newest of them that this client speaks.
 
 Deliberate simplifications: no sampling; notifications are recorded (up to MAX_NOTIFICATIONS),
 not shown; a request that timed out or was abandoned is forgotten, its late answer dropped.
@@ -35,12 +40,14 @@ import os
 import wire
 from protocol import (
     CLIENT_INFO,
+    HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE,
     META_CAPABILITIES,
     META_CLIENT_INFO,
     META_SERVER_INFO,
     META_VERSION,
     STATELESS_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
 )
 from roots import path_to_uri
 
@@ -108,11 +115,14 @@ class Question:
         self.settled = False
 
     def answer(self, result):
-        """The user's ElicitResult. After a consent in URL mode the user opens the page next
-        (the core asks for it through the clock, once the answer is on its way)."""
+        """The user's ElicitResult. An accepted form gets the declared default of every
+        field the user left out (SEP-1034). After a consent in URL mode the user opens the
+        page next (the core asks for it through the clock, once the answer is on its way)."""
         if self.settled or (self.call is not None and self.call.done):
             return  # answered already, or its call ended (out of time, failed, abandoned)
         self.settled = True
+        if self.mode == "form":
+            result = with_defaults(self.params.get("requestedSchema"), result)
         consented = self.mode == "url" and isinstance(result, dict) \
             and result.get("action") == "accept"
         if self.call is None:
@@ -155,12 +165,9 @@ class ClientCore:
         pass `{}` for a bare (form-only, 2025-06-18 style) declaration or False for none.
         `ask(question)` and `visit(question)` are the driver's way to its user."""
         self._send, self.clock, self.ask, self.visit = send, clock, ask, visit
-        self.protocol = protocol
         self.roots = None if roots is None else [as_uri(r) for r in roots]
         self.capabilities = {}
-        if self.roots is not None:
-            self.capabilities["roots"] = {} if protocol == STATELESS_VERSION \
-                else {"listChanged": True}
+        self.speak(protocol)
         if elicitation is not False:
             self.capabilities["elicitation"] = ALL_ELICITATION if elicitation is None \
                 else elicitation
@@ -180,25 +187,42 @@ class ClientCore:
         """2026-07-28: every request carries the envelope (the protocol may be switched)."""
         return self.protocol == STATELESS_VERSION
 
+    def speak(self, protocol):
+        """Speak `protocol` from now on (how the roots capability is declared depends on it)."""
+        self.protocol = protocol
+        if self.roots is not None:
+            self.capabilities["roots"] = {} if protocol == STATELESS_VERSION \
+                else {"listChanged": True}
+
     # -- what goes out -----------------------------------------------------------------------
     def send(self, msg):
         self.on_frame("→", msg)
         self._send(msg)
 
-    def request(self, method, params=None, outcome=None, on_answer=None):
+    def request(self, method, params=None, outcome=None, on_answer=None, retry=True):
         """Send a request; its answer settles `outcome` (a new one by default), or goes to
-        `on_answer(result, error)` when given."""
+        `on_answer(result, error)` when given.
+
+        At 2026-07-28, a -32022 whose `supported` lists this revision is retried once, as
+        the server said (a server may refuse a first request it could not place)."""
         outcome = outcome or Outcome(method)
+        answered = on_answer or (lambda result, error: outcome.fail(error)
+                                 if error is not None else outcome.settle(result))
+        sent = params
         if self.stateless:
-            params = {**(params or {}), "_meta": {
+            sent = {**(params or {}), "_meta": {
                 META_VERSION: STATELESS_VERSION, META_CAPABILITIES: self.capabilities,
                 META_CLIENT_INFO: self.client_info}}
+
+        def answer(result, error):
+            listed = supported_versions(error)
+            if retry and self.stateless and listed and STATELESS_VERSION in listed:
+                return self.request(method, params, outcome, on_answer, retry=False)
+            answered(result, error)
         self._next_id += 1
         outcome.request_id = self._next_id
-        self._pending[self._next_id] = on_answer or (
-            lambda result, error: outcome.fail(error) if error is not None
-            else outcome.settle(result))
-        self.send(wire.request(self._next_id, method, params))
+        self._pending[self._next_id] = answer
+        self.send(wire.request(self._next_id, method, sent))
         return outcome
 
     def notify(self, method, params=None):
@@ -223,6 +247,10 @@ class ClientCore:
         done = Outcome("connect")
         if self.stateless:
             def discovered(result, error):
+                handshake = older_listed(error)
+                if handshake is not None:  # the server only speaks an older revision
+                    self.speak(handshake)
+                    return self._handshake(done, wait_for_roots)
                 if error is not None:
                     return done.fail(error)
                 self.server_info = (result.get("_meta") or {}).get(META_SERVER_INFO) \
@@ -230,6 +258,10 @@ class ClientCore:
                 done.settle()
             self.request("server/discover", {}, done, discovered)
             return done
+        return self._handshake(done, wait_for_roots)
+
+    def _handshake(self, done, wait_for_roots):
+        """`initialize` and `notifications/initialized` (2025 revisions), settling `done`."""
         asked = self._roots_asked_again() if wait_for_roots and self.roots is not None \
             else None
 
@@ -399,6 +431,37 @@ class ClientCore:
                 mode == "form" and "form" not in declared and "url" in declared):
             raise wire.RpcError(wire.INVALID_PARAMS, f"Elicitation mode {mode!r} not declared")
         return mode
+
+
+def with_defaults(schema, result):
+    """`result` (an ElicitResult) with, when it accepts a form, the declared `default` of
+    every field its content leaves out (SEP-1034: a client that knows defaults applies
+    them). Anything else comes back as it was."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(result, dict) or result.get("action") != "accept" or \
+            not isinstance(properties, dict):
+        return result
+    content = result.get("content") if isinstance(result.get("content"), dict) else {}
+    defaults = {name: prop["default"] for name, prop in properties.items()
+                if isinstance(prop, dict) and "default" in prop and name not in content}
+    return {**result, "content": {**defaults, **content}} if defaults else result
+
+
+def supported_versions(error):
+    """The versions a -32022 error lists (`data.supported`), or None for any other error."""
+    if not isinstance(error, wire.RpcError) or error.code != UNSUPPORTED_PROTOCOL_VERSION:
+        return None
+    listed = error.data.get("supported") if isinstance(error.data, dict) else None
+    return [v for v in listed if isinstance(v, str)] if isinstance(listed, list) else []
+
+
+def older_listed(error):
+    """The newest handshake revision a -32022 lists that this client speaks, when it does
+    not list 2026-07-28 (a server of the older revisions only), else None."""
+    listed = supported_versions(error)
+    if listed is None or STATELESS_VERSION in listed:
+        return None
+    return next((v for v in HANDSHAKE_VERSIONS if v in listed), None)
 
 
 def input_requests(result):

@@ -145,3 +145,79 @@ def test_the_2025_handshake_ends_once_the_server_asked_for_the_roots():
     assert h.sent[-1]["method"] == "notifications/initialized" and not done.done
     h.server_says({"id": "r1", "method": "roots/list"})
     assert done.done and h.sent[-1]["result"]["roots"][0]["uri"] == "file:///casa/Notas"
+
+
+# -- SEP-1034 defaults and -32022 (issue 34) ----------------------------------------------------
+DEFAULTS = {"mode": "form", "message": "Acepta con los valores por defecto", "requestedSchema": {
+    "type": "object", "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+        "verified": {"type": "boolean", "default": True},
+        "note": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_an_accepted_form_carries_the_declared_default_of_every_field_left_out(protocol):
+    h = Harness(protocol=protocol)
+    if protocol == "2026-07-28":
+        h.core.call_tool("t")
+        h.server_says({"id": 1, "result": input_required(
+            ("q", {"method": "elicitation/create", "params": DEFAULTS}))})
+    else:
+        h.server_says({"id": 7, "method": "elicitation/create", "params": DEFAULTS})
+    (question,) = h.questions
+    question.answer({"action": "accept", "content": {"age": 41}})
+    sent = h.sent[-1]["params"]["inputResponses"]["q"] if protocol == "2026-07-28" \
+        else h.sent[-1]["result"]
+    assert sent == {"action": "accept", "content": {
+        "name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": True}}
+
+
+@pytest.mark.parametrize("answer", [{"action": "decline"}, {"action": "cancel"}])
+def test_a_form_that_is_not_accepted_gets_no_defaults(answer):
+    h = Harness(protocol="2025-11-25")
+    h.server_says({"id": 7, "method": "elicitation/create", "params": DEFAULTS})
+    h.questions[0].answer(answer)
+    assert h.sent[-1]["result"] == answer
+
+
+def refused_version(msg_id, supported):
+    return {"id": msg_id, "error": {"code": -32022, "message": "Unsupported protocol version",
+                                    "data": {"supported": supported,
+                                             "requested": "2026-07-28"}}}
+
+
+def test_a_request_refused_with_minus_32022_is_retried_once_with_a_listed_version():
+    h = Harness()
+    listing = h.core.request("tools/list")
+    h.server_says(refused_version(1, ["2026-07-28"]))
+    retry = h.sent[-1]
+    assert len(h.sent) == 2 and retry["id"] == 2 and retry["method"] == "tools/list"
+    assert retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    h.server_says(refused_version(2, ["2026-07-28"]))
+    assert len(h.sent) == 2  # once only
+    assert listing.done and listing.error.code == -32022
+
+
+def test_connect_to_a_server_of_older_revisions_falls_back_to_the_handshake_it_lists():
+    h = Harness()
+    connected = h.core.connect(wait_for_roots=False)
+    h.server_says(refused_version(1, ["2025-06-18", "2025-11-25"]))
+    initialize = h.sent[-1]
+    assert initialize["method"] == "initialize"
+    assert initialize["params"]["protocolVersion"] == "2025-11-25"
+    assert initialize["params"]["capabilities"]["roots"] == {"listChanged": True}
+    assert "_meta" not in initialize["params"]
+    h.server_says({"id": initialize["id"], "result": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s",
+                                                                             "version": "1"}}})
+    assert connected.done and connected.error is None and not h.core.stateless
+
+
+def test_a_minus_32022_listing_nothing_this_client_speaks_fails_the_connect():
+    h = Harness()
+    connected = h.core.connect()
+    h.server_says(refused_version(1, ["2099-01-01"]))
+    assert connected.done and connected.error.code == -32022 and len(h.sent) == 1
