@@ -22,12 +22,16 @@ gets its envelope in one place (`stateless_result`). What a tool returns (result
 after every `notifications/roots/list_changed` the server asks `roots/list`. A call that needs
 the roots waits while a roots/list is unanswered, and a roots change (the new RootSet and the
 reaction's revocations) happens between two runs, never during one: no call sees half of each.
-Questions are `elicitation/create` requests sent mid-call.
+Questions are requests sent mid-call (`elicitation/create`, `sampling/createMessage`); the
+questions of one round go out together and the call runs again once all are answered (if one
+fails, the call ends and the others are withdrawn with `notifications/cancelled`).
 
 2026-07-28: no handshake; every request carries `_meta` with the version and the client's
-capabilities, and the server sends no requests. A question ends the request with an
-`input_required` result; the client retries with `inputResponses` and the sealed
+capabilities, and the server sends no requests. The questions of a round end the request
+with one `input_required` result; the client retries with `inputResponses` and the sealed
 `requestState` (request_state.py: the server's sealer, or the one a solution brings).
+Every request's `_meta` must carry its version and capabilities (server/discover too: -32602
+otherwise), and -32022 lists only 2026-07-28, the one version this path accepts.
 
 Cancellation: `notifications/cancelled` drops a parked call. Nothing of it runs again, no
 result is sent, and (2025-11-25) the client is told that the server's own pending questions

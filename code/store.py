@@ -185,7 +185,7 @@ def scan(roots, skipped=None):
         try:
             folder = roots.folder(root)
         except MissingRoot as exc:  # nothing there: no notes, said so
-            skipped.append(str(exc))
+            skipped.append(printable(str(exc)))
             continue
         except RootError as exc:  # moved or replaced since accepted: never followed
             raise StoreError(str(exc)) from None

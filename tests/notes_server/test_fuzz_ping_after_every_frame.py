@@ -12,6 +12,17 @@ short timeouts, so its timers fire too), and a smaller run against a real `main.
 the Loopback the log must also show no internal error: every frame is handled by design, not
 caught by the safety net of the guarded entry.
 
+No frame may cost more than linear work either (issue 34): among the frames are paths of up
+to 1.9 million names (3.8 MB, one frame) as `notes_write` uris, in roots/list answers at both
+revisions, and as a 2026-07-28 roots answer; resolving one used to take minutes. Each frame,
+with its ping, must be handled within a budget. The budget is relative to a baseline measured
+in the same run, on the same session, just before: the time a frame of the maximum size takes
+when it needs only linear work (a ping carrying 4 MB of padding, which must be read whole).
+The budget is a floor plus a generous multiple of it, so linear work on any frame stays far
+inside it however fast or loaded the machine is (both scale together), while super-linear work
+on a frame of millions of names (minutes) cannot. A fixed number of seconds would either fail
+on a slow machine or let a quadratic frame through on a fast one.
+
 The server's --root is the temporary folder, so no fuzzed roots answer can reach outside it.
 """
 
@@ -20,6 +31,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +41,7 @@ from demo import write_lesson_notes
 from server import Config, NotesServer
 from server_support import serve_argv, write_solution
 from transport import Loopback
-from wire import MAX_DEPTH
+from wire import MAX_DEPTH, MAX_LINE_BYTES
 
 STATELESS = "2026-07-28"
 V = "io.modelcontextprotocol/protocolVersion"
@@ -37,6 +49,11 @@ C = "io.modelcontextprotocol/clientCapabilities"
 TOOLS = ["notes_list", "notes_delete", "notes_write", "notes_open", "notes_read",
          "notes_setup", "notes_sync", "travieso", "no_existe"]
 HUGE = b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"' + b"x" * (4 * 1024 * 1024) + b'"}'
+# the baseline of the per-frame budget: the largest frame that needs only linear work
+PADDED = b'{"jsonrpc":"2.0","id":"pad","method":"ping","params":{"pad":"' + \
+    b"x" * (MAX_LINE_BYTES - 200) + b'"}}'
+BUDGET_FLOOR = 2.0   # seconds: a write's fsync on a busy disk, whatever the frame
+BUDGET_FACTOR = 40   # times the baseline: linear work on a frame of any size fits
 
 # -- JSON values of every kind ----------------------------------------------------------------
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
@@ -161,9 +178,24 @@ def encoded(frame):
     return json.dumps(frame).replace("{ROOT}", os.environ.get("FUZZ_ROOT", "/nowhere")).encode()
 
 
+# paths of many names (1.9 million of them: 3.8 MB, under the frame limit), where resolving
+# used to cost length x depth: a write's uri, a 2025 roots answer, a 2026 retry's roots
+LONG_URIS = ["file://{ROOT}" + "/a" * names + "/n.md" for names in (1_900_000, 150_000, 200)] \
+    + ["file://{ROOT}" + "/.." * 1_200_000, "file://{ROOT}/" + "a/./" * 900_000]
+long_paths = st.builds(lambda uri, kind, msg_id: (
+    request("tools/call", {"name": "notes_write", "arguments": {
+        "uri": uri, "title": "t", "body": "b"}, **({"_meta": envelope()} if kind else {})},
+        msg_id) if kind < 2 else
+    {"jsonrpc": "2.0", "id": msg_id, "result": {"roots": [{"uri": uri}]}} if kind == 2 else
+    request("tools/call", {"name": "notes_list", "arguments": {}, "_meta": envelope(),
+                           "requestState": "v1.e30.x", "inputResponses": {
+                               "roots": {"roots": [{"uri": uri}]}}}, msg_id)),
+    st.sampled_from(LONG_URIS), st.integers(0, 3), st.integers(1, 30))
+
 frames = st.one_of(
     valid_requests.map(encoded), valid_requests.map(encoded), notifications.map(encoded),
-    responses.map(encoded), wrong_types.map(encoded), deep, garbage, st.just(HUGE))
+    responses.map(encoded), wrong_types.map(encoded), deep, garbage, st.just(HUGE),
+    long_paths.map(encoded))
 
 TRAVIESO = """
 from server import ok
@@ -218,12 +250,24 @@ class LoopbackPinger:
             self.answers[frame["id"]] = frame
 
     def ping_after(self, line):
+        """Send `line` and a ping, pump until the ping is answered; the seconds it took."""
         self.pings += 1
         ping = f"ping-{self.pings}"
+        start = time.perf_counter()
         self.loopback.send(line)
         self.loopback.send(json.dumps(request("ping", None, ping)).encode())
-        self.loopback.pump_until(lambda: ping in self.answers, timeout=5)
+        self.loopback.pump_until(lambda: ping in self.answers, timeout=600)
         assert self.answers.pop(ping) == {"jsonrpc": "2.0", "id": ping, "result": {}}
+        return time.perf_counter() - start
+
+
+def within_budget(pinger, sequence):
+    """Ping after every frame of `sequence`, each within its budget (see the docstring)."""
+    budget = BUDGET_FLOOR + BUDGET_FACTOR * min(pinger.ping_after(PADDED) for _ in range(2))
+    for line in sequence:
+        took = pinger.ping_after(line)
+        assert took <= budget, (f"a frame took {took:.2f} s, over its budget of {budget:.2f} s "
+                                f"(more than linear work?): {line[:200]!r}")
 
 
 @settings(max_examples=120, derandomize=True, deadline=None, database=None,
@@ -231,8 +275,7 @@ class LoopbackPinger:
 @given(st.lists(frames, min_size=10, max_size=40))
 def test_a_loopback_session_answers_a_ping_after_every_frame(home, sequence):
     pinger = LoopbackPinger(*home)
-    for line in sequence:
-        pinger.ping_after(line)
+    within_budget(pinger, sequence)
     pinger.loopback.close()
     assert [entry for entry in pinger.logs if entry.startswith("internal error")] == []
 
@@ -256,14 +299,17 @@ class ServePinger:
         self.lines.put(None)
 
     def ping_after(self, line):
+        """Send `line` and a ping, wait for the ping's answer; the seconds it took."""
         self.pings += 1
         ping = f"ping-{self.pings}"
+        start = time.perf_counter()
         self.proc.stdin.write(line + b"\n" + json.dumps(request("ping", None, ping)).encode()
                               + b"\n")
         self.proc.stdin.flush()
-        while (frame := self.lines.get(timeout=20)) != {"jsonrpc": "2.0", "id": ping,
-                                                        "result": {}}:
+        while (frame := self.lines.get(timeout=600)) != {"jsonrpc": "2.0", "id": ping,
+                                                         "result": {}}:
             assert isinstance(frame, dict), f"the server stopped after {line[:200]!r}"
+        return time.perf_counter() - start
 
     def stop(self):
         self.proc.stdin.close()
@@ -281,7 +327,6 @@ class ServePinger:
 def test_a_real_serve_answers_a_ping_after_every_frame(home, data):
     pinger = ServePinger(*home)
     try:
-        for _ in range(400):
-            pinger.ping_after(data.draw(frames))
+        within_budget(pinger, [data.draw(frames) for _ in range(400)])
     finally:
         assert pinger.stop() == 0
