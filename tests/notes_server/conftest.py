@@ -7,6 +7,8 @@ it is sent by design; the net only stops what nobody foresaw from ending the pro
 that provokes the net on purpose gives the server its own log and reads it.
 """
 
+import os
+
 import pytest
 
 from server_support import NotesTree, validate_trace
@@ -15,6 +17,16 @@ from server_support import NotesTree, validate_trace
 @pytest.fixture
 def tree(tmp_path):
     return NotesTree(tmp_path / "casa")
+
+
+@pytest.fixture
+def one_note(tmp_path):
+    """A real base folder holding Notas/a.md (note-a, «A»); returns the base."""
+    base = os.path.realpath(tmp_path)
+    os.makedirs(f"{base}/Notas")
+    with open(f"{base}/Notas/a.md", "w") as out:
+        out.write("id: note-a\ntitle: A\n\ncuerpo\n")
+    return base
 
 
 @pytest.fixture

@@ -93,6 +93,13 @@ def write_solution(folder, source, name="solucion_de_prueba.py"):
     return path
 
 
+def server_with(folder, source, **config):
+    """An in-process NotesServer(Config(**config)) with the test-only solution `source`."""
+    import extension
+    from server import Config, NotesServer
+    return NotesServer(Config(**config), extension.load(str(write_solution(folder, source))))
+
+
 class RawPipe:
     """`serve` on raw pipes: send JSON (or bytes) lines, receive parsed frames."""
 

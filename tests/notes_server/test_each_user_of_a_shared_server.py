@@ -5,12 +5,10 @@ Two sessions of one server, of two users, as `serve --second-user` hosts them: t
 Notas Sync authorization is never used for the other, nor can the other complete it.
 """
 
-import os
-
 import pytest
 
-import extension
 from server import Config, NotesServer
+from server_support import server_with
 from session import Session
 from test_session_core import ENVELOPE, Peer, call, questions, result_of
 
@@ -40,12 +38,8 @@ class PorUsuario:
 
 
 @pytest.fixture
-def home(tmp_path):
-    base = os.path.realpath(tmp_path)
-    os.makedirs(f"{base}/Notas")
-    with open(f"{base}/Notas/a.md", "w") as out:
-        out.write("id: note-a\ntitle: A\n\ncuerpo\n")
-    return base
+def home(one_note):
+    return one_note
 
 
 def peer_of(srv, user):
@@ -56,15 +50,11 @@ def peer_of(srv, user):
 
 
 def sealer_server(tmp_path):
-    solution = tmp_path / "sellador.py"
-    solution.write_text(PRINCIPAL_SEALER)
-    loaded = extension.load(str(solution))
-    return NotesServer(Config(subject=ANA, second_user=BETO)), loaded
+    return server_with(tmp_path, PRINCIPAL_SEALER, subject=ANA, second_user=BETO)
 
 
 def test_a_request_state_is_bound_to_the_user_of_the_session_that_sealed_it(tmp_path, home):
-    srv, loaded = sealer_server(tmp_path)
-    srv.install(loaded)
+    srv = sealer_server(tmp_path)
     beto = peer_of(srv, BETO)
     first = call(beto, "notes_list", meta=ENVELOPE)
     state = result_of(beto.take(), first)["result"]["requestState"]
@@ -77,8 +67,7 @@ def test_a_request_state_is_bound_to_the_user_of_the_session_that_sealed_it(tmp_
 
 
 def test_a_state_sealed_for_one_user_is_refused_in_the_other_users_session(tmp_path, home):
-    srv, loaded = sealer_server(tmp_path)
-    srv.install(loaded)
+    srv = sealer_server(tmp_path)
     beto, ana = peer_of(srv, BETO), peer_of(srv, ANA)
     first = call(beto, "notes_list", meta=ENVELOPE)
     state = result_of(beto.take(), first)["result"]["requestState"]

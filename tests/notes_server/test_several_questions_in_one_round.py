@@ -7,12 +7,10 @@ bring every answer. At 2025-11-25 the same tool sends each as its own request, a
 runs again once every one is answered; the roots are the session's and are not asked again.
 """
 
-import os
-
 import pytest
 
-import extension
 from server import Config, NotesServer
+from server_support import server_with
 from test_session_core import CAPS, ENVELOPE, Peer, call, result_of
 
 ALL_CAPS = {**CAPS, "sampling": {}}
@@ -40,19 +38,13 @@ SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "¡Hola!"},
 
 
 @pytest.fixture
-def home(tmp_path):
-    base = os.path.realpath(tmp_path)
-    os.makedirs(f"{base}/Notas")
-    with open(f"{base}/Notas/a.md", "w") as out:
-        out.write("id: note-a\ntitle: A\n\ncuerpo\n")
-    return base
+def home(one_note):
+    return one_note
 
 
 @pytest.fixture
 def srv(tmp_path):
-    solution = tmp_path / "tres.py"
-    solution.write_text(TRES)
-    return NotesServer(Config(), extension.load(str(solution)))
+    return server_with(tmp_path, TRES)
 
 
 def roots_of(home):
@@ -136,14 +128,18 @@ def test_at_2025_when_one_question_fails_the_call_ends_and_the_other_is_withdraw
     assert done["content"][0]["text"] == "El cliente no pudo responder: sin modelo"
 
 
+MAL = """
+from extension import Extension
+extension = Extension()
+
+@extension.tool("mal", description="x")
+def mal(ctx):
+    ctx.ask_together(roots=ctx.form_request("¿Sí?", {"ok": {"type": "boolean"}}))
+"""
+
+
 def test_a_name_that_is_no_identifier_or_roots_for_something_else_is_refused(tmp_path, home):
-    solution = tmp_path / "mal.py"
-    solution.write_text(
-        "from extension import Extension\nextension = Extension()\n"
-        "@extension.tool('mal', description='x')\n"
-        "def mal(ctx):\n"
-        "    ctx.ask_together(roots=ctx.form_request('¿Sí?', {'ok': {'type': 'boolean'}}))\n")
-    peer = Peer(NotesServer(Config(), extension.load(str(solution)))).start([f"{home}/Notas"])
+    peer = Peer(server_with(tmp_path, MAL)).start([f"{home}/Notas"])
     asked = call(peer, "mal")
     done = result_of(peer.take(), asked)["result"]
     assert done["isError"] is True and "'roots' se reserva" in done["content"][0]["text"]
@@ -170,10 +166,8 @@ def test_the_lessons_client_answers_a_round_of_several_requests_in_one_retry(hom
 
 def test_every_frame_of_a_round_of_several_requests_validates_at_both_revisions(
         tmp_path, home, trace):
-    from server_support import RawPipe
-    solution = tmp_path / "tres.py"
-    solution.write_text(TRES)
-    pipe = RawPipe("--solution", solution, trace=trace)
+    from server_support import RawPipe, write_solution
+    pipe = RawPipe("--solution", write_solution(tmp_path, TRES), trace=trace)
     try:
         pipe.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "tres", "arguments": {}, "_meta": ALL_ENVELOPE}})

@@ -11,6 +11,7 @@ import unicodedata
 
 import pytest
 
+from server_support import server_with
 from store import HEADER_BYTES, MAX_READ_BYTES, MAX_TITLE_CHARS
 from test_session_core import Peer, call, questions, result_of, server
 from wire import MAX_LINE_BYTES, encode
@@ -115,18 +116,19 @@ def test_a_note_titled_with_a_secret_word_can_be_deleted_after_choosing_it(notas
     assert result(peer, delete)["structuredContent"]["deleted"]["id"] == "note-1"
 
 
+PIDE_PAGO = """
+from extension import Extension
+extension = Extension()
+
+@extension.tool("pide", description="x")
+def pide(ctx):
+    ctx.elicit_form("Datos del pago de «x»", {"dato": {"type": "string"}}, quoted=["x"])
+    return "hecho"
+"""
+
+
 def test_a_form_that_asks_for_a_payment_is_still_refused(notas, tmp_path):
-    import extension
-    from server import Config, NotesServer
-    solution = tmp_path / "pide_pago.py"
-    solution.write_text(
-        "from extension import Extension\nextension = Extension()\n"
-        "@extension.tool('pide', description='x')\n"
-        "def pide(ctx):\n"
-        "    ctx.elicit_form('Datos del pago de «x»', {'dato': {'type': 'string'}},"
-        " quoted=['x'])\n"
-        "    return 'hecho'\n")
-    peer = Peer(NotesServer(Config(), extension.load(str(solution)))).start([notas])
+    peer = Peer(server_with(tmp_path, PIDE_PAGO)).start([notas])
     asked = call(peer, "pide")
     refused = result(peer, asked)
     assert refused["isError"] is True and "parece pedir un secreto" in \
