@@ -16,10 +16,10 @@ after it was accepted is caught, even when the link is a folder above it.
 Fallback: where Python has no `dir_fd` (Windows, where the portable self-check may run), a
 Folder keeps its path and the device/inode it had when opened; each operation first checks
 that the path still names that folder and that no folder on the way is a link, then acts by
-path. That narrows the
-check-then-act gap to one system call; it does not close it. In Pyodide (JupyterLite) the
-`dir_fd` calls exist but descriptors are emulated by path: there the only code that can
-change the in-memory disk runs in the same notebook, and `same_as` still catches a swap.
+path. That narrows the check-then-act gap to one system call; it does not close it. In
+Pyodide (JupyterLite) the `dir_fd` calls exist but descriptors are emulated by path: there
+the only code that can change the in-memory disk runs in the same notebook, and `same_as`
+still catches a swap.
 
 Deliberate simplifications: a name is one path component (no `/`, `.`, `..` or NUL); a
 folder or file that is a link is refused, never resolved; files are opened non-blocking so a

@@ -19,10 +19,15 @@ note is never half-written; deletes are one unlink; archiving is one rename into
 `.archive/` folder that refuses to overwrite.
 
 Listing is honest about what it leaves out (`skipped`): names that are not UTF-8, links (never
-followed), and every file of an id that two files claim (ids are unique in a listing: an
-ambiguous id is no answer to "which note?"). A failure that would make the listing wrong (a
-root replaced, no descriptors left) is an error, never an empty list; a shared folder that
-is not there holds no notes, and the listing says so.
+followed), a title too long for the header (never shown cut), and every file of an id that
+two files claim (ids are unique in a listing: an ambiguous id is no answer to "which note?").
+Every path in those reasons goes through `printable`, so no file name can forge a line of
+what the user reads. A failure that would make the listing wrong (a root replaced, no
+descriptors left) is an error, never an empty list; a shared folder that is not there holds
+no notes, and the listing says so.
+
+A handle (`Handles`) reads through its own descriptor, at most MAX_READ_BYTES of it (and says
+so); before a read the tool re-checks that the file is still inside the roots (`recheck`).
 
 Deliberate simplifications: notes are found by walking the roots on every listing (a stat per
 file; a file is parsed again only when its inode, size or mtime changed); between the last
