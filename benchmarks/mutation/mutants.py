@@ -46,6 +46,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import warnings
@@ -270,6 +271,10 @@ class CoverageRecorder:
 
     def pytest_runtest_logstart(self, nodeid, location):
         (self.folder / "current").write_text(nodeid)
+        probe = sys.modules.get("_mutation_probe")
+        if probe is not None:  # a RecursionError in a profiler makes Python drop it for good
+            sys.setprofile(probe._profile)  # (the tests that parse JSON nested thousands
+            threading.setprofile(probe._profile)  # deep did: every later test went unmapped)
 
     def pytest_runtest_logreport(self, report):
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration

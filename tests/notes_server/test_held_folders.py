@@ -328,3 +328,20 @@ def test_the_fallback_refuses_a_file_link_saying_which_and_why(tmp_path, monkeyp
         folder.open_file("enlace.md")
     assert (refused.value.errno, refused.value.strerror, refused.value.filename) == \
         (errno.ELOOP, "es un enlace simbólico", str(tmp_path / "enlace.md"))
+
+
+def test_a_file_on_the_way_is_no_folder_and_a_link_on_the_way_is_a_link(tmp_path, mode):
+    (tmp_path / "archivo").write_text("x")
+    (tmp_path / "real" / "dentro").mkdir(parents=True)
+    (tmp_path / "enlace").symlink_to(tmp_path / "real")
+    with pytest.raises(OSError) as through_a_file:
+        dirfd.Folder.open(str(tmp_path / "archivo" / "dentro"))
+    with pytest.raises(OSError) as through_a_link:
+        dirfd.Folder.open(str(tmp_path / "enlace" / "dentro"))
+    assert through_a_file.value.errno == errno.ENOTDIR
+    assert (through_a_link.value.errno, through_a_link.value.strerror,
+            through_a_link.value.filename) == (errno.ELOOP, "hay un enlace simbólico en la ruta",
+                                               str(tmp_path / "enlace" / "dentro"))
+    with dirfd.Folder.open(str(tmp_path / "real" / "dentro")) as folder:  # the way itself
+        assert folder.same_as(str(tmp_path / "real" / "dentro"))
+        assert not folder.same_as(str(tmp_path / "enlace" / "dentro"))

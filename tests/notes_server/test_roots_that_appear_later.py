@@ -112,3 +112,12 @@ def test_a_late_root_that_appears_as_a_real_folder_is_used(zone):
     listing = call(peer, "notes_list")
     notes = outcome(peer, listing)["structuredContent"]["notes"]
     assert [n["id"] for n in notes] == ["note-5"]
+
+
+def test_a_root_below_a_file_is_missing_not_refused(zone):
+    with open(f"{zone}/zone/late", "w") as out:  # a file where a folder would go
+        out.write("x")
+    peer = Peer(server(roots=[f"{zone}/zone"])).start([late(zone)])
+    listed = outcome(peer, call(peer, "notes_list"))
+    assert listed["isError"] is False and listed["structuredContent"]["skipped"] == [
+        f"la carpeta compartida file://{late(zone)} no existe o no es una carpeta"]
