@@ -269,7 +269,13 @@ class ToolContext:
             raise MissingCapability("Este cliente no declaró la capacidad sampling.",
                                     {"sampling": {}})
         messages = prompt if isinstance(prompt, list) else [
-            {"role": "user", "content": {"type": "text", "text": str(prompt)}}]
+            {"role": "user", "content": {"type": "text", "text": prompt}}]
+        if not all(_is_text_message(m) for m in messages) or not messages or \
+                not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or \
+                max_tokens < 1 or not isinstance(system_prompt, (str, type(None))):
+            raise ToolError("ctx.sampling_request necesita un texto (o mensajes {role: user o "
+                            "assistant, content: {type: text, text}}), max_tokens un entero "
+                            "positivo y system_prompt un texto.")
         params = {"messages": messages, "maxTokens": max_tokens}
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
@@ -433,6 +439,15 @@ UNANSWERED = object()
 
 def _raise(exc):
     raise exc
+
+
+def _is_text_message(message):
+    """A sampling message this server may send: a user's or assistant's text."""
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return False
+    content = message.get("content")
+    return isinstance(content, dict) and content.get("type") == "text" and \
+        isinstance(content.get("text"), str)
 
 
 def _sampled(result):

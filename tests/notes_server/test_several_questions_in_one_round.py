@@ -193,3 +193,26 @@ def test_every_frame_of_a_round_of_several_requests_validates_at_both_revisions(
         assert pipe.receive()["result"]["isError"] is False
     finally:
         pipe.close()
+
+
+MAL_SAMPLING = """
+from extension import Extension
+extension = Extension()
+
+@extension.tool("pide_mal", description="x", input_schema={"type": "object", "properties": {
+    "caso": {"type": "string"}}})
+def pide_mal(ctx, caso):
+    args = {"tokens": ("hola", 1.5, None), "sin-texto": (["hola"], 10, None),
+            "rol": ([{"role": "system", "content": {"type": "text", "text": "x"}}], 10, None),
+            "vacio": ([], 10, None), "sistema": ("hola", 10, 3)}[caso]
+    ctx.ask_together(respuesta=ctx.sampling_request(*args))
+"""
+
+
+@pytest.mark.parametrize("case", ["tokens", "sin-texto", "rol", "vacio", "sistema"])
+def test_a_sampling_request_the_schema_would_refuse_is_never_sent(tmp_path, case):
+    peer = Peer(server_with(tmp_path, MAL_SAMPLING))
+    asked = call(peer, "pide_mal", {"caso": case}, meta=ALL_ENVELOPE)
+    refused = result_of(peer.take(), asked)["result"]
+    assert refused["isError"] is True and "inputRequests" not in refused
+    assert refused["content"][0]["text"].startswith("ctx.sampling_request necesita un texto")
