@@ -13,7 +13,8 @@ and later cells wait their turn: lessons/mcp_ui/cells.py):
 - 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
   nothing deleted; `ui.revisar` on the exercise-4 starter, run in the page by the grader's
   in-process host: 0 points, each public test with its feedback, labelled as a formative
-  self-check.
+  self-check; a correct exercise 4, typed into the starter cell, gets every public point there
+  too (a folder moved with its handle open is judged where it is now, as in JupyterLab).
 
 Results are asserted as tests/browser asserts them in JupyterLab. Every notebook opens with the
 JupyterLite first cell (test_lite_every_notebook.py runs each of them whole).
@@ -220,4 +221,40 @@ def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
     assert "💥" not in shown  # failed checks of the learner's code, not crashed checks
     assert "tu reacción no revocó ninguno" in shown
     screenshot(page, "lite-lesson-01-revisar")
+    assert_stayed_on_the_machine(lite_page)
+
+
+# A correct exercise 4, written the way a learner might (not the reference's wording): it asks
+# each handle where its file is now.
+MY_EXERCISE_4 = '''%%writefile soluciones/ejercicio4.py
+from extension import Extension
+
+extension = Extension()
+
+
+@extension.on_roots_changed
+def revoke_what_left(change):
+    for handle in change.handles:
+        now = handle.current_path()
+        if not (now and change.new_roots.contains(now)):
+            change.revoke(handle, "ya no está dentro de tus roots")
+'''
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_a_correct_exercise_4_gets_every_public_point_in_the_browser(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "01_roots.ipynb")
+    starter = cell(page, "%%writefile soluciones/ejercicio4.py")
+    starter.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(MY_EXERCISE_4)
+    run_cell(page, starter)
+    assert "soluciones/ejercicio4.py" in wait_ran(page, starter)
+    review = 'ui.revisar("ejercicio4")'
+    run_cell(page, review)
+    shown = wait_ran(page, review)
+    points = PUBLIC["ejercicio4"]
+    assert f"ejercicio4: {points:g} de {points:g} puntos" in shown, shown
+    screenshot(page, "lite-lesson-01-ejercicio4-correct")
     assert_stayed_on_the_machine(lite_page)
