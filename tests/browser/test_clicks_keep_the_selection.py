@@ -3,7 +3,9 @@ next cell, not the call again (JupyterLab here; tests/lite checks the JupyterLit
 
 A learner presses Shift+Enter on the call's cell (the selection moves to the cell below), picks
 a note, ticks the confirmation and clicks «Aceptar» in the form, then presses Shift+Enter again:
-the cell below runs and the call ran once. The same clicks on a plain widget, without
+the cell below runs and the call ran once. The learner clicks an option's words, not its little
+circle or square (the natural place to click, and the one a label passes on to its input): the
+same holds for a quiz's options. The same clicks on a plain widget, without
 lessons/mcp_ui/focus.py's mark, do move the selection to the widget's cell: that is JupyterLab's
 own behaviour, which the first test would catch if the mark stopped working.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from mcp_ui.recap import load_quiz
 
 from lab import copy_course, open_notebook, run_cell, wait_for_cell
 from waits import PATIENCE, TEST_TIMEOUT, ms
@@ -32,6 +35,8 @@ CELLS = [
     'import ipywidgets as w\n\ndisplay(w.Button(description="Sin marca"))',
     'print("DESPUÉS")',
     "lab.close()",
+    'ui.quiz("01")',
+    'print("TRAS EL CUESTIONARIO")',
 ]
 ACTIVE = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
 
@@ -75,9 +80,10 @@ def test_shift_enter_after_answering_a_form_runs_the_next_cell(jupyter_lab, page
     form = code_cell(page, 1).locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
     active_becomes(page, 2)
-    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
-        "input").check()
-    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    form.get_by_text("2024-04-10 · note-7", exact=True).click()  # the words, not the circle
+    assert page.evaluate(ACTIVE) == 2
+    form.locator(".widget-checkbox span", has_text="Sí, bórrala").click()
+    assert page.evaluate(ACTIVE) == 2
     form.get_by_role("button", name="Aceptar", exact=True).click()
     expect(code_cell(page, 1).get_by_text("« ✓ Borrada la nota note-7")).to_be_visible()
     assert page.evaluate(ACTIVE) == 2
@@ -86,6 +92,29 @@ def test_shift_enter_after_answering_a_form_runs_the_next_cell(jupyter_lab, page
     assert "SIGUIENTE 1" in wait_for_cell(page, 2)  # one call: the form's cell did not rerun
     expect(page.locator(OPEN_DIALOG)).to_have_count(0)
     active_becomes(page, 3)
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_shift_enter_after_clicking_a_quiz_option_by_its_words_runs_the_next_cell(
+        jupyter_lab, page, notebook):
+    lessons, scratch = notebook
+    lab = jupyter_lab(lessons, env={"LESSON_USER": None, "TMPDIR": str(scratch)})
+    open_notebook(page, lab, "selection.ipynb")
+    wait_for_cell(page, run_cell(page, 0))
+    quiz = load_quiz("01")
+    shift_enter_on(page, 6)
+    first = code_cell(page, 6).locator(".widget-radio-box").first
+    expect(first).to_be_visible()
+    active_becomes(page, 7)
+    right = quiz.questions[0].options[quiz.questions[0].right].text
+    first.get_by_text(right, exact=True).click()
+    code_cell(page, 6).get_by_role("button", name="Comprobar").first.click()
+    expect(code_cell(page, 6).get_by_text("✓ Correcto.")).to_be_visible()
+    assert page.evaluate(ACTIVE) == 7
+
+    page.keyboard.press("Shift+Enter")
+    assert "TRAS EL CUESTIONARIO" in wait_for_cell(page, 7)
+    expect(code_cell(page, 6).get_by_text("✓ Correcto.")).to_be_visible()  # not drawn again
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)

@@ -7,7 +7,7 @@ and later cells wait their turn: lessons/mcp_ui/cells.py):
 
 - 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone; the
   check run before the answer waits its turn and then says ✓; Shift+Enter after the clicks
-  runs the next cells, not the call again;
+  (on the options' words) runs the next cells, not the call again;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
 - 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
@@ -154,9 +154,9 @@ def test_shift_enter_after_answering_a_form_in_the_browser_runs_the_next_cells(l
     press_shift_enter(page)  # the call's cell runs; the selection moves to the text below
     form = form_cell.locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
-    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
-        "input").check()
-    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    # the options' words, where a learner clicks (not the little circle and square)
+    form.get_by_text("2024-04-10 · note-7", exact=True).click()
+    form.locator(".widget-checkbox span", has_text="Sí, bórrala").click()
     form.get_by_role("button", name="Aceptar", exact=True).click()
     expect(form_cell.get_by_text("« ✓ Borrada la nota note-7")).to_be_visible()
     ran_once = form_cell.locator(".jp-InputArea-prompt").inner_text()
