@@ -4,8 +4,11 @@ this process (the same core as `main.py serve`), so every test drives the real w
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -378,12 +381,13 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
         form = conn.user._open[-1]
         question = received(conn, "elicitation/create")[-1]["id"]
         call.cancel()
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError) as stopped:
             await call
         await until(lambda: received(conn, "notifications/cancelled"))
         await asyncio.sleep(0.05)
-        return conn, form, question
-    conn, form, question = in_loop(go)
+        return conn, form, question, stopped.value
+    conn, form, question, stopped = in_loop(go)
+    assert str(stopped).startswith("Detuviste la celda: el cliente canceló la llamada")
     call_id = sent(conn, "tools/call")[-1]["id"]
     assert [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")] == [call_id]
     assert [m["params"]["requestId"] for m in received(conn, "notifications/cancelled")] \
@@ -391,7 +395,9 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
     assert form.answered and all(b.disabled for b in form.buttons.values())
     shown = texts(conn.last.panel.box)
     assert "Detuviste la celda" in shown and "notifications/cancelled" in shown
-    assert "cancelled by the client" in shown  # the server's own log line, under the call
+    assert "⚠ servidor: el cliente canceló la llamada" in shown  # its own account, in Spanish
+    assert "cancelled by the client" not in shown
+    assert "S→C notifications/cancelled" in "\n".join(conn.transcript_lines(last_call=True))
     assert not [m for d, m in conn.frames if d == "→" and m.get("id") == question
                 and "method" not in m]  # a withdrawn question gets no answer
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
@@ -761,7 +767,7 @@ def test_a_crash_in_the_solution_is_shown_under_the_call_with_its_prints(lab, ca
     out = capsys.readouterr().out
     assert "« ✗ Error interno en la herramienta notes_archive." in out
     assert "  │ buscando TPS report" in out
-    assert "⚠ servidor: tool notes_archive crashed: ZeroDivisionError" in out
+    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError" in out
 
 
 def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
@@ -830,9 +836,91 @@ def test_a_client_timeout_cancels_a_call_whose_form_was_left_open(lab, capsys):
         return conn, result
     conn, result = in_loop(go)
     assert result.error == {"code": None, "message": "cancelada por el cliente"}
-    assert "el cliente abandonó la llamada a los 0.3 s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "« ⏹ El cliente dejó de esperar a los 0.3 s y canceló la llamada" in out
     assert len(sent(conn, "notifications/cancelled")) == 1
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_a_client_timeout_is_told_as_such_and_shows_the_servers_retraction(lab, capsys):
+    # notebook 02 §4: what its text promises, and nothing it does not
+    async def go():
+        conn = await lab.connect("2025-11-25", quiet=True)
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                        scripted=[ui.NoAnswer()], cancel_after=0.3)
+        conn.transcript(last_call=True)  # at once, as the notebook's cell does
+        return conn
+    conn = in_loop(go)
+    out = capsys.readouterr().out
+    last = [line for line in out.splitlines() if "notifications/cancelled" in line]
+    assert [line.split()[0] for line in last] == ["C→S", "S→C"]  # the client's, the server's
+    assert "El cliente dejó de esperar" in last[0]
+    panel = texts(conn.last.panel.box)
+    assert "Detuviste" not in panel and "persona" not in panel
+    assert "El cliente dejó de esperar" in panel and "El servidor retiró esta pregunta" in panel
+    assert ".." not in panel.replace("…", "")
+    assert "cancelled by the client" not in out + panel
+
+
+def test_a_request_shows_what_the_server_logged_about_it_and_the_next_call_does_not(
+        lab, capsys):
+    async def go():
+        conn = await lab.connect("2026-07-28", quiet=True)
+        call = {"name": "notes_delete", "arguments": {"title": "TPS report"}}
+        first = await conn.request("tools/call", call)
+        tampered = first["requestState"][:-3] + "AAA"
+        await conn.request("tools/call", {**call, "requestState": tampered, "inputResponses": {
+            "roots": {"roots": [{"uri": lab.uri("Notas")}]}}})
+        refused = capsys.readouterr().out
+        await conn.call("notes_list")
+        return refused, capsys.readouterr().out
+    refused, later = in_loop(go)
+    assert "⚠ servidor: rechazó un requestState: " in refused
+    assert "refused" not in refused
+    assert "⚠ servidor" not in later
+
+
+def test_a_call_after_lab_close_says_the_lab_is_closed_and_how_to_start_again(lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        lab.close()
+        return await conn.call("notes_list")
+    result = in_loop(go)
+    out = capsys.readouterr().out
+    assert "lab.close()" in out and "ui.NotesLab()" in out and "roots" not in out
+    assert result.is_error
+
+
+def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
+    from mcp_ui import server_log
+
+    unknown = []
+    for module in sorted((REPO / "code").glob("*.py")):
+        if module.name == "main.py":  # `serve`'s own start-up lines: never in a notebook
+            continue
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args and (
+                    getattr(node.func, "attr", None) == "log"
+                    or getattr(node.func, "id", None) == "log")):
+                continue
+            line = sample_of(node.args[0])
+            said = None if line is None else server_log.spanish(line)
+            if said is not None and said.startswith(server_log.UNKNOWN):
+                unknown.append(f"{module.name}:{node.lineno}: {line}")
+    assert unknown == []
+
+
+def sample_of(node):
+    """A line a log call could write: each {…} of an f-string filled in with "x"."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else "x"
+                       for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = sample_of(node.left), sample_of(node.right)
+        return None if left is None else left + (right or "")
+    return None
 
 
 def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
@@ -1116,3 +1204,30 @@ def test_other_unknown_tools_get_no_exercise_hint(lab, capsys):
         await conn.call("notes_nothing")
     in_loop(go)
     assert "💡" not in capsys.readouterr().out
+
+
+def test_an_interrupt_wakes_a_loop_that_only_waits_for_a_click():
+    # ipykernel's SIGINT handler only queues the cell's cancellation (a plain call_soon): a
+    # loop asleep in select(), as it is while a form waits, would run it at its next event
+    # only (here, after the 30 s hang detector), not within a moment of the interrupt
+    from mcp_ui.interrupt import waking_on_interrupt
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        stopped, sent = loop.create_future(), []
+
+        def kernels_handler(signum, frame):
+            loop.call_soon(lambda: stopped.done() or stopped.set_result(loop.time()))
+
+        def interrupt():
+            sent.append(loop.time())
+            os.kill(os.getpid(), signal.SIGINT)
+        previous = signal.signal(signal.SIGINT, kernels_handler)
+        try:
+            with waking_on_interrupt(loop):
+                threading.Timer(0.2, interrupt).start()
+                ran = await asyncio.wait_for(stopped, 30)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return ran - sent[0]
+    assert in_loop(go) < 5
