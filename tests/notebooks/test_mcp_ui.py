@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import os
 import re
 import signal
@@ -676,16 +677,26 @@ def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
         return other
     other = in_loop(go)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "HTTP 410: Enlace no válido este enlace ya se usó."
-    assert out[1] == ("POST → HTTP 400: No se pudo completar el estado no coincide "
+    # the page's title and its text are told apart
+    assert out[0] == "HTTP 410: Enlace no válido — este enlace ya se usó."
+    assert out[1] == ("POST → HTTP 400: No se pudo completar — el estado no coincide "
                       "(¿enlace manipulado?). No se vinculó ninguna cuenta.")
-    assert out[2] == "HTTP 410: Enlace no válido enlace desconocido."
-    assert out[3].startswith("HTTP 200: Autorizar Notas Sync Notas Sync (proveedor simulado")
+    assert out[2] == "HTTP 410: Enlace no válido — enlace desconocido."
+    assert out[3].startswith("HTTP 200: Autorizar Notas Sync — Notas Sync (proveedor simulado")
     assert other.page_visits() == 2  # the unknown link and the real one: both its page
     assert other.last.result.data["status"] == "not_configured"
 
 
 # -- the official SDK ------------------------------------------------------------------------
+def test_a_pages_text_keeps_words_that_touch_together_and_a_heading_apart():
+    from mcp_ui.text import visible_text
+
+    page = ("<html><head><title>T</title></head><body><h1>Hecho</h1><p>con el servidor MCP "
+            "<b>notas-roots-elicitacion</b>. Tu clave</p><p>se queda aquí.</p></body></html>")
+    assert visible_text(page) == ("Hecho — con el servidor MCP notas-roots-elicitacion. Tu "
+                                  "clave se queda aquí.")
+
+
 def test_the_sdk_elicitation_callback_returns_the_widget_answer():
     import mcp.types as types
 
@@ -1064,10 +1075,15 @@ def test_diagnostico_reports_kernel_widgets_against_the_pins_and_the_self_check_
     from grader import hosts  # diagnostico put the repository on sys.path
 
     host = found["Autoevaluación (ui.revisar)"]
-    assert ("sandbox" in host.found) == hosts.sandbox_possible()
+    assert ("corrector aislado" in host.found) == hosts.sandbox_possible()
     assert shown[-1] is diagnosis.probe.box
     assert "mcp-keep-selection" in diagnosis.probe.box._dom_classes
-    assert "<table" in diagnosis.to_html() and "Qué hacer" in diagnosis.to_html()
+    page = diagnosis.to_html()
+    assert "<table" in page and "Qué hacer" in page
+    marks = [row.split("</td>")[0].rsplit(">", 1)[1] for row in page.split("<tr>")[2:]]
+    assert marks and all(" " in mark and mark.split(" ", 1)[1].isalpha() for mark in marks)
+    passing = " ".join(row.fix for row in diagnosis.rows if row.ok)
+    assert "espacios de nombres" not in passing and "sandbox" not in host.found
 
 
 def test_diagnostico_says_what_to_fix_when_a_widget_package_is_not_the_pinned_one(
@@ -1231,3 +1247,56 @@ def test_an_interrupt_wakes_a_loop_that_only_waits_for_a_click():
             signal.signal(signal.SIGINT, previous)
         return ran - sent[0]
     assert in_loop(go) < 5
+
+
+def review_of(*tests, **extra):
+    line = {"score": sum(t["score"] for t in tests), "tests": list(tests),
+            "max_score": sum(t["max_score"] for t in tests), **extra}
+    return ui.Review.from_output("ejercicio2", json.dumps(line) + "\n")
+
+
+def result(name, status, score, top, output):
+    return {"name": f"ejercicio2 {name}", "status": status, "score": score, "max_score": top,
+            "output": output}
+
+
+def test_a_self_check_report_shows_the_first_cause_and_folds_the_tests_waiting_for_it():
+    from grader.checks.grading import NEEDS  # the grader's own wording, kept in step
+
+    waiting = "✘ " + NEEDS.format(gate="con varias coincidencias archiva la elegida")
+    review = review_of(
+        result("con varias coincidencias archiva la elegida", "failed", 0, 2,
+             "✘ no envió ningún formulario (respondió: Sin implementar)"),
+        *[result(f"caso {n}", "failed", 0, 1, waiting) for n in range(5)],
+        result("otro caso", "passed", 1, 1, "✔ bien hecho"))
+    page = review.to_html()
+    table, _, folded = page.partition("</table>")
+    assert "no envió ningún formulario" in table and "otro caso" in table
+    assert "caso 3" not in table and "caso 3" in folded
+    assert "<details" in folded and "5 pruebas más necesitan que antes funcione" in folded
+    assert "ejercicio2 con varias" not in table  # the summary names the exercise once
+
+
+def test_every_row_of_a_report_says_its_status_in_words_and_zero_point_rows_read_naturally():
+    review = review_of(result("pide confirmación", "passed", 1, 1, "✔"),
+                       result("archiva", "failed", 0, 2, "✘ no"),
+                       result("se cuelga", "error", 0, 1, "✘ no respondió"),
+                       result("lo imprescindible", "passed", 0, 0, "✔ ningún error grave"),
+                       result("(oculta) lo imprescindible", "failed", -3.1, 0, "✘ un error"))
+    rows = review.to_html().split("<tr>")[1:]
+    assert [row.split("</td>")[0].rsplit(">", 1)[1] for row in rows] == [
+        "✅ bien", "❌ falla", "💥 se rompió", "✅ bien", "❌ falla"]
+    assert "0/0" not in rows[3] and "—" in rows[3]
+    assert "−3.1 puntos" in rows[4] and "/0" not in rows[4]
+
+
+def test_a_self_check_says_once_that_it_is_one_and_folds_what_is_off_in_plain_words():
+    review = review_of(result("x", "failed", 0, 1, "✘"), notice="Autoevaluación en el navegador: "
+                       "las pruebas corren aquí mismo, sin aislamiento ni límites.",
+                       protections={"mode": "inprocess", "rlimits": None, "seccomp_denied": None,
+                                    "grader_touches_data_only_through_descriptors": False})
+    page = review.to_html()
+    assert page.count("sin aislamiento") == 1 and "Dónde" not in page
+    assert "<details><summary>Lo que el corrector oficial hace y aquí no (3)" in page
+    for jargon in ("descriptores", "llamadas al sistema", "seccomp", "namespace"):
+        assert jargon not in page
