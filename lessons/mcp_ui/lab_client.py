@@ -402,11 +402,12 @@ class LabClient:
             print(line)
 
     def show_frame(self, index: int, last_call: bool = True) -> None:
-        """Print one frame (of the last call, by default) as indented JSON."""
+        """Print one frame (of the last call, by default) as indented JSON, whole: nothing in
+        it is shortened (the transcripts shorten long tokens with …)."""
         start, end = (self.last.frames[0], None if self._busy() else self.last.frames[1]) \
             if last_call else (0, None)
         direction, msg = self.frames[start:end][index]
-        print(frame_json(direction, msg, indent=2, hide=self.lab.hide))
+        print(frame_json(direction, msg, indent=2, hide=self.lab.hide, whole=True))
 
     def last_url(self) -> str | None:
         """The URL of the most recent URL-mode elicitation this client received."""

@@ -25,7 +25,8 @@ from IPython.display import display
 import simulated_user
 
 from .consent import ConsentDialog
-from .dialog import Dialog
+from .dialog import Dialog, answer_note
+from .env import scripted_mode
 from .focus import keep_selection
 from .forms import ElicitationForm
 from .pages import PAGES, SimulatedPage, page_text
@@ -229,8 +230,9 @@ class WidgetUser:
             dialog.resolve({"action": "cancel"},
                            note=f"{dialog.status.value}<br>🤖 Se envió cancel.")
             return
-        dialog.status.value = "🤖 Usuario simulado (LESSON_USER=scripted): " \
-            + dialog.status.value
+        why = " (LESSON_USER=scripted)" if scripted_mode() else ""
+        dialog.status.value = "🤖 " + answer_note(dialog.future.result(),
+                                                  f"El usuario simulado{why} envió")
 
     # -- the official SDK's callback ------------------------------------------------------
     async def sdk_elicitation(self, context, params):

@@ -85,7 +85,8 @@ def test_cells_wait_for_the_answer_and_show_what_follows_it(jupyter_lab, page, n
     form = code_cell(page, 1).locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
     wait_for_cell(page, run_cell(page, 2))
-    expect(code_cell(page, 2)).to_contain_text("Espera su turno: la celda [")
+    prompt = code_cell(page, 1).locator(".jp-InputArea-prompt").inner_text().strip()  # [n]:
+    expect(code_cell(page, 2)).to_contain_text(f"Espera su turno: la celda {prompt[:-1]} ")
     assert "📁" not in code_cell(page, 1).inner_text()  # nothing from before the answer
     assert "Elegiste" not in code_cell(page, 2).inner_text()
 

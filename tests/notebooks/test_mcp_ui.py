@@ -140,6 +140,21 @@ def test_accept_sends_nothing_while_a_required_field_is_empty():
     in_loop(go)
 
 
+def test_a_refused_form_names_every_missing_field_and_what_an_unticked_box_sends():
+    async def go():
+        schema = {"type": "object", "required": ["note_id", "plan", "confirm"], "properties": {
+            "note_id": {"type": "string", "title": "Nota", "enum": ["a", "b"]},
+            "plan": {"type": "string", "title": "Plan", "enum": ["s", "l"]},
+            "confirm": {"type": "boolean", "title": "Sí, bórrala"}}}
+        form = ui.ElicitationForm(form_params(schema))
+        form.buttons["accept"].click()
+        return form
+    form = in_loop(go)
+    assert not form.answered
+    assert "faltan «Nota» y «Plan» (obligatorios)" in form.status.value
+    assert "«Sí, bórrala» sin marcar se enviará como «no»" in form.status.value
+
+
 @pytest.mark.parametrize("field,value,problem", [
     ("edad", "17", "menor que 18"),
     ("edad", "20.5", "entero"),
@@ -324,8 +339,21 @@ def test_the_scripted_user_plays_its_answers_through_the_form(lab, monkeypatch):
     result, (params, answer), shown = in_loop(go)
     assert result.data["deleted"]["id"] == "note-7"
     assert answer == TPS and params["requestedSchema"]["required"] == ["note_id", "confirm"]
-    assert "Usuario simulado (LESSON_USER=scripted)" in shown
+    assert "El usuario simulado (LESSON_USER=scripted) envió <b>Aceptar</b>" in shown
+    assert "Enviaste" not in shown  # the learner sent nothing
     assert "Notas/tps-2024.md" not in lab.snapshot()
+
+
+def test_a_cells_simulated_user_is_not_said_to_be_lesson_user_scripted(lab, monkeypatch):
+    monkeypatch.delenv("LESSON_USER", raising=False)
+
+    async def go():
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_delete", {"title": "TPS report"}, scripted=[TPS], simulate=True)
+        return texts(conn.last.panel.box)
+    shown = in_loop(go)
+    assert "El usuario simulado envió <b>Aceptar</b>" in shown
+    assert "LESSON_USER" not in shown and "Enviaste" not in shown
 
 
 def test_scripted_answers_the_form_refuses_are_sent_as_cancel(lab):
@@ -508,9 +536,12 @@ def lite_shell(monkeypatch):
 async def run_cell(shell, source):
     """One cell, as the kernel runs it; the CellPanel it made if it ran as a task."""
     made = len(ui.cells.recent)
-    await shell.run_cell_async(source, store_history=True,
-                               transformed_cell=shell.transform_cell(source))
-    return ui.cells.recent[-1] if len(ui.cells.recent) > made else None
+    result = await shell.run_cell_async(source, store_history=True,
+                                        transformed_cell=shell.transform_cell(source))
+    panel = ui.cells.recent[-1] if len(ui.cells.recent) > made else None
+    if panel is not None:
+        panel.prompt = result.execution_count  # the number the notebook shows, [n]
+    return panel
 
 
 def shown(panel) -> str:
@@ -544,7 +575,8 @@ def test_in_jupyterlite_what_a_cell_shows_after_its_call_comes_after_the_answer(
         check_cell = await run_cell(lite_shell, "lab.check_chosen_note_deleted(conn)")
         conn = await opened_form(lite_shell)
         assert "📁" not in shown(form_cell)  # nothing from before the answer
-        assert "Espera su turno: la celda [" in check_cell.line.value
+        # it names the cell it waits for by the number that cell shows
+        assert f"Espera su turno: la celda [{form_cell.prompt}]" in check_cell.line.value
         assert shown(check_cell) == ""
         form = conn.user._open[-1]
         form.fill({"note_id": "note-7", "confirm": True})
@@ -1300,3 +1332,10 @@ def test_a_self_check_says_once_that_it_is_one_and_folds_what_is_off_in_plain_wo
     assert "<details><summary>Lo que el corrector oficial hace y aquí no (3)" in page
     for jargon in ("descriptores", "llamadas al sistema", "seccomp", "namespace"):
         assert jargon not in page
+
+
+def test_the_code_tour_describes_every_module_of_code(capsys):
+    ui.code_tour()
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == len(list((REPO / "code").glob("*.py")))
+    assert [row for row in rows if row.rstrip().endswith("líneas")] == []  # none left blank
