@@ -57,6 +57,7 @@ from urllib.parse import quote
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from course_notebooks import write_lessons  # noqa: E402
 from waits import PATIENCE, ms, wait_until_current  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -319,6 +320,7 @@ def copy_course(dest: str | os.PathLike) -> Path:
     skip = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
     for name in ("code", "lessons", "grader"):
         shutil.copytree(REPO / name, root / name, ignore=skip)
+    write_lessons(root / "lessons")  # the course's notebooks, not a learner's workspace
     return root
 
 

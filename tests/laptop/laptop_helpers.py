@@ -7,6 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+from course_notebooks import lesson_names, notebook_text
+
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
 WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
@@ -27,8 +29,8 @@ def write_starters(folder: Path) -> Path:
     """The notebooks' starter cells (`%%writefile soluciones/ejercicioN.py`) as a learner's
     soluciones/ folder, exactly as a learner who ran them without changing them has it."""
     folder.mkdir(parents=True, exist_ok=True)
-    for notebook in sorted(LESSONS.glob("*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+    for name in lesson_names():
+        for cell in json.loads(notebook_text(name))["cells"]:
             source = "".join(cell["source"]) if isinstance(cell["source"], list) \
                 else cell["source"]
             first, _, body = source.partition("\n")
