@@ -469,7 +469,7 @@ KEY = {
                "La atiende con la versión y las capacidades que trae su propio _meta",
                "SPEC_RULES 73-74", meta_on_every_2026_request),
         Answer("Tu cliente 2026 repite una llamada",
-               "Empieza de cero: lo que recordaba de la llamada iba en él",
+               "El servidor empieza de cero: lo que recordaba de la llamada iba en él",
                "SPEC_RULES 79; the lesson server", retry_is_a_new_request_with_the_answers),
         Answer("Alguien captura un reintento válido",
                "No: hasta que caduca vale otra vez",
