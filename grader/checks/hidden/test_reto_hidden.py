@@ -3,6 +3,7 @@ places and other orders (no class of mistake is only here). Their texts say whic
 never its inputs (grader/checks/reto.py, `hidden=True`)."""
 
 from grader.checks import reto
+from grader.checks import reto_tokens as tokens
 from grader.checks.grading import graded
 from grader.checks.reto import Flow, notes, pick, server
 
@@ -18,14 +19,14 @@ def test_other_changes_cuts_and_spellings_are_refused(lab, grade):
     flow = Flow(served, tree)
     token = flow.first()
     n = len(token)
-    variants = reto.unique(token, [
-        *[(f"{k}", reto.flip(token, k * n // 8, 16)) for k in (1, 3, 5, 7)],
+    variants = tokens.unique(token, [
+        *[(f"{k}", tokens.flip(token, k * n // 8, 16)) for k in (1, 3, 5, 7)],
         ("a", token[:-2]), ("b", token[2:]), ("c", token + token), ("d", token[:1]),
         ("e", " " + token), ("f", token + "\t"), ("g", token + "\r\n")])
     reto.attempts(grade, flow, variants, flow.roots(), "tokens alterados en la ronda de las "
                   "roots", hidden=True)
     form_token, key = flow.second(flow.first())
-    reto.attempts(grade, flow, reto.content_flips(form_token, bits=16, count=4),
+    reto.attempts(grade, flow, tokens.content_flips(form_token, bits=16, count=4),
                   {key: pick("n-b")}, "tokens alterados en la ronda que borra", hidden=True)
     reto.still_works(lab, grade, facts, served)
 
@@ -83,6 +84,6 @@ def test_notes_found_in_a_subfolder_cannot_be_read_either(lab, grade):
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
     form_token, _ = flow.second(flow.first())
-    found = reto.revealed(form_token, folder)
+    found = tokens.revealed(form_token, folder)
     grade.check(not found, "el token no deja leer dónde están las notas encontradas" if not found
                 else "el token deja leer dónde están las notas encontradas: cifra el sobre")

@@ -10,6 +10,7 @@ the server it attacked, which must still work.
 """
 
 from grader.checks import reto
+from grader.checks import reto_tokens as tokens
 from grader.checks.grading import graded
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto import Flow, notes, pick, server
@@ -65,7 +66,7 @@ def test_a_token_with_a_character_changed_is_refused(lab, grade):
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
     roots_token = flow.first()
-    reto.attempts(grade, flow, reto.changed(roots_token), flow.roots(),
+    reto.attempts(grade, flow, tokens.changed(roots_token), flow.roots(),
                   "el token de la ronda de las roots con un carácter cambiado (al principio, en "
                   "medio y al final)")
     again = flow.send(roots_token, flow.roots())
@@ -76,7 +77,7 @@ def test_a_token_with_a_character_changed_is_refused(lab, grade):
                 f"{again.describe()}): un intento rechazado gastó el token legítimo; comprueba "
                 "la etiqueta antes de apuntar que un token se usó")
     form_token, key = flow.second(flow.first())
-    reto.attempts(grade, flow, reto.content_flips(form_token), {key: pick("n-b")},
+    reto.attempts(grade, flow, tokens.content_flips(form_token), {key: pick("n-b")},
                   "el token de la ronda que borra con un carácter de en medio cambiado")
     reto.still_works(lab, grade, facts, served)
 
@@ -87,7 +88,7 @@ def test_a_token_cut_or_lengthened_is_refused(lab, grade):
     tree = notes(lab, facts.marker)
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
-    reto.attempts(grade, flow, reto.cut_or_lengthened(flow.first()), flow.roots(),
+    reto.attempts(grade, flow, tokens.cut_or_lengthened(flow.first()), flow.roots(),
                   "el token recortado, vacío o alargado")
     reto.still_works(lab, grade, facts, served)
 
@@ -98,7 +99,7 @@ def test_a_token_spelled_another_way_is_refused(lab, grade):
     tree = notes(lab, facts.marker)
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
-    reto.attempts(grade, flow, reto.respelled(flow.first()), flow.roots(),
+    reto.attempts(grade, flow, tokens.respelled(flow.first()), flow.roots(),
                   "el token re-codificado (relleno, espacios, otro alfabeto, bits que base64 no "
                   "usa): solo vale escrito exactamente como lo diste (usa decode de sealkit)")
     reto.still_works(lab, grade, facts, served)
@@ -219,7 +220,7 @@ def test_a_token_made_without_your_servers_key_is_refused(lab, grade):
 @graded("reto", 2, "lo que el servidor encontró en el disco no se puede leer en el token")
 def test_what_the_server_found_on_disk_cannot_be_read_from_a_token(lab, grade):
     facts = reto.require_positive(lab, grade)
-    found = reto.revealed(facts.form_token, facts.marker)
+    found = tokens.revealed(facts.form_token, facts.marker)
     grade.check(not found, "el token de la ronda que pregunta qué nota borrar no deja leer el "
                 "nombre de archivo de las notas que encontró" if not found else
                 f"en el token de la ronda que pregunta qué nota borrar se lee el nombre de "
