@@ -35,8 +35,8 @@ class MiSello:
     def seal(self, payload, binding):
         clave_cifrar, clave_firmar = claves(binding)
         nonce = secrets.token_bytes(NONCE)
-        sobre = json.dumps({"caduca": binding.expires_at, "datos": payload}).encode()
-        cifrado = stream_xor(clave_cifrar, nonce, sobre)
+        sobre = {"caduca": binding.expires_at, "datos": payload}
+        cifrado = stream_xor(clave_cifrar, nonce, json.dumps(sobre).encode())
         etiqueta = tag_of(clave_firmar, atado(binding), nonce, cifrado)
         return encode(nonce + cifrado + etiqueta)
 
