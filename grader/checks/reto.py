@@ -433,12 +433,17 @@ def require_positive(lab, grade, first=False):
     """Gate: reto.py has the sealer, the legitimate flow works with it, and its tokens follow the
     format. The first test says why not; the others point to it (one cause, once)."""
     facts = positive(lab)
-    if first:
-        grade.require(not facts.problem, facts.problem)
-    else:
-        grade.require(not facts.problem, f"esta prueba necesita que antes funcione «{POSITIVE}» "
-                      "(mira esa prueba)", gate=POSITIVE)
+    grade.require(not facts.problem, facts.problem, gate=None if first else POSITIVE)
     return facts
+
+
+def scene(lab, grade):
+    """How most tests start: the positive scenario's gate, then a fresh tree of notes and a
+    server of this submission on it: (facts, the server, notes_delete's flow on it)."""
+    facts = require_positive(lab, grade)
+    tree = notes(lab, facts.marker)
+    served = server(lab, facts, tree)
+    return facts, served, Flow(served, tree)
 
 
 def named(reading):

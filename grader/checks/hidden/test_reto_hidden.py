@@ -13,10 +13,7 @@ MOVED = "que el token de una llamada no llegue a borrar nada en otra llamada ni 
 
 @graded("reto", 2, "otros cambios, recortes y re-codificaciones se rechazan", hidden=True)
 def test_other_changes_cuts_and_spellings_are_refused(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     token = flow.first()
     n = len(token)
     variants = tokens.unique(token, [

@@ -61,10 +61,7 @@ def test_a_retry_can_be_served_by_another_replica_with_the_same_key(lab, grade):
 
 @graded("reto", 3, "un token con un carácter cambiado se rechaza (-32602) y no cambia nada")
 def test_a_token_with_a_character_changed_is_refused(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     roots_token = flow.first()
     reto.attempts(grade, flow, tokens.changed(roots_token), flow.roots(),
                   "el token de la ronda de las roots con un carácter cambiado (al principio, en "
@@ -84,10 +81,7 @@ def test_a_token_with_a_character_changed_is_refused(lab, grade):
 
 @graded("reto", 2, "un token recortado o alargado se rechaza (-32602) y no cambia nada")
 def test_a_token_cut_or_lengthened_is_refused(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, tokens.cut_or_lengthened(flow.first()), flow.roots(),
                   "el token recortado, vacío o alargado")
     reto.still_works(lab, grade, facts, served)
@@ -95,10 +89,7 @@ def test_a_token_cut_or_lengthened_is_refused(lab, grade):
 
 @graded("reto", 2, "el mismo token escrito de otra forma (re-codificado) se rechaza")
 def test_a_token_spelled_another_way_is_refused(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, tokens.respelled(flow.first()), flow.roots(),
                   "el token re-codificado (relleno, espacios, otro alfabeto, bits que base64 no "
                   "usa): solo vale escrito exactamente como lo diste (usa decode de sealkit)")
@@ -135,10 +126,7 @@ def test_a_used_round_cannot_be_replayed(lab, grade):
 
 @graded("reto", 2, "el token de la ronda de las roots tampoco vale dos veces")
 def test_the_first_rounds_token_cannot_be_used_twice(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     roots_token = flow.first()
     flow.second(roots_token)
     reto.attempts(grade, flow, [("de la ronda de las roots, que ya se usó una vez", roots_token)],
@@ -150,14 +138,11 @@ def test_the_first_rounds_token_cannot_be_used_twice(lab, grade):
 @graded("reto", 3, "un token llevado a otra herramienta o a otros argumentos se rechaza",
         severe=MOVED)
 def test_a_token_moved_to_another_tool_or_other_arguments_is_refused(lab, grade):
-    facts = reto.require_positive(lab, grade)
-    tree = notes(lab, facts.marker)
-    served = server(lab, facts, tree)
-    flow = Flow(served, tree)
+    facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, [("de notes_delete({'title': 'Informe'})", flow.first())],
                   flow.roots(), "en notes_delete({'title': 'Otra'}), otros argumentos",
                   arguments={"title": "Otra"}, severe_if_changed=True)
-    listing = Flow(served, tree, arguments={}, name=reto.NO_ARGUMENTS)
+    listing = Flow(served, flow.tree, arguments={}, name=reto.NO_ARGUMENTS)
     token = listing.first()
     reto.attempts(grade, listing, [(f"de {reto.NO_ARGUMENTS}(), sin argumentos", token)],
                   listing.roots(), f"en {reto.SAME_ARGUMENTS[0]}(), otra herramienta con los "
