@@ -117,7 +117,7 @@ def respelled(token):
         variants.append(("re-codificado: con el alfabeto base64 estándar (+ y / en vez de - y "
                          "_)", token.replace("-", "+").replace("_", "/")))
     elif any(c in token for c in "+/"):
-        variants.append(("re-codificado: con el alfabeto base64 para URLs (- y _ en vez de + y "
+        variants.append(("re-codificado: con el alfabeto base64 para las URL (- y _ en vez de + y "
                          "/)", token.replace("+", "-").replace("/", "_")))
     else:
         variants.append(("re-codificado: con un retorno de carro al final", token + "\r"))
