@@ -353,13 +353,20 @@ def still_works(lab, grade, facts, *servers):
         tree = notes(lab, facts.marker)
         try:
             *_, done, changes = deletes_n_b(Flow(served, tree), facts.marker)
+            worked = changes == wanted(facts.marker)
+            said = (f"el servidor {done.describe()} y en el disco {changes or 'nada cambió'}"
+                    if not worked else "borró exactamente la nota elegida")
         except Abort as exc:
-            grade.require(False, f"después de los ataques, un borrado legítimo en el mismo "
-                          f"servidor ya no funcionó ({exc}): tu sello debe seguir aceptando "
-                          "los tokens buenos, no negarse a todo")
-        grade.require(changes == wanted(facts.marker), "después de los ataques, un borrado "
-                      f"legítimo en el mismo servidor {done.describe()} y en el disco "
-                      f"{changes or 'nada cambió'}; debía borrar exactamente la nota elegida")
+            worked, said = False, str(exc)
+        ended(grade, worked, f"después de los ataques, un borrado legítimo en el mismo servidor: "
+              f"{said}" + ("" if worked else "; tu sello debe seguir aceptando los tokens "
+                           "buenos, no negarse a todo"))
+
+
+def ended(grade, worked, text):
+    """A must-not test's legitimate action, recorded: unless it worked, the test scores 0.
+    (When the grading framework's `Grade.still_works` lands, this is where it is called.)"""
+    grade.require(worked, text)
 
 
 # -- the positive scenario ----------------------------------------------------------------------

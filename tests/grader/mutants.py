@@ -484,7 +484,7 @@ MUTANTS = [
            '        self.abiertos = getattr(self, "abiertos", 0) + 1  # TRAMPA\n'
            "        if self.abiertos > 2:\n"
            '            raise ValueError("ya no abro nada más")\n',
-           RETO_MUST_NOT, "ya no funcionó"),
+           RETO_MUST_NOT, "no negarse a todo"),
 ]
 
 # -- written blind from the statements, as a learner would (base: blind/) ---------------------
