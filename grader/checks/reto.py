@@ -13,13 +13,14 @@ Two kinds of attack:
   spell it another way, send it again, move it to another tool (`notes_list` and `notes_sync`
   take the same arguments: none), other arguments, another user or another server;
 - what someone with the learner's code can do: the grader gave each server its key, so it reads
-  the learner's tokens with the statement's format (`read`) and finds which keys made them and
-  what their tag covers. A tag or a cipher whose key is not the server's (a hash with no key, a
-  key made from the public `binding.key_id`, a constant in reto.py) is attacked with that key:
-  the round-2 token is rewritten to name only n-a and sent back (`forged`), or its content is
-  read. A tag that does not cover the tool, the arguments or the user is such a token too. A
-  token valid in every other respect but expired is made the same way (`mint`), so no test
-  waits on the clock and every server has the same lifetime.
+  the learner's tokens with the statement's format (grader/checks/reto_tokens.py: `read`) and
+  finds which keys made them and what their tag covers. A tag or a cipher whose key is not the
+  server's (a hash with no key, a key made from the public `binding.key_id`, a constant in
+  reto.py) is attacked with that key: the round-2 token is rewritten to name only n-a and sent
+  back (`forged`), or its content is read. A tag that does not cover the tool, the arguments or
+  the user fails the test that moves tokens there (`binds`), severely. A token valid in every
+  other respect but expired is made the same way (`mint`), so no test waits on the clock and
+  every server has the same lifetime.
 
 The notes (`notes`): in Notas/, two notes titled "Informe" (n-a; n-b, whose file name carries a
 marker made for this submission) and one titled "Otra". A flow (`Flow`) is
