@@ -23,8 +23,9 @@ Servers: each scenario starts its own with the learner's sealer (`state={"sealer
 "solution"}`); two servers share a key (`key`, as a fleet's workers do) to tell a token moved to
 another user (`subject`) from one sealed with another key, and to check that a retry served by
 the other replica of the same user works (what the server remembers between rounds travels in
-the token, not in one process's memory). A lifetime of 1 s (`ttl`) and a wait of 2.2 s give an
-expired token.
+the token, not in one process's memory). Every server's lifetime (`STATE_TTL`, the same in
+every test: grader/checks/lab.py) and a wait past it give an expired token; the people a token
+is bound to are new in each run (`person`).
 
 What is graded where: the wire and the disk, except one structural check (`source_facts`):
 whether reto.py calls `compare_digest` (a comparison that takes the same time wherever two tags
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 from io import StringIO
 
 from grader.checks.grading import Abort, Broken, short
+from grader.checks.lab import STATE_TTL
 from grader.checks.notes_tree import describe_changes
 from grader.state import RetoFacts, RetoSource
 
@@ -58,7 +60,8 @@ NOT_BEYOND = ("tu sello no hace nada que no haga ya el del servidor: deja repeti
               "hace al menos una de esas tres cosas bien (repasa «Qué se califica»)")
 NO_FILE = ("no entregaste reto.py (el reto es opcional: sin ese archivo no se califica; añade la "
            "celda %%writefile soluciones/reto.py)")
-EXPIRY_TTL, EXPIRY_WAIT = 1.0, 2.2   # seconds: the lifetime given, and the wait past it
+EXPIRY_TTL = STATE_TTL               # seconds: every server's requestState lifetime
+EXPIRY_WAIT = STATE_TTL + 1.2       # the wait past it
 MARKER_LETTERS = string.ascii_lowercase
 
 
@@ -108,6 +111,11 @@ def server(lab, tree, **state):
 
 def fleet_key():
     return secrets.token_hex(32)
+
+
+def person():
+    """Someone new to bind a token to (nothing in the name says which test it is)."""
+    return f"local:{secrets.token_hex(4)}"
 
 
 # -- one round, and what it gave --------------------------------------------------------------
@@ -441,8 +449,8 @@ def moved_to_another_user(lab, marker):
     changed)."""
     tree = notes(lab, marker)
     key = fleet_key()
-    mine = Flow(server(lab, tree, key=key, subject="local:alumna"), tree)
-    theirs = Flow(server(lab, tree, key=key, subject="local:intrusa"), tree)
+    mine = Flow(server(lab, tree, key=key, subject=person()), tree)
+    theirs = Flow(server(lab, tree, key=key, subject=person()), tree)
     token, question = mine.second(mine.first())
     before = tree.snapshot()
     reply = theirs.third(token, question, pick("n-b"))

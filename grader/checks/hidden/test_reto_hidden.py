@@ -42,8 +42,8 @@ def test_tokens_moved_elsewhere_are_refused(lab, grade):
                   "un token llevado a argumentos que encuentran las mismas notas",
                   arguments={"title": f"  {reto.TITLE}  "}, hidden=True)
     fleet = reto.fleet_key()
-    theirs = Flow(server(lab, tree, key=fleet, subject="local:intrusa"), tree)
-    mine = Flow(server(lab, tree, key=fleet, subject="local:alumna"), tree)
+    theirs = Flow(server(lab, tree, key=fleet, subject=reto.person()), tree)
+    mine = Flow(server(lab, tree, key=fleet, subject=reto.person()), tree)
     their_token, their_key = theirs.second(theirs.first())
     reto.attempts(grade, mine, tree, [("c", their_token)], {their_key: pick("n-b")},
                   "un token de otro usuario, en la ronda que borra", hidden=True)
@@ -72,9 +72,9 @@ def test_a_declined_round_cannot_be_replayed_as_a_yes(lab, grade):
 def test_a_token_expired_at_the_round_that_deletes_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)
-    flow = Flow(server(lab, tree, ttl=3.0), tree)
+    flow = Flow(server(lab, tree), tree)
     form_token, key = flow.second(flow.first())
-    yield 3.6  # the token's lifetime passes (grader/checks/later.py)
+    yield reto.EXPIRY_TTL + 0.6  # the token's lifetime passes (grader/checks/later.py)
     reto.attempts(grade, flow, tree, [("a", form_token)], {key: pick("n-b")},
                   "un token caducado en la ronda que borra", hidden=True)
 

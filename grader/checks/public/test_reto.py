@@ -106,7 +106,7 @@ def test_a_token_spelled_another_way_is_refused(lab, grade):
 def test_an_expired_token_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)
-    flow = Flow(server(lab, tree, ttl=EXPIRY_TTL), tree)
+    flow = Flow(server(lab, tree), tree)  # every server's lifetime is EXPIRY_TTL
     roots_token = flow.first()
     yield EXPIRY_WAIT  # the token's lifetime passes (grader/checks/later.py)
     reto.attempts(grade, flow, tree, [(f"con una vida de {EXPIRY_TTL:g} s (binding.ttl), "
