@@ -5,7 +5,6 @@ source, as it is (the authors' working copy)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
@@ -13,35 +12,19 @@ import nbformat
 import pytest
 
 import course_notebooks
+from learner_clone import commit_all, git, notebook, write
 
 REPO = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("lint_course", REPO / "tools" / "lint_course.py")
-lint_course = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(lint_course)
-
-
-def notebook(*sources):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
-    return nbformat.writes(nb)
-
-
-def git(folder, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c",
-                    "commit.gpgsign=false", *args], cwd=folder, check=True,
-                   capture_output=True)
+lint_course = course_notebooks.lint_course  # tools/lint_course.py, loaded once
 
 
 @pytest.fixture
 def clone(tmp_path):
     """A learner's clone of the student edition after a session in JupyterLab."""
     folder = tmp_path / "curso"
-    (folder / "lessons").mkdir(parents=True)
-    (folder / "ruff.toml").write_text((REPO / "ruff.toml").read_text())
-    (folder / "lessons" / "01_roots.ipynb").write_text(notebook("import os\n\nprint(os.sep)"))
-    git(folder, "init", "-q", "-b", "main")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-q", "-m", "curso")
+    write(folder / "ruff.toml", (REPO / "ruff.toml").read_text())
+    write(folder / "lessons" / "01_roots.ipynb", notebook("import os\n\nprint(os.sep)"))
+    commit_all(folder)
     # the learner's scratch cell (unsorted imports, as in the newcomer report) and notebook
     (folder / "lessons" / "01_roots.ipynb").write_text(
         notebook("import os\n\nprint(os.sep)", "import sys\nimport asyncio\nprint(sys, asyncio)"))

@@ -10,14 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_notebooks import lesson_names, notebook_text
+from course_notebooks import starter_files
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from grader import submission  # noqa: E402
-
-WRITEFILE = re.compile(r"^%%writefile soluciones/(\S+\.py)\s*$")
 
 
 def hand_in_command() -> list[str]:
@@ -30,20 +28,10 @@ def hand_in_command() -> list[str]:
 
 def starters(lessons: Path) -> list[str]:
     """soluciones/ as a learner who ran every starter cell has it; the file names."""
-    import json
-
-    written = []
-    for name in lesson_names():
-        for cell in json.loads(notebook_text(name))["cells"]:
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) \
-                else cell["source"]
-            first, _, body = source.partition("\n")
-            match = WRITEFILE.match(first) if cell["cell_type"] == "code" else None
-            if match:
-                (lessons / "soluciones").mkdir(parents=True, exist_ok=True)
-                (lessons / "soluciones" / match[1]).write_text(body + "\n", encoding="utf-8")
-                written.append(match[1])
-    return sorted(written)
+    (lessons / "soluciones").mkdir(parents=True)
+    for name, text in starter_files().items():
+        (lessons / "soluciones" / name).write_text(text, encoding="utf-8")
+    return sorted(starter_files())
 
 
 def test_the_readmes_zip_holds_every_solution_the_grader_reads(tmp_path):

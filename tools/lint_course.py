@@ -8,7 +8,7 @@ there), so each lesson notebook is linted as the last commit has it (`git show H
 ruff's stdin), and a learner's scratch cell or new notebook never makes `make test` fail. In
 the instructors' source (editions/release/build.py is there) the notebooks are the authors'
 working copy and are linted as they are, like everything else. tests/course_notebooks.py
-applies the same rule to what the tests read.
+applies the same rule to what the tests read (it uses this module's functions).
 
 Deliberate simplifications: outside a git checkout everything is linted as it is; ruff is the
 one next to this Python (the course's .venv), else the one on PATH.
@@ -38,6 +38,12 @@ def learners_workspace(repo: Path) -> bool:
         and git(repo, "rev-parse", "--verify", "-q", "HEAD") is not None
 
 
+def committed_notebooks(repo: Path) -> list[str]:
+    """The lesson notebooks the last commit has (lessons/NN_name.ipynb paths)."""
+    listed = git(repo, "ls-tree", "--name-only", "HEAD", "lessons/") or ""
+    return [path for path in listed.split() if path.endswith(".ipynb")]
+
+
 def ruff() -> str:
     beside = Path(sys.executable).with_name("ruff")
     return str(beside) if beside.exists() else (shutil.which("ruff") or "ruff")
@@ -50,8 +56,7 @@ def lint(repo: Path = REPO) -> int:
         return subprocess.run([*command, "."], cwd=repo).returncode
     status = subprocess.run([*command, "--extend-exclude", "lessons/*.ipynb", "."],
                             cwd=repo).returncode
-    listed = git(repo, "ls-tree", "--name-only", "HEAD", "lessons/") or ""
-    for notebook in (p for p in listed.split() if p.endswith(".ipynb")):
+    for notebook in committed_notebooks(repo):
         committed = git(repo, "show", f"HEAD:{notebook}") or ""
         status |= subprocess.run([*command, "--quiet", "--stdin-filename", notebook, "-"],
                                  cwd=repo, input=committed, text=True).returncode

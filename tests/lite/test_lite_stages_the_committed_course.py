@@ -8,34 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
-import nbformat
 import pytest
 from litesite import load_build_module
 
+from learner_clone import commit_all, git, notebook, write
+
 build = load_build_module()
-
-
-def notebook(*sources: str, outputs: bool = False) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
-    if outputs:
-        for number, cell in enumerate(nb.cells, 1):
-            cell.execution_count = number
-            cell.outputs = [nbformat.v4.new_output("stream", text="la respuesta\n")]
-    return nbformat.writes(nb)
-
-
-def write(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def git(folder, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c",
-                    "commit.gpgsign=false", *args], cwd=folder, check=True,
-                   capture_output=True)
 
 
 @pytest.fixture
@@ -46,9 +25,7 @@ def course(tmp_path):
     write(folder / "lessons" / "mcp_ui" / "__init__.py", "Y = 1\n")
     write(folder / "lessons" / ".gitignore", "soluciones/\n")
     write(folder / "lessons" / "01_roots.ipynb", notebook("print('hola')"))
-    git(folder, "init", "-q", "-b", "main")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-q", "-m", "curso")
+    commit_all(folder)
     write(folder / "lessons" / "01_roots.ipynb",  # autosaved: outputs and a scratch cell
           notebook("print('hola')", "%%writefile soluciones/ejercicio4.py\nmi_solucion = 1",
                    outputs=True))

@@ -1,13 +1,21 @@
-"""Answering a form never moves the notebook's selection: Shift+Enter after the clicks runs the
-next cell, not the call again (JupyterLab here; tests/lite checks the JupyterLite site).
+"""What a learner's clicks do to a call that waits on a form, in JupyterLab (tests/lite checks
+the JupyterLite site).
 
-A learner presses Shift+Enter on the call's cell (the selection moves to the cell below), picks
-a note, ticks the confirmation and clicks «Aceptar» in the form, then presses Shift+Enter again:
-the cell below runs and the call ran once. The learner clicks an option's words, not its little
-circle or square (the natural place to click, and the one a label passes on to its input): the
-same holds for a quiz's options. The same clicks on a plain widget, without
-lessons/mcp_ui/focus.py's mark, do move the selection to the widget's cell: that is JupyterLab's
-own behaviour, which the first test would catch if the mark stopped working.
+Answering a form never moves the notebook's selection: Shift+Enter after the clicks runs the
+next cell, not the call again. A learner presses Shift+Enter on the call's cell (the selection
+moves to the cell below), picks a note, ticks the confirmation and clicks «Aceptar» in the
+form, then presses Shift+Enter again: the cell below runs and the call ran once. The learner
+clicks an option's words, not its little circle or square (the natural place to click, and
+the one a label passes on to its input): the same holds for a quiz's options. The same clicks
+on a plain widget, without lessons/mcp_ui/focus.py's mark, do move the selection to the
+widget's cell: that is JupyterLab's own behaviour, which the first test would catch if the
+mark stopped working.
+
+■ in the toolbar stops a call that waits on a form, at once, as notebook 02 says: the cell
+stops with one line that says so, the form closes without sending anything, and the
+transcript shows the client's cancellation and the server's retraction of its question.
+Nothing else is clicked in between (before lessons/mcp_ui/interrupt.py, the interrupt took
+effect only at the next click on the form).
 
 Every wait is for a state (a dialog, an echo in the panel, a cell's execution count, the
 notebook's active cell), bounded as tests/waits.py says.
@@ -15,11 +23,19 @@ notebook's active cell), bounded as tests/waits.py says.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 from mcp_ui.recap import load_quiz
 
-from lab import copy_course, open_notebook, run_cell, wait_for_cell
+from lab import (
+    FORM_CALL,
+    LAB_CELL,
+    OPEN_DIALOG,
+    code_cell,
+    open_notebook,
+    run_cell,
+    scratch_notebook,
+    wait_for_cell,
+)
 from waits import PATIENCE, TEST_TIMEOUT, ms
 
 expect = pytest.importorskip(
@@ -27,35 +43,24 @@ expect = pytest.importorskip(
 ).expect
 expect.set_options(timeout=ms(PATIENCE))
 
-OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 CELLS = [
-    "import mcp_ui as ui\n\nlab = ui.NotesLab(quiet=True)\nconn = await lab.connect(quiet=True)",
-    'await conn.call("notes_delete", {"title": "TPS report"})',
+    LAB_CELL,
+    FORM_CALL,
     'print("SIGUIENTE", len(conn.calls))',
     'import ipywidgets as w\n\ndisplay(w.Button(description="Sin marca"))',
     'print("DESPUÉS")',
     "lab.close()",
     'ui.quiz("01")',
     'print("TRAS EL CUESTIONARIO")',
+    "conn.transcript(last_call=True)\nlab.show('Notas')",
 ]
+INTERRUPT = '.jp-NotebookPanel-toolbar [data-command="notebook:interrupt-kernel"]'
 ACTIVE = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
 
 
 @pytest.fixture
 def notebook(tmp_path):
-    lessons = copy_course(tmp_path / "curso") / "lessons"
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(nb, lessons / "selection.ipynb")
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    return lessons, scratch
-
-
-def code_cell(page, index: int):
-    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    return scratch_notebook(tmp_path, "selection.ipynb", CELLS)
 
 
 def shift_enter_on(page, index: int) -> None:
@@ -115,6 +120,31 @@ def test_shift_enter_after_clicking_a_quiz_option_by_its_words_runs_the_next_cel
     page.keyboard.press("Shift+Enter")
     assert "TRAS EL CUESTIONARIO" in wait_for_cell(page, 7)
     expect(code_cell(page, 6).get_by_text("✓ Correcto.")).to_be_visible()  # not drawn again
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_the_stop_button_stops_a_call_waiting_on_a_form_without_any_click_on_it(
+        jupyter_lab, page, notebook):
+    lessons, scratch = notebook
+    lab = jupyter_lab(lessons, env={"LESSON_USER": None, "TMPDIR": str(scratch)})
+    open_notebook(page, lab, "selection.ipynb")
+    wait_for_cell(page, run_cell(page, 0))
+
+    run_cell(page, 1)
+    call = code_cell(page, 1)
+    form = call.locator(OPEN_DIALOG)
+    expect(form).to_have_count(1)
+    page.locator(INTERRUPT).first.click()
+    shown = wait_for_cell(page, 1)  # the cell ended: no click on the form was needed
+    assert "Detuviste la celda" in shown and "CancelledError" in shown
+    assert "async_client" not in shown  # one line, not a trace through the client
+    expect(form).to_have_count(0)
+    expect(call.get_by_text("el formulario se cerró sin enviar nada")).to_be_visible()
+
+    transcript = wait_for_cell(page, run_cell(page, 8))
+    cancels = [line for line in transcript.splitlines() if "notifications/cancelled" in line]
+    assert [line.split()[0] for line in cancels] == ["C→S", "S→C"]
+    assert "tps-2023.md, tps-2024.md, tps-2025.md" in transcript  # nothing was deleted
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)
