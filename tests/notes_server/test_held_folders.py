@@ -356,3 +356,24 @@ def test_a_file_on_the_way_is_no_folder_and_a_link_on_the_way_is_a_link(tmp_path
     with dirfd.Folder.open(str(tmp_path / "real" / "dentro")) as folder:  # the way itself
         assert folder.same_as(str(tmp_path / "real" / "dentro"))
         assert not folder.same_as(str(tmp_path / "enlace" / "dentro"))
+
+
+@needs_dir_fd
+def test_without_o_directory_a_file_on_the_way_is_no_folder_never_a_link(tmp_path, monkeypatch):
+    monkeypatch.setattr(dirfd, "DIRECTORY", 0)  # a platform where open() cannot require one
+    (tmp_path / "archivo").write_text("x")
+    with pytest.raises(OSError) as refused:
+        dirfd.Folder.open(str(tmp_path / "archivo" / "dentro"))
+    assert refused.value.errno == errno.ENOTDIR
+
+
+def test_in_the_fallback_a_folder_replaced_at_its_path_is_not_the_held_one(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setattr(dirfd, "HAVE_DIR_FD", False)
+    (tmp_path / "a").mkdir()
+    with dirfd.Folder.open(str(tmp_path / "a")) as folder:
+        (tmp_path / "a").rename(tmp_path / "b")
+        (tmp_path / "a").mkdir()  # another folder under the same name
+        assert not folder.same_as(str(tmp_path / "a"))
+        with pytest.raises(FileNotFoundError):
+            folder.entries()
