@@ -32,6 +32,7 @@ from urllib.parse import urlencode
 
 import elicitation
 import store
+import wire
 from request_state import digest
 from tooling import MissingCapability, ToolError, URLElicitationRequired, json_problem
 
@@ -155,8 +156,10 @@ class ToolContext:
             self._roots.close()
 
     # -- the user ------------------------------------------------------------------------------
-    def elicit_form(self, message, properties, required=()):
-        """Ask the user to fill a form; returns an elicitation.Answer, checked on our side."""
+    def elicit_form(self, message, properties, required=(), key=None):
+        """Ask the user to fill a form; returns an elicitation.Answer, checked on our side.
+        `key` names the question (a 2026-07-28 client sees it in `inputRequests`); by
+        default the questions are numbered (`ask-1`, `ask-2`, ...)."""
         if not elicitation.supports_form(self.client_capabilities):
             raise MissingCapability(
                 "Este cliente no declaró la capacidad elicitation (modo formulario): no puedo "
@@ -165,7 +168,8 @@ class ToolContext:
             params = elicitation.form(message, properties, required, self.protocol_version)
         except elicitation.SchemaError as exc:
             raise ToolError(f"El servidor se negó a enviar este formulario: {exc}") from None
-        return self._answer(params["requestedSchema"], self._ask("elicitation/create", params))
+        return self._answer(params["requestedSchema"],
+                            self._ask("elicitation/create", params, key))
 
     def elicit_url(self, message, url, elicitation_id):
         """Ask the user to open a URL; `accept` only means they agreed to open it."""
@@ -265,6 +269,30 @@ class ToolContext:
             self.call.memos[key] = json.loads(json.dumps(value))
         return self.call.memos[key]
 
+    # -- the client's model and progress (the conformance suite's test tools use them too) -----
+    def sample(self, messages, max_tokens, key=None, **params):
+        """Ask the client's model for a completion (`sampling/createMessage` with these
+        `messages` and `maxTokens`, plus any other params by name); returns its
+        CreateMessageResult (a dict), unchecked: it is the model's text, not the user's
+        decision. Needs the client's `sampling` capability. `key` as in `elicit_form`."""
+        if not isinstance(self.client_capabilities.get("sampling"), dict):
+            raise MissingCapability("Este cliente no declaró la capacidad sampling.",
+                                    {"sampling": {}})
+        return self._ask("sampling/createMessage",
+                         {"messages": messages, "maxTokens": max_tokens, **params}, key)
+
+    def progress(self, progress, total=None, message=None):
+        """Tell the client how far this call got (`notifications/progress`), when it asked
+        for progress (a `progressToken`); returns whether it was sent. A run starts again
+        after each answer, so what a run sent before its question is sent again."""
+        if self.call.progress_token is None:
+            return False
+        params = {"progressToken": self.call.progress_token, "progress": progress}
+        params.update({k: v for k, v in (("total", total), ("message", message))
+                       if v is not None})
+        self.session.send(wire.notification("notifications/progress", params))
+        return True
+
     # -- questions -----------------------------------------------------------------------------
     def ask_roots(self):
         """2026-07-28: this request's roots, asked as an input request."""
@@ -277,8 +305,8 @@ class ToolContext:
             raise ToolError(f"La respuesta del formulario no es válida ({exc}); no hice nada.") \
                 from None
 
-    def _ask(self, method, params):
-        return self._ask_keyed(self._next("ask"), {"method": method, "params": params})
+    def _ask(self, method, params, key=None):
+        return self._ask_keyed(key or self._next("ask"), {"method": method, "params": params})
 
     def _next(self, kind):
         self._counters[kind] = self._counters.get(kind, 0) + 1

@@ -1,0 +1,1 @@
+"""The official conformance suite's tests: helpers in conformance_support.py."""
