@@ -9,6 +9,8 @@
   answer's SSE stream, and (2025-11-25) the session's GET stream, opened after `initialize`;
 - `close()` ends the session (DELETE) and every stream.
 
+`ServerProcess` starts `serve --http` as a child process and tells its URL.
+
 The headers each revision asks for are made here, from the frame: `Mcp-Session-Id` and
 `MCP-Protocol-Version` once a 2025-11-25 session is negotiated; at 2026-07-28 the headers of
 http_headers.py, with `Mcp-Param-*` for the tools this client listed (a tool whose
@@ -26,8 +28,13 @@ authorization).
 
 import http.client
 import json
+import os
 import queue
+import re
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from urllib.parse import urlsplit
@@ -289,6 +296,55 @@ def _params(msg):
 def _meta(msg):
     meta = _params(msg).get("_meta")
     return meta if isinstance(meta, dict) else {}
+
+
+class ServerProcess:
+    """`main.py serve --http 127.0.0.1:0 ARGS` as a child process (tests, the notebook's
+    replicas): `url` once it listens (the log line that names it), `log` its stderr lines,
+    `stop()` ends it by its PID (SIGTERM: a clean stop) and returns its exit code."""
+
+    def __init__(self, *args, listen="127.0.0.1:0", cwd=None, env=None, timeout=20.0):
+        main = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", main, "serve", "--http", listen, *map(str, args)],
+            cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        self.log, self._new = [], threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = self.wait_log(r"ready on (http://\S+/mcp)", timeout)[1]
+        parts = urlsplit(self.url)
+        self.host, self.port = parts.hostname, parts.port
+
+    def _read(self):
+        for line in self.proc.stderr:
+            with self._new:
+                self.log.append(line.rstrip("\n"))
+                self._new.notify_all()
+        with self._new:
+            self.log.append(None)  # the process closed its stderr
+            self._new.notify_all()
+
+    def wait_log(self, pattern, timeout=20.0):
+        """The first log line matching `pattern` (a regular expression), as a re.Match."""
+        found = []
+
+        def match():
+            found[:] = [m for line in self.log if line and (m := re.search(pattern, line))]
+            return found or None in self.log
+        with self._new:
+            if not self._new.wait_for(match, timeout) or not found:
+                raise RuntimeError(f"no log line like {pattern!r}: {self.log[-5:]}")
+        return found[0]
+
+    def stop(self, signum=signal.SIGTERM, timeout=10.0):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("the server did not stop on its signal") from None
 
 
 def connect(url, timeout=30.0):

@@ -5,7 +5,7 @@
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
                                [--user NAME] [--second-user NAME] [--setup-page http|rpc]
-                               [--trace FILE] [--http [HOST:]PORT]
+                               [--trace FILE] [--http [HOST:]PORT] [--spent-states DIR]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr;
 `serve --http 127.0.0.1:8000` speaks Streamable HTTP instead, at http://127.0.0.1:8000/mcp
@@ -19,8 +19,9 @@ this stdlib server pretends to run on: it only feeds the URL-mode guard.
 A 2026-07-28 `requestState` is sealed with a key of this server: a new one at every start (a
 restart invalidates every outstanding state), or `--state-key`, a fleet's shared key (64 hex
 digits; it shows in the process list, so it is for tests and graders: a real fleet reads it from
-its secret store). `--state-sealer server` ignores a solution's `@extension.request_state` and
-always uses the server's own sealer.
+its secret store); `--spent-states DIR`, a folder those workers share, makes a state of a tool
+that changes things open once across all of them (spent_states.py). `--state-sealer server`
+ignores a solution's `@extension.request_state` and always uses the server's own sealer.
 
 The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
 opens no socket: the page is reached through the private request
@@ -102,6 +103,9 @@ def parse_args(argv):
     parser.add_argument("--state-key", metavar="HEX", type=state_key,
                         help="a fleet's shared key for requestState (at least 64 hex digits); "
                              "default: a new random key at every start")
+    parser.add_argument("--spent-states", metavar="DIR",
+                        help="a folder replicas share (with --state-key): a requestState of a "
+                             "tool that changes things opens once across all of them")
     parser.add_argument("--state-sealer", choices=("solution", "server"),
                         default=DEFAULTS.state_sealer,
                         help="who seals requestState: the solution's sealer when it brings one "
@@ -191,6 +195,9 @@ def serve(args):
         for file, problem in solution.errors.items():
             log(f"solution {file} not loaded: {problem}")
     server = NotesServer(config, solution, log=log)
+    if args.spent_states:
+        import spent_states
+        server.states = spent_states.SpentStates(server.states, args.spent_states)
     signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
     if args.http:
         return serve_http(server, args, log)

@@ -3,20 +3,16 @@ process, stopped by its PID, and a raw HTTP client that shows exactly what came 
 
 import http.client
 import json
-import queue
-import re
 import signal
-import subprocess
 import sys
-import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 NOTES_SERVER = Path(__file__).resolve().parent / "notes_server"
 if str(NOTES_SERVER) not in sys.path:
     sys.path.insert(0, str(NOTES_SERVER))
 
-from server_support import serve_argv  # noqa: E402
+import server_support  # noqa: E402,F401  (puts code/ on sys.path)
+from http_client import ServerProcess  # noqa: E402
 
 STATELESS = "2026-07-28"
 META = "io.modelcontextprotocol/protocolVersion"
@@ -24,51 +20,24 @@ CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 ACCEPT = "application/json, text/event-stream"
 
 
-class Served:
-    """`serve --http 127.0.0.1:0 ARGS` in its own process; `url` once it listens, `log` what
-    it wrote on stderr, `stop()` sends SIGTERM to its PID and returns its exit code."""
+class Served(ServerProcess):
+    """`serve --http 127.0.0.1:0 ARGS` in its own process (http_client.ServerProcess), with
+    `--trace FILE` when `trace` is given; `wait_log` fails the test when the line never comes."""
 
-    def __init__(self, *args, trace=None, cwd=None, env=None, listen="127.0.0.1:0"):
-        self.proc = subprocess.Popen(serve_argv("--http", listen, *args, trace=trace), cwd=cwd,
-                                     env=env, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True)
-        self.log, self._lines = [], queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.url = self.wait_log(r"ready on (http://\S+/mcp)")[1]
-        parts = urlsplit(self.url)
-        self.host, self.port = parts.hostname, parts.port
-
-    def _read(self):
-        for line in self.proc.stderr:
-            self.log.append(line.rstrip("\n"))
-            self._lines.put(line)
-        self._lines.put(None)
+    def __init__(self, *args, trace=None, **options):
+        super().__init__(*args, *(("--trace", trace) if trace else ()), **options)
 
     def wait_log(self, pattern, timeout=20):
-        """The first log line (from now on) matching `pattern`, as a re.Match."""
-        seen = []
-        while True:
-            try:
-                line = self._lines.get(timeout=timeout)
-            except queue.Empty:
-                raise AssertionError(f"no log line like {pattern!r} in {timeout} s: "
-                                     f"{self.log}") from None
-            if line is None:
-                raise AssertionError(f"the server ended (code {self.proc.wait()}): {seen}")
-            seen.append(line)
-            if match := re.search(pattern, line):
-                return match
+        try:
+            return super().wait_log(pattern, timeout)
+        except RuntimeError as exc:
+            raise AssertionError(str(exc)) from None
 
     def stop(self, signum=signal.SIGTERM, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signum)
         try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError("the server did not stop on its signal") from None
+            return super().stop(signum, timeout)
+        except RuntimeError as exc:
+            raise AssertionError(str(exc)) from None
 
 
 class Answer:
