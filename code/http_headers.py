@@ -120,6 +120,11 @@ def request_headers(msg, marks=()):
 def mismatch(msg, headers, tools):
     """Why the headers of a received 2026-07-28 request (a mapping read case-insensitively)
     do not repeat its body, in Spanish; None when they do. `tools`: name -> tooling.Tool."""
+    repeated = [name for name in {k.lower() for k in headers.keys()}
+                if name.startswith("mcp-") and len(headers.get_all(name)) > 1] \
+        if hasattr(headers, "get_all") else []
+    if repeated:  # two values: each reader of the request might take a different one
+        return f"cabecera repetida: {', '.join(sorted(repeated))}"
     version = headers.get("MCP-Protocol-Version")
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}

@@ -14,12 +14,12 @@ or as a stream of Server-Sent Events (SSE). One endpoint, MCP_PATH, speaks both 
   What belongs to no running request (the roots/list after `notifications/initialized`, a
   completion notification) goes on the client's GET stream, kept until it opens one.
 - 2026-07-28: no sessions. Each POST stands alone: its `_meta` carries the version and the
-  client's capabilities, and its headers must repeat the body (`MCP-Protocol-Version`,
-  `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for tool parameters marked `x-mcp-header`),
-  else 400 with HeaderMismatch (-32020). These requests share one stateless session, each
-  under an id of its own (clients reuse ids), and an error gets the status the revision gives
-  it: 404 for an unknown method, 400 for bad params, an unsupported version or a missing
-  capability. Closing the response stream cancels the request.
+  client's capabilities, and its headers must repeat the body (http_headers.py:
+  `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), else 400 with
+  HeaderMismatch (-32020). These requests share one stateless session, each under an id of
+  its own (clients reuse ids), and an error gets the status the revision gives it: 404 for an
+  unknown method, 400 for bad params, an unsupported version or a missing capability. Closing
+  the response stream cancels the request.
 
 Where a frame goes: an answer to the stream of its request; anything else to the stream of
 what the session was doing when it sent it (the request being handled, or the question being
@@ -35,8 +35,8 @@ ends every session and every stream.
 Deliberate simplifications: no authentication (listening on loopback is the protection);
 streams cannot be resumed (no event ids; `Last-Event-ID` is ignored); every connection is the
 same user (`--user`); the setup page keeps its own port (server.serve_page_http); no
-`subscriptions/listen` (the server has no list changes to announce); `x-mcp-header` only on
-top-level parameters.
+`subscriptions/listen` (the server has no list changes to announce); one lock for every
+session (the core's work per frame is short; the waiting happens outside it).
 """
 
 import itertools
@@ -53,7 +53,14 @@ from urllib.parse import urlsplit
 
 import http_headers
 import wire
-from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, META_VERSION, STATELESS_VERSION
+from protocol import (
+    HANDSHAKE_VERSIONS,
+    HEADER_MISMATCH,
+    META_VERSION,
+    MISSING_CLIENT_CAPABILITY,
+    STATELESS_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
 from session import Session
 from transport import ThreadClock
 
@@ -71,7 +78,8 @@ LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 STATUS_OF_ERROR = {  # 2026-07-28: the HTTP status of a JSON-RPC error (others: 200)
     wire.METHOD_NOT_FOUND: 404, wire.INVALID_PARAMS: 400, wire.INVALID_REQUEST: 400,
-    wire.PARSE_ERROR: 400, HEADER_MISMATCH: 400, -32021: 400, -32022: 400}
+    wire.PARSE_ERROR: 400, HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400}
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n"
         b"Connection: close\r\n\r\n")
 
@@ -248,8 +256,7 @@ class ContextClock:
 # -- the 2026-07-28 request headers -------------------------------------------------------------
 def stateless_request(msg, version_header):
     """Is this request spoken at 2026-07-28 (or meant to be: its version decides)?"""
-    meta = _meta(msg)
-    return version_header == STATELESS_VERSION or META_VERSION in meta \
+    return (version_header or "").strip() == STATELESS_VERSION or META_VERSION in _meta(msg) \
         or msg.get("method") == "server/discover"
 
 
@@ -511,7 +518,7 @@ class McpRequest(BaseHTTPRequestHandler):
     def do_PUT(self):
         self._refuse(Refused(405, wire.INVALID_REQUEST, "Usa POST, GET o DELETE"))
 
-    do_PATCH = do_HEAD = do_PUT
+    do_PATCH = do_PUT
 
     # -- checks ----------------------------------------------------------------------------------
     def _checked(self):
