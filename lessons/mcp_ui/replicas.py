@@ -17,19 +17,18 @@ Deliberate simplifications: the front relays whole answers (no streaming), serve
 (2026-07-28 has no sessions to keep on one replica) and sets `Host` to each replica's address.
 """
 
-import http.client
 import itertools
 import json
 import secrets
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from client import Client
 from protocol import STATELESS_VERSION
-from simulated_user import ScriptedUser
 
 from .env import current_kernel
+
+# http.server, http.client, code/http_client.py and code/client.py are imported where they are
+# used: never in JupyterLite, where importing this module must still work.
 
 RELAYED = ("Content-Type", "Accept", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
 NOT_HERE = ("En JupyterLite (el navegador) no hay procesos ni sockets: estas réplicas necesitan "
@@ -43,6 +42,7 @@ class RoundRobin:
     answer)."""
 
     def __init__(self, urls):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         self.backends = [urlsplit(url) for url in urls]
         self.served, self._lock = [], threading.Lock()
         self._turns = itertools.cycle(range(len(urls)))
@@ -76,6 +76,7 @@ class RoundRobin:
 
     def forward(self, index, body, headers, record=True):
         """POST `body` with `headers` to replica `index`: (status, content type, answer)."""
+        import http.client
         backend = self.backends[index]
         connection = http.client.HTTPConnection(backend.hostname, backend.port, timeout=30)
         try:
@@ -124,7 +125,9 @@ class Fleet:
     def delete(self, title, answer):
         """notes_delete(title) through the front at 2026-07-28, the form answered with
         `answer`; prints each round: which replica served it and what came back."""
-        import http_client  # (imported when used: JupyterLite never gets here)
+        import http_client
+        from client import Client
+        from simulated_user import ScriptedUser
         first = len(self.front.served)
         with Client(*http_client.connect(self.front.url), protocol=STATELESS_VERSION,
                     roots=[self.lab.path("Notas")], user=ScriptedUser(answer),
