@@ -61,7 +61,8 @@ class HttpPipe:
         self.version = None      # 2025-11-25, negotiated
         self.marks = {}          # tool name -> http_headers.marked(its inputSchema)
         self._lines = queue.SimpleQueue()
-        self._open = {}          # 2026-07-28 request id -> its connection, while it runs
+        self._open = {}          # request id -> its connection, while it runs (closing it
+        #                          cancels the request at 2026-07-28)
         self._connections = set()
         self._lock = threading.Lock()
         self._closed = False
@@ -84,17 +85,19 @@ class HttpPipe:
                 msg, self.marks.get(_params(msg).get("name"), ())))
         elif not stateless:
             headers.update(self._session_headers())
+        connection = None
         try:
             connection = self._connection()
             connection.request("POST", self.path, body=data, headers=headers)
             response = connection.getresponse()
         except OSError as exc:
-            self._forget(connection)
+            if connection is not None:
+                self._forget(connection)
             if "method" in msg and "id" in msg:
                 self._error(msg["id"], f"no pude enviar {msg['method']}: {exc}")
                 return
             raise
-        if stateless and "id" in msg:
+        if "method" in msg and "id" in msg:
             with self._lock:
                 self._open[msg["id"]] = connection
         threading.Thread(target=self._read, args=(connection, response, msg),
@@ -126,7 +129,9 @@ class HttpPipe:
             kind = response.getheader("Content-Type", "")
             if "text/event-stream" in kind:
                 connection.socket.settimeout(None)  # a stream may stay quiet for long
-                self._stream(response, msg)
+                if not self._stream(response, msg) and request_id is not None \
+                        and self._open.get(request_id) is connection and not self._closed:
+                    self._error(request_id, "el stream terminó sin la respuesta")
             else:
                 body = response.read()
                 if body.strip():
@@ -142,9 +147,9 @@ class HttpPipe:
             self._forget(connection)
 
     def _stream(self, response, msg, resumes=0):
-        """Deliver an SSE stream's frames. A stream that ends before the answer to its request,
-        after the server gave its events ids, is resumed (2025-11-25, SEP-1699): a GET with
-        `Last-Event-ID`, after the `retry` the server asked for."""
+        """Deliver an SSE stream's frames; True when the answer to `msg` came. A stream that
+        ends before it, after the server gave its events ids, is resumed (2025-11-25,
+        SEP-1699): a GET with `Last-Event-ID`, after the `retry` the server asked for."""
         last_id, retry, answered = None, 1.0, False
         for event in events(response):
             last_id = event["id"] or last_id
@@ -162,9 +167,10 @@ class HttpPipe:
                 resumed = connection.getresponse()
                 if resumed.status == 200:
                     connection.socket.settimeout(None)
-                    self._stream(resumed, msg, resumes + 1)
+                    answered = self._stream(resumed, msg, resumes + 1)
             finally:
                 self._forget(connection)
+        return answered
 
     def _deliver(self, data, msg, status=200):
         """Put one frame on `lines`; True when it is the answer to `msg`."""
@@ -229,6 +235,7 @@ class HttpPipe:
         return headers
 
     def _cancel(self, request_id):
+        """2026-07-28: cancelling a request is closing its stream."""
         with self._lock:
             connection = self._open.pop(request_id, None)
         if connection is not None:

@@ -349,3 +349,24 @@ def test_a_wildcard_listen_address_is_refused(tmp_path):
     run = subprocess.run(serve_argv("--http", "0.0.0.0:0"), capture_output=True, text=True,
                          timeout=30, cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})
     assert run.returncode == 2 and "one address" in run.stderr
+
+
+def test_the_http_pipe_cancels_a_2026_request_by_closing_its_stream(serve):
+    """At 2026-07-28 a `notifications/cancelled` is not sent over HTTP: the pipe closes the
+    request's stream, which is how the revision cancels, and the server stops the call."""
+    import http_client
+    server = serve("--demo-url-guard", "--setup-wait", "20")
+    caps = {"elicitation": {"url": {}}}
+    first = stateless(server, "tools/call", {"name": "notes_setup", "arguments": {}},
+                      capabilities=caps).frame["result"]
+    pipe = http_client.HttpPipe(server.url)
+    retry = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "notes_setup", "arguments": {}, "requestState": first["requestState"],
+        "inputResponses": {key: {"action": "accept"} for key in first["inputRequests"]},
+        "_meta": meta(caps)}}
+    pipe.send(json.dumps(retry).encode())  # returns once the server took it: the call waits
+    pipe.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": 7}}).encode())
+    assert server.wait_log(r"tools/call 'http-\d+' \(notes_setup\) cancelled by the client")
+    pipe.close()
+    assert list(pipe.lines()) == []  # no answer ever came for the cancelled request
