@@ -370,3 +370,16 @@ def test_the_http_pipe_cancels_a_2026_request_by_closing_its_stream(serve):
     assert server.wait_log(r"tools/call 'http-\d+' \(notes_setup\) cancelled by the client")
     pipe.close()
     assert list(pipe.lines()) == []  # no answer ever came for the cancelled request
+
+
+def test_a_page_on_a_loopback_origin_may_ask_first_and_a_foreign_one_may_not(serve):
+    """A browser's CORS preflight (MCP Inspector's page, on another local port) is answered;
+    the same from a foreign origin is refused."""
+    server = serve()
+    local = request(server, "OPTIONS", headers={"Origin": "http://localhost:6274",
+                                                "Access-Control-Request-Method": "POST"})
+    assert local.status == 204
+    assert local.headers["Access-Control-Allow-Origin"] == "http://localhost:6274"
+    assert "Mcp-Session-Id" in local.headers["Access-Control-Allow-Headers"]
+    foreign = request(server, "OPTIONS", headers={"Origin": "http://evil.example.com"})
+    assert foreign.status == 403 and "Access-Control-Allow-Origin" not in foreign.headers
