@@ -55,7 +55,8 @@ AWAITING = {
         "the other 18 checks, the HTTP ones included, pass"),
     "input-required-result-multiple-input-requests": (
         "h-server (issue 34): several input requests in one input_required round; today the "
-        "server asks one question per round, so the fixture's three questions take three"),
+        "server asks one question per round, so the fixture's three questions take three "
+        "(once ctx.ask_together is on main, fixture.py asks the three with it)"),
     "elicitation-sep1034-client-defaults": (
         "h-server (issue 34): the client core must fill a form's declared defaults into an "
         "accepted answer (SEP-1034); today only the notebook's widget does"),
