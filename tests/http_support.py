@@ -24,16 +24,18 @@ class Served(ServerProcess):
     """`serve --http 127.0.0.1:0 ARGS` in its own process (http_client.ServerProcess), with
     `--trace FILE` when `trace` is given; `wait_log` fails the test when the line never comes."""
 
-    def __init__(self, *args, trace=None, **options):
-        super().__init__(*args, *(("--trace", trace) if trace else ()), **options)
+    def __init__(self, *args, trace=None, timeout=60.0, **options):
+        # generous: a loaded machine (the stress runs) may take long to start a process
+        super().__init__(*args, *(("--trace", trace) if trace else ()), timeout=timeout,
+                         **options)
 
-    def wait_log(self, pattern, timeout=20):
+    def wait_log(self, pattern, timeout=30):
         try:
             return super().wait_log(pattern, timeout)
         except RuntimeError as exc:
             raise AssertionError(str(exc)) from None
 
-    def stop(self, signum=signal.SIGTERM, timeout=10):
+    def stop(self, signum=signal.SIGTERM, timeout=30):
         try:
             return super().stop(signum, timeout)
         except RuntimeError as exc:
@@ -62,7 +64,7 @@ class Answer:
         return next(f for f in self.frames if f.get("id") == request_id and "method" not in f)
 
 
-def request(server, method="POST", body=None, headers=None, timeout=10, until=None):
+def request(server, method="POST", body=None, headers=None, timeout=30, until=None):
     """One raw HTTP request to the MCP endpoint. An SSE answer is read until the frame for
     which `until(frame)` is true (default: the stream's end)."""
     connection = http.client.HTTPConnection(server.host, server.port, timeout=timeout)

@@ -223,7 +223,7 @@ def test_closing_the_stream_cancels_a_waiting_2026_call(serve):
     assert b"text/event-stream" in connection.recv(4096)  # the call waits, on an SSE stream
     connection.shutdown(socket.SHUT_RDWR)
     connection.close()
-    assert server.wait_log(r"cancelled by the client", timeout=10)
+    assert server.wait_log(r"cancelled by the client")
     assert stateless(server, "tools/list", msg_id=3).status == 200
 
 
@@ -339,7 +339,7 @@ def test_a_signal_stops_the_server_cleanly_and_frees_its_port(tmp_path, signum, 
                                               "Accept": "text/event-stream"})
     stream = listening.getresponse()
     assert stream.status == 200  # an open stream does not hold the stop
-    assert server.stop(signum, timeout=10) == code, server.log
+    assert server.stop(signum) == code, server.log
     with pytest.raises(OSError):
         socket.create_connection((server.host, server.port), timeout=2)
     assert not [line for line in server.log if line and "Traceback" in line]
