@@ -28,18 +28,27 @@ chromium:
 	  echo "         Install it (Debian: apt-get install chromium); browser tests will be skipped."; \
 	fi
 
-# Foreign clients for tests/clients: the TypeScript SDK and MCP Inspector, pinned in
-# tests/clients/package-lock.json. Without Node.js/npm it only warns (those tests skip).
+# Node packages pinned by package-lock.json, each folder with the Node it needs (the npm package
+# `node`, 22.x): tests/clients (TypeScript SDK, MCP Inspector) and tests/conformance (the official
+# MCP conformance suite). Without Node.js/npm it only warns (those tests skip; under CI=true they
+# fail instead).
 CLIENTS := tests/clients
+CONFORMANCE := tests/conformance
+NODE_DIRS := $(CLIENTS) $(CONFORMANCE)
 clients:
 	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
-	  echo "WARNING: node/npm not found: the TypeScript SDK and MCP Inspector tests in $(CLIENTS) will be skipped."; \
-	elif [ -f $(CLIENTS)/node_modules/.installed ] && \
-	     [ ! $(CLIENTS)/package-lock.json -nt $(CLIENTS)/node_modules/.installed ]; then \
-	  echo "clients: $(CLIENTS)/node_modules is up to date"; \
+	  echo "WARNING: node/npm not found: the tests in $(NODE_DIRS) will be skipped."; \
 	else \
-	  echo "clients: npm ci in $(CLIENTS) (TypeScript SDK, MCP Inspector, Node 22 for the Inspector)"; \
-	  (cd $(CLIENTS) && npm ci --no-audit --no-fund --loglevel=error) && touch $(CLIENTS)/node_modules/.installed; \
+	  for dir in $(NODE_DIRS); do \
+	    if [ -f $$dir/node_modules/.installed ] && \
+	       [ ! $$dir/package-lock.json -nt $$dir/node_modules/.installed ]; then \
+	      echo "clients: $$dir/node_modules is up to date"; \
+	    else \
+	      echo "clients: npm ci in $$dir"; \
+	      (cd $$dir && npm ci --no-audit --no-fund --loglevel=error) \
+	        && touch $$dir/node_modules/.installed || exit 1; \
+	    fi; \
+	  done; \
 	fi
 
 # JupyterLite edition (editions/lite/README.md): build tools in their own venv (never in .venv), a
@@ -133,6 +142,7 @@ lint-course: venv
 	$(BIN)/python tools/lint_course.py
 
 clean:
-	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules
+	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules \
+	  $(CONFORMANCE)/node_modules
 	rm -rf $(LITE_VENV) build/lite build/lite-test build/lite-cache build/.lite*.fingerprint
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +

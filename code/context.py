@@ -42,6 +42,7 @@ from urllib.parse import urlencode
 
 import elicitation
 import store
+import wire
 from request_state import digest
 from tooling import MissingCapability, ToolError, URLElicitationRequired, json_problem
 
@@ -379,6 +380,19 @@ class ToolContext:
                                 "diccionarios con claves de texto.")
             self.call.memos[key] = json.loads(json.dumps(value))
         return self.call.memos[key]
+
+    # -- progress (the conformance suite's test tools use it too) ------------------------------
+    def progress(self, progress, total=None, message=None):
+        """Tell the client how far this call got (`notifications/progress`), when it asked
+        for progress (a `progressToken`); returns whether it was sent. A run starts again
+        after each answer, so what a run sent before its question is sent again."""
+        if self.call.progress_token is None:
+            return False
+        params = {"progressToken": self.call.progress_token, "progress": progress}
+        params.update({k: v for k, v in (("total", total), ("message", message))
+                       if v is not None})
+        self.session.send(wire.notification("notifications/progress", params))
+        return True
 
     # -- questions -----------------------------------------------------------------------------
     def ask_roots(self):

@@ -5,9 +5,12 @@
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
                                [--user NAME] [--second-user NAME] [--setup-page http|rpc]
-                               [--trace FILE]
+                               [--trace FILE] [--http [HOST:]PORT] [--spent-states DIR]
 
-`serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr. The
+`serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr;
+`serve --http 127.0.0.1:8000` speaks Streamable HTTP instead, at http://127.0.0.1:8000/mcp
+(streamable_http.py: both revisions, loopback only unless you name another address; port 0
+picks a free one, and the log says which). The
 roots come from the client; `--root` sets them for clients that do not declare the roots
 capability, and limits them for clients that do. `--sdk-version` (default: the
 NOTES_SDK_VERSION variable, else 2.3.0; an empty value means "unknown") is the SDK version
@@ -16,8 +19,9 @@ this stdlib server pretends to run on: it only feeds the URL-mode guard.
 A 2026-07-28 `requestState` is sealed with a key of this server: a new one at every start (a
 restart invalidates every outstanding state), or `--state-key`, a fleet's shared key (64 hex
 digits; it shows in the process list, so it is for tests and graders: a real fleet reads it from
-its secret store). `--state-sealer server` ignores a solution's `@extension.request_state` and
-always uses the server's own sealer.
+its secret store); `--spent-states DIR`, a folder those workers share, makes a state of a tool
+that changes things open once across all of them (spent_states.py). `--state-sealer server`
+ignores a solution's `@extension.request_state` and always uses the server's own sealer.
 
 The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
 opens no socket: the page is reached through the private request
@@ -99,6 +103,9 @@ def parse_args(argv):
     parser.add_argument("--state-key", metavar="HEX", type=state_key,
                         help="a fleet's shared key for requestState (at least 64 hex digits); "
                              "default: a new random key at every start")
+    parser.add_argument("--spent-states", metavar="DIR",
+                        help="a folder replicas share (with --state-key): a requestState of a "
+                             "tool that changes things opens once across all of them")
     parser.add_argument("--state-sealer", choices=("solution", "server"),
                         default=DEFAULTS.state_sealer,
                         help="who seals requestState: the solution's sealer when it brings one "
@@ -116,6 +123,9 @@ def parse_args(argv):
     parser.add_argument("--second-user", metavar="NAME",
                         help=f"graders only: a second session of the user NAME on the same "
                              f"pipe, its frames wrapped in {SECOND_SESSION_METHOD}")
+    parser.add_argument("--http", metavar="[HOST:]PORT", type=http_address,
+                        help="speak Streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                             "(HOST defaults to 127.0.0.1; port 0 picks a free one)")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
@@ -135,6 +145,20 @@ def state_key(text):
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def http_address(text):
+    """`[HOST:]PORT` -> (host, port). HOST is an address to listen on (default 127.0.0.1);
+    a wildcard (0.0.0.0, ::) is refused: name the one interface you mean."""
+    import argparse
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if host in ("0.0.0.0", "::", "*"):
+        raise argparse.ArgumentTypeError("listen on one address (127.0.0.1 by default), not on "
+                                         "every interface: this server has no authentication")
+    if not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port: {port!r}")
+    return ("127.0.0.1" if host == "localhost" else host), int(port)
 
 
 def setup_wait(text):
@@ -171,9 +195,14 @@ def serve(args):
         for file, problem in solution.errors.items():
             log(f"solution {file} not loaded: {problem}")
     server = NotesServer(config, solution, log=log)
+    if args.spent_states:
+        import spent_states
+        server.states = spent_states.SpentStates(server.states, args.spent_states)
+    signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
+    if args.http:
+        return serve_http(server, args, log)
     log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
         f"--root {args.root or 'none'})")
-    signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
     lines, write = wire.read_lines(sys.stdin.buffer), wire_out.write
     if args.trace:
         lines, write = wire.traced(lines, write, open(args.trace, "ab", buffering=0))
@@ -186,6 +215,39 @@ def serve(args):
     finally:
         server.close()
         store.remove_temporaries()
+    return 0
+
+
+def serve_http(server, args, log):
+    """`serve --http`: Streamable HTTP until SIGINT or SIGTERM (streamable_http.py)."""
+    import streamable_http
+    if args.second_user:
+        log("--second-user is for the stdio pipe only")
+        return 2
+    host, port = args.http
+    trace = open(args.trace, "ab", buffering=0) if args.trace else None
+
+    def ready(http):
+        loopback = host in ("127.0.0.1", "::1")
+        log(f"ready on {http.url} (simulated SDK {server.config.sdk_version or 'unknown'}, "
+            f"--root {args.root or 'none'})" + ("" if loopback else
+                                               "; WARNING: not loopback, and no authentication"))
+    if server.config.setup_page == "http":
+        server.serve_page_http()
+    try:
+        streamable_http.serve(server, host, port, log, trace, ready)
+    except KeyboardInterrupt:
+        pass
+    except Terminated as stopped:
+        return 128 + stopped.signum
+    except OSError as exc:
+        log(f"--http {host}:{port}: {exc}")
+        return 2
+    finally:
+        server.close()
+        store.remove_temporaries()
+        if trace is not None:
+            trace.close()
     return 0
 
 

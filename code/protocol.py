@@ -22,6 +22,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 URL_ELICITATION_REQUIRED = -32042    # 2025-11-25 only; reserved and retired in 2026-07-28
 MISSING_CLIENT_CAPABILITY = -32021   # 2026-07-28
 UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28
+HEADER_MISMATCH = -32020             # 2026-07-28, Streamable HTTP: headers differ from the body
 
 # -- this lesson's names -----------------------------------------------------------------------
 SERVER_INFO = {"name": "notas-roots-elicitacion", "title": "Notas (lección Roots y Elicitación)",

@@ -25,7 +25,8 @@ diagnose.py (`ui.diagnostico()`: is this notebook set up?), interrupt.py (■ st
 call at once), server_log.py (the server's log in Spanish), weak_sealers.py and attacks.py
 (notebook 6: deliberately broken requestState sealers, and the attacks that break them),
 prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
-first). env.py says where things
+first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front).
+env.py says where things
 are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
@@ -43,6 +44,7 @@ from .lab import NotesLab
 from .lab_client import CallRecord, LabClient, ToolResult
 from .pages import SimulatedPage, open_page, submit_page
 from .recap import code_tour, load_quiz, quiz
+from .replicas import Fleet  # also makes ui.replicas (notebook 6: ui.replicas.start(lab))
 from .review import Review, revisar
 from .sdk import install_sdk
 from .transcript import peek_state, side_by_side, summarize_frame
@@ -52,7 +54,7 @@ from .weak_sealers import EncodedOnly, ForeverReusable, KeyedButUnbound, Unkeyed
 __all__ = [
     "CODE", "GUARD_CASES", "LESSONS", "REPO", "SOLUTIONS", "CallPanel", "CallRecord",
     "EncodedOnly", "ForeverReusable", "KeyedButUnbound", "Outcome", "UnkeyedHash", "attacks",
-    "weak_sealers",
+    "Fleet", "replicas", "weak_sealers",
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
     "NotesLab", "Raw",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",

@@ -261,3 +261,46 @@ def test_typescript_sdk_recipe_prints_the_notes(home, tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0] == "4 nota(s) dentro de las roots:"
     assert "- note-1: Lista de la compra (2025-06-01)" in lines
+
+
+# -- over HTTP (serve --http) -------------------------------------------------------------------
+README_URL = "http://127.0.0.1:8000/mcp"
+
+
+def http_serve_command():
+    lines = [line for line in recipe("Por HTTP", "bash").splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0])
+
+
+def test_the_http_recipe_serves_where_its_clients_connect():
+    argv = http_serve_command()
+    assert argv[:3] == ["python3", "code/main.py", "serve"]
+    assert argv[argv.index("--http") + 1] == "127.0.0.1:8000"
+    claude = shlex.split(inline_command("Por HTTP", "claude mcp add"))
+    assert claude == ["claude", "mcp", "add", "--transport", "http", "notas", README_URL]
+    config = json.loads(recipe("MCP Inspector por HTTP", "json"))
+    assert config["mcpServers"]["notas"]["url"] == README_URL
+
+
+@pytest.mark.usefixtures("node")
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_inspector_over_http_lists_the_notes_of_the_folder_its_config_shares(home, era):
+    """The README's server (on a free port instead of 8000, which may be taken here) and the
+    README's Inspector configuration and command, at both protocol eras."""
+    from http_support import Served
+    argv = http_serve_command()
+    folder = argv[argv.index("--root") + 1].replace("~", str(home))
+    server = Served("--root", folder, cwd=home)
+    try:
+        config = personal(recipe("MCP Inspector por HTTP", "json"), home)
+        (home / "inspector.json").write_text(config.replace(README_URL, server.url))
+        command = shlex.split(inline_command("MCP Inspector por HTTP", "npx -y"))
+        done = inspector(home, command + (["--protocol-era", "modern"] if era == "modern"
+                                          else []))
+    finally:
+        assert server.stop() == 143, server.log
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["content"][0]["text"].startswith("4 nota(s) dentro de las roots:")
+    assert [n["id"] for n in result["structuredContent"]["notes"]] == NOTES

@@ -1,0 +1,724 @@
+"""Streamable HTTP: the notes server over HTTP (`serve --http HOST:PORT`), on the same core.
+
+The session core (session.py) is the one stdio uses: frames in; frames, timers and page
+completions out. This driver is its HTTP side, standard library only: `http.server` threads
+read the requests, feed each JSON-RPC body to a session under one lock (so the core is never
+entered twice at once, as on stdio) and write what the session sends back, as one JSON object
+or as a stream of Server-Sent Events (SSE). One endpoint, MCP_PATH, speaks both revisions:
+
+- 2025-11-25 (and 2025-06-18): sessions. An `initialize` without `Mcp-Session-Id` starts one
+  (its own Session; its id goes back in that header), every later request carries the id,
+  DELETE ends the session and an unknown id gets 404. A request is answered as JSON when its
+  answer is ready at once; otherwise as an SSE stream that also carries what the session sends
+  meanwhile (its elicitation/create and roots/list requests, progress), up to the answer.
+  What belongs to no running request (the roots/list after `notifications/initialized`, a
+  completion notification) goes on the client's GET stream, kept until it opens one.
+- 2026-07-28: no sessions. Each POST stands alone: its `_meta` carries the version and the
+  client's capabilities, and its headers must repeat the body (http_headers.py:
+  `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), else 400 with
+  HeaderMismatch (-32020). These requests share one stateless session, each under an id of
+  its own (clients reuse ids), and an error gets the status the revision gives it: 404 for an
+  unknown method, 400 for bad params, an unsupported version or a missing capability. Closing
+  the response stream cancels the request.
+
+Where a frame goes: an answer to the stream of its request; anything else to the stream of
+what the session was doing when it sent it (the request being handled, or the question being
+answered; timers remember it), else to the GET stream.
+
+Safety: `Host` and `Origin` must name a loopback address or the one the server listens on
+(DNS rebinding: 403 otherwise); bodies up to wire.MAX_LINE_BYTES; at most MAX_CONNECTIONS
+connections at once (one thread each; beyond, 503), MAX_SESSIONS sessions (the least recently
+used idle one is ended to make room), MAX_QUEUED frames waiting on one stream; an idle
+connection closes after IDLE_SECONDS, an idle session after SESSION_IDLE_SECONDS. `close()`
+ends every session and every stream.
+
+Deliberate simplifications: no authentication (listening on loopback is the protection);
+streams cannot be resumed (no event ids; `Last-Event-ID` is ignored); every connection is the
+same user (`--user`); the setup page keeps its own port (server.serve_page_http); no
+`subscriptions/listen` (the server has no list changes to announce); one lock for every
+session (the core's work per frame is short; the waiting happens outside it).
+"""
+
+import itertools
+import json
+import secrets
+import select
+import socket
+import sys
+import threading
+import time
+from collections import OrderedDict, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+import http_headers
+import wire
+from protocol import (
+    HANDSHAKE_VERSIONS,
+    HEADER_MISMATCH,
+    META_VERSION,
+    MISSING_CLIENT_CAPABILITY,
+    STATELESS_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+from session import Session
+from transport import ThreadClock
+
+MCP_PATH = "/mcp"
+MAX_BODY = wire.MAX_LINE_BYTES
+MAX_CONNECTIONS = 32          # connections served at once, one thread each
+MAX_SESSIONS = 64             # 2025-11-25 sessions alive at once
+MAX_QUEUED = 1000             # frames waiting on one stream: a client this slow is dropped
+MAX_BACKLOG = 100             # frames kept for a GET stream that is not open yet
+IDLE_SECONDS = 10.0           # an idle keep-alive connection is closed
+SESSION_IDLE_SECONDS = 1800.0  # a session nobody used for this long is ended
+KEEPALIVE_SECONDS = 15.0      # an SSE comment when a stream was quiet this long
+CHECK_SECONDS = 0.5           # how often a waiting stream looks whether its client left
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+STATUS_OF_ERROR = {  # 2026-07-28: the HTTP status of a JSON-RPC error (others: 200)
+    wire.METHOD_NOT_FOUND: 404, wire.INVALID_PARAMS: 400, wire.INVALID_REQUEST: 400,
+    wire.PARSE_ERROR: 400, HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400}
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n"
+        b"Connection: close\r\n\r\n")
+
+
+class Refused(Exception):
+    """A request this transport answers itself: its HTTP status and the JSON-RPC error."""
+
+    def __init__(self, status, code, message, msg_id=None):
+        super().__init__(message)
+        self.status, self.error, self.msg_id = status, wire.RpcError(code, message), msg_id
+
+
+# -- streams ------------------------------------------------------------------------------------
+class Stream:
+    """The frames of one HTTP response, in order: a POST's (up to its answer) or a GET stream.
+
+    The core side `put`s encoded frames (under the core lock, never blocking); the HTTP thread
+    `take`s them and writes them. `status` is the HTTP status of the answer, if it had one."""
+
+    def __init__(self, name):
+        self.name = name          # the channel it belongs to, for the trace
+        self.answered = False     # the answer was put: nothing follows it
+        self.closed = False       # nothing more goes in (answered, given up or ended)
+        self.status = 200
+        self._frames = deque()
+        self._ready = threading.Condition(threading.Lock())
+
+    def put(self, data, answer=False, status=200):
+        """Queue a frame; False when the stream takes no more (or its client is too slow)."""
+        with self._ready:
+            if self.closed:
+                return False
+            if len(self._frames) >= MAX_QUEUED:
+                self._frames.clear()
+                self.closed = True
+                self._ready.notify()
+                return False
+            self._frames.append(data)
+            if answer:
+                self.answered = self.closed = True
+                self.status = status
+            self._ready.notify()
+            return True
+
+    def take(self, timeout):
+        """(frames waiting, whether the stream is over); waits up to `timeout` for one."""
+        with self._ready:
+            if not self._frames and not self.closed:
+                self._ready.wait(timeout)
+            frames = list(self._frames)
+            self._frames.clear()
+            return frames, self.closed
+
+    def end(self):
+        with self._ready:
+            self.closed = True
+            self._ready.notify()
+
+
+class Channel:
+    """One Session seen from HTTP: where each frame it sends goes.
+
+    `stateless` is the shared session of the 2026-07-28 requests, whose ids are this driver's
+    own; the others are 2025-11-25 sessions, one per `Mcp-Session-Id`."""
+
+    def __init__(self, http, name, stateless=False):
+        self.http, self.name, self.stateless = http, name, stateless
+        self.context = None      # the Stream of what the session is doing now
+        self.waiting = {}        # request id -> the Stream its answer goes to
+        self.client_ids = {}     # stateless: our request id -> the client's
+        self.asked = {}          # 2025: the session's request id -> the Stream that carried it
+        self.listener = None     # 2025: the GET stream
+        self.backlog = deque()   # 2025: frames for a GET stream not opened yet
+        self.last_used = time.monotonic()
+        self.session = Session(http.server, self._route, ContextClock(self, http.clock))
+
+    def enter(self, stream, fn):
+        """Run `fn` (a way into the session) with `stream` as its context, under the core lock."""
+        with self.http.lock:
+            before, self.context = self.context, stream
+            try:
+                fn()
+            finally:
+                self.context = before
+
+    def busy(self):
+        """Does some HTTP response still wait on this session?"""
+        return any(not s.closed for s in (self.listener, *self.waiting.values()) if s)
+
+    def end(self):
+        """The session is over (DELETE, idle, shutdown): close it and every stream."""
+        with self.http.lock:
+            self.session.close()
+            for stream in (self.listener, *self.waiting.values(), *self.asked.values()):
+                if stream is not None:
+                    stream.end()
+            self.waiting.clear()
+            self.asked.clear()
+
+    # -- frames out (the session's `send`, under the core lock) ---------------------------------
+    def _route(self, frame):
+        if "method" not in frame:
+            self._answer(frame)
+            return
+        target = self.context if self.context is not None and not self.context.closed else None
+        params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
+        if frame["method"] == "notifications/cancelled":
+            target = self.asked.pop(params.get("requestId"), None) or target
+        if self.stateless:
+            if target is None or "id" in frame:  # 2026-07-28 sends no requests
+                self.http.log(f"dropped a {frame['method']} that no 2026-07-28 request awaits")
+                return
+        elif target is None:
+            target = self.listener if self.listener is not None and \
+                not self.listener.closed else None
+        if "id" in frame:
+            self.asked[frame["id"]] = target
+        if target is None:
+            if len(self.backlog) < MAX_BACKLOG:
+                self.backlog.append(frame)
+            else:
+                self.http.log(f"session {self.name}: no GET stream; dropped {frame['method']}")
+            return
+        target.put(self.http.encode(frame, target))
+
+    def _answer(self, frame):
+        stream = self.waiting.pop(frame.get("id"), None)
+        if stream is None:
+            self.http.log(f"session {self.name}: an answer whose HTTP request is gone")
+            return
+        status = 200
+        if self.stateless:
+            frame = {**frame, "id": self.client_ids.pop(frame["id"])}
+            code = frame["error"].get("code") if isinstance(frame.get("error"), dict) else None
+            status = STATUS_OF_ERROR.get(code, 200)
+        stream.put(self.http.encode(frame, stream), answer=True, status=status)
+
+    def listen(self, stream):
+        """A GET stream opened: it gets what waited for it (under the core lock)."""
+        self.listener = stream
+        while self.backlog:
+            frame = self.backlog.popleft()
+            if "id" in frame:
+                self.asked[frame["id"]] = stream
+            stream.put(self.http.encode(frame, stream))
+
+    def gone(self, stream, request_id):
+        """The client left before its answer. 2026-07-28: that cancels the request."""
+        with self.http.lock:
+            if self.stateless and self.waiting.get(request_id) is stream:
+                del self.waiting[request_id]
+                del self.client_ids[request_id]
+                cancel = json.dumps(wire.notification("notifications/cancelled", {
+                    "requestId": request_id, "reason": "El cliente cerró la conexión."}))
+                self.enter(None, lambda: self.session.receive(cancel))
+
+
+class ContextClock:
+    """The session's clock: the shared ThreadClock, but a timer runs in the context it was set
+    in (a progress tick goes to the stream of its call); page completions (`call_soon`, any
+    thread) in none."""
+
+    def __init__(self, channel, clock):
+        self.channel, self.clock = channel, clock
+
+    def call_later(self, seconds, fn):
+        stream = self.channel.context
+        return self.clock.call_later(seconds, lambda: self.channel.enter(stream, fn))
+
+    def call_soon(self, fn):
+        return self.clock.call_soon(lambda: self.channel.enter(None, fn))
+
+
+# -- the 2026-07-28 request headers -------------------------------------------------------------
+def stateless_request(msg, version_header):
+    """Is this request spoken at 2026-07-28 (or meant to be: its version decides)?"""
+    return (version_header or "").strip() == STATELESS_VERSION or META_VERSION in _meta(msg) \
+        or msg.get("method") == "server/discover"
+
+
+def _meta(msg):
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    return params["_meta"] if isinstance(params.get("_meta"), dict) else {}
+
+
+# -- the server ---------------------------------------------------------------------------------
+class StreamableHttp:
+    """`server` (a NotesServer) on HOST:PORT at MCP_PATH; `serve_forever()` until `close()`."""
+
+    def __init__(self, server, host="127.0.0.1", port=0, log=None, trace=None):
+        self.server, self.log = server, log or (lambda text: None)
+        self.lock = threading.RLock()
+        self.clock = ThreadClock(self.lock, log=self.log)
+        self.sessions = OrderedDict()  # Mcp-Session-Id -> Channel, least recently used first
+        self._stateless = None
+        self._ids = itertools.count(1)
+        self._trace, self._trace_lock = trace, threading.Lock()
+        self._closed = False
+        self.httpd = _Server(host, port, _handler(self), self.log)
+        self.host, self.port = host, self.httpd.server_address[1]
+        self.hosts = {*LOOPBACK, host.strip("[]").lower()}
+        self.url = f"http://{'[' + host + ']' if ':' in host else host}:{self.port}{MCP_PATH}"
+        self.clock.call_later(SESSION_IDLE_SECONDS / 10, self._reap)
+
+    def serve_forever(self):
+        self.httpd.serving = True
+        self.httpd.serve_forever(poll_interval=0.2)
+
+    def close(self):
+        """End every session and stream, stop listening and stop the clock."""
+        if self._closed:
+            return
+        self._closed = True
+        with self.lock:
+            channels = list(self.sessions.values()) + [self._stateless] * bool(self._stateless)
+            self.sessions.clear()
+        for channel in channels:
+            channel.end()
+        self.httpd.shutdown_socket()
+        self.clock.stop()
+
+    # -- sessions ------------------------------------------------------------------------------
+    def stateless(self):
+        with self.lock:
+            if self._stateless is None:
+                self._stateless = Channel(self, "2026-07-28", stateless=True)
+            return self._stateless
+
+    def new_session(self):
+        """A new 2025-11-25 session, or Refused(503) when every slot is busy."""
+        with self.lock:
+            if len(self.sessions) >= MAX_SESSIONS:
+                idle = next((c for c in self.sessions.values() if not c.busy()), None)
+                if idle is None:
+                    raise Refused(503, wire.INTERNAL_ERROR, "Demasiadas sesiones abiertas")
+                self.end_session(idle.name)
+            name = secrets.token_urlsafe(24)
+            self.sessions[name] = Channel(self, name)
+            return self.sessions[name]
+
+    def session(self, name):
+        with self.lock:
+            channel = self.sessions.get(name)
+            if channel is not None:
+                self.sessions.move_to_end(name)
+                channel.last_used = time.monotonic()
+            return channel
+
+    def end_session(self, name):
+        with self.lock:
+            channel = self.sessions.pop(name, None)
+        if channel is not None:
+            channel.end()
+        return channel is not None
+
+    def _reap(self):
+        """Every so often: end the sessions nobody used for SESSION_IDLE_SECONDS."""
+        old = time.monotonic() - SESSION_IDLE_SECONDS
+        for name, channel in list(self.sessions.items()):
+            if channel.last_used < old and not channel.busy():
+                self.log(f"session {name[:8]}… ended: unused for {SESSION_IDLE_SECONDS:g} s")
+                self.end_session(name)
+        if not self._closed:
+            self.clock.call_later(SESSION_IDLE_SECONDS / 10, self._reap)
+
+    def next_id(self):
+        return f"http-{next(self._ids)}"
+
+    # -- frames --------------------------------------------------------------------------------
+    def encode(self, frame, stream):
+        data = wire.encode(frame)
+        self.record("out", data, stream.name)
+        return data
+
+    def record(self, direction, data, channel):
+        """`--trace`: one JSON line per frame: {"dir", "frame", "channel"}; a 2026-07-28
+        exchange is a channel of its own (clients reuse ids)."""
+        if self._trace is None:
+            return
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        entry = {"dir": direction, "frame": text.rstrip("\n"), "channel": channel}
+        with self._trace_lock:
+            self._trace.write(wire.encode(entry))
+
+    def allowed(self, value, origin=False):
+        """Is this `Host` (or `Origin`) one of ours? A loopback name or the listening
+        address; a Host must also name our port."""
+        if value is None:
+            return origin  # no Origin: not a browser; a Host is required
+        try:
+            parts = urlsplit(value if origin else "//" + value)
+            port = parts.port
+        except ValueError:
+            return False
+        if origin and parts.scheme not in ("http", "https"):
+            return False
+        return parts.hostname in self.hosts and (origin or port in (None, self.port))
+
+
+class _Server(ThreadingHTTPServer):
+    """http.server with a bounded number of connection threads (beyond them: 503 at once)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, host, port, handler, log):
+        self.log = log
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__((host, port), handler)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    serving = False
+
+    def handle_error(self, request, client_address):
+        """A connection that broke (a client that left mid-request): one line, no traceback."""
+        error = sys.exc_info()[1]
+        self.log(f"http: a connection ended badly: {type(error).__name__}: {error}")
+
+    def shutdown_socket(self):
+        """Stop accepting; `serve_forever`, if it runs (in any thread), returns."""
+        if self.serving:
+            self.shutdown()  # returns at once when serve_forever already ended
+        self.server_close()
+
+
+def _handler(http):
+    class Handler(McpRequest):
+        owner = http
+    return Handler
+
+
+class McpRequest(BaseHTTPRequestHandler):
+    """One HTTP request to the MCP endpoint (a thread per connection, `owner` the server)."""
+
+    owner: StreamableHttp
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_SECONDS
+
+    def version_string(self):  # no software versions in answers
+        return "notas-mcp"
+
+    # -- the three methods -----------------------------------------------------------------------
+    _body_read = False
+
+    def do_POST(self):
+        self._body_read = False
+        try:
+            self._checked()
+            msg, body = self._body()
+            name = self.headers.get("Mcp-Session-Id")
+            if name is not None:
+                channel = self._session(name)
+                version = self.headers.get("MCP-Protocol-Version")
+                if version is not None and version.strip() != channel.session.protocol_version:
+                    raise Refused(400, wire.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} "
+                                  "no es la versión negociada en esta sesión", msg.get("id"))
+                return self._stateful(channel, msg, body)
+            version = self.headers.get("MCP-Protocol-Version")
+            if msg["kind"] != "response" and stateless_request(msg, version):
+                return self._stateless(msg)
+            if msg["kind"] == "request" and msg["method"] == "initialize":
+                if version is not None and version.strip() not in HANDSHAKE_VERSIONS:
+                    raise Refused(400, wire.INVALID_REQUEST,
+                                  f"Versión de protocolo no soportada: {version!r}", msg["id"])
+                return self._stateful(self.owner.new_session(), msg, body, new=True)
+            raise Refused(400, wire.INVALID_REQUEST, "Falta la cabecera Mcp-Session-Id: empieza "
+                          "con initialize (o usa 2026-07-28, con _meta en cada petición)",
+                          msg.get("id"))
+        except Refused as refused:
+            self._refuse(refused)
+
+    def do_GET(self):
+        try:
+            self._checked()
+            channel = self._session(self.headers.get("Mcp-Session-Id"))
+            if not self._accepts("text/event-stream"):
+                raise Refused(406, wire.INVALID_REQUEST, "El stream GET necesita Accept: "
+                              "text/event-stream")
+            stream = Stream(channel.name)
+            with self.owner.lock:
+                if channel.listener is not None and not channel.listener.closed:
+                    raise Refused(409, wire.INVALID_REQUEST, "Esta sesión ya tiene un stream GET")
+                channel.listen(stream)
+        except Refused as refused:
+            return self._refuse(refused)
+        try:
+            self._events(stream)
+        finally:
+            with self.owner.lock:
+                if channel.listener is stream:
+                    channel.listener = None
+            stream.end()
+
+    def do_DELETE(self):
+        try:
+            self._checked()
+            name = self.headers.get("Mcp-Session-Id")
+            self._session(name)
+            self.owner.end_session(name)
+            self._send(200, b"", None)
+        except Refused as refused:
+            self._refuse(refused)
+
+    def do_OPTIONS(self):
+        """A browser's CORS preflight (a page on a loopback origin, e.g. MCP Inspector)."""
+        try:
+            self._checked()
+        except Refused as refused:
+            return self._refuse(refused)
+        self._send(204, b"", None, [
+            ("Access-Control-Allow-Methods", "GET, POST, DELETE"),
+            ("Access-Control-Allow-Headers", "Content-Type, Accept, Mcp-Session-Id, "
+             "MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID"),
+            ("Access-Control-Max-Age", "600")])
+
+    def do_PUT(self):
+        self._refuse(Refused(405, wire.INVALID_REQUEST, "Usa POST, GET o DELETE"))
+
+    do_PATCH = do_PUT
+
+    # -- checks ----------------------------------------------------------------------------------
+    def _checked(self):
+        """Our endpoint, our Host, no foreign Origin (DNS rebinding)."""
+        if not self.owner.allowed(self.headers.get("Host")) or \
+                not self.owner.allowed(self.headers.get("Origin"), origin=True):
+            raise Refused(403, wire.INVALID_REQUEST, "Host u Origin no permitidos")
+        if urlsplit(self.path).path != MCP_PATH:
+            raise Refused(404, wire.INVALID_REQUEST, f"El endpoint MCP es {MCP_PATH}")
+
+    def _session(self, name):
+        if name is None:
+            raise Refused(400, wire.INVALID_REQUEST, "Falta la cabecera Mcp-Session-Id")
+        channel = self.owner.session(name)
+        if channel is None:
+            raise Refused(404, wire.INVALID_REQUEST, "Sesión desconocida o terminada")
+        return channel
+
+    def _body(self):
+        """The POST's message (wire.parse) and its raw bytes; Refused for anything else."""
+        if "json" not in self.headers.get("Content-Type", ""):
+            raise Refused(415, wire.INVALID_REQUEST, "El cuerpo debe ser application/json")
+        try:
+            length = int(self.headers.get("Content-Length"))
+        except (TypeError, ValueError):
+            raise Refused(411, wire.INVALID_REQUEST, "Falta Content-Length") from None
+        if not 0 <= length <= MAX_BODY:
+            raise Refused(413, wire.INVALID_REQUEST, f"Cuerpo de más de {MAX_BODY} bytes")
+        body = self._raw = self.rfile.read(length)
+        self._body_read = True
+        try:
+            msg = wire.parse(body)
+        except wire.RpcError as err:
+            raise Refused(400, err.code, err.message, err.msg_id) from None
+        if msg["kind"] == "request" and not (self._accepts("application/json")
+                                             and self._accepts("text/event-stream")):
+            raise Refused(406, wire.INVALID_REQUEST, "Accept debe incluir application/json y "
+                          "text/event-stream", msg["id"])
+        return msg, body
+
+    def _skip_body(self):
+        """A refusal before the body was read: read a small one away (so the connection can
+        serve the next request, and closing it does not reset the answer), else close."""
+        if self.command != "POST" or self._body_read:
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if 0 <= length <= 65536:
+            self.rfile.read(length)
+        else:
+            self.close_connection = True
+
+    def _accepts(self, kind):
+        accept = self.headers.get("Accept", "")
+        return kind in accept or "*/*" in accept
+
+    # -- the two revisions ----------------------------------------------------------------------
+    def _stateful(self, channel, msg, body, new=False):
+        if msg["kind"] != "request":
+            def deliver():  # an answer continues where its question was asked
+                if msg["kind"] == "response":
+                    channel.context = channel.asked.pop(msg["id"], None)
+                self.owner.record("in", body, channel.name)
+                channel.session.receive(body)
+            channel.enter(None, deliver)
+            return self._send(202, b"", None)
+        stream = Stream(channel.name)
+
+        def receive():
+            channel.waiting[msg["id"]] = stream
+            self.owner.record("in", body, channel.name)
+            channel.session.receive(body)
+        channel.enter(stream, receive)
+        headers = []
+        if new:
+            if channel.session.protocol_version is None:  # initialize failed: no session
+                self.owner.end_session(channel.name)
+            else:
+                headers.append(("Mcp-Session-Id", channel.name))
+        self._reply(stream, headers, lambda: None)
+
+    def _stateless(self, msg):
+        if msg["kind"] == "notification":  # none is defined over HTTP at 2026-07-28
+            return self._send(202, b"", None)
+        problem = http_headers.mismatch(msg, self.headers, self.owner.server.tools)
+        if problem is not None:
+            raise Refused(400, HEADER_MISMATCH, f"Cabeceras que no coinciden: {problem}",
+                          msg["id"])
+        if META_VERSION not in _meta(msg) and msg["method"] != "server/discover":
+            raise Refused(400, wire.INVALID_PARAMS, f"_meta necesita {META_VERSION}", msg["id"])
+        channel, ours = self.owner.stateless(), self.owner.next_id()
+        stream = Stream(f"2026-07-28/{ours}")
+        line = json.dumps({k: v for k, v in msg.items() if k != "kind"} | {"id": ours},
+                          ensure_ascii=False)
+
+        def receive():
+            channel.waiting[ours], channel.client_ids[ours] = stream, msg["id"]
+            self.owner.record("in", json.dumps({k: v for k, v in msg.items() if k != "kind"},
+                                               ensure_ascii=False), stream.name)
+            channel.session.receive(line)
+        channel.enter(stream, receive)
+        self._reply(stream, [], lambda: channel.gone(stream, ours))
+
+    # -- answers ----------------------------------------------------------------------------------
+    def _reply(self, stream, headers, on_gone):
+        """The answer as JSON when it is all there is and it is ready; else an SSE stream up to
+        it. `on_gone` runs when the client leaves before the answer."""
+        frames, over = stream.take(0)
+        if over and stream.answered and len(frames) == 1:
+            return self._send(stream.status, frames[0].rstrip(b"\n"), "application/json",
+                              headers)
+        if not self._events(stream, frames, headers) and not stream.answered:
+            stream.end()
+            on_gone()
+
+    def _events(self, stream, frames=(), headers=()):
+        """Write `stream` as SSE until it is over or the client leaves; True when it ended."""
+        try:
+            self.send_response(200)
+            for name, value in (("Content-Type", "text/event-stream"),
+                                ("X-Accel-Buffering", "no"), ("Connection", "close"),
+                                *headers, *self._common()):
+                self.send_header(name, value)
+            self.end_headers()
+            self.close_connection = True
+            quiet, over = time.monotonic(), False
+            while True:
+                for data in frames:
+                    self.wfile.write(b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n")
+                if frames:
+                    self.wfile.flush()
+                    quiet = time.monotonic()
+                if over:
+                    return True
+                if time.monotonic() - quiet > KEEPALIVE_SECONDS:
+                    self.wfile.write(b": sigo aqui\n\n")
+                    self.wfile.flush()
+                    quiet = time.monotonic()
+                if self._client_left():
+                    return False
+                frames, over = stream.take(CHECK_SECONDS)
+        except OSError:  # the client went away mid-write (or was too slow)
+            return False
+
+    def _client_left(self):
+        """Has the client closed its side? (A readable socket with nothing to read.)"""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _refuse(self, refused):
+        answer = wire.encode(wire.error_response(refused.msg_id, refused.error))
+        if self._body_read:  # a message this transport refused: traced in a channel of its own
+            channel = f"refused/{self.owner.next_id()}"
+            self.owner.record("in", self._raw, channel)
+            self.owner.record("out", answer, channel)
+        body = answer.rstrip(b"\n")
+        headers = [("Allow", "GET, POST, DELETE")] if refused.status == 405 else []
+        self._skip_body()
+        self._send(refused.status, body, "application/json", headers)
+
+    def _send(self, status, body, content_type, headers=()):
+        try:
+            self.send_response(status)
+            extra = [("Content-Type", content_type)] if content_type else []
+            for name, value in (*extra, ("Content-Length", str(len(body))), *headers,
+                                *self._common()):
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            self.close_connection = True
+
+    def _common(self):
+        """Headers on every answer: never cached, never sniffed; CORS for a loopback page."""
+        common = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+        origin = self.headers.get("Origin") if self.headers else None
+        if origin is not None and self.owner.allowed(origin, origin=True):
+            common += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+                       ("Access-Control-Expose-Headers", "Mcp-Session-Id")]
+        return common
+
+    def log_request(self, code="-", size="-"):  # never log bodies or query strings
+        pass
+
+    def log_message(self, fmt, *args):
+        self.owner.log("http: " + fmt % args)
+
+
+def serve(server, host, port, log, trace=None, ready=None):
+    """`serve --http`: run until interrupted (SIGINT, or SIGTERM through main.py's handler);
+    `ready(http)` is called once it listens."""
+    http = StreamableHttp(server, host, port, log, trace)
+    try:
+        if ready is not None:
+            ready(http)
+        http.serve_forever()
+    finally:
+        http.close()
