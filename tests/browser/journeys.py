@@ -244,10 +244,10 @@ def full_marks(exercise: str) -> re.Pattern:
 
 STARTERS = (
     Journey("01_roots.ipynb",
-           prints=("✓ Ningún intento escribió fuera de las roots.",
-                   "✓ No se borró nada: ni la nota de verdad ni su copia de fuera.",
+           prints=("✓ El servidor de la lección no escribió ninguno.",
+                   "« ✓ Escribí …/Notas/../Notas-privadas/robo.md.",  # the naive server did
                    zero_points("ejercicio4")),
-           focus="Ningún intento escribió fuera de las roots"),
+           focus="El servidor de la lección no escribió ninguno"),
     Journey("02_formularios.ipynb", learner_02,
            prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",
                    "✓ Ninguno de los cuatro casos tocó el disco.",
@@ -263,7 +263,8 @@ STARTERS = (
            focus="Llegó notifications/elicitation/complete"),
     Journey("04_seguridad.ipynb",
            prints=("✓ Solo el primero pasa", "✓ El formulario no llegó a salir del servidor",
-                   "✓ Estado falso rechazado"),
+                   "✓ El servidor de la lección no borró nada: ni la nota de verdad ni su copia "
+                   "de fuera.", "✓ Estado falso rechazado"),
            expected_crosses=r"^✗ El servidor se niega a enviarlo: ",
            focus="notas-sync.example.evil.example"),
     Journey("05_sdk_oficial.ipynb", learner_05,
