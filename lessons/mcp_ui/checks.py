@@ -41,14 +41,28 @@ def check_chosen_note_deleted(conn) -> None:
     chosen = content.get("note_id")
     if answer.get("action") != "accept" or not content.get("confirm"):
         return check(not gone and not added,
-                     f"Respondiste {answer.get('action')} sin confirmar y no se borró nada. "
-                     "Vuelve a ejecutar la celda y acepta para ver el borrado.",
-                     f"Se tocó el disco sin confirmación: {gone or added}")
+                     f"{ANSWERED.get(answer.get('action'), ANSWERED['accept'])} y no se borró "
+                     "nada. " + try_again(record.before), f"Se tocó el disco sin confirmación: "
+                     f"{gone or added}")
     expected = [p for p, i in record.before.items() if i == chosen]
     return check(gone == expected and not added,
                  f"Elegiste {chosen} y solo desapareció {', '.join(gone)}: la respuesta volvió "
                  "a la misma llamada a notes_delete.",
                  f"Elegiste {chosen}, pero cambió: borradas {gone}, nuevas {added}.")
+
+
+ANSWERED = {"decline": "Rechazaste el formulario", "cancel": "Cancelaste el formulario",
+            "accept": "Aceptaste sin marcar la confirmación"}
+EXERCISE_1_NOTE = "note-7"  # the 2024 «TPS report» exercise 1 asks to delete
+
+
+def try_again(before: dict) -> str:
+    """What to do after exercise 1's call deleted nothing: run it again while the note it asks
+    for is there; once an earlier run deleted it, another run would delete a second note."""
+    if EXERCISE_1_NOTE in before.values():
+        return "Para ver el borrado, vuelve a ejecutar la celda del ejercicio 1 y acepta."
+    return ("La nota de 2024 ya la borraste en una ejecución anterior: para empezar de cero, "
+            "vuelve a ejecutar la celda de lab = ui.NotesLab() y las siguientes.")
 
 
 def check_url_flow(conn) -> None:

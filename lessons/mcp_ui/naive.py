@@ -8,8 +8,8 @@ warns about, so a notebook can run the same calls on it and on the lesson's serv
 - `notes_write` decides with `startswith` on the URI's decoded text and writes by that path
   (notebook 1 §2: the shared prefix, an encoded `..`, a link, another host);
 - `notes_delete` takes any `accept` as a yes, without looking at `confirm`, and deletes the
-  chosen note by its path, without re-checking it (notebook 2 §3; notebook 4, a folder
-  swapped while the form is open);
+  chosen note by its path, without re-checking it (notebook 2 §3, where `compare` plays the
+  same answers on both servers; notebook 4, a folder swapped while the form is open);
 - on a roots change it decides at once to revoke every open handle, but the revocations land
   only after the next tool call, as a reaction that revokes from another thread might
   (notebook 1 §3: the race exercise 4's server avoids by applying them with the new roots).
@@ -33,6 +33,7 @@ import store
 from tooling import ToolError, ok
 
 LATE = "revocado tarde: las roots cambiaron antes de esta llamada"
+COLUMN = 34  # characters of a server's column in `compare`'s table
 
 
 def write_by_prefix(ctx, uri, title, body, created="2025-08-01"):
@@ -76,6 +77,32 @@ async def connect(lab, **options):
         server.tools[name].handler = _then_revoke(tool.handler, late)
     server.roots_reaction = lambda change: late.extend(change.handles)  # decided; not done
     return conn
+
+
+async def compare(lab, servers, tool, arguments, answers) -> dict:
+    """Each answer of `answers` ({case: what a simulated user answers}) once on each server of
+    `servers` ({name: connection}, in that order), a call of `tool` with `arguments` each;
+    prints one row per case with what each server changed on disk, and returns
+    {server name: {case: [paths that changed]}}."""
+    changed = {name: {} for name in servers}
+    for name, conn in servers.items():
+        for case, answer in answers.items():
+            before = lab.snapshot()
+            await conn.call(tool, arguments, simulate=True, scripted=[answer], echo=False)
+            after = lab.snapshot()
+            changed[name][case] = sorted(path for path in before.keys() | after.keys()
+                                         if before.get(path) != after.get(path))
+    width = max(map(len, answers)) + 2
+    print(("".ljust(width) + "".join(f"servidor {name}".ljust(COLUMN) for name in servers))
+          .rstrip())
+    for case in answers:
+        print((case.ljust(width) + "".join(_outcome(changed[name][case]).ljust(COLUMN)
+                                           for name in servers)).rstrip())
+    return changed
+
+
+def _outcome(paths) -> str:
+    return "✅ nada cambió" if not paths else "❌ cambió " + ", ".join(paths)
 
 
 def _then_revoke(handler, late):
