@@ -48,8 +48,8 @@ def write_by_prefix(ctx, uri, title, body, created="2025-08-01"):
 
 def delete_by_path(ctx, title):
     """notes_delete that trusts `accept` alone and deletes by the path it listed."""
-    matches = [store.Note(*fields) for fields in ctx.memo("matches", lambda: [
-        list(n) for n in ctx.find_notes(title)])]  # as notes_delete: the same on every run
+    # decided once per call, as notes_delete does: every run after the answer asks the same
+    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: ctx.find_notes(title))]
     if not matches:
         raise ToolError(f"No hay ninguna nota titulada {title!r} dentro de las roots.")
     answer = ctx.elicit_form(
@@ -69,12 +69,10 @@ async def connect(lab, **options):
     """`lab.connect(**options)` (quiet) with the naive server's shortcuts in place."""
     conn = await lab.connect(**{"quiet": True, **options})
     server, late = conn.server, []
-    for name, handler in (("notes_write", write_by_prefix), ("notes_delete", delete_by_path)):
-        server.tools[name] = naive = copy.copy(server.tools[name])
-        naive.handler = handler
+    shortcuts = {"notes_write": write_by_prefix, "notes_delete": delete_by_path}
     for name, tool in list(server.tools.items()):
-        server.tools[name] = copy.copy(tool)
-        server.tools[name].handler = _then_revoke(tool.handler, late)
+        server.tools[name] = naive = copy.copy(tool)
+        naive.handler = _then_revoke(shortcuts.get(name, tool.handler), late)
     server.roots_reaction = lambda change: late.extend(change.handles)  # decided; not done
     return conn
 
