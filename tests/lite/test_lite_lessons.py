@@ -135,7 +135,7 @@ def test_the_swap_attack_of_notebook_04_is_refused_in_the_browser(lite_page):
     assert "« ✓ Borré …/Notas/tps-2024.md." in shown  # the naive server, by the path it listed
     assert "« ✗ No se borró nada: la carpeta compartida" in shown
     assert "ya no es la que aceptaste" in shown
-    assert "No se borró nada: ni la nota de verdad ni su copia de fuera." in shown
+    assert "✓ El servidor de la lección no borró nada: ni la nota de verdad ni su copia" in shown
     screenshot(page, "lite-lesson-04-swap")
     assert_stayed_on_the_machine(lite_page)
 
