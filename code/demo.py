@@ -277,7 +277,7 @@ DIFFERENCES = (
     "No hay notifications/roots/list_changed: las roots se piden en cada llamada y son solo "
     "orientativas. El límite lo sigue imponiendo el servidor.",
     "En modo URL desaparecen elicitationId y notifications/elicitation/complete: el cliente "
-    "reintenta cuando el usuario termina.",
+    "repite la llamada y el servidor responde según el estado del flujo, que guarda él.",
     "El error -32042 (URLElicitationRequiredError) queda reservado y no se usa: una petición "
     "que necesita el modo URL lo pide dentro de input_required.",
 )
