@@ -19,6 +19,9 @@ from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION
 
 from .env import scripted_mode
 
+START_AGAIN = ("Para volver a empezar con las notas del principio, ejecuta otra vez la celda de "
+               "ui.NotesLab() y la de lab.connect(...).")
+
 
 def check(ok: bool, good: str, bad: str) -> None:
     """Print ✓/✗. In unattended runs (LESSON_USER=scripted) a ✗ also fails the cell."""
@@ -34,16 +37,17 @@ def check_chosen_note_deleted(conn) -> None:
     gone = sorted(set(record.before) - set(record.after))
     added = sorted(set(record.after) - set(record.before))
     if not answers:
-        return check(False, "", "La llamada no mostró ningún formulario: ¿había varias notas "
-                     "con ese título?")
+        return check(False, "", "La llamada no mostró ningún formulario: ya no había varias "
+                     "notas con ese título (¿la ejecutaste más de una vez?). " + START_AGAIN)
     answer = answers[-1]
     content = answer.get("content") or {}
     chosen = content.get("note_id")
     if answer.get("action") != "accept" or not content.get("confirm"):
+        said = {"decline": "Rechazaste (decline)", "cancel": "Cancelaste (cancel)"}.get(
+            answer.get("action"), "Aceptaste sin marcar la confirmación")
         return check(not gone and not added,
-                     f"{ANSWERED.get(answer.get('action'), ANSWERED['accept'])} y no se borró "
-                     "nada. " + try_again(record.before), f"Se tocó el disco sin confirmación: "
-                     f"{gone or added}")
+                     f"{said} y no se borró nada. " + try_again(record.before),
+                     f"Se tocó el disco sin confirmación: {gone or added}")
     expected = [p for p, i in record.before.items() if i == chosen]
     return check(gone == expected and not added,
                  f"Elegiste {chosen} y solo desapareció {', '.join(gone)}: la respuesta volvió "
@@ -51,18 +55,17 @@ def check_chosen_note_deleted(conn) -> None:
                  f"Elegiste {chosen}, pero cambió: borradas {gone}, nuevas {added}.")
 
 
-ANSWERED = {"decline": "Rechazaste el formulario", "cancel": "Cancelaste el formulario",
-            "accept": "Aceptaste sin marcar la confirmación"}
 EXERCISE_1_NOTE = "note-7"  # the 2024 «TPS report» exercise 1 asks to delete
 
 
 def try_again(before: dict) -> str:
     """What to do after exercise 1's call deleted nothing: run it again while the note it asks
-    for is there; once an earlier run deleted it, another run would delete a second note."""
+    for is there; once an earlier run deleted it, another «sí» would delete a second note, so
+    start again instead (newcomer report, finding 3)."""
     if EXERCISE_1_NOTE in before.values():
-        return "Para ver el borrado, vuelve a ejecutar la celda del ejercicio 1 y acepta."
-    return ("La nota de 2024 ya la borraste en una ejecución anterior: para empezar de cero, "
-            "vuelve a ejecutar la celda de lab = ui.NotesLab() y las siguientes.")
+        return ("Para ver el borrado, vuelve a ejecutar la celda y acepta con la confirmación "
+                "marcada.")
+    return "La nota de 2024 ya la borraste en una ejecución anterior. " + START_AGAIN
 
 
 def check_url_flow(conn) -> None:

@@ -23,13 +23,13 @@ def refuse_then_check(answers, capsys):
 
 def test_a_refusal_while_the_2024_note_is_there_invites_another_run(capsys):
     said = refuse_then_check([{"action": "cancel"}], capsys)
-    assert said.startswith("✓ Cancelaste el formulario y no se borró nada.")
-    assert "vuelve a ejecutar la celda del ejercicio 1 y acepta" in said
+    assert said.startswith("✓ Cancelaste (cancel) y no se borró nada.")
+    assert "vuelve a ejecutar la celda y acepta" in said
 
 
 def test_a_refusal_after_the_2024_note_was_deleted_says_how_to_start_again(capsys):
     chose_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
     said = refuse_then_check([chose_2024, {"action": "decline"}], capsys)
-    assert said.startswith("✓ Rechazaste el formulario y no se borró nada.")
-    assert "ya la borraste" in said and "lab = ui.NotesLab()" in said
+    assert said.startswith("✓ Rechazaste (decline) y no se borró nada.")
+    assert "ya la borraste" in said and "ui.NotesLab()" in said
     assert "acepta" not in said

@@ -11,7 +11,8 @@ REPLAY = "que una ronda ya usada no se pueda repetir"
 MOVED = "que el token de una llamada no llegue a borrar nada en otra llamada ni por otro usuario"
 
 
-@graded("reto", 2, "otros cambios, recortes y re-codificaciones se rechazan", hidden=True, must_not=True)
+@graded("reto", 2, "otros cambios, recortes y re-codificaciones se rechazan", hidden=True,
+        must_not=True)
 def test_other_changes_cuts_and_spellings_are_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     token = flow.first()
