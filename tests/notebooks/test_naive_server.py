@@ -34,33 +34,36 @@ def test_the_naive_server_writes_outside_the_roots_through_a_prefix_a_dot_dot_an
     assert naive == ["Notas-privadas/robo.md"] and lesson == []
 
 
-def test_the_naive_server_takes_an_accept_without_confirm_as_a_yes():
+def removed_on_each_server(act):
+    """{"lesson": [...], "naive": [...]}: the files `await act(lab, conn)` removed from disk on
+    the lesson's server, then on the naive one, in the same lab."""
     async def body(lab):
         outcome = {}
         for name, conn in (("lesson", await lab.connect(quiet=True)),
                            ("naive", await ui.naive.connect(lab))):
             before = set(lab.snapshot())
-            for answer in ({"action": "decline"}, {"action": "cancel"},
-                           accept("note-3", confirm=False)):
-                await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
-                                scripted=[answer], echo=False)
+            await act(lab, conn)
             outcome[name] = sorted(before - set(lab.snapshot()))
         return outcome
-    assert lab_run(body) == {"lesson": [], "naive": ["Notas/tps-2023.md"]}
+    return lab_run(body)
+
+
+def test_the_naive_server_takes_an_accept_without_confirm_as_a_yes():
+    async def refuse(lab, conn):
+        for answer in ({"action": "decline"}, {"action": "cancel"},
+                       accept("note-3", confirm=False)):
+            await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                            scripted=[answer], echo=False)
+    assert removed_on_each_server(refuse) == {"lesson": [], "naive": ["Notas/tps-2023.md"]}
 
 
 def test_the_naive_server_deletes_by_path_whatever_a_swapped_folder_names_now():
-    async def body(lab):
-        outcome = {}
-        for name, conn in (("lesson", await lab.connect(quiet=True)),
-                           ("naive", await ui.naive.connect(lab))):
-            before = set(lab.snapshot())
-            await conn.call("notes_delete", {"title": "TPS report"}, simulate=True, echo=False,
-                            scripted=[lab.swap_during_form("Notas", then=accept("note-7"))])
-            lab.restore_folder("Notas")
-            outcome[name] = sorted(before - set(lab.snapshot()))
-        return outcome
-    assert lab_run(body) == {"lesson": [], "naive": ["Fuera/tps-2024.md"]}
+    async def swap_then_accept(lab, conn):
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True, echo=False,
+                        scripted=[lab.swap_during_form("Notas", then=accept("note-7"))])
+        lab.restore_folder("Notas")
+    assert removed_on_each_server(swap_then_accept) == {"lesson": [],
+                                                        "naive": ["Fuera/tps-2024.md"]}
 
 
 def test_the_naive_servers_revocations_land_only_after_the_next_call():
