@@ -6,9 +6,11 @@ talk only through serialized JSON-RPC lines (transport.Loopback), so every line 
 so is the browser (simulated_user.Browser, on the real local setup page). Everything happens
 in a temporary folder, removed at the end.
 
-Deliberate simplifications: long values (requestState, instructions) are shortened on screen,
-the 2026-07-28 `_meta` envelope is printed in full once and then only mentioned, and the
-temporary folder is printed as `/…`.
+Deliberate simplifications: long values (requestState, instructions, a result's text and
+structured data, which the `«` line under it says whole) are shortened on screen; the
+2026-07-28 `_meta` envelope and a form asked again unchanged are printed in full once and then
+only mentioned; the second client's handshake shows only what it declares; the temporary
+folder is printed as `/…`.
 """
 
 import json
@@ -23,7 +25,9 @@ from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
 from simulated_user import Browser, ScriptedUser
 
-ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90}
+ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90, "text": 40}
+SAME_FORM = "   (el mismo formulario de antes)"
+SHORT_DATA = 60  # a longer structuredContent is shown as "…" (the « line says it in words)
 
 # The lesson's notes: (folder, file, id, title, created). The demo, the notebooks and the
 # tests all start from these.
@@ -64,15 +68,19 @@ class Demo:
         self.server = NotesServer(Config(sdk_version=sdk_version, setup_wait=10,
                                          demo_url_guard=True))
         self.envelope = None  # the last 2026-07-28 _meta envelope printed in full
+        self.form = None      # the last form printed in full (elicitation/create params)
+        self.muted = False    # a second client's handshake: only its initialize is shown
 
     # -- printing ------------------------------------------------------------------------
     def title(self, text):
         self.out(f"\n{'═' * 4} {text} {'═' * max(4, 84 - len(text))}")
 
     def say(self, text):
-        self.out(textwrap.fill(" ".join(text.split()), 92))
+        self.out(textwrap.fill(" ".join(text.split()), 92, break_on_hyphens=False))
 
     def frame(self, direction, msg):
+        if self.muted and msg.get("method") not in ("initialize", "server/discover"):
+            return
         who = "C→S" if direction == "→" else "S→C"
         params, note = msg.get("params"), ""
         if isinstance(params, dict) and "_meta" in params:
@@ -80,9 +88,32 @@ class Demo:
                 msg = {**msg, "params": {k: v for k, v in params.items() if k != "_meta"}}
                 note = "   (+ el mismo _meta de antes)"
             self.envelope = params["_meta"]
-        text = json.dumps(_abbreviate(msg), ensure_ascii=False).replace(self.tmp, "/…")
-        self.out(textwrap.fill(text + note, 100, initial_indent=f"  {who} ",
-                               subsequent_indent=" " * 6, break_long_words=False))
+        msg, same = self._same_form(msg)
+        hidden = json.dumps(msg, ensure_ascii=False).replace(json.dumps(self.tmp)[1:-1], "/…")
+        text = json.dumps(_abbreviate(json.loads(hidden)), ensure_ascii=False)
+        self.out(textwrap.fill(text + note + same, 100, initial_indent=f"  {who} ",
+                               subsequent_indent=" " * 6, break_long_words=False,
+                               break_on_hyphens=False))
+
+    def _same_form(self, msg):
+        """(msg, note): a form-mode elicitation/create (2026-07-28: inside input_required)
+        whose params equal the last form printed shows them as "…" and says so."""
+        result = msg.get("result")
+        asked = result.get("inputRequests") if isinstance(result, dict) else None
+        if isinstance(asked, dict):
+            requests = {key: self._same_form(request) for key, request in asked.items()}
+            if not any(note for _, note in requests.values()):
+                return msg, ""
+            return {**msg, "result": {**result, "inputRequests": {
+                key: request for key, (request, _) in requests.items()}}}, SAME_FORM
+        params = msg.get("params") if isinstance(msg, dict) else None
+        if msg.get("method") != "elicitation/create" or not isinstance(params, dict) \
+                or params.get("mode", "form") != "form":
+            return msg, ""
+        if params == self.form:
+            return {**msg, "params": "…"}, SAME_FORM
+        self.form = params
+        return msg, ""
 
     def listing(self, folder):
         names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
@@ -114,12 +145,10 @@ class Demo:
     def intro(self):
         self.title("Roots y Elicitación · demo con los mensajes reales")
         sdk = self.server.config.sdk_version or "desconocida"
-        self.say(f"Servidor de notas escrito solo con la biblioteca estándar; para la guarda del "
-                 f"modo URL simula correr sobre el SDK mcp {sdk} (cámbialo con --sdk-version). "
-                 f"Protocolo: {self.protocol}. Cliente y servidor están en este proceso, pero "
-                 "solo se hablan con líneas JSON-RPC: lo que ves tras C→S y S→C son esos mensajes.")
-        self.say("El usuario dio acceso a una sola carpeta, Notas/. Al lado hay Notas-privadas/ "
-                 "(comparte prefijo, pero NO es una root) y Trabajo/ (aún no compartida).")
+        self.say("Cliente y servidor en este proceso; tras C→S y S→C, las líneas JSON-RPC que "
+                 f"cruzaron. Protocolo {self.protocol}; SDK mcp {sdk} simulado (--sdk-version).")
+        self.say("Solo Notas/ está compartida: Notas-privadas/ empieza igual, pero no es una "
+                 "root.")
         for folder in (self.notes, self.private, self.work):
             self.listing(folder)
 
@@ -127,52 +156,42 @@ class Demo:
         self.title("Conexión")
         if self.stateless:
             self.say("En 2026-07-28 no hay initialize: cada petición lleva en _meta la versión y "
-                     "las capacidades del cliente. El servidor debe implementar server/discover "
-                     "(versiones, capacidades e identidad del servidor); el cliente puede "
-                     "usarlo o no.")
+                     "las capacidades del cliente, y server/discover dice qué habla el "
+                     "servidor.")
         else:
-            self.say("El cliente declara sus capacidades (roots con listChanged, elicitation en "
-                     "modo formulario y URL). Tras notifications/initialized, el servidor pide "
-                     "roots/list: a partir de ahí sabe qué carpetas puede tocar.")
+            self.say("El cliente declara roots y elicitation; tras notifications/initialized, "
+                     "el servidor pide roots/list.")
         self.user = ScriptedUser(browser=Browser())
         self.client = self.connect(self.user)
 
     def happy_path(self):
-        self.title("Escenario 1 · Camino feliz: una sola nota coincide")
+        self.title("Escenario 1 · Camino feliz")
         if self.stateless:
-            self.say("El servidor no puede preguntar por su cuenta: responde input_required "
-                     "pidiendo roots/list dentro del resultado, y el cliente repite la misma "
-                     "llamada con la respuesta y el requestState firmado.")
-        self.say("Solo hay una nota «Lista de la compra» dentro de las roots, así que "
-                 "notes_delete la borra sin preguntar nada.")
+            self.say("El servidor no puede enviar peticiones: pide roots/list dentro de un "
+                     "resultado input_required, y el cliente repite la llamada con la "
+                     "respuesta y el requestState.")
+        self.say("Una sola nota «Lista de la compra»: se borra sin preguntar.")
         self.call(self.client, "notes_delete", {"title": "Lista de la compra"})
         self.listing(self.notes)
 
     def disambiguation(self):
-        self.title("Escenario 2 · Desambiguación: tres notas «TPS report»")
+        self.title("Escenario 2 · Desambiguación")
         if self.stateless:
-            self.say("Adivinar sería peligroso y borrar las tres, catastrófico. En 2026-07-28 el "
-                     "servidor no puede enviar peticiones: responde input_required con el "
-                     "formulario (note_id, una de las tres con su fecha, y confirm, un "
-                     "booleano; ambos obligatorios) dentro de inputRequests. El cliente se lo "
-                     "enseña al usuario y repite la llamada con la respuesta en inputResponses.")
+            self.say("Tres notas «TPS report»: en vez de adivinar, el servidor responde "
+                     "input_required con un formulario (note_id y confirm), y el cliente repite "
+                     "la llamada con la respuesta en inputResponses.")
         else:
-            self.say("Adivinar sería peligroso y borrar las tres, catastrófico. El servidor deja "
-                     "la llamada en pausa y envía elicitation/create en modo formulario: "
-                     "note_id (una de las tres, con su fecha) y confirm (booleano), ambos "
-                     "obligatorios. Cuando llega la respuesta, vuelve a ejecutar la herramienta "
-                     "desde el principio, ya con ella.")
-        self.say("Primero el usuario cierra el formulario con «Rechazar» (decline):")
+            self.say("Tres notas «TPS report»: en vez de adivinar, el servidor pausa la llamada "
+                     "y pregunta con elicitation/create. Con la respuesta, vuelve a ejecutar la "
+                     "herramienta.")
+        self.say("El usuario pulsa «Rechazar» (decline):")
         self.user.answers.append({"action": "decline"})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
-        self.say("Después lo descarta sin elegir (cancel), que no es un «no» de negocio sino "
-                 "abandonar la operación:")
+        self.say("Ahora cierra el formulario sin decidir (cancel):")
         self.user.answers.append({"action": "cancel"})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
-        self.listing(self.notes)
-        self.say("Por último elige la de 2024 y marca la confirmación. El servidor vuelve a "
-                 "validar la respuesta (¿era una de las ofrecidas?) y la nota (¿sigue siendo el "
-                 "mismo archivo, dentro de la carpeta que compartiste?) antes de borrar:")
+        self.say("Por último elige la de 2024 y confirma; el servidor revalida la respuesta "
+                 "y la nota antes de borrar:")
         self.user.answers.append({"action": "accept",
                                   "content": {"note_id": "note-7", "confirm": True}})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
@@ -180,16 +199,15 @@ class Demo:
 
     def outside_roots(self):
         self.title("Escenario 3 · Escritura fuera de las roots")
-        self.say("Notas-privadas/ empieza igual que Notas/, pero la contención se decide por "
-                 "componentes de la ruta real, no por prefijo de texto. Tampoco cuela un «..» "
-                 "codificado como %2e%2e:")
+        self.say("Notas-privadas/ empieza como Notas/, pero el servidor compara rutas reales "
+                 "carpeta a carpeta; un «..» escrito %2e%2e tampoco pasa:")
         self.call(self.client, "notes_write", {"uri": f"file://{self.private}/robo.md",
                                                "title": "Robo", "body": "x"})
         self.call(self.client, "notes_write",
                   {"uri": f"file://{self.notes}/%2e%2e/Notas-privadas/robo.md",
                    "title": "Robo", "body": "x"})
         self.listing(self.private)
-        self.say("Dentro de la root, en cambio, escribir funciona (escritura atómica):")
+        self.say("Dentro de la root, sí:")
         self.call(self.client, "notes_write", {"uri": f"file://{self.notes}/ideas.md",
                                                "title": "Ideas", "body": "…",
                                                "created": "2025-08-01"})
@@ -197,69 +215,55 @@ class Demo:
     def roots_change(self):
         self.title("Las roots cambian")
         if self.stateless:
-            self.say("En 2026-07-28 ya no existe notifications/roots/list_changed: las roots "
-                     "son orientativas y se piden en cada llamada que las necesita. Basta con "
-                     "que el cliente responda otra lista la próxima vez:")
-            self.client.set_roots([self.notes, self.work])
+            self.say("En 2026-07-28 no hay aviso de cambios: el servidor pide las roots en cada "
+                     "llamada que las necesita, y el cliente responde la lista nueva. Ya se abre "
+                     "una nota de Trabajo/:")
         else:
-            self.say("El usuario comparte también Trabajo/. El cliente envía "
-                     "notifications/roots/list_changed; el servidor vuelve a pedir roots/list "
-                     "y cambia el límite de una sola vez (ninguna llamada ve media lista vieja y "
-                     "media nueva).")
-            self.client.set_roots([self.notes, self.work])
-        self.call(self.client, "notes_list")
+            self.say("El usuario comparte también Trabajo/: el cliente avisa, el servidor vuelve "
+                     "a pedir roots/list y cambia el límite entre dos llamadas. Ya se abre una "
+                     "nota de Trabajo/:")
+        self.client.set_roots([self.notes, self.work])
+        self.call(self.client, "notes_open", {"note_id": "note-21"})
 
     def url_mode(self):
-        self.title("notes_setup y notes_sync · modo URL")
+        self.title("El modo URL")
         self.server.serve_page_http()  # this driver shows the page on 127.0.0.1, from here on
-        self.say("Configurar la sincronización exige autorizar a un tercero, y eso nunca va "
-                 "en un formulario. Un cliente que solo declaró elicitation: {} "
-                 "(solo formulario) no recibe nunca una URL, y el servidor tampoco le pide la "
-                 "clave en un formulario: le da instrucciones para hacerlo fuera.")
+        self.say("Autorizar a un tercero nunca va en un formulario: a un cliente solo de "
+                 "formularios (elicitation: {}), notes_setup le da instrucciones.")
+        self.muted = True  # its handshake is the main client's again: only what it declares
         form_only = self.connect(ScriptedUser(), elicitation={})
+        self.muted = False
         self.call(form_only, "notes_setup")
         form_only.close()
-        self.say("¿Puede este servidor usar el modo URL? Lo decide una guarda: sin guarda, "
-                 "nunca. La demo usa una guarda fija que solo mira el protocolo y si el "
-                 "cliente declaró elicitation.url; la de verdad también mira la versión del "
-                 "SDK, y escribirla es el ejercicio 3.")
+        self.say("El modo URL lo permite una guarda: aquí, una guarda fija (protocolo y "
+                 "capacidad); la de verdad mira también el SDK (ejercicio 3).")
         if self.stateless:
-            self.say("notes_sync necesita la configuración hecha. Sin ella, en 2026-07-28 pide "
-                     "el modo URL dentro de input_required (el error -32042 de 2025-11-25 ya no "
-                     "existe). Esta vez el usuario dice que no:")
+            self.say("Sin configurar, notes_sync pide el modo URL dentro de input_required (en "
+                     "2026-07-28 no existe el error -32042). Esta vez el usuario dice que no:")
             self.user.answers.append({"action": "decline"})
         else:
-            self.say("notes_sync necesita la configuración hecha. Sin ella responde con el error "
-                     "-32042 (URLElicitationRequiredError): la petición no puede seguir hasta "
-                     "que el usuario complete la URL que va en data.elicitations; el cliente "
-                     "podría abrirla y reintentar. (Aquí configuraremos después con notes_setup.)")
+            self.say("Sin configurar, notes_sync responde -32042 con la URL que hay que "
+                     "completar:")
         self.call(self.client, "notes_sync")
-        self.say("El cliente principal sí declaró elicitation.url. El servidor lo manda a una "
-                 "página (aquí, una página local en 127.0.0.1 que simula al proveedor). "
-                 "«accept» solo significa «acepto abrirla»: la configuración termina cuando la "
-                 "página se lo confirma al servidor. La llamada espera como mucho unos "
-                 "segundos (nunca lo que tarda un cliente en rendirse); si el usuario tarda "
-                 "más, responde «pendiente» y basta con volver a llamar.")
+        self.say("El cliente principal sí declaró url. accept solo significa «acepto abrirla»; "
+                 "el flujo acaba cuando la página (local: simula al proveedor) avisa al servidor.")
         if self.stateless:
-            self.say("En 2026-07-28 la petición URL ya no lleva elicitationId ni hay "
-                     "notifications/elicitation/complete: el cliente reintenta cuando el usuario "
-                     "termina, y el servidor consulta el estado del flujo, que guardó él mismo.")
+            self.say("En 2026-07-28 no hay elicitationId ni notificación de fin: el cliente "
+                     "repite la llamada y el servidor consulta el estado del flujo, que guarda "
+                     "él.")
         self.user.answers.append({"action": "accept"})
         self.call(self.client, "notes_setup")
-        self.say("Con la sincronización configurada, notes_sync ya funciona:")
-        self.call(self.client, "notes_sync")
 
     def finish(self):
         self.client.close()
         if self.stateless:
             self.title("Qué cambió respecto a 2025-11-25")
             for line in DIFFERENCES:
-                self.out(textwrap.fill(line, 92, initial_indent="  • ", subsequent_indent="    "))
+                self.out(textwrap.fill(line, 92, initial_indent="  • ", subsequent_indent="    ",
+                                       break_on_hyphens=False))
         self.title("Resumen")
-        self.say("Se borró una nota en el escenario 1, exactamente la elegida en el 2 (y nada "
-                 "al rechazar o cancelar), nada fuera de las roots en el 3, el límite siguió "
-                 "al cambio de roots y la credencial del modo URL se quedó en el servidor. "
-                 "La carpeta temporal se borra ahora.")
+        self.say("Borradas: la única del escenario 1 y la elegida en el 2. Nada al rechazar o "
+                 "cancelar ni fuera de las roots; la credencial, en el servidor.")
         for folder in (self.notes, self.private, self.work):
             self.listing(folder)
 
@@ -268,18 +272,20 @@ DIFFERENCES = (
     "Sin initialize: versión y capacidades viajan en _meta en cada petición.",
     "El servidor ya no envía peticiones: roots/list y elicitation/create llegan dentro de "
     "un resultado input_required, y el cliente repite la llamada con inputResponses.",
-    "Lo que el servidor necesita recordar entre rondas va en requestState, firmado con HMAC; "
+    "Lo que el servidor recuerda de la llamada entre rondas va en requestState, firmado con HMAC; "
     "si alguien lo altera, o lo reutiliza con otros argumentos, la respuesta es -32602.",
     "No hay notifications/roots/list_changed: las roots se piden en cada llamada y son solo "
     "orientativas. El límite lo sigue imponiendo el servidor.",
     "En modo URL desaparecen elicitationId y notifications/elicitation/complete: el cliente "
-    "reintenta cuando el usuario termina.",
+    "repite la llamada y el servidor responde según el estado del flujo, que guarda él.",
     "El error -32042 (URLElicitationRequiredError) queda reservado y no se usa: una petición "
     "que necesita el modo URL lo pide dentro de input_required.",
 )
 
 
 def _abbreviate(value, key=None):
+    if key == "structuredContent" and len(json.dumps(value, ensure_ascii=False)) > SHORT_DATA:
+        return "…"
     if isinstance(value, dict):
         return {k: _abbreviate(v, k) for k, v in value.items()}
     if isinstance(value, list):

@@ -25,15 +25,19 @@ diagnose.py (`ui.diagnostico()`: is this notebook set up?), interrupt.py (■ st
 call at once), server_log.py (the server's log in Spanish), weak_sealers.py and attacks.py
 (notebook 6: deliberately broken requestState sealers, and the attacks that break them),
 prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
-first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front).
-env.py says where things
+first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front),
+naive.py (`ui.naive.connect(lab)`: a server with the shortcuts the core's predictions show
+failing beside the lesson's). env.py says where things
 are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
 solution (the grader isolates solutions; this is a practice lab).
 """
 
-from . import env  # noqa: F401  (first: it puts code/ on sys.path for the modules below)
+from . import (  # env first: it puts code/ on sys.path for the modules below
+    env,  # noqa: F401
+    naive,  # ui.naive.connect: the naive server of notebooks 1, 2 and 4
+)
 from .attacks import Outcome  # also makes ui.attacks (notebook 6: ui.attacks.forge(conn))
 from .checks import GUARD_CASES, check
 from .consent import ConsentDialog, preview_consent
@@ -56,7 +60,7 @@ __all__ = [
     "EncodedOnly", "ForeverReusable", "KeyedButUnbound", "Outcome", "UnkeyedHash", "attacks",
     "Fleet", "replicas", "weak_sealers",
     "ConsentDialog", "ElicitationForm", "FormField", "Kernel", "LabClient", "NoAnswer",
-    "NotesLab", "Raw",
+    "NotesLab", "Raw", "naive",
     "Review", "SimulatedPage", "ToolResult", "WidgetUser", "check", "check_form", "code_tour",
     "current_kernel", "diagnostico", "install_sdk", "load_quiz", "open_page", "options_of",
     "peek_state", "preview_consent", "quiz", "revisar", "scripted_mode", "side_by_side",

@@ -46,15 +46,26 @@ def check_chosen_note_deleted(conn) -> None:
         said = {"decline": "Rechazaste (decline)", "cancel": "Cancelaste (cancel)"}.get(
             answer.get("action"), "Aceptaste sin marcar la confirmación")
         return check(not gone and not added,
-                     f"{said} y no se borró nada. Para ver el borrado, vuelve a ejecutar la "
-                     "celda y acepta con la confirmación marcada (cada «sí» borra otra nota). "
-                     + START_AGAIN,
+                     f"{said} y no se borró nada. " + try_again(record.before),
                      f"Se tocó el disco sin confirmación: {gone or added}")
     expected = [p for p, i in record.before.items() if i == chosen]
     return check(gone == expected and not added,
                  f"Elegiste {chosen} y solo desapareció {', '.join(gone)}: la respuesta volvió "
                  "a la misma llamada a notes_delete.",
                  f"Elegiste {chosen}, pero cambió: borradas {gone}, nuevas {added}.")
+
+
+EXERCISE_1_NOTE = "note-7"  # the 2024 «TPS report» exercise 1 asks to delete
+
+
+def try_again(before: dict) -> str:
+    """What to do after exercise 1's call deleted nothing: run it again while the note it asks
+    for is there; once an earlier run deleted it, another «sí» would delete a second note, so
+    start again instead (newcomer report, finding 3)."""
+    if EXERCISE_1_NOTE in before.values():
+        return ("Para ver el borrado, vuelve a ejecutar la celda y acepta con la confirmación "
+                "marcada.")
+    return "La nota de 2024 ya la borraste en una ejecución anterior. " + START_AGAIN
 
 
 def check_url_flow(conn) -> None:

@@ -242,14 +242,14 @@ def full_marks(exercise: str) -> re.Pattern:
 
 STARTERS = (
     Journey("01_roots.ipynb",
-           prints=("✓ Ningún intento escribió fuera de las roots.",
-                   "✓ No se borró nada: ni la nota de verdad ni su copia de fuera.",
+           prints=("✓ El servidor de la lección no escribió ninguno.",
+                   "« ✓ Escribí …/Notas/../Notas-privadas/robo.md.",  # the naive server did
                    zero_points("ejercicio4")),
-           focus="Ningún intento escribió fuera de las roots"),
+           focus="El servidor de la lección no escribió ninguno"),
     Journey("02_formularios.ipynb", learner_02,
            prints=("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md",
-                   "✓ Ninguno de los cuatro casos tocó el disco.",
-                   "« ✗ Sin implementar", zero_points("ejercicio2")),
+                   "✓ El servidor de la lección no tocó el disco en ningún caso.",
+                   "« ✗ El servidor se negó a enviar este formulario", zero_points("ejercicio2")),
            focus='"note_id":"note-7","confirm":true'),
     Journey("03_modo_url.ipynb", learner_03,
            prints=("✓ Consentimiento → página → notifications/elicitation/complete",
@@ -261,7 +261,8 @@ STARTERS = (
            focus="Llegó notifications/elicitation/complete"),
     Journey("04_seguridad.ipynb",
            prints=("✓ Solo el primero pasa", "✓ El formulario no llegó a salir del servidor",
-                   "✓ Estado falso rechazado"),
+                   "✓ El servidor de la lección no borró nada: ni la nota de verdad ni su copia "
+                   "de fuera.", "✓ Estado falso rechazado"),
            expected_crosses=r"^✗ El servidor se niega a enviarlo: ",
            focus="notas-sync.example.evil.example"),
     Journey("05_sdk_oficial.ipynb", learner_05,
@@ -274,7 +275,8 @@ STARTERS = (
            prints=("« ✓ Borrada la nota note-14",
                    "✓ Estado alterado y estado reutilizado con otros argumentos",
                    "✓ Ninguna escritura salió del límite configurado en el servidor.",
-                   "« ✓ Sincronización configurada", "« ✗ Sin implementar",
+                   "« ✓ Sincronización configurada",
+                   "« ✗ El servidor se negó a enviar este formulario",  # exercise 2's starter
                    "✓ Los dos tokens se leen sin la clave",
                    "✓ Falsificado: el hash sin clave lo dejó pasar",
                    "✓ Movido: el sello sin atar mezcló dos llamadas",

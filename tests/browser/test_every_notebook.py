@@ -6,8 +6,9 @@ a click, and the test gives the one the notebook's markdown asks the learner for
 2026-07-28 also «Ya terminé en la página»...). Cells that use the scripted user on purpose
 (`simulate=True`) need no clicks. The quiz that ends every notebook is answered with clicks
 too: a wrong option first (its explanation says «✗ No.»), then the right one of every question
-(«✓ Correcto.»). The exercise cells run the starter code, so «Sin implementar» and `revisar`
-giving 0 points are the expected outcome there.
+(«✓ Correcto.»). The exercise cells run the starter code, so «Sin implementar» (for
+exercise 2, a form the server refuses to send) and `revisar` giving 0 points are the expected
+outcome there.
 
 After the run every code cell must have run, none may show a traceback or anything on
 stderr or draw the same widget twice, the notebook's own checks (`ui.check`,

@@ -10,8 +10,9 @@ and later cells wait their turn: lessons/mcp_ui/cells.py):
   (on the options' words) runs the next cells, not the call again;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
-- 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
-  nothing deleted; `ui.revisar` on the exercise-4 starter, run in the page by the grader's
+- 04: the swap attack (the shared folder replaced by a link while the form is open): the
+  naive server deletes by path, the lesson's refuses and nothing of the user's is deleted;
+- 01: `ui.revisar` on the exercise-4 starter, run in the page by the grader's
   in-process host: 0 points, each public test with its feedback, labelled as a formative
   self-check; a correct exercise 4, typed into the starter cell, gets every public point there
   too (a folder moved with its handle open is judged where it is now, as in JupyterLab).
@@ -123,25 +124,20 @@ def test_form_in_the_browser_deletes_only_the_chosen_note(lite_page):
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)
-def test_the_swap_attack_of_notebook_01_is_refused_in_the_browser(lite_page):
+def test_the_swap_attack_of_notebook_04_is_refused_in_the_browser(lite_page):
     # Pyodide emulates directory descriptors by path: there the check that the shared
     # folder is still the one accepted (device and inode, no link) is what refuses
     page = lite_page.page
-    start_lesson(lite_page, "01_roots.ipynb")
-    connect = 'conn = await lab.connect("2025-11-25", roots=["Notas"], quiet=True)'
-    run_cell(page, connect)
-    wait_ran(page, connect)
+    start_lesson(lite_page, "04_seguridad.ipynb")
     swap = 'scripted=[lab.swap_during_form("Notas", then=elige)]'
     run_cell(page, swap)
     shown = wait_finished(page, swap)  # it awaits: it runs as a task after its prompt's number
     assert "alguien renombra Notas/ a Notas-movida/" in shown
+    assert "« ✓ Borré …/Notas/tps-2024.md." in shown  # the naive server, by the path it listed
     assert "« ✗ No se borró nada: la carpeta compartida" in shown
     assert "ya no es la que aceptaste" in shown
-    check = 'lab.restore_folder("Notas")'
-    run_cell(page, check)
-    shown = wait_ran(page, check)
-    assert "No se borró nada: ni la nota de verdad ni su copia de fuera." in shown
-    screenshot(page, "lite-lesson-01-swap")
+    assert "✓ El servidor de la lección no borró nada: ni la nota de verdad ni su copia" in shown
+    screenshot(page, "lite-lesson-04-swap")
     assert_stayed_on_the_machine(lite_page)
 
 

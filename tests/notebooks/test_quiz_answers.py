@@ -353,6 +353,20 @@ def server_limit_narrows_client_roots():
     assert outside.is_error and not inside.is_error
 
 
+def a_late_revocation_lets_the_first_read_through():
+    async def body(lab):
+        reads = []
+        for connect in (ui.naive.connect, lambda lab, **kw: lab.connect(quiet=True, **kw)):
+            conn = await connect(lab, roots=["Notas", "Trabajo"])
+            await conn.call("notes_open", {"note_id": "note-21"}, echo=False)
+            await conn.client.set_roots([lab.path("Notas")])
+            await asyncio.sleep(0)
+            reads.append(await conn.call("notes_read", {"handle": "h-1"}, echo=False))
+        return reads
+    late, at_once = lab_run(body)
+    assert not late.is_error and at_once.is_error
+
+
 def roots_page_changed_in_2026():
     assert "RootsListChangedNotification" in defs(OLD)
     assert "RootsListChangedNotification" not in defs(NEW)
@@ -379,24 +393,16 @@ E25 = "especificación 2025-11-25, Client › Elicitation"
 KEY = {
     "01_roots.ipynb": [
         Answer("Un compañero dice",
-               "No: respetarlas es un SHOULD que cumple el propio servidor; una garantía de verdad "
-               "va fuera del protocolo",
+               "No: las respeta el propio servidor (SHOULD); una garantía real va fuera del "
+               "protocolo",
                "SPEC_RULES 12; 2025-11-25 Client › Roots › Security Considerations"),
         Answer("Revisas este código: if path.startswith(root)",
                "/casa/Notas-privadas/robo.md: empieza por /casa/Notas, pero es otra carpeta",
                "code/roots.py is_within", containment_is_per_component),
-        Answer("Tu servidor habla 2026-07-28, recibe una tools/call",
-               "Un resultado input_required con roots/list en inputRequests; el cliente repite la "
-               "llamada con la lista",
-               "SPEC_RULES 84; the 2026-07-28 schema", roots_travel_inside_input_required_at_2026),
         Answer("Diseñas hoy un servidor nuevo",
                "No adoptas roots: un parámetro de herramienta, una URI de recurso o la "
                "configuración del servidor, con las mismas comprobaciones de rutas",
                "SPEC_RULES 82; 2026-07-28 Client › Roots and Deprecated"),
-        Answer("Un handle se abrió sobre una nota de Notas/",
-               "Lo revoca: cuenta dónde está el archivo ahora (current_path), y ahora está fuera "
-               "de las roots",
-               "SPEC_RULES 11-12 (access to what left the roots); exercise 4 rules"),
     ],
     "02_formularios.ipynb": [
         Answer("El usuario cierra el formulario de borrado con Escape",
@@ -408,10 +414,6 @@ KEY = {
                "y no toca nada",
                f"SPEC_RULES 31; {E25} › Form Mode Security",
                answers_outside_the_options_are_refused),
-        Answer("Un cliente 2026-07-28 llama a notes_delete y recibe",
-               "Enseña el formulario y repite la tools/call con un id nuevo, "
-               "inputResponses[\"ask-1\"] y el requestState tal cual", "SPEC_RULES 75, 79, 90",
-               retry_is_a_new_request_with_the_answers),
         Answer("(2025-11-25) La llamada se cancela con el formulario abierto",
                "El servidor descarta la llamada: no responde, no borra y retira su propia pregunta",
                "Basic › Utilities › Cancellation; the lesson server (issue 10)",
@@ -511,6 +513,19 @@ KEY = {
 }
 # quizzes a notebook draws before its closing one, in a section: quiz id -> (notebook, key)
 SECTION_QUIZZES = {
+    "01-previo": ("01_roots.ipynb", [
+        Answer("Un servidor comparte la root",
+               "Que está fuera: se compara carpeta a carpeta la ruta real",
+               "code/roots.py is_within", containment_is_per_component),
+        Answer("En la revisión 2026-07-28 el servidor no puede enviar",
+               "Responde input_required pidiendo las roots, y el cliente repite la llamada con "
+               "la lista", "SPEC_RULES 84; the 2026-07-28 schema",
+               roots_travel_inside_input_required_at_2026),
+        Answer("El servidor tenía abierta una nota de Trabajo/",
+               "Debe fallar: al cambiar las roots, el servidor revoca lo que quedó fuera",
+               "SPEC_RULES 11-12; exercise 4 rules; notebook 1 §3 (mcp_ui.naive)",
+               a_late_revocation_lets_the_first_read_through),
+    ]),
     "06-ataques": ("06_revision_2026.ipynb", [
         Answer("Un servidor guarda su requestState como base64",
                "Las notas que encontró el servidor, sus rutas y las roots de la usuaria",
