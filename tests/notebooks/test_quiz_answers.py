@@ -176,7 +176,8 @@ def url_inside_input_required_at_2026():
     _, frames = sync_before_setup(NEW)
     asked = [r["params"] for m in frames
              if (m.get("result") or {}).get("resultType") == "input_required"
-             for r in m["result"]["inputRequests"].values()]
+             for r in m["result"]["inputRequests"].values()
+             if r["method"] == "elicitation/create"]
     assert [p["mode"] for p in asked] == ["url"] and "elicitationId" not in asked[0]
     assert -32042 not in _revision(NEW).error_codes
     assert "elicitationId" not in defs(NEW)["ElicitRequestURLParams"]["properties"]
