@@ -9,6 +9,8 @@ change and (where the kernel offers Landlock) nothing outside its folders; and t
 grading refuses what other users could read or prepare. These tests need root (a private uid).
 """
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -332,8 +334,9 @@ def test_without_host_a_system_that_cannot_run_the_sandbox_grades_with_the_porta
     out, err = capsys.readouterr()
     result = json.loads(out)
     assert code == 0, err
-    assert result["protections"]["mode"] == "portable" and "portátil" in result["notice"]
-    assert "anfitrión portátil" in err
+    assert result["protections"]["mode"] == "portable"
+    assert "modo local (sin aislamiento)" in result["notice"]
+    assert "modo local (sin aislamiento" in err
 
 
 def test_without_host_the_portable_fallback_refuses_the_hidden_tests(monkeypatch, capsys):
@@ -341,6 +344,36 @@ def test_without_host_the_portable_fallback_refuses_the_hidden_tests(monkeypatch
     assert cli.main([REFERENCE, "--only", "ejercicio4", "--format", "json"]) == 4
     out, err = capsys.readouterr()
     assert out == "" and "pruebas ocultas" in err
+
+
+@pytest.mark.parametrize("how", [["--tests", "all"], ["--batch"]])
+def test_host_auto_that_comes_to_the_portable_host_refuses_a_batch_and_the_hidden_tests(
+        monkeypatch, capsys, tmp_path, how):
+    """What a missing --host refuses, --host auto refuses too when it comes to the portable
+    host: a learner's code would run with your rights, read the hidden tests and write the
+    results folder after the grader exits."""
+    monkeypatch.setenv("GRADER_HOST", "portable")
+    if how == ["--batch"]:
+        (tmp_path / "clase").mkdir()
+        os.symlink(REFERENCE, tmp_path / "clase" / "ana")
+        how = ["--batch", str(tmp_path / "clase"), "--tests", "public"]
+    else:
+        how = [REFERENCE, *how]
+    assert cli.main([*how, "--only", "ejercicio4", "--host", "auto", "--format", "json"]) == 4
+    out, err = capsys.readouterr()
+    assert out == "" and "modo local (sin aislamiento" in err and "No se corrigió nada" in err
+
+
+def test_a_row_graded_by_a_self_check_host_says_so_in_the_gradebook(monkeypatch, capsys):
+    monkeypatch.setenv("GRADER_HOST", "portable")
+    assert cli.main([REFERENCE, "--only", "ejercicio4", "--tests", "public", "--host", "auto",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["oficial"].startswith("no: autoevaluación en modo local")
+    assert cli.main([REFERENCE, "--only", "ejercicio4", "--host", "sandbox",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["oficial"] == "sí"
 
 
 def test_host_sandbox_where_it_cannot_run_is_exit_4_with_a_spanish_reason(monkeypatch, capsys):
