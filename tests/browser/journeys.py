@@ -167,9 +167,7 @@ def learner_02(page) -> None:
 
 
 def learner_03(page) -> None:
-    consent_and_authorize(page)
-    # «En el de 2026-07-28 aparecerá el diálogo de consentimiento: pulsa Rechazar»
-    decline_consent(page)
+    consent_and_authorize(page)  # the other dialogs of notebook 03 go to a simulated user
 
 
 def learner_05(page) -> None:

@@ -42,7 +42,7 @@ def readme_learner_part() -> str:
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_stated_lab_names_its_exercises_and_the_time_the_rule_computes(name):
     match, clock = header(name), computed(name)
-    numbers = [exercise.number for exercise in clock.lab]
+    numbers = sorted((exercise.number for exercise in clock.lab), key=lambda n: (len(n), n))
     if not numbers:
         assert match[5] is None, f"{name}: no graded exercise to write, no lab"
         return
@@ -82,6 +82,17 @@ def test_the_optional_challenge_is_lab_timed_by_the_same_rule_and_never_in_the_c
     graded = CLOCK.Exercise("4", 15.0, 4)
     with_challenge = CLOCK.Clock("01_roots.ipynb", 20.0, (graded, challenge))
     assert CLOCK.core_minutes([with_challenge])[1] == graded.minutes
+
+
+def test_exercise_five_is_an_open_exercise_of_the_core_timed_by_its_prose_and_a_fixed_writing():
+    (five,) = [e for e in computed("03_modo_url.ipynb").lab if e.number == "5"]
+    assert five.learner_lines is None and not five.optional
+    section = next(cells for number, cells in CLOCK.sections(LESSONS / "03_modo_url.ipynb")
+                   if number == "5")
+    prose = sum(CLOCK.markdown_minutes(c["source"], written=False) for c in section
+                if c["cell_type"] == "markdown")
+    assert five.minutes == pytest.approx(prose + CLOCK.OPEN_EXERCISES["5"])
+    assert "03_modo_url.ipynb" in CORE, "so its minutes are part of the core's lab"
 
 
 def test_the_core_path_states_its_reading_and_its_lab_apart():

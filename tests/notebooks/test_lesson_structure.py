@@ -36,6 +36,7 @@ from notebook_helpers import (
 
 VISIBLE_LIMIT = 1200   # characters of a markdown cell outside its <details> blocks
 DETAILS_LIMIT = 1600   # characters of one <details> block
+CELL_LIMIT = 1500      # characters of a whole markdown cell, <details> blocks included
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
 PREDICT = "🔮 **Predice antes de ejecutar.**"
 REVEAL = "<details><summary>Comprueba tu predicción</summary>"
@@ -43,8 +44,9 @@ PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
 # The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading;
-# notebook 06's lab is the optional challenge, graded apart).
-LAB_EXERCISES = {"01": "4", "02": "2", "03": "3", "06": CLOCK.CHALLENGE, "08": "5"}
+# exercise 5, written prose, is in notebook 03 with exercise 3; notebook 06's lab is the
+# optional challenge, graded apart).
+LAB_EXERCISES = {"01": "4", "02": "2", "03": "3 y 5", "06": CLOCK.CHALLENGE}
 OPTIONAL_LAB = "reto (opcional)"   # how a header names the challenge as its lab
 quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
 
@@ -226,13 +228,20 @@ def test_markdown_cells_are_short_enough_to_read(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_markdown_cell_is_over_1500_characters(name):
+    long = {index: len(cell.source) for index, cell in enumerate(read(name).cells)
+            if cell.cell_type == "markdown" and len(cell.source) > CELL_LIMIT}
+    assert long == {}, f"{name}: cells over {CELL_LIMIT} characters (index: length)"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_stated_reading_time_is_what_the_rule_computes(name):
     stated, estimate = int(header(name)[4]), CLOCK.reading_minutes(LESSONS / name)
     assert close_enough(stated, estimate), (stated, round(estimate, 1))
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_graded_exercises_one_to_four_are_in_the_core_five_and_the_challenge_are_deep_dives():
+def test_the_five_exercises_are_in_the_core_and_the_challenge_is_a_deep_dive():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
     assert {k: CLOCK.CHALLENGE if v == OPTIONAL_LAB else v.split(" ", 1)[1]
             for k, v in said.items() if v} == LAB_EXERCISES
