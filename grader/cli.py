@@ -185,16 +185,17 @@ def main(argv=None):
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     # -- plain mode and the portable fallback grade only what they keep safe (grader/plainmode)
+    # no --host, or --host auto, that came to the portable host: the same fallback (a learner's
+    # code would run with your own rights), whoever asked for it
+    fallback = KIND.name == "portable" and chosen in (None, "auto")
     admission = plainmode.admit(mode, jobs, out, suite_files(args.tests)[0],
-                                args.allow_unsafe_plain,
-                                fallback=chosen is None and KIND.name == "portable")
+                                args.allow_unsafe_plain, fallback=fallback)
     if admission.refusal:
         sys.stderr.write(admission.refusal + "\n")
         return EXIT_ISOLATION
-    if KIND.name == "portable" and chosen is None:
-        sys.stderr.write("Este sistema no puede ejecutar el entorno aislado del corrector: se "
-                         "corrige con el anfitrión portátil (sin aislamiento; el informe lo "
-                         "dice).\n")
+    if fallback:
+        sys.stderr.write("Aquí no corre el entorno aislado del corrector: se corrige en modo "
+                         "local (sin aislamiento; el informe lo dice).\n")
     if admission.warning:
         sys.stderr.write(admission.warning + "\n")
     if admission.workers and workers > admission.workers:

@@ -5,11 +5,11 @@ JupyterLite (Pyodide in the browser) has no processes and cannot start threads, 
 `NotesServer` built in this interpreter with the learner's solution loaded
 (`extension.load`, as `serve --solution` does), and the grader's client talks to it through
 `Client.local` (transport.Loopback: frames through a queue, timers fired by the pump, no thread
-at all); the setup page is the inline one (`Config(setup_page="inline")`, no socket), or the rpc
-one that exercise 3's browser uses (a request on the same loopback). Notes live
-in a temporary folder written by path (grader/plainfs.py). The checks, the client, the scoring
-and the feedback are the same code as in official grading; the checks run without pytest
-(grader/checks/direct.py), because there is none in the browser.
+at all); its settings are the ones every server of the submission gets (grader/checks/lab.py),
+so its setup page is the rpc one that exercise 3's browser uses (a request on the same
+loopback, no socket). Notes live in a temporary folder written by path (grader/plainfs.py).
+The checks, the client, the scoring and the feedback are the same code as in official grading;
+the checks run without pytest (grader/checks/direct.py), because there is none in the browser.
 
 `grader.selfcheck.run(folder, exercise, host="inprocess")` is what `ui.revisar` calls in
 JupyterLite: the public tests of one exercise, in this interpreter, and the same result dict

@@ -7,13 +7,17 @@ learner's code could read or write depends on the machine. `admit()` decides, be
 is graded, whether this run can keep its promises (grader/README.md, *Isolation*):
 
 - plain mode with root (each sandbox has a private uid): a probe run as a fresh uid tries to
-  read the hidden tests, the reference solution and, with several submissions, every other
-  submission, and to create something in or next to the report folder (`--out`, or the batch's
-  `-resultados`). If it can, a learner's code could too: the run is refused, saying what is
-  exposed and how to close it. Submissions are graded one at a time (no two learners' code
-  ever runs at once), so that nothing shared (/tmp, /dev/shm) can carry anything between them.
-- plain mode without root, and the portable fallback: the learner's code would run with the
-  grader's own rights. One submission with the public tests only (a self-check) is graded;
+  read the hidden tests, the reference solution, the files named in GRADER_PRIVATE_FILES
+  (`os.pathsep`-separated: Gradescope's submission_metadata.json, with the learner's earlier
+  totals and hidden results, which run_autograder makes root's only) and, with several
+  submissions, every other submission, and to create something in or next to the report folder
+  (`--out`, or the batch's `-resultados`). If it can, a learner's code could too: the run is
+  refused, saying what is exposed and how to close it. Submissions are graded one at a time
+  (no two learners' code ever runs at once), so that nothing shared (/tmp, /dev/shm) can carry
+  anything between them.
+- plain mode without root, and the portable fallback (no --host, or --host auto, on a system
+  that cannot run the sandbox, or with GRADER_HOST=portable): the learner's code would run with
+  the grader's own rights. One submission with the public tests only (a self-check) is graded;
   several submissions, or the hidden tests, are refused.
 
 `--allow-unsafe-plain` grades anyway (the report still names the mode). An explicitly chosen
@@ -86,8 +90,8 @@ def admit(mode, jobs, out, suite, allow_unsafe=False, fallback=False, root=None)
                          warning=UNSAFE if allow_unsafe else "")
     if mode == "plain" or (mode == "portable" and fallback):
         where = ("en modo plain sin root (sin espacios de nombres ni otro usuario)"
-                 if mode == "plain" else "con el anfitrión portátil (este sistema no puede "
-                 "ejecutar el entorno aislado)")
+                 if mode == "plain" else "en modo local (sin aislamiento: aquí no corre el "
+                 "entorno aislado del corrector)")
         if allow_unsafe or (len(jobs) == 1 and suite == "public"):
             return Admission(workers=1, warning=UNSAFE if allow_unsafe else "")
         return Admission(
@@ -104,9 +108,16 @@ UNSAFE = ("--allow-unsafe-plain: se corrige en modo plain sin comprobar que el c
           "alumnos no pueda leer las pruebas ocultas, la referencia u otras entregas.")
 
 
+def private_files():
+    """Files of the grader's setting that no learner may read (GRADER_PRIVATE_FILES)."""
+    return [path for path in os.environ.get("GRADER_PRIVATE_FILES", "").split(os.pathsep)
+            if path]
+
+
 def exposed(jobs, out):
     """"" if a fresh uid can reach nothing it must not; else the Spanish refusal."""
-    read = files_below(HIDDEN_DIR, GRADER_FILES) + files_below(REFERENCE_DIR, GRADER_FILES)
+    read = files_below(HIDDEN_DIR, GRADER_FILES) + files_below(REFERENCE_DIR, GRADER_FILES) \
+        + private_files()
     listed = [path for path in (HIDDEN_DIR, REFERENCE_DIR) if os.path.isdir(path)]
     if len(jobs) > 1:
         for job in jobs:
@@ -123,8 +134,9 @@ def exposed(jobs, out):
                                         else "")
     return ("Modo plain (sin espacios de nombres): el código de cada alumno corre como otro "
             f"usuario, pero ese usuario puede leer o escribir aquí: {shown}. Así podría "
-            "leer las pruebas ocultas, la solución de referencia u otras entregas, o preparar "
-            "enlaces en la carpeta de informes. " + ADVICE)
+            "leer las pruebas ocultas, la solución de referencia, los datos de sus entregas "
+            "anteriores u otras entregas, o preparar enlaces en la carpeta de informes. "
+            + ADVICE)
 
 
 def files_below(path, cap):

@@ -40,10 +40,10 @@ from grader.protections import self_check_plan
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
 STDERR_KEPT = 32768
-NOTICE = ("Autoevaluación en modo portátil: tu código corre en tu máquina sin aislamiento (sin "
-          "otro usuario, sin límites de memoria ni de procesos, con tu red y tus archivos). "
-          "Solo sirve para practicar: la nota la pone el corrector oficial, con todas las "
-          "protecciones.")
+NOTICE = ("Autoevaluación en modo local (sin aislamiento): tu código corre en tu máquina con tus "
+          "propios permisos (sin otro usuario, sin límites de memoria ni de procesos, con tu red "
+          "y tus archivos). Solo sirve para practicar: la nota la pone el corrector oficial, con "
+          "todas las protecciones.")
 # -I: no user site, no PYTHON* variables; a fresh folder; every call and the budget timed
 PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "timeouts",
                        "budget_watchdog")

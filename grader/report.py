@@ -180,9 +180,23 @@ def _points(value):
     return number if number == number and abs(number) != float("inf") else 0.0
 
 
+SELF_CHECK = "no: autoevaluación en modo local (sin aislamiento), no es la nota oficial"
+PUBLIC_ONLY = "no: solo las pruebas públicas"
+
+
+def official(result):
+    """The gradebook's `oficial` cell: "sí", or why this row is not an official grade (a
+    self-check host graded it, or only the public tests ran)."""
+    if (result.get("protections") or {}).get("self_check"):
+        return SELF_CHECK
+    return "sí" if result.get("suite", "all") == "all" else PUBLIC_ONLY
+
+
 def gradebook(results):
-    """One CSV row per submission: the exercises' total, the optional challenge's total (`reto`,
-    `reto_max_score`: empty when it was not graded), then one column per test (in test order)."""
+    """One CSV row per submission: whether it is an official grade (`oficial`: a self-check
+    host's row, or a public-only one, says it is not), the exercises' total, the optional
+    challenge's total (`reto`, `reto_max_score`: empty when it was not graded), then one column
+    per test (in test order)."""
     names = []
     for result in results:
         for test in result.get("tests") or []:
@@ -190,12 +204,13 @@ def gradebook(results):
                 names.append(test.get("name"))
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["submission", "score", "max_score", "reto", "reto_max_score",
+    writer.writerow(["submission", "oficial", "score", "max_score", "reto", "reto_max_score",
                      *[csv_cell(n) for n in names], "problems"])
     for result in results:
         scores = {t.get("name"): t.get("score") for t in result.get("tests") or []}
         challenge = result.get("challenge") or {}
-        writer.writerow([csv_cell(result.get("submission", "")), _number(result.get("score")),
+        writer.writerow([csv_cell(result.get("submission", "")), official(result),
+                         _number(result.get("score")),
                          _number(result.get("max_score")),
                          *[_number(challenge[k]) if k in challenge else ""
                            for k in ("score", "max_score")],

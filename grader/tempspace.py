@@ -150,9 +150,12 @@ REAP_SECONDS = 5.0
 
 def record_uid(job, uid):
     """Name a private uid of a plain sandbox (its own, or one of a test's) in its job folder
-    (root's, 0600, one file per uid)."""
-    fd = os.open(os.path.join(job, f"{UID_FILE}.{int(uid)}"),
-                 os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    (root's, 0600, one file per uid; a narrowed range hands a uid out again: named once)."""
+    try:
+        fd = os.open(os.path.join(job, f"{UID_FILE}.{int(uid)}"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return
     try:
         os.write(fd, str(uid).encode())
     finally:

@@ -1,6 +1,6 @@
 """Run a command the way a Docker container runs the Gradescope bundle: root, namespaces refused.
 
-    python tests/grader/nonamespaces.py COMMAND [ARG...]
+    python tests/grader/nonamespaces.py [--no-landlock] COMMAND [ARG...]
 
 Docker starts a container's processes as root (uid 0) without CAP_SYS_ADMIN, under a seccomp
 profile that refuses `unshare`, `setns` and `clone` with namespace flags (and gives `clone3`
@@ -9,7 +9,8 @@ COMMAND: it installs a seccomp filter with those rules (while it still may: with
 no_new_privs that needs CAP_SYS_ADMIN), then drops CAP_SYS_ADMIN from the bounding, effective,
 permitted and inheritable sets, and execs. Everything COMMAND starts inherits both. The
 grader's sandbox then cannot build its namespaces and falls back to its plain mode, the way it
-does on Gradescope.
+does on Gradescope. `--no-landlock` also refuses the Landlock calls, as Docker's profile did
+before 23.0: plain mode then has no Landlock, and only file permissions keep what is private.
 
 Deliberate simplifications: no_new_privs is left off (as in Docker); only CAP_SYS_ADMIN is
 dropped (Docker drops more; none of the others decides whether namespaces can be made).
@@ -26,12 +27,17 @@ LINUX_CAPABILITY_VERSION_3 = 0x20080522
 DENIED = ("unshare", "setns", "clone3", "clone (namespace flags)")
 
 
-def refuse_namespaces():
-    """The seccomp filter of Docker's default profile, as far as namespaces go."""
+NO_LANDLOCK = ("landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self")
+
+
+def refuse_namespaces(landlock=True):
+    """The seccomp filter of Docker's default profile, as far as namespaces (and, before 23.0,
+    Landlock) go."""
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, os.path.dirname(os.path.dirname(here)))
     from grader import zygote  # the same BPF builder as the sandbox (x86_64, aarch64)
-    program = zygote.seccomp_program(DENIED, os.uname().machine)
+    denied = DENIED + (() if landlock else NO_LANDLOCK)
+    program = zygote.seccomp_program(denied, os.uname().machine)
     filters = (zygote._SockFilter * len(program))(*[zygote._SockFilter(*op) for op in program])
     fprog = zygote._SockFprog(len(program), filters)
     libc = ctypes.CDLL(None, use_errno=True)
@@ -56,9 +62,11 @@ def drop_sys_admin():
 
 
 def main(argv):
+    landlock = argv[:1] != ["--no-landlock"]
+    argv = argv if landlock else argv[1:]
     if not argv:
         sys.exit(__doc__)
-    refuse_namespaces()
+    refuse_namespaces(landlock)
     drop_sys_admin()
     os.execvp(argv[0], argv)
 

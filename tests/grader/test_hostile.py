@@ -76,7 +76,7 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "cadena_de_carpetas_profunda": "carpeta de datos de tu servidor",
     # nothing it can write at start (HOME, TMPDIR, the data area); its own test's folder,
     # when its tool runs: that test only, and the grader writes nothing more there
-    "llena_el_disco": ("está lleno", "no envió ningún formulario"),
+    "llena_el_disco": ("está lleno", "no envió ningún formulario", "demasiadas entradas"),
     "sustitutos_y_escapes_ansi": "según tu servidor",
     "meta_con_tipos_raros": "no ofrece la herramienta notes_archive",
     "meta_presume_de_todo": "no ofrece la herramienta notes_archive",

@@ -9,6 +9,8 @@ change and (where the kernel offers Landlock) nothing outside its folders; and t
 grading refuses what other users could read or prepare. These tests need root (a private uid).
 """
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -162,7 +164,7 @@ PROBE = r'''
 import ctypes, json, os, socket, stat, sys
 from extension import Extension
 extension = Extension()
-report = {"uid": os.getuid(), "umask": os.umask(0o077)}
+report = {"uid": os.getuid(), "gid": os.getgid(), "umask": os.umask(0o077)}
 def attempt(name, action):
     try:
         report[name] = "ok"
@@ -201,16 +203,18 @@ def probed():
     os.chmod(os.path.join(folder, "probe.py"), 0o644)
     box = Sandbox(folder, mode="plain").start()
     try:
-        server = box.spawn(["serve", "--solution", box.inner("solution")])
+        identity = box.identity()  # a test's own uid
+        server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
         deadline = time.monotonic() + 60
         while "PROBE " not in server.stderr() and time.monotonic() < deadline:
             time.sleep(0.05)
         line = next(x for x in server.stderr().splitlines() if x.startswith("PROBE "))
         report = json.loads(line[len("PROBE "):])
-        report["box_uid"], report["job"] = box.uid, box._job
+        report["test_uid"], report["box_uid"], report["job"] = identity, box.uid, box._job
     finally:
         box.close()
-    report["left"] = reaper.processes_of(report["box_uid"])
+    report["left"] = reaper.processes_of(report["test_uid"]) + \
+        reaper.processes_of(report["box_uid"])
     report["tmp_left"] = os.path.exists(f"/tmp/plain-probe-{token}")
     yield report
     for name in os.listdir(folder):
@@ -218,8 +222,9 @@ def probed():
     os.rmdir(folder)
 
 
-def test_learner_code_in_plain_mode_runs_as_its_own_fresh_uid(probed):
-    assert probed["uid"] == probed["box_uid"] and probed["uid"] in SANDBOX_RANGE
+def test_learner_code_in_plain_mode_runs_as_its_tests_own_fresh_uid(probed):
+    assert probed["uid"] == probed["test_uid"] != probed["box_uid"]
+    assert probed["uid"] in SANDBOX_RANGE and probed["gid"] == probed["box_uid"]
     assert probed["umask"] == 0o077
 
 
@@ -233,12 +238,12 @@ def test_learner_code_in_plain_mode_has_no_system_v_or_message_queue_ipc(probed)
     assert probed["shmget"] == 1 and probed["mq_open"] == 1  # EPERM
 
 
-def test_learner_code_in_plain_mode_has_a_private_tmpdir_and_cannot_change_its_solution(
+def test_learner_code_in_plain_mode_keeps_nothing_in_home_or_tmpdir_nor_changes_its_solution(
         probed):
     uid, mode, path = probed["tmpdir"]
-    assert (uid, mode) == (probed["uid"], 0o700) and path.startswith(probed["job"])
+    assert (uid, mode) == (0, 0o755) and path.startswith(probed["job"])
     assert probed["write_solution"] == probed["new_in_solution"] == "PermissionError"
-    assert probed["write_work"] == "ok"
+    assert probed["write_work"] == "PermissionError"
 
 
 def test_with_landlock_learner_code_in_plain_mode_writes_nowhere_but_its_folders(probed):
@@ -332,8 +337,9 @@ def test_without_host_a_system_that_cannot_run_the_sandbox_grades_with_the_porta
     out, err = capsys.readouterr()
     result = json.loads(out)
     assert code == 0, err
-    assert result["protections"]["mode"] == "portable" and "portátil" in result["notice"]
-    assert "anfitrión portátil" in err
+    assert result["protections"]["mode"] == "portable"
+    assert "modo local (sin aislamiento)" in result["notice"]
+    assert "modo local (sin aislamiento" in err
 
 
 def test_without_host_the_portable_fallback_refuses_the_hidden_tests(monkeypatch, capsys):
@@ -341,6 +347,37 @@ def test_without_host_the_portable_fallback_refuses_the_hidden_tests(monkeypatch
     assert cli.main([REFERENCE, "--only", "ejercicio4", "--format", "json"]) == 4
     out, err = capsys.readouterr()
     assert out == "" and "pruebas ocultas" in err
+
+
+@pytest.mark.parametrize("how", [["--tests", "all"], ["--batch"]])
+def test_host_auto_that_comes_to_the_portable_host_refuses_a_batch_and_the_hidden_tests(
+        monkeypatch, capsys, tmp_path, how):
+    """What a missing --host refuses, --host auto refuses too when it comes to the portable
+    host: a learner's code would run with your rights, read the hidden tests and write the
+    results folder after the grader exits."""
+    monkeypatch.setenv("GRADER_HOST", "portable")
+    if how == ["--batch"]:
+        (tmp_path / "clase").mkdir()
+        os.symlink(REFERENCE, tmp_path / "clase" / "ana")
+        os.symlink(REFERENCE, tmp_path / "clase" / "luis")
+        how = ["--batch", str(tmp_path / "clase"), "--tests", "public"]
+    else:
+        how = [REFERENCE, *how]
+    assert cli.main([*how, "--only", "ejercicio4", "--host", "auto", "--format", "json"]) == 4
+    out, err = capsys.readouterr()
+    assert out == "" and "modo local (sin aislamiento" in err and "No se corrigió nada" in err
+
+
+def test_a_row_graded_by_a_self_check_host_says_so_in_the_gradebook(monkeypatch, capsys):
+    monkeypatch.setenv("GRADER_HOST", "portable")
+    assert cli.main([REFERENCE, "--only", "ejercicio4", "--tests", "public", "--host", "auto",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["oficial"].startswith("no: autoevaluación en modo local")
+    assert cli.main([REFERENCE, "--only", "ejercicio4", "--host", "sandbox",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["oficial"] == "sí"
 
 
 def test_host_sandbox_where_it_cannot_run_is_exit_4_with_a_spanish_reason(monkeypatch, capsys):

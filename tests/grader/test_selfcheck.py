@@ -60,7 +60,7 @@ def test_the_portable_report_says_it_is_a_self_check_and_which_protections_are_o
     run, _ = grader(REFERENCE, "--only", "ejercicio4", "--tests", "public", "--host",
                     "portable")
     text = run.stdout
-    assert "Autoevaluación en modo portátil" in text and "sin aislamiento" in text
+    assert "Autoevaluación en modo local (sin aislamiento)" in text and "sin aislamiento" in text
     assert "la nota la pone el corrector oficial" in text
     off = text.split("NO disponibles:", 1)[1]
     for protection in ("network_namespace", "private_filesystem", "unprivileged_uid",
@@ -69,7 +69,8 @@ def test_the_portable_report_says_it_is_a_self_check_and_which_protections_are_o
     run, (result,) = grader(REFERENCE, "--only", "ejercicio4", "--tests", "public", "--host",
                             "portable", "--format", "json")
     assert result["protections"]["self_check"] is True
-    assert "modo portátil" in result["notice"] and "Solo pruebas públicas" in result["notice"]
+    assert "modo local (sin aislamiento)" in result["notice"]
+    assert "Solo pruebas públicas" in result["notice"]
 
 
 def test_the_portable_host_cannot_pass_for_the_full_sandbox():

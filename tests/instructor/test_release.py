@@ -245,6 +245,8 @@ def grade_as_gradescope(root, env, files, container=False, **extra_env):
     for name, text in files.items():
         (submission / name).write_text(text, encoding="utf-8")
     launcher = [sys.executable, str(CONTAINER)] if container else []
+    if container == "no-landlock":  # a container whose seccomp profile refuses Landlock too
+        launcher.append("--no-landlock")
     run = subprocess.run([*launcher, str(root / "run_autograder")], cwd=root,
                          env={**env, **extra_env}, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -387,6 +389,66 @@ def test_in_a_container_that_refuses_namespaces_the_reference_keeps_full_marks(a
     assert results["extra_data"]["protections"]["mode"] == "plain"
     assert results["extra_data"]["protections"]["sockets_denied"] is True
     assert "Aislamiento (plain): " in results["output"]
+
+
+METADATA_SPY = '''
+import json
+import os
+
+from extension import Extension
+
+extension = Extension()
+try:
+    with open({path!r}) as handle:
+        earlier = handle.read()
+except OSError as exc:
+    earlier = type(exc).__name__
+raise RuntimeError("mis entregas anteriores: " + earlier)
+'''
+CANARY = "canario-de-entregas-anteriores"
+
+
+def test_without_landlock_the_learner_cannot_read_its_earlier_submissions(autograder):
+    """Gradescope's submission_metadata.json says how this learner's earlier submissions did
+    (their totals, the hidden tests' statuses): run_autograder makes it root's, so that the
+    learner's code cannot echo it into the output everyone sees at once."""
+    root, env = autograder
+    meta = root / "submission_metadata.json"
+    meta.write_text(json.dumps({"previous_submissions": [{"score": 88.5, "results": {
+        "tests": [{"name": "oculta", "status": CANARY}]}}]}))
+    os.chmod(meta, 0o644)  # as Gradescope leaves it
+    try:
+        results = grade_as_gradescope(root, env, {"ejercicio2.py": METADATA_SPY.format(
+            path=str(meta))}, container="no-landlock")
+        assert results["extra_data"]["protections"]["mode"] == "plain"
+        assert results["extra_data"]["protections"]["landlock"] is None
+        everything = json.dumps(results, ensure_ascii=False)
+        assert CANARY not in everything and "88.5" not in everything
+        assert "mis entregas anteriores: PermissionError" in everything
+        assert stat.S_IMODE(os.stat(meta).st_mode) == 0o600
+    finally:
+        meta.unlink()
+
+
+def test_the_plain_mode_refuses_to_grade_while_a_private_file_is_readable(autograder,
+                                                                          tmp_path):
+    """The check before grading reads what GRADER_PRIVATE_FILES names as a fresh uid: a file
+    it can read stops the run (exit 4), so a forgotten chmod cannot leak it."""
+    root, env = autograder
+    secret = root / "metadatos-olvidados.json"
+    secret.write_text("{}")
+    os.chmod(secret, 0o644)
+    (tmp_path / "ejercicio2.py").write_text("x = 1\n")
+    try:
+        run = subprocess.run([sys.executable, str(CONTAINER), "--no-landlock",
+                              str(root / "venv" / "bin" / "python"), "-m", "grader",
+                              str(tmp_path), "--format", "gradescope"], cwd=root / "source",
+                             env={**env, "GRADER_PRIVATE_FILES": str(secret)},
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 4, run.stderr[-2000:]
+        assert str(secret) in run.stderr and run.stdout == ""
+    finally:
+        secret.unlink()
 
 
 def test_run_autograder_always_writes_results_even_when_the_grader_cannot_run(autograder):

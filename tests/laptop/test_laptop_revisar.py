@@ -43,12 +43,12 @@ def test_portable_revisar_says_it_is_a_self_check_and_which_protections_are_off(
                                                                                 portable):
     review = ui.revisar("ejercicio4", folder=starters)
     assert review.self_check
-    assert "Autoevaluación en modo portátil" in review.notice
+    assert "Autoevaluación en modo local (sin aislamiento)" in review.notice
     assert "la nota la pone el corrector oficial" in review.notice
     assert OFF_ON_A_LAPTOP <= set(review.off)
     shown = review.to_html()
     assert "Lo que el corrector oficial hace y aquí no" in shown and "le corta la red" in shown
-    assert "Autoevaluación en modo portátil" in review.to_text()
+    assert "Autoevaluación en modo local (sin aislamiento)" in review.to_text()
 
 
 def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, monkeypatch):
