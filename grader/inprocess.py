@@ -61,15 +61,17 @@ class InProcessHost:
         return self.solution_dir if name == "solution" else os.path.join(self.root, name)
 
     def new_server(self, sdk, setup_wait, fields=None, pages=False, url_ttl=None, user=None,
-                   second_user=None):
+                   second_user=None, solution=None):
         """A fresh notes server with the learner's solution, like `serve --solution` with the
         options grader/checks/lab.py's `server_flags` gives a process (`pages`: the rpc page
         channel, else the inline page); `fields`: more `server.Config` fields (the
-        requestState options of grader/checks/lab.py)."""
+        requestState options of grader/checks/lab.py, the course's guard, the provider);
+        `solution`: only this file of the solution folder."""
         import extension
         from server import Config, NotesServer
         try:
-            loaded = extension.load(self.solution_dir)
+            loaded = extension.load(os.path.join(self.solution_dir, solution) if solution
+                                    else self.solution_dir)
             config = Config(sdk_version=sdk or None, setup_wait=float(setup_wait),
                             setup_page="rpc" if pages else "inline", second_user=second_user,
                             **(fields or {}))

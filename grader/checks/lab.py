@@ -16,11 +16,14 @@ repaired.
 import collections
 import time
 
+import nube_copias
 from grader.checks.grading import Abort, Broken
 from grader.checks.notes_tree import Tree
 from grader.checks.runs import InProcessRun, ServerRun, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
+from protocol import PROVIDER_METHOD
+from setup_page import INLINE_BASE
 
 # A test waiting on the clock: its lab, its grade, the rest of its steps (a generator), when
 # they may go on, the sweeps so far (a sweep kills its servers), and how to start it again
@@ -86,7 +89,8 @@ class Lab:
 
     def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
                answers=(), protocol=None, connect=True, keep=False, state=None, pages=False,
-               url_ttl=None, user=None, second_user=None, second_answers=()):
+               url_ttl=None, user=None, second_user=None, second_answers=(), solution=None,
+               course_guard=False, provider=False):
         """A server with the learner's solution, and the grader's client connected to it.
 
         `state`: its requestState options (`sealer`: "server", the default, so that no exercise
@@ -95,7 +99,12 @@ class Lab:
         rpc channel (`run.fetch`, the user's browser; `--setup-page rpc`) and every frame it
         sends is scanned for the provider's credentials (`run.leaks`). `user` names who uses it
         (`--user`); `second_user` adds a second session of that other user (`run.peer`, with its
-        own scripted user playing `second_answers`; `--second-user`). `url_ttl`: `--url-ttl`."""
+        own scripted user playing `second_answers`; `--second-user`). `url_ttl`: `--url-ttl`.
+        `solution`: load only this file of the solution (exercise 3A or 3B, each on its own);
+        `course_guard`: the course's own URL-mode guard when that file brings none
+        (`--demo-url-guard`); `provider`: exercise 3's Nube de Copias is the grader's, out of
+        the server's process (`--provider rpc`): `run.provider`, a nube_copias.Provider whose
+        records say which copies were really made, and for whom."""
         self.require_solution()
         host = self.state.host
         scripted = scripted_user(answers)
@@ -103,9 +112,15 @@ class Lab:
         roots = list(roots) if roots is not None else None
         state = {"sealer": "server", **(state or {})}
         options = {"pages": pages, "url_ttl": url_ttl, "user": user, "second_user": second_user}
+        fields = {"demo_url_guard": True} if course_guard else {}
+        if provider:
+            fields["provider"] = "rpc"
         if host.processes:
-            argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
-                    "--setup-wait", str(setup_wait)] + server_flags(**options)
+            where = host.inner("solution")
+            argv = ["serve", "--solution", f"{where}/{solution}" if solution else where,
+                    "--sdk-version", sdk, "--setup-wait", str(setup_wait)] \
+                + server_flags(**options) + ["--demo-url-guard"] * course_guard \
+                + ["--provider", "rpc"] * provider
             for option, value in state.items():
                 argv += [STATE_OPTIONS[option][0], str(value)]
             run = ServerRun(self, revision, argv, roots, elicitation, scripted,
@@ -113,11 +128,13 @@ class Lab:
         else:
             config = {STATE_OPTIONS[option][1]: value for option, value in state.items()}
             try:
-                server = host.new_server(sdk, setup_wait, config, **options)
+                server = host.new_server(sdk, setup_wait, {**config, **fields},
+                                         solution=solution, **options)
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
             run = InProcessRun(self, revision, server, roots, elicitation, scripted,
                                protocol=protocol, watch=pages, second=second)
+        run.provider = grader_provider(run) if provider else None
         (self.state.kept if keep else self.runs).append(run)
         if connect:
             run.connect()
@@ -155,6 +172,19 @@ class Lab:
         for tree in self.trees:
             tree.close()
         self.trees = []
+
+
+def grader_provider(run):
+    """The grader's own Nube de Copias for `run` (exercise 3): it answers the server's provider
+    requests (PROVIDER_METHOD on the pipe; in-process, the server's RemoteProvider is attached
+    to it directly) and, through ej3's browser, serves the provider's page."""
+    provider = nube_copias.Provider(lambda: INLINE_BASE)
+    if isinstance(run, InProcessRun):
+        run.server.provider.attach(provider.answer)
+    else:
+        run.client.core.handlers[PROVIDER_METHOD] = lambda params: nube_copias.rpc_answer(
+            provider, params)
+    return provider
 
 
 def server_flags(pages=False, url_ttl=None, user=None, second_user=None):

@@ -317,7 +317,7 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
     root, env = autograder
     forced = {"GRADER_SANDBOX": "plain"} if mode == "plain" else {}
     reference = {name: (REFERENCE / name).read_text() for name in
-                 ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py")}
+                 ("ejercicio2.py", "ejercicio3a.py", "ejercicio3b.py", "ejercicio4.py")}
     wrong = dict(reference)
     reaction = ("        if where is None or not change.new_roots.contains(where):\n"
                 "            change.revoke(handle, \"su nota quedó fuera de las roots\")\n")

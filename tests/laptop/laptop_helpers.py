@@ -10,7 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
 WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
+EXERCISES = ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4")
 
 for _folder in (REPO / "code", LESSONS):
     if str(_folder) not in sys.path:
