@@ -496,11 +496,11 @@ def why_not_shown(lab, facts, revision):
                 f"se esperaba la copia hecha (status done) con las {len(EXPECTED_IDS)} notas de "
                 "la root")
     made = facts.copies
-    where = "ninguna copia" if not made else "solo " + ", ".join(
+    where = "no registró ninguna copia" if not made else "solo registró " + ", ".join(
         f"una copia de {count} notas en {'tu cuenta' if whose == people(lab).user else 'otra'}"
         for whose, count in made)
-    return (f"notes_backup dijo que hizo la copia, pero Nube de Copias tiene {where}: la copia "
-            "se hace con ctx.provider.backup(token, ctx.notes()) y el token que tu página de "
+    return (f"notes_backup dijo que hizo la copia, pero Nube de Copias {where}: la copia se "
+            "hace con ctx.provider.backup(token, ctx.notes()) y el token que tu página de "
             "retorno canjeó para ese usuario (page.provider.exchange(code))")
 
 
