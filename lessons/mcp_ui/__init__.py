@@ -24,7 +24,8 @@ tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in J
 diagnose.py (`ui.diagnostico()`: is this notebook set up?), weak_sealers.py and attacks.py
 (notebook 6: deliberately broken requestState sealers, and the attacks that break them),
 prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
-first). env.py says where things
+first), try_flow.py (exercise 3B with your own clicks: the client follows −32042). env.py
+says where things
 are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
