@@ -322,7 +322,7 @@ def copy_course(dest: str | os.PathLike) -> Path:
     return root
 
 
-WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+|reto)\.py)[ \t]*$")
+WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+[ab]?|reto)\.py)[ \t]*$")
 
 
 def _exercise_cells(lessons: Path):

@@ -73,7 +73,7 @@ SOLVED = (
             prints=("✓ Consentimiento → página → notifications/elicitation/complete",
                     ("try_backup", "« ✓ Copia hecha"),
                     full_marks("ejercicio3a"), full_marks("ejercicio3b")),
-            focus="Copia hecha"),
+            focus="la página completó el flujo"),
     Journey("06_revision_2026.ipynb", learner_06_solved,
             prints=("« ✓ Sincronización configurada", "« ✓ Archivada la nota note-3",
                     ("try_backup", "« ✓ Copia hecha"), full_marks("ejercicio2"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
-WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
+WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio(?:[24]|3[ab]))\.py\s*$")
 EXERCISES = ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4")
 
 for _folder in (REPO / "code", LESSONS):
