@@ -359,6 +359,21 @@ def flow_server(lab, revision=LATEST_HANDSHAKE, *, answers=(), elicitation=None,
                       provider=True)
 
 
+def scene(lab, grade, revision=LATEST_HANDSHAKE, **options):
+    """A test's start: the positive scenario first (its gate), then a fresh 3B server."""
+    require_positive(lab, grade, revision)
+    return flow_server(lab, revision, **options)
+
+
+def asked(grade, session):
+    """notes_backup once, which must ask for URL mode (a gate; a hidden test does not quote the
+    server's answer): its Ask."""
+    first = ask(session)
+    grade.require(first.url, "notes_backup no pidió el modo URL" + (
+        "" if grade.hidden else f" (respondió {reply(first.trace)})"))
+    return first
+
+
 def ask(run):
     """notes_backup once: how it asked for URL mode (-32042 data, an elicitation/create in the
     call, an input_required entry), or that it did not."""

@@ -117,6 +117,13 @@ def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
     if shot:
         assert screenshot(setup, shot).stat().st_size > 0
     setup.close()
+    back_from_the_page(page, cell, then_done)
+    return call_ended(cell, "Sincronización configurada")
+
+
+def back_from_the_page(page, cell, then_done: bool) -> None:
+    """Back in the notebook: at 2026-07-28 press «Ya terminé en la página» (no completion
+    notice there); at 2025-11-25 the notice arrives in the call's cell."""
     page.bring_to_front()
     if then_done:
         done = cell.get_by_role("button", name="Ya terminé en la página")
@@ -125,7 +132,6 @@ def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
         expect(done).to_be_disabled()
     else:
         expect(cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
-    return call_ended(cell, "Sincronización configurada")
 
 
 def authorize_backup(page, then_done: bool = False):
@@ -148,13 +154,7 @@ def authorize_backup(page, then_done: bool = False):
     provider.locator("#allow").click()
     expect(provider.locator("#result")).to_contain_text("Nube de Copias quedó autorizado")
     provider.close()
-    page.bring_to_front()
-    if then_done:
-        done = cell.get_by_role("button", name="Ya terminé en la página")
-        expect(done).to_be_enabled()
-        done.click()
-    else:
-        expect(cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
+    back_from_the_page(page, cell, then_done)
     expect(cell.get_by_text(re.compile(r"« ✓ Copia hecha: \d+ nota"))).to_be_visible()
     return cell
 

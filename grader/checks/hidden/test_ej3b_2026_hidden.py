@@ -7,10 +7,9 @@ from grader.checks.ej3 import (
     Browser,
     ask,
     browser_of,
-    flow_server,
     legitimate,
     not_authorized,
-    require_positive,
+    scene,
 )
 from grader.checks.grading import graded
 
@@ -18,8 +17,7 @@ from grader.checks.grading import graded
 @graded("ejercicio3b_2026", 1, "en 2026-07-28, el navegador de otra persona no completa tu "
         "flujo", hidden=True, severe="que un flujo solo lo complete y lo use quien lo empezó")
 def test_another_persons_browser_cannot_complete_the_flow_in_2026(lab, grade):
-    require_positive(lab, grade, STATELESS_VERSION)
-    run = flow_server(lab, STATELESS_VERSION, answers=[ACCEPT])
+    run = scene(lab, grade, STATELESS_VERSION, answers=[ACCEPT])
     run.user.browser = Browser(browser_of(run, peer=True), ("allow", None))
     first = ask(run)
     grade.require(first.shape, "notes_backup no pidió el modo URL")

@@ -11,6 +11,7 @@ from grader.checks.ej3 import (
     EXPIRED,
     MANUAL_STATUS,
     ask,
+    asked,
     browse,
     browser_of,
     flow_server,
@@ -20,6 +21,7 @@ from grader.checks.ej3 import (
     refused,
     replay,
     require_positive,
+    scene,
 )
 from grader.checks.grading import graded
 
@@ -39,10 +41,8 @@ def changed(url, **values):
 
 @graded("ejercicio3b", 1, "el flujo de otra persona también caduca", hidden=True, severe=ONCE)
 def test_another_persons_flow_expires_too(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    theirs = ask(run.peer)
-    grade.require(theirs.url, "notes_backup no pidió el modo URL")
+    run = scene(lab, grade)
+    theirs = asked(grade, run.peer)
     visit = browse(browser_of(run, peer=True), theirs.url, stop="provider")
     grade.require(visit.authorize, "el enlace no llevó a Nube de Copias")
     yield EXPIRED
@@ -54,10 +54,8 @@ def test_another_persons_flow_expires_too(lab, grade):
 @graded("ejercicio3b", 1, "la autorización de otra persona no es la tuya", hidden=True,
         severe=OWNER)
 def test_another_persons_authorization_is_not_yours(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    theirs = ask(run.peer)
-    grade.require(theirs.url, "notes_backup no pidió el modo URL")
+    run = scene(lab, grade)
+    theirs = asked(grade, run.peer)
     browse(browser_of(run, peer=True), theirs.url)
     not_authorized(grade, run, "con la autorización de otra persona")
     legitimate(grade, run)
@@ -82,9 +80,8 @@ def test_a_capability_in_another_shape_is_not_url_mode(lab, grade):
 @graded("ejercicio3b", 1, "una vuelta sin state no completa ningún flujo", hidden=True,
         severe=OWNER)
 def test_a_way_back_without_a_state_completes_nothing(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    grade.require(ask(run).url, "notes_backup no pidió el modo URL")
+    run = scene(lab, grade)
+    asked(grade, run)  # a pending flow of yours
     visit = forged(browser_of(run), run.provider, secrets.token_urlsafe(32))
     grade.require(visit.back, "Nube de Copias no devolvió ningún code")
     refused(grade, browser_of(run)(changed(visit.back, state=None)), "con un code y sin state",
@@ -96,10 +93,8 @@ def test_a_way_back_without_a_state_completes_nothing(lab, grade):
 @graded("ejercicio3b", 1, "un code cambiado por el camino no autoriza nada", hidden=True,
         severe=NO_SUCCESS)
 def test_a_code_changed_on_its_way_authorizes_nothing(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, "notes_backup no pidió el modo URL")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     visit = browse(browser_of(run), first.url, "allow", stop="callback")
     grade.require(visit.back, "el enlace no llevó a Nube de Copias")
     refused(grade, browser_of(run)(changed(visit.back, code=visit.code + "x")),

@@ -19,6 +19,7 @@ from grader.checks.ej3 import (
     POSITIVE,
     PROVIDER_PAGE,
     ask,
+    asked,
     browse,
     browser_of,
     flow_server,
@@ -30,6 +31,7 @@ from grader.checks.ej3 import (
     refused,
     reply,
     require_positive,
+    scene,
 )
 from grader.checks.grading import graded, short
 from setup_page import INLINE_BASE
@@ -95,8 +97,7 @@ def test_the_link_opens_the_servers_own_page_and_names_nobody(lab, grade):
 
 @graded("ejercicio3b", 1, "cada flujo tiene su propio identificador, imposible de adivinar")
 def test_each_flow_has_its_own_unguessable_id(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
+    run = scene(lab, grade)
     asks = [ask(run) for _ in range(6)]
     values = [a.elicitation_id for a in asks]
     missing = next((a for a, v in zip(asks, values, strict=True) if not v), None)
@@ -117,8 +118,7 @@ def test_each_flow_has_its_own_unguessable_id(lab, grade):
 @graded("ejercicio3b", 1, "cada flujo tiene su propio state, imposible de adivinar",
         severe="un state imposible de adivinar, uno por flujo")
 def test_each_flow_has_its_own_unguessable_state(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
+    run = scene(lab, grade)
     links = [(ask(run), False), (ask(run.peer), True), (ask(run), False), (ask(run.peer), True)]
     grade.require(all(a.url for a, _ in links), "no todas las llamadas pidieron el modo URL")
     states = [browse(browser_of(run, peer), a.url, stop="provider").state for a, peer in links]
@@ -140,10 +140,8 @@ def test_each_flow_has_its_own_unguessable_state(lab, grade):
         "flujo", severe="no dar por autorizado nada hasta que la página de retorno canjea el "
         "code y completa el flujo")
 def test_nothing_is_authorized_until_the_callback_completes_the_flow(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     browse(browser_of(run), first.url, stop="provider")
     not_authorized(grade, run, "tras abrir el enlace y ver la página de Nube de Copias sin "
                    "pulsar nada")
@@ -189,10 +187,8 @@ def test_no_token_code_or_state_reaches_the_client(lab, grade):
 
 @graded("ejercicio3b", 1, "el navegador de otra persona no completa tu flujo", severe=OWNER)
 def test_another_persons_browser_cannot_complete_the_flow(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     visit = browse(browser_of(run, peer=True), first.url)
     grade.note("el navegador de la otra persona vio: tu enlace → "
                + ej3.page_text(visit.link, 100))
@@ -204,8 +200,7 @@ def test_another_persons_browser_cannot_complete_the_flow(lab, grade):
 @graded("ejercicio3b", 1, "tu página de retorno completa solo el flujo de su state",
         severe=OWNER)
 def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
+    run = scene(lab, grade)
     grade.require(ask(run).url, "notes_backup no pidió el modo URL")  # a pending flow of yours
     made_up = forged(browser_of(run), run.provider, secrets.token_urlsafe(32))
     page = browser_of(run)(made_up.back)
@@ -227,10 +222,8 @@ def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
 
 @graded("ejercicio3b", 1, "un state sirve una sola vez", severe=ONCE)
 def test_a_state_is_used_once(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     visit = browse(browser_of(run), first.url, "deny")
     grade.require(visit.authorize, "el enlace no llevó a Nube de Copias (tu página respondió "
                   f"{ej3.page_text(visit.link)})")
@@ -244,10 +237,8 @@ def test_a_state_is_used_once(lab, grade):
 @graded("ejercicio3b", 1, "un state que trae el navegador de otra persona queda gastado",
         severe=ONCE)
 def test_a_state_another_persons_browser_brings_back_is_spent(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     mine = browse(browser_of(run), first.url, stop="provider")
     grade.require(mine.authorize, "el enlace no llevó a Nube de Copias (tu página respondió "
                   f"{ej3.page_text(mine.link)})")
@@ -263,10 +254,8 @@ def test_a_state_another_persons_browser_brings_back_is_spent(lab, grade):
         "retorno no responde éxito", severe="no dar por autorizado nada hasta que la página de "
         "retorno canjea el code y completa el flujo")
 def test_without_a_valid_code_the_callback_reports_no_success(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     denied = browse(browser_of(run), first.url, "deny")
     refused(grade, denied.callback, "tras «Rechazar» en Nube de Copias (vuelve sin code)",
             NO_CODE)
@@ -284,10 +273,8 @@ def test_without_a_valid_code_the_callback_reports_no_success(lab, grade):
 
 @graded("ejercicio3b", 1, "un enlace y su state caducan", severe=ONCE)
 def test_a_link_and_its_state_expire(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
-    first = ask(run)
-    grade.require(first.url, f"notes_backup no pidió el modo URL (respondió {reply(first.trace)})")
+    run = scene(lab, grade)
+    first = asked(grade, run)
     visit = browse(browser_of(run), first.url, "allow", stop="callback")
     second = ask(run)
     grade.require(second.url, "notes_backup no pidió el modo URL otra vez")
@@ -301,8 +288,7 @@ def test_a_link_and_its_state_expire(lab, grade):
 
 @graded("ejercicio3b", 1, "una autorización solo la usa quien la hizo", severe=OWNER)
 def test_an_authorization_is_only_its_owners(lab, grade):
-    require_positive(lab, grade)
-    run = flow_server(lab)
+    run = scene(lab, grade)
     legitimate(grade, run)  # you authorize, and your copy is made
     not_authorized(grade, run, "para otra persona, en su propia sesión, con la autorización de "
                    "otro", peer=True)

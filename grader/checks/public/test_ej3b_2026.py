@@ -15,6 +15,7 @@ from grader.checks.ej3 import (
     STATELESS_VERSION,
     Browser,
     ask,
+    asked,
     browse,
     browser_of,
     flow_server,
@@ -22,6 +23,7 @@ from grader.checks.ej3 import (
     not_authorized,
     reply,
     require_positive,
+    scene,
 )
 from grader.checks.grading import graded
 
@@ -43,8 +45,7 @@ def test_authorizes_at_the_provider_and_then_backs_up_in_2026(lab, grade):
 @graded("ejercicio3b_2026", 1, "accept es solo consentimiento: sin la vuelta, pending",
         severe=NOTHING_YET)
 def test_accept_is_consent_only(lab, grade):
-    require_positive(lab, grade, STATELESS_VERSION)
-    run = flow_server(lab, STATELESS_VERSION, answers=[ACCEPT, ACCEPT])
+    run = scene(lab, grade, STATELESS_VERSION, answers=[ACCEPT, ACCEPT])
     run.user.browser = Browser(browser_of(run), None, ("allow", "callback"))
     first = ask(run)
     grade.require(first.shape, f"notes_backup no pidió el modo URL (respondió "
@@ -71,9 +72,7 @@ def test_decline_and_cancel_retire_the_link(lab, grade):
     require_positive(lab, grade, STATELESS_VERSION)
     for answer, name in ((DECLINE, "decline"), (CANCEL, "cancel")):
         run = flow_server(lab, STATELESS_VERSION, answers=[answer])
-        first = ask(run)
-        grade.require(first.url, f"notes_backup no pidió el modo URL (respondió "
-                      f"{reply(first.trace)})")
+        first = asked(grade, run)
         said = first.status == "not_authorized"
         grade.check(said, f"tras {name} responde not_authorized sin copiar nada" if said else
                     f"tras {name} respondió {reply(first.trace, 120)}: se esperaba status "
