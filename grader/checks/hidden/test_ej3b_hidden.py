@@ -77,7 +77,7 @@ def test_a_capability_in_another_shape_is_not_url_mode(lab, grade):
                     "no dio la alternativa manual sin preguntar nada")
 
 
-@graded("ejercicio3b", 1, "una vuelta sin state no completa ningún flujo", hidden=True,
+@graded("ejercicio3b", 1, "un retorno sin state no completa ningún flujo", hidden=True,
         severe=OWNER)
 def test_a_way_back_without_a_state_completes_nothing(lab, grade):
     run = scene(lab, grade)
@@ -85,8 +85,8 @@ def test_a_way_back_without_a_state_completes_nothing(lab, grade):
     visit = forged(browser_of(run), run.provider, secrets.token_urlsafe(32))
     grade.require(visit.back, "Nube de Copias no devolvió ningún code")
     refused(grade, browser_of(run)(changed(visit.back, state=None)), "con un code y sin state",
-            "una vuelta sin state no es de ningún flujo")
-    not_authorized(grade, run, "tras una vuelta sin state")
+            "un retorno sin state no es de ningún flujo")
+    not_authorized(grade, run, "tras un retorno sin state")
     legitimate(grade, run)
 
 

@@ -205,16 +205,18 @@ def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
     made_up = forged(browser_of(run), run.provider, secrets.token_urlsafe(32))
     page = browser_of(run)(made_up.back)
     refused(grade, page, "con un code de verdad y un state que no es de ningún flujo", THEIRS)
-    not_authorized(grade, run, "tras una vuelta con un state que no es de ningún flujo (tu flujo "
-                   "pendiente no es «el que toca»)")
+    not_authorized(grade, run, "tras llegar a tu página de retorno un state que no es de "
+                   "ningún flujo (tu flujo pendiente no es «el que toca»)")
     theirs = ask(run.peer)  # another person's flow: they authorize, you get their way back
     grade.require(theirs.url, "notes_backup no pidió el modo URL a la otra persona")
     visit = browse(browser_of(run, peer=True), theirs.url, "allow", stop="callback")
     grade.require(visit.back, "el enlace de la otra persona no llevó a Nube de Copias "
                   f"(tu página respondió {ej3.page_text(visit.link)})")
     page = browser_of(run)(visit.back)
-    refused(grade, page, "cuando tu navegador trae la vuelta del flujo de otra persona", THEIRS)
-    not_authorized(grade, run, "tras traer tu navegador la vuelta del flujo de otra persona")
+    refused(grade, page, "cuando tu navegador trae el code y el state del flujo de otra persona",
+            THEIRS)
+    not_authorized(grade, run, "tras traer tu navegador el code y el state del flujo de otra "
+                   "persona")
     not_authorized(grade, run, "para la otra persona, cuyo flujo se completó en otro navegador",
                    peer=True)
     legitimate(grade, run)

@@ -42,7 +42,7 @@ def test_authorizes_at_the_provider_and_then_backs_up_in_2026(lab, grade):
                 else "en 2026-07-28 el modo URL viaja en input_required y sin elicitationId")
 
 
-@graded("ejercicio3b_2026", 1, "accept es solo consentimiento: sin la vuelta, pending",
+@graded("ejercicio3b_2026", 1, "accept es solo consentimiento: sin la página de retorno, pending",
         severe=NOTHING_YET)
 def test_accept_is_consent_only(lab, grade):
     run = scene(lab, grade, STATELESS_VERSION, answers=[ACCEPT, ACCEPT])
