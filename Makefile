@@ -82,7 +82,9 @@ release:
 	@test -f editions/release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
 	$(PYTHON) editions/release/build.py
 
-test: venv chromium clients lite-venv lint
+# The lint `make test` runs is tools/lint_course.py: in a learner's clone it checks the lesson
+# notebooks as committed, never the cells the learner typed there (`make lint` checks all).
+test: venv chromium clients lite-venv lint-course
 	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lab: venv
@@ -125,6 +127,10 @@ stress-full:
 # counts a top-level folder as first-party), so a second `make test` in one tree failed here.
 lint: venv
 	$(BIN)/ruff check --no-cache .
+
+.PHONY: lint-course
+lint-course: venv
+	$(BIN)/python tools/lint_course.py
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules

@@ -50,8 +50,7 @@ The rules (estimates by rule, not stopwatch measurements):
 Deliberate simplifications: words are whitespace-separated tokens with a letter or a digit;
 one and a half minutes per written line is a flat rate for lines that range from `return
 False` to a three-line call; outputs are not read from the notebooks (they are stored without
-them), so
-a long output costs what any run costs. Standard library only.
+them), so a long output costs what any run costs. Standard library only.
 """
 
 from __future__ import annotations
@@ -174,14 +173,19 @@ def lab_exercise(heading: str) -> str | None:
 
 
 def lab_names(lab: tuple[Exercise, ...]) -> str:
-    """How a notebook's header names its lab: «ejercicio 4», «ejercicios 3A y 3B», the
+    """How a notebook's header names its lab: «ejercicio 4», «ejercicios 3A, 3B y 5», the
     optional ones marked («ejercicio 3B (parte opcional) y reto (opcional)»)."""
-    required = [e.short for e in lab if not e.optional]
-    names = [("ejercicio " if len(required) == 1 else "ejercicios ") + " y ".join(required)] \
+    required = sorted((e.short for e in lab if not e.optional), key=lambda s: (int(s[:1]), s))
+    names = [("ejercicio " if len(required) == 1 else "ejercicios ") + listed(required)] \
         if required else []
     names += [("reto (opcional)" if e.number == CHALLENGE else f"ejercicio {e.short}")
               for e in lab if e.optional]
     return " y ".join(names)
+
+
+def listed(items: list[str]) -> str:
+    """«3A», «3A y 3B», «3A, 3B y 5»."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " y " + items[-1]
 
 
 def sections(path: Path) -> list[tuple[str | None, list[dict]]]:

@@ -28,7 +28,7 @@ Three graded parts (grader/exercises.py):
 
 Every 3B server of a submission starts alike (`flow_server`): the same file, users, lifetime
 (`TTL`, the expiry test's too), second user and provider, so a flow cannot tell one test from
-another; the users' names are new for each submission (`people`). The positive scenario
+another; the users' names are new for each submission (`state.names`). The positive scenario
 (`AuthFacts`, once per submission and revision) gates every flow test. A test of what must
 not happen judges the step by its effect (after it, is anyone authorized: does the next
 notes_backup make a copy, or say it did?), and ends with the legitimate action on the same
@@ -37,21 +37,22 @@ otherwise it scores 0, so a flow that refuses everything after its first success
 nothing.
 
 Decisions of the guard tables are memoised per submission: one server per 2025 handshake
-(stopped once it has answered), and one per SDK version for 2026-07-28, kept for the
-submission, where every case of that version rides on it as a stateless request.
+(stopped once it has answered), and one per SDK version for 2026-07-28 in each test (`lab.reuse`),
+where every case of that version rides on it as a stateless request.
 """
 
 import html
 import math
 import os
 import re
-import secrets
+import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
 from context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
+from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
 from protocol import (
     LATEST_HANDSHAKE,
@@ -101,12 +102,9 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    servers = lab.state.url_servers  # SDK version -> its 2026-07-28 server, kept
     if protocol == STATELESS_VERSION:
-        run = servers.get(sdk)
-        if run is None:
-            run = servers[sdk] = lab.server(protocol, roots=None, sdk=sdk, keep=True,
-                                            elicitation=CAPS[caps], solution=GUARD_FILE)
+        run = lab.reuse(("guard", sdk), lambda: lab.server(
+            protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], solution=GUARD_FILE))
         run.client.capabilities = {} if CAPS[caps] is False else {"elicitation": CAPS[caps]}
         call = run.call("notes_setup", timeout=10.0)
     else:  # one handshake, one case: the server is stopped as soon as it answered
@@ -176,7 +174,7 @@ MANUAL_STATUS = "manual"   # what the manual fallback answers (structuredContent
 PROVIDER_PAGE = INLINE_BASE + nube_copias.AUTHORIZE_PATH
 POSITIVE = "autoriza en la página de Nube de Copias y después hace la copia"
 POSITIVE_2026 = "en 2026-07-28, autoriza en Nube de Copias y después hace la copia"
-TTL = 4.0                 # --url-ttl of every 3B server: one lifetime for every test
+TTL = URL_TTL             # every server's link lifetime (ctx.url_ttl): one for every test
 EXPIRED = TTL + 0.6       # what the expiry tests wait
 WAIT_NOTIFICATION = 3.0   # seconds the positive scenario waits for the completion notice
 MIN_ID_BITS = 64          # what an unguessable identifier must carry, at least
@@ -186,20 +184,6 @@ TAG = re.compile(r"<[^>]*>")
 DIGITS, LOWER = "0123456789", "abcdefghijklmnopqrstuvwxyz"
 ALPHABETS = (DIGITS, DIGITS + "abcdef", DIGITS + "ABCDEF", DIGITS + LOWER,
              DIGITS + LOWER + LOWER.upper(), DIGITS + LOWER + LOWER.upper() + "-_")
-
-
-@dataclass(frozen=True)
-class People:
-    """Who uses a submission's 3B servers: new names for every submission."""
-    user: str    # the server's user (--user): the one whose flows the tests follow
-    other: str   # the second session's (--second-user): another person
-
-
-def people(lab):
-    if lab.state.exercise3_people is None:
-        tag = secrets.token_hex(3)
-        lab.state.exercise3_people = People(f"ana-{tag}", f"beto-{tag}")
-    return lab.state.exercise3_people
 
 
 @dataclass
@@ -319,7 +303,7 @@ def browser_of(run, peer=False):
     through that session's rpc page channel, Nube de Copias's page from the grader's provider,
     where that person is the account that authorizes."""
     session = run.peer if peer else run
-    account = people(run.lab).other if peer else people(run.lab).user
+    account = run.lab.state.names.other if peer else run.lab.state.names.user
     page = getattr(run, "provider_page", None)
     if page is None:  # the provider's page, served by the grader: only its own route
         page = run.provider_page = SetupPage(None, None, oauth=run.provider)
@@ -344,19 +328,17 @@ class Browser:
         self.visits.append(Visit(url=url) if plan is None else browse(self.fetch, url, *plan))
 
 
-def flow_server(lab, revision=LATEST_HANDSHAKE, *, answers=(), elicitation=None, keep=False,
+def flow_server(lab, revision=LATEST_HANDSHAKE, *, answers=(), elicitation=None,
                 second_answers=()):
-    """A 3B server: the learner's ejercicio3b.py with the course's guard, three notes in the
-    root Notas, its pages on the rpc channel and Nube de Copias the grader's, its frames
+    """A 3B server: the learner's ejercicio3b.py alone with the course's guard, three notes in
+    the root Notas, its pages on the rpc channel and Nube de Copias the grader's, its frames
     watched, a second user's session (`run.peer`). Every one starts alike."""
     lab.require_tool(TOOL)
     tree = lab.folders(*NOTES)
-    who = people(lab)
-    return lab.server(revision, roots=[tree.uri("Notas")], sdk="2.3.0", answers=answers,
-                      elicitation=FULL if elicitation is None else elicitation, keep=keep,
-                      pages=True, url_ttl=TTL, user=who.user, second_user=who.other,
-                      second_answers=second_answers, solution=FLOW_FILE, course_guard=True,
-                      provider=True)
+    return lab.server(revision, roots=[tree.uri("Notas")], answers=answers,
+                      elicitation=FULL if elicitation is None else elicitation, watch=True,
+                      second=True, second_answers=second_answers, solution=FLOW_FILE,
+                      course_guard=True, provider=True)
 
 
 def scene(lab, grade, revision=LATEST_HANDSHAKE, **options):
@@ -402,7 +384,7 @@ def reply(trace, limit=200):
 def real_copy(run, start):
     """Did Nube de Copias record, since its `start`-th copy, a copy of the roots' notes in the
     account of the server's user? (what a copy made for that user looks like)"""
-    mine = people(run.lab).user
+    mine = run.lab.state.names.user
     return any(account == mine and sorted(ids) == EXPECTED_IDS
                for account, ids in run.provider.copies[start:])
 
@@ -450,7 +432,7 @@ def positive(lab, revision):
 
 def play_positive(lab, revision):
     stateless = revision == STATELESS_VERSION
-    run = flow_server(lab, revision, answers=[ACCEPT] if stateless else (), keep=True)
+    run = flow_server(lab, revision, answers=[ACCEPT] if stateless else ())
     run.user.browser = browser = Browser(browser_of(run), ("allow", None))
     facts = AuthFacts()
     first = ask(run)
@@ -512,7 +494,7 @@ def why_not_shown(lab, facts, revision):
                 "la root")
     made = facts.copies
     where = "no registró ninguna copia" if not made else "solo registró " + ", ".join(
-        f"una copia de {count} notas en {'tu cuenta' if whose == people(lab).user else 'otra'}"
+        f"una copia de {count} notas en {'tu cuenta' if whose == lab.state.names.user else 'otra'}"
         for whose, count in made)
     return (f"notes_backup dijo que hizo la copia, pero Nube de Copias {where}: la copia se "
             "hace con ctx.provider.backup(token, ctx.notes()) y el token que tu página de "
@@ -556,10 +538,12 @@ def refused(grade, page, when, why, severe=True):
 
 
 def legitimate(grade, run, revision=LATEST_HANDSHAKE):
-    """The last step of a test of what must not happen: on the same server, the user's own new
-    flow still works, to a copy Nube de Copias recorded in their account. Otherwise the test
-    scores 0: refusing everything is not what it checks."""
-    start = len(run.provider.copies)
+    """The last step of a test of what must not happen (`@graded(..., must_not=True)`): on the
+    same server, the user's own new flow still works, to a copy Nube de Copias recorded in
+    their account (`grade.still_works`; without it the test scores 0: refusing everything is
+    not what it checks). A flow that failed after its lifetime had passed on the grader's side
+    is the grader's fault (`require_in_time`), never the learner's."""
+    since, start = time.monotonic(), len(run.provider.copies)
     if revision == STATELESS_VERSION:
         run.user.answers[:], run.user.visits[:] = [ACCEPT], []
         run.user.browser = Browser(browser_of(run), ("allow", None))
@@ -570,11 +554,15 @@ def legitimate(grade, run, revision=LATEST_HANDSHAKE):
         if first.url:
             browse(browser_of(run), first.url)
             trace = run.call(TOOL)
-    grade.require(is_done(trace) and real_copy(run, start),
-                  "después, en el mismo servidor, el flujo legítimo del usuario (pedir la copia, "
-                  "abrir su enlace, «Autorizar», volver) no terminó en una copia que Nube de "
-                  f"Copias registrara (notes_backup respondió {reply(trace, 120)}): esta prueba "
-                  "solo cuenta si lo legítimo sigue funcionando")
+    works = is_done(trace) and real_copy(run, start)
+    if not works:
+        require_in_time(since, TTL)
+    said = "" if works or grade.hidden else f" (notes_backup respondió {reply(trace, 120)})"
+    return grade.still_works(works, "después, en el mismo servidor, tu propio flujo (pedir la "
+                             "copia, abrir tu enlace, «Autorizar», volver) " + (
+                                 "terminó en una copia que Nube de Copias registró" if works
+                                 else "no terminó en una copia que Nube de Copias registrara")
+                             + said)
 
 
 def carries(traces, secret):

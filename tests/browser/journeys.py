@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pytest
 
 from lab import (
+    OPEN_DIALOG,
     REPO,
     clear_all_outputs,
     copy_course,
@@ -44,7 +45,6 @@ expect.set_options(timeout=ms(PATIENCE))
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 # A form or consent dialog that still waits for an answer: its buttons are enabled.
-OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 
 
 # -- what a learner does ------------------------------------------------------------------
@@ -198,9 +198,7 @@ def learner_02(page) -> None:
 
 
 def learner_03(page) -> None:
-    consent_and_authorize(page)
-    # «En el de 2026-07-28 aparecerá el diálogo de consentimiento: pulsa Rechazar»
-    decline_consent(page)
+    consent_and_authorize(page)  # the other dialogs of notebook 03 go to a simulated user
 
 
 def learner_05(page) -> None:

@@ -49,6 +49,7 @@ class Mutant:
     says: str = ""  # a phrase the feedback of one of the lost tests contains
     severe: bool = False  # the exercise keeps at most half of its points
     base: str = REFERENCE  # the solution it starts from (REFERENCE, or BLIND for 2 and 4)
+    never_says: str = ""  # a phrase no feedback may contain (a cause that is not this bug's)
     part: str = ""  # the exercise it is graded on, when not its file's (an optional part)
 
     @property
@@ -56,19 +57,28 @@ class Mutant:
         return self.part or self.file[:-3]
 
     def write(self, folder):
-        os.makedirs(folder)
-        for name in sorted(os.listdir(REFERENCE)):
-            source = os.path.join(self.base, name)
-            if not os.path.exists(source):
-                source = os.path.join(REFERENCE, name)
-            with open(source, encoding="utf-8") as handle:
-                text = handle.read()
-            if name == self.file:
-                assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
-                text = text.replace(self.find, self.replace)
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        return folder
+        source = os.path.join(self.base, self.file)
+        with open(source if os.path.exists(source) else os.path.join(REFERENCE, self.file),
+                  encoding="utf-8") as handle:
+            text = handle.read()
+        assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
+        return write_solutions(folder, {self.file: text.replace(self.find, self.replace)},
+                               self.base)
+
+
+def write_solutions(folder, texts, base=REFERENCE):
+    """A submission in `folder`: the solutions of `base` (the reference where it has none),
+    with `texts` ({file name: its text}) in place of theirs."""
+    os.makedirs(folder)
+    for name in sorted(os.listdir(REFERENCE)):
+        if name not in texts:
+            source = os.path.join(base, name)
+            with open(source if os.path.exists(source) else os.path.join(REFERENCE, name),
+                      encoding="utf-8") as handle:
+                texts = {**texts, name: handle.read()}
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+            handle.write(texts[name])
+    return folder
 
 
 def write_blind(folder, instead=None):
@@ -106,8 +116,10 @@ REACTION = """        where = handle.current_path()
         if where is None or not change.new_roots.contains(where):
             change.revoke(handle, "su nota quedó fuera de las roots")
 """
-MATCHES = "    matches = ctx.find_notes(title)  # solo notas dentro de las roots\n"
+MATCHES = ('    matches = [store.Note(*n) for n in ctx.memo("matches", '
+           'lambda: ctx.find_notes(title))]\n')
 BODY = _block("ejercicio2.py", MATCHES, '{"archived": note.summary()})\n')
+MODULE = _block("ejercicio2.py", "extension = Extension()\n", MATCHES)
 EX2_PUBLIC = ("test_archives_only_the_chosen_note",
               "test_the_form_offers_exactly_the_matching_notes",
               "test_asks_to_confirm_even_with_one_match",
@@ -129,36 +141,68 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
        "ej4/test_revocation_changes_nothing_on_disk",
        "ej4/test_a_sibling_sharing_a_prefix_is_another_root",
        "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now",
-       "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_every_root_removed",
-       "ej4_hidden/test_root_through_a_symlinked_folder",
-       "ej4_hidden/test_root_narrowed_to_a_subfolder",
-       "ej4_hidden/test_a_root_folder_moved_away_and_replaced",
-       "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"}
+       "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now",
+       "ej4/test_every_root_removed",
+       "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder",
+       "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_root_narrowed_to_a_subfolder",
+       "ej4_hidden/test_other_roots_moved_replaced_or_reached_through_links"}
 # an exercise's «lo imprescindible» entries: lost when a severe bug took it past half
-SEVERE2, SEVERE2_HIDDEN = {"ej2/lo_imprescindible"}, {"ej2/lo_imprescindible_oculto"}
-SEVERE4, SEVERE4_HIDDEN = {"ej4/lo_imprescindible"}, {"ej4/lo_imprescindible_oculto"}
+# (no exercise-2 or exercise-4 bug is severe in a hidden test only: each kind has a public one)
+SEVERE2, SEVERE4 = {"ej2/lo_imprescindible"}, {"ej4/lo_imprescindible"}
 MOVED = "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now"
-REPLACED = "ej4_hidden/test_a_root_folder_moved_away_and_replaced"
-DOT_DOT = "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"
+REPLACED = "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now"
+EVERY = "ej4/test_every_root_removed"
+LINKED = "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder"
+OTHER_FOLDERS = "ej4_hidden/test_other_roots_moved_replaced_or_reached_through_links"
+SEVERAL = "ej4_hidden/test_several_roots_remain"
+NARROWED = "ej4_hidden/test_root_narrowed_to_a_subfolder"
 RECHECK = both("ej2/test_rechecks_the_chosen_note_after_the_answer")
 
 RETO_SEVERE = "reto/lo_imprescindible"
-RETO_DERIVE = ("def derive(key, purpose):\n"
-               "    return hmac.new(key, purpose, sha256).digest()\n")
-RETO_CHECKS = _block("reto.py", "        expected = hmac.new(", "            self.usados[nonce] = "
-                     "expires\n")
-RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes de comprobar el sello
+RETO_KEYS = "    return keys_from(binding.key)\n"
+RETO_BOUND = "    return [binding.tool, binding.arguments, binding.principal]\n"
+RETO_CHECKS = _block("reto.py", "        esperada = tag_of(", '            self.usados[nonce] = '
+                     'sobre["caduca"]\n')
+RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: lo apunta antes de comprobar la etiqueta
             self.usados = {n: hasta for n, hasta in self.usados.items() if hasta >= binding.now}
             if nonce in self.usados:
                 raise ValueError("ya usado")
-            self.usados[nonce] = expires
-        expected = hmac.new(derive(binding.key, b"firmar"),
-                            header(binding, expires) + nonce + cipher, sha256).digest()
-        if not hmac.compare_digest(tag, expected):
+            self.usados[nonce] = binding.expires_at
+        esperada = tag_of(clave_firmar, atado(binding), nonce, cifrado)
+        if not hmac.compare_digest(etiqueta, esperada):
             raise ValueError("sello roto, de otra llamada, de otro usuario o de otra clave")
-        if binding.now > expires:
+        sobre = json.loads(stream_xor(clave_cifrar, nonce, cifrado))
+        if sobre["caduca"] < binding.now:
             raise ValueError("caducado")
 """
+# what each class of reto mistake loses, public and hidden
+RETO_FORGED = {"reto/test_a_token_made_without_your_servers_key_is_refused", RETO_SEVERE}
+RETO_READ = "reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token"
+RETO_EXPIRED = {"reto/test_an_expired_token_is_refused",
+                "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
+RETO_MOVED = {"reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused",
+              "reto_hidden/test_tokens_moved_elsewhere_are_refused", RETO_SEVERE}
+RETO_OTHER_USER = {"reto/test_a_token_moved_to_another_user_is_refused",
+                   "reto_hidden/test_tokens_moved_elsewhere_are_refused", RETO_SEVERE}
+RETO_FIRST_ROUND = "reto/test_the_first_rounds_token_cannot_be_used_twice"
+RETO_REPLAYED = {"reto/test_a_used_round_cannot_be_replayed", RETO_FIRST_ROUND,
+                 "reto_hidden/test_other_used_rounds_cannot_be_replayed", RETO_SEVERE}
+RETO_CHANGED = "reto/test_a_token_with_a_character_changed_is_refused"
+RETO_RESPELLED = {"reto/test_a_token_spelled_another_way_is_refused",
+                  "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}
+RETO_COMPARED = "reto/test_tags_are_compared_in_constant_time"
+# every test that attacks a server and then needs a legitimate delete on it to work
+RETO_MUST_NOT = {RETO_CHANGED, "reto/test_a_token_cut_or_lengthened_is_refused",
+                 "reto/test_a_token_spelled_another_way_is_refused",
+                 "reto/test_an_expired_token_is_refused",
+                 "reto/test_a_used_round_cannot_be_replayed", RETO_FIRST_ROUND,
+                 "reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused",
+                 "reto/test_a_token_moved_to_another_user_is_refused",
+                 "reto/test_a_token_made_without_your_servers_key_is_refused",
+                 "reto_hidden/test_other_changes_cuts_and_spellings_are_refused",
+                 "reto_hidden/test_tokens_moved_elsewhere_are_refused",
+                 "reto_hidden/test_other_used_rounds_cannot_be_replayed",
+                 "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
 
 MUTANTS = [
     # -- the blind test's bugs ------------------------------------------------------------------
@@ -194,20 +238,21 @@ MUTANTS = [
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {"ej4_hidden/test_several_roots_remain", MOVED, REPLACED},  # revokes too many (safe)
+""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS},  # revokes too many (safe)
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
-           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {EVERY} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     Mutant("reaccion_que_lanza", "ejercicio4.py", REACTION,
            "        if not change.new_roots.contains(handle.real_path):  # BUG: no such field\n"
            "            change.revoke(handle)\n",
            EX4, "la reacción al cambio de roots falló"),
     # -- the usual ones ---------------------------------------------------------------------------
     Mutant("compara_titulos_con_igual", "ejercicio2.py", MATCHES,
-           "    matches = [n for n in ctx.notes() if n.title == title]  # BUG: exact titles\n",
+           '    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: [\n'
+           "        n for n in ctx.notes() if n.title == title])]  # BUG: exact titles\n",
            both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
            "sin distinguir mayúsculas ni espacios"),
     Mutant("archiva_sin_preguntar_si_hay_una", "ejercicio2.py", ASK,
@@ -235,27 +280,50 @@ MUTANTS = [
            "tras accept con confirm falso cambió el disco", severe=True),
     Mutant("busca_con_prefijo_fuera_de_las_roots", "ejercicio2.py", MATCHES,
            """    import os
-    wanted, matches = title.strip().casefold(), []
+    wanted, found = title.strip().casefold(), []
     for root in ctx.roots.roots:  # BUG: any sibling folder whose name starts like the root
         parent = os.path.dirname(root.path)
         for name in sorted(os.listdir(parent)):
             folder = os.path.join(parent, name)
             if folder.startswith(root.path) and os.path.isdir(folder):
                 for file in sorted(os.listdir(folder)):
-                    import store
                     note = store.read_note(os.path.join(folder, file))
                     if note is not None and note.title.strip().casefold() == wanted:
-                        matches.append(note)
+                        found.append(note)
+    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: found)]
 """,
            both("ej2/test_titles_outside_the_roots_are_refused_without_asking")
            | both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive") | SEVERE2,
-           "Notes-evil, que no es una root", severe=True),
+           "Notas-privadas, que no es una root", severe=True),
+    Mutant("busca_por_subcadena", "ejercicio2.py", MATCHES,
+           '    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: [\n'
+           "        n for n in ctx.notes()  # BUG: basta con una parte del título\n"
+           "        if title.strip().casefold() in n.title.casefold()])]\n",
+           both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
+           "el título coincide entero, no una parte"),
+    Mutant("coincidencias_en_el_modulo", "ejercicio2.py", MODULE, MODULE.replace(
+        "extension = Extension()\n",
+        "extension = Extension()\nVISTAS = {}  # BUG: del módulo, no de la llamada (ctx.memo)\n")
+        .replace(MATCHES, "    if title not in VISTAS:\n"
+                          "        VISTAS[title] = ctx.find_notes(title)\n"
+                          "    matches = VISTAS[title]\n"),
+           both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
+           "nunca en una lista que guardaste de otra", severe=True),
+    Mutant("sin_memo", "ejercicio2.py", MATCHES,
+           "    matches = ctx.find_notes(title)  # BUG: sin ctx.memo, cada ejecución decide\n",
+           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
+            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo"),
     Mutant("vuelve_a_preguntar", "ejercicio2.py", ASK_BLOCK,
            "    while True:  # BUG: asks again until it hears a yes\n"
            + "".join("    " + line for line in ASK_BLOCK.splitlines(keepends=True))
            + '        if answer.action == "accept" and answer.content.get("confirm") is True:\n'
            "            break\n",
            both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
+    Mutant("no_mueve_la_nota", "ejercicio2.py", ARCHIVE_CALL,
+           "    target = ctx.recheck(current).path  # BUG: la comprueba, pero no la mueve\n",
+           EX2, "la nota siguió en Otros/informe-b.md",
+           never_says="cambió otra nota que nadie eligió"),
     Mutant("copia_y_borra", "ejercicio2.py", ARCHIVE_CALL,
            """    import os
     import shutil
@@ -289,14 +357,16 @@ MUTANTS = [
         raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(current.path, target)
 """, EX2,
-           "la carpeta .archive de su root (Otros)", severe=True),
+           "la carpeta .archive de su root (Otros)",  # the chosen note, in a wrong place
+           never_says="cambió otra nota que nadie eligió"),
     Mutant("compara_rutas_con_startswith", "ejercicio4.py", REACTION,
            "        if not any(handle.path.startswith(root.path) "
            "for root in change.new_roots.roots):\n"
            "            change.revoke(handle)\n",
            # the stale text path too: the folder moved with the handle open stays "inside"
-           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED} | SEVERE4,
-           "Notes no contiene a Notes-evil", severe=True),
+           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED,
+            OTHER_FOLDERS} | SEVERE4,
+           "Notas no contiene a Notas-privadas", severe=True),
     Mutant("usa_la_ruta_de_la_uri", "ejercicio4.py", REACTION,
            "        import os\n"
            "        from roots import is_within, uri_to_path\n"
@@ -304,9 +374,8 @@ MUTANTS = [
            "                   for root in change.new_roots.roots):  # BUG: the URI, not real\n"
            "            change.revoke(handle)\n",
            # the opening path resolved again: a root folder replaced keeps its handle alive
-           {"ej4_hidden/test_root_through_a_symlinked_folder", REPLACED, DOT_DOT}
-           | SEVERE4_HIDDEN, "algún handle que quedó fuera de las roots siguió funcionando",
-           severe=True),
+           {LINKED, REPLACED, OTHER_FOLDERS} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     Mutant("revoca_todos", "ejercicio4.py", REACTION, "        change.revoke(handle)\n", EX4,
            "también los de dentro"),
     Mutant("no_revoca_ninguno", "ejercicio4.py", REACTION, "        pass\n", EX4,
@@ -321,57 +390,59 @@ MUTANTS = [
             threading.Timer(0.5, later).start()
 """, EX4, "siguió leyendo la nota en la primera llamada tras el cambio"),
     # -- the requestState challenge (reto), written from its statement -------------------------
-    Mutant("hash_sin_clave", "reto.py", RETO_DERIVE,
-           "def derive(key, purpose):\n"
-           "    return sha256(purpose).digest()  # BUG: un hash, sin la clave\n",
-           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-           "tu sello no depende de la clave del servidor"),
-    Mutant("clave_en_el_archivo", "reto.py", RETO_DERIVE,
-           "CLAVE = b\"clave-secreta-del-reto-0123456789abcdef\"  # BUG: en el archivo\n\n\n"
-           "def derive(key, purpose):\n"
-           "    return hmac.new(CLAVE, purpose, sha256).digest()\n",
-           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-           "una clave fija en tu archivo"),
-    Mutant("compara_con_igual", "reto.py", "        if not hmac.compare_digest(tag, expected):\n",
-           "        if tag != expected:  # BUG: tarda distinto según dónde difieren\n",
-           {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
+    Mutant("etiqueta_sin_clave", "reto.py", RETO_KEYS,
+           '    return keys_from(binding.key)[0], b""  # BUG: la etiqueta, sin clave\n',
+           RETO_FORGED, "con la clave una clave vacía", severe=True),
+    Mutant("clave_del_key_id", "reto.py", RETO_KEYS,
+           "    return keys_from(binding.key_id.encode())  # BUG: key_id es público\n",
+           RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),
+    Mutant("clave_en_el_archivo", "reto.py", RETO_KEYS,
+           '    return keys_from(b"clave-secreta-del-reto-0123456789")  # BUG: en el archivo\n',
+           RETO_FORGED | {RETO_READ}, "la constante clave-secreta-del-reto-0123456789",
+           severe=True),
+    Mutant("cifrado_sin_clave", "reto.py", RETO_KEYS,
+           '    return keys_from(b"")[0], keys_from(binding.key)[1]  # BUG: cifra sin la clave\n',
+           {RETO_READ}, "cualquiera con tu código lo lee"),
+    Mutant("compara_con_igual", "reto.py",
+           "        if not hmac.compare_digest(etiqueta, esperada):\n",
+           "        if etiqueta != esperada:  # BUG: tarda distinto según dónde difieren\n",
+           {RETO_COMPARED}, "compare_digest"),
     Mutant("sin_caducidad", "reto.py",
-           "        if binding.now > expires:\n            raise ValueError(\"caducado\")\n", "",
-           {"reto/test_an_expired_token_is_refused",
-            "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
-           "un token caducado"),
-    Mutant("sin_atar_a_la_llamada", "reto.py",
-           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
-           "    fields = [VERSION, binding.principal, expires]  # BUG: sin la llamada\n",
-           {"reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused", RETO_SEVERE,
-            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "otra herramienta"),
-    Mutant("sin_usuario", "reto.py",
-           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
-           "    fields = [VERSION, binding.tool, binding.arguments, expires]  # BUG: sin usuario\n",
-           {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
-            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "binding.principal"),
+           '        if sobre["caduca"] < binding.now:\n            raise ValueError("caducado")\n',
+           "", RETO_EXPIRED, "un token caducado"),
+    Mutant("sin_herramienta", "reto.py", RETO_BOUND,
+           "    return [binding.arguments, binding.principal]  # BUG: sin la herramienta\n",
+           RETO_MOVED, "no cubre binding.tool", severe=True),
+    Mutant("sin_argumentos", "reto.py", RETO_BOUND,
+           "    return [binding.tool, binding.principal]  # BUG: sin los argumentos\n",
+           RETO_MOVED, "no cubre binding.arguments", severe=True),
+    Mutant("sin_usuario", "reto.py", RETO_BOUND,
+           "    return [binding.tool, binding.arguments]  # BUG: sin el usuario\n",
+           RETO_OTHER_USER, "no cubre binding.principal", severe=True),
     Mutant("repeticion_permitida", "reto.py",
-           "            if nonce in self.usados:\n                raise ValueError(\"ya usado\")\n",
-           "", {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
-                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
-           "vale una sola vez"),
-    Mutant("estado_en_claro", "reto.py", "    return bytes(out[:length])\n",
-           "    return bytes(length)  # BUG: un flujo de ceros: el estado va en claro\n",
-           {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
-            "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
-           "cifra lo que sellas"),
+           '            if nonce in self.usados:\n                raise ValueError("ya usado")\n',
+           "", RETO_REPLAYED, "vale una sola vez", severe=True),
+    Mutant("primera_ronda_dos_veces", "reto.py",
+           "        if binding.one_time:  # solo ahora",
+           '        if binding.one_time and sobre["datos"]["answers"]:  # BUG: solo',
+           {RETO_FIRST_ROUND}, "el token de la ronda de las roots, otra vez"),
     Mutant("gasta_antes_de_comprobar", "reto.py", RETO_CHECKS, RETO_SPEND_FIRST,
-           {"reto/test_a_token_with_a_character_changed_is_refused"},
-           "un intento rechazado gastó el token legítimo"),
-    Mutant("acepta_el_token_re_codificado", "reto.py",
-           "    if b64(data) != text:  # relleno, espacios, otro alfabeto o bits sobrantes: otro "
-           "token\n        raise ValueError(\"el token no está escrito como se dio\")\n", "",
-           {"reto/test_a_token_spelled_another_way_is_refused",
-            "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
+           {RETO_CHANGED}, "un intento rechazado gastó el token legítimo"),
+    Mutant("acepta_el_token_re_codificado", "reto.py", "        crudo = decode(token)",
+           '        crudo = decode(token.strip().rstrip("="))  # BUG: acepta otras formas;',
+           RETO_RESPELLED, "re-codificado"),
+    # not a bug but a trick: the sealer behaves for one flow, then refuses everything
+    Mutant("se_porta_bien_una_vez", "reto.py", "    def open(self, token, binding):\n",
+           "    def open(self, token, binding):\n"
+           '        self.abiertos = getattr(self, "abiertos", 0) + 1  # TRAMPA\n'
+           "        if self.abiertos > 2:\n"
+           '            raise ValueError("ya no abro nada más")\n',
+           RETO_MUST_NOT, "no negarse a todo"),
 ]
 
 # -- written blind from the statements, as a learner would (base: blind/) ---------------------
-B_FIND = "    candidatas = ctx.find_notes(title)\n"
+B_FIND = ('    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", '
+          'lambda: ctx.find_notes(title))]\n')
 B_OPTIONS = ("    opciones = [(nota.id, f\"{nota.title} ({nota.created})\") "
              "for nota in candidatas]\n")
 B_CHOICE = 'choice(opciones, title="Nota", protocol=ctx.protocol_version)'
@@ -416,15 +487,16 @@ def blind_reto(name, find, replace, loses, says, severe=False):
 
 
 # the blind reto (blind/reto.py)
-BR_TAG = "        if not hmac.compare_digest(tag, self._tag(binding, body)):\n"
+BR_KEYS = "        return sealkit.keys_from(binding.key)\n"
+BR_TAG = "        if not hmac.compare_digest(tag, self._etiqueta(binding, nonce, cifrado)):\n"
 BR_ONE_TIME = _block_of(BLIND, "reto.py", "        if binding.one_time:\n",
-                        "                self._usados[nonce] = exp\n")
-BR_OPEN = _block_of(BLIND, "reto.py", "        body, tag = raw[:-TAG], raw[-TAG:]\n",
-                    "                self._usados[nonce] = exp\n")
+                        '                self._usados[nonce] = sobre["caduca"]\n')
+BR_OPEN = _block_of(BLIND, "reto.py", "        tag = raw[-sealkit.TAG:]\n",
+                    '                self._usados[nonce] = sobre["caduca"]\n')
+BR_SOBRE = '        sobre = {"caduca": binding.expires_at, "datos": payload}\n'
 BR_SEAL_OPEN = _block_of(BLIND, "reto.py", "    def seal(self, payload, binding):\n",
-                         "        return json.loads(plain.decode())\n")
-BR_PLAIN = ('        plain = json.dumps(payload, separators=(",", ":"), '
-            'ensure_ascii=False).encode()\n')
+                         '        return sobre["datos"]\n')
+
 
 BLIND_MUTANTS = [
     # acting against or without the user's decision
@@ -452,7 +524,9 @@ BLIND_MUTANTS = [
     blind2("a_ciegas_archiva_todas", B_ACT,
            "    for otra in candidatas:  # BUG: todas las que coinciden\n"
            "        destino = ctx.archive(ctx.recheck(otra))\n",
-           both("ej2/test_archives_only_the_chosen_note") | SEVERE2,
+           both("ej2/test_archives_only_the_chosen_note") | SEVERE2
+           | both("ej2/test_archiving_moves_the_file_and_never_overwrites")
+           | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
            "solo se archiva la nota que el usuario eligió", severe=True),
     blind2("a_ciegas_archiva_la_primera", B_PICK,
            "    elegida = candidatas[0]  # BUG: la primera, no la elegida\n",
@@ -549,13 +623,32 @@ BLIND_MUTANTS = [
 """, both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
 "la de la root, no la de la subcarpeta"),
     blind2("a_ciegas_titulos_exactos", B_FIND,
-           "    candidatas = [n for n in ctx.notes() if n.title == title]  # BUG: tal cual\n",
+           '    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: [\n'
+           "        n for n in ctx.notes() if n.title == title])]  # BUG: tal cual\n",
            both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
            "sin distinguir mayúsculas ni espacios"),
+    blind2("a_ciegas_subcadena", B_FIND,
+           '    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: [\n'
+           "        n for n in ctx.notes()\n"
+           "        if title.lower().strip() in n.title.lower()])]  # BUG: «contiene»\n",
+           both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
+           "el título coincide entero, no una parte"),
+    blind2("a_ciegas_cache_del_modulo", B_FIND, """\
+    # BUG: para no buscar dos veces, las candidatas se guardan en el módulo
+    clave = title.strip().casefold()
+    if clave not in notes_archive.__dict__.setdefault("vistas", {}):
+        notes_archive.vistas[clave] = ctx.find_notes(title)
+    candidatas = notes_archive.vistas[clave]
+""", both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
+"nunca en una lista que guardaste de otra", severe=True),
+    blind2("a_ciegas_sin_memo", B_FIND,
+           "    candidatas = ctx.find_notes(title)  # BUG: sin ctx.memo\n",
+           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
+            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo"),
     blind2("a_ciegas_busca_en_carpetas_parecidas", B_FIND, """\
     import os
-    import store
-    candidatas = []
+    vistas = []
     for root in ctx.roots.roots:  # BUG: las carpetas que empiezan como la root
         arriba = os.path.dirname(root.path)
         for nombre in sorted(os.listdir(arriba)):
@@ -565,9 +658,10 @@ BLIND_MUTANTS = [
                 for archivo in sorted(archivos):
                     nota = store.read_note(os.path.join(carpeta, archivo))
                     if nota and nota.title.strip().casefold() == title.strip().casefold():
-                        candidatas.append(nota)
+                        vistas.append(nota)
+    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: vistas)]
 """, both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
-"Notes-evil, que no es una root", severe=True),
+"Notas-privadas, que no es una root", severe=True),
     blind2("a_ciegas_sin_anotaciones", 'annotations={"readOnlyHint": False, '
            '"destructiveHint": True})',
            "annotations={})  # BUG: sin anunciar nada",
@@ -582,30 +676,30 @@ BLIND_MUTANTS = [
            "        elif not any(ruta.startswith(root.path)  # BUG: texto\n"
            "                     for root in change.new_roots.roots):\n",
            {"ej4/test_a_sibling_sharing_a_prefix_is_another_root"} | SEVERE4,
-           "Notes no contiene a Notes-evil", severe=True),
+           "Notas no contiene a Notas-privadas", severe=True),
     blind4("a_ciegas_usa_handle_path", B_PATH,
            "        ruta = handle.path  # BUG: la ruta de cuando se abrió\n",
-           {MOVED, REPLACED} | SEVERE4,
+           {MOVED, REPLACED, OTHER_FOLDERS} | SEVERE4,
            "handle.current_path() dice dónde está el archivo de verdad ahora", severe=True),
     blind4("a_ciegas_resuelve_handle_path", B4_BODY, loop4(
         "        ruta = os.path.realpath(handle.path)  # BUG: resuelve el texto de antes\n"),
-           {REPLACED} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {REPLACED, OTHER_FOLDERS} | SEVERE4,
+           "os.path.realpath(handle.path)", severe=True),
     blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"
         "                     for root in change.new_roots.roots):\n")),
-           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT},
+           {LINKED, OTHER_FOLDERS},
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     blind4("a_ciegas_normaliza_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, os.path.normpath(uri_to_path(root.uri)))\n"
         "                     for root in change.new_roots.roots):  # BUG: normaliza\n")),
-           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT} | SEVERE4_HIDDEN,
+           {LINKED, OTHER_FOLDERS} | SEVERE4,
            "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
     blind4("a_ciegas_nada_sin_roots", B_LOOP,
            "    if not change.new_roots.roots:  # BUG: sin roots no hay con qué comparar\n"
            "        return\n" + B_LOOP,
-           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {EVERY} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     blind4("a_ciegas_solo_las_roots_quitadas", B4_BODY, """\
     from roots import is_within
     nuevas = [root.path for root in change.new_roots.roots]
@@ -616,73 +710,67 @@ BLIND_MUTANTS = [
         ruta = handle.current_path()  # dónde está el archivo ahora
         if ruta is None or any(is_within(ruta, quitada) for quitada in quitadas):
             change.revoke(handle, "su nota quedó fuera de las roots")
-""", {MOVED, "ej4_hidden/test_root_narrowed_to_a_subfolder"} | SEVERE4,
+""", {MOVED, NARROWED} | SEVERE4,
 "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
     blind4("a_ciegas_solo_la_carpeta_de_la_root", B4_BODY, loop4(B_PATH, (
         "        elif os.path.dirname(ruta) not in [root.path for root in "
         "change.new_roots.roots]:  # BUG\n")),
            EX4, "sigue dentro de las roots pero su handle dejó de funcionar"),
-    # the reto, blind: forged or replayed into a deletion (severe), then the rest
-    blind_reto("a_ciegas_reto_clave_constante", "def _derive(key, label):\n",
-               "CLAVE = b\"reto-mcp-2026-clave-super-secreta\"  # BUG: la clave, en el archivo\n"
-               "\n\ndef _derive(key, label):\n    key = CLAVE\n",
-               {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-               "una clave fija en tu archivo", severe=True),
-    blind_reto("a_ciegas_reto_repeticion_permitida", BR_ONE_TIME, "",
-               {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
-                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
+    # the reto, blind: forged, moved or replayed into a deletion (severe), then the rest
+    blind_reto("a_ciegas_reto_clave_constante", BR_KEYS,
+               '        return sealkit.keys_from(b"reto-mcp-2026-clave-super-secreta")  # BUG\n',
+               RETO_FORGED | {RETO_READ}, "la constante reto-mcp-2026-clave-super-secreta",
+               severe=True),
+    blind_reto("a_ciegas_reto_etiqueta_con_sha256",
+               "        return sealkit.tag_of(firmar, self._atado(binding), nonce, cifrado)\n",
+               "        import hashlib  # BUG: un hash, sin clave\n"
+               "        return hashlib.sha256(json.dumps(self._atado(binding)).encode() + nonce\n"
+               "                              + cifrado).digest()\n",
+               RETO_FORGED, "un sha256, sin clave", severe=True),
+    blind_reto("a_ciegas_reto_repeticion_permitida", BR_ONE_TIME, "", RETO_REPLAYED,
                "vale una sola vez", severe=True),
     blind_reto("a_ciegas_reto_sin_usuario",
-               "    return json.dumps([binding.tool, binding.arguments, binding.principal,\n",
-               "    return json.dumps([binding.tool, binding.arguments,  # BUG: sin el usuario\n",
-               {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
-                "reto_hidden/test_tokens_moved_elsewhere_are_refused"},
-               "ata el token a binding.principal", severe=True),
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.tool, binding.arguments]  # BUG: sin el usuario\n",
+               RETO_OTHER_USER, "no cubre binding.principal", severe=True),
+    blind_reto("a_ciegas_reto_sin_herramienta",
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.arguments, binding.principal]  # BUG: sin la herramienta\n",
+               RETO_MOVED, "no cubre binding.tool", severe=True),
     blind_reto("a_ciegas_reto_sin_caducidad",
-               "        if exp < now:\n            raise ValueError(\"caducado\")\n", "",
-               {"reto/test_an_expired_token_is_refused",
-                "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
-               "un token caducado"),
+               '        if sobre["caduca"] < binding.now:\n'
+               '            raise ValueError("caducado")\n', "", RETO_EXPIRED, "un token caducado"),
     blind_reto("a_ciegas_reto_compara_con_igual", BR_TAG,
-               "        if tag != self._tag(binding, body):  # BUG: tiempo no constante\n",
-               {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
-    blind_reto("a_ciegas_reto_payload_legible", "    return bytes(out[:length])\n",
-               "    return bytes(length)  # BUG: un flujo de ceros: el payload va en claro\n",
-               {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
-                "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
-               "cifra lo que sellas"),
+               "        if tag != self._etiqueta(binding, nonce, cifrado):  # BUG: == varía\n",
+               {RETO_COMPARED}, "compare_digest"),
+    blind_reto("a_ciegas_reto_clave_del_key_id", BR_KEYS,
+               "        return sealkit.keys_from(binding.key_id.encode())  # BUG: es público\n",
+               RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),
     blind_reto("a_ciegas_reto_gasta_antes_de_verificar", BR_OPEN,
-               "        body, tag = raw[:-TAG], raw[-TAG:]\n"
-               "        nonce = body[:NONCE]\n"
+               "        tag = raw[-sealkit.TAG:]\n"
                "        if binding.one_time:  # BUG: lo apunta antes de comprobar la firma\n"
                "            with self._lock:\n"
                "                if nonce in self._usados:\n"
-               "                    raise ValueError(\"ya usado\")\n"
-               "                self._usados[nonce] = binding.expires_at * 1000\n"
-               + BR_OPEN[len("        body, tag = raw[:-TAG], raw[-TAG:]\n"):
-                         BR_OPEN.index(BR_ONE_TIME)],
-               {"reto/test_a_token_with_a_character_changed_is_refused"},
-               "un intento rechazado gastó el token legítimo"),
+               '                    raise ValueError("ya usado")\n'
+               "                self._usados[nonce] = binding.expires_at\n"
+               + BR_OPEN[len("        tag = raw[-sealkit.TAG:]\n"):BR_OPEN.index(BR_ONE_TIME)],
+               {RETO_CHANGED}, "un intento rechazado gastó el token legítimo"),
     blind_reto("a_ciegas_reto_etiqueta_a_medias", BR_TAG,
-               "        if not hmac.compare_digest(tag[:16], self._tag(binding, body)[:16]):"
-               "  # BUG\n",
-               {"reto/test_a_token_with_a_character_changed_is_refused"},
-               "el token de la ronda de las roots con un carácter cambiado"),
-    blind_reto("a_ciegas_reto_acepta_recodificado",
-               _block_of(BLIND, "reto.py", "    if not isinstance(text, str) or not "
-                         "text.isascii():\n", "        raise ValueError(\"token no canónico\")\n"),
-               "    text = text.strip().replace(\"+\", \"-\").replace(\"/\", \"_\").rstrip(\"=\")"
-               "  # BUG\n    raw = base64.urlsafe_b64decode(text + \"=\" * (-len(text) % 4))\n",
-               {"reto/test_a_token_spelled_another_way_is_refused",
-                "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
+               "        if not hmac.compare_digest(tag[:16], self._etiqueta(binding, nonce, "
+               "cifrado)[:16]):  # BUG\n",
+               {RETO_CHANGED}, "el token de la ronda de las roots con un carácter cambiado"),
+    blind_reto("a_ciegas_reto_acepta_recodificado", "        raw = sealkit.decode(token)\n",
+               '        texto = token.strip().replace("+", "-").replace("/", "_").rstrip("=")'
+               "  # BUG\n        raw = sealkit.decode(texto)\n",
+               RETO_RESPELLED, "re-codificado"),
     blind_reto("a_ciegas_reto_estado_en_memoria", BR_SEAL_OPEN,
                "    guardados = {}  # BUG: el payload se queda en la memoria de este proceso\n\n"
-               + BR_SEAL_OPEN.replace(BR_PLAIN, "        self.guardados[nonce] = payload\n"
-                                      "        plain = b\"{}\"\n")
-               .replace("        return json.loads(plain.decode())\n",
+               + BR_SEAL_OPEN.replace(BR_SOBRE, "        self.guardados[nonce] = payload\n"
+                                      + BR_SOBRE.replace('"datos": payload', '"datos": {}'))
+               .replace('        return sobre["datos"]\n',
                         "        return self.guardados[nonce]\n"),
-               {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"},
-               "no en la memoria de un proceso"),
+               {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"}
+               | RETO_EXPIRED, "no en la memoria de un proceso"),
 ]
 MUTANTS += BLIND_MUTANTS
 

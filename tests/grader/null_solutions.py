@@ -18,8 +18,10 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
   always the manual fallback), or the whole flow without its third party: every page and
   check, but the code never exchanged and the copy only said, never made;
 - exercise 3B's optional part: 3B's starter, whose 2026-07-28 part gives the manual fallback;
-- the optional challenge (reto.py): the server's own sealer handed back as the learner's, and a
-  token that is the payload in base64 with no seal at all.
+- the optional challenge (reto.py): the server's own sealer handed back as the learner's (also
+  one that opens each token at most twice), a token that is the payload in base64 with no seal
+  at all, and a decoy reto.py that calls compare_digest while the real sealer (the reference's)
+  is registered from another solution file.
 """
 
 import json
@@ -48,21 +50,27 @@ class Null:
     name: str
     exercise: str   # an exercise id of grader/exercises.py ("ejercicio3b", "reto"...)
     source: str
+    others: tuple = ()  # (file name, text) of other solution files handed in with it
 
     def write(self, folder):
         os.makedirs(folder)
-        file = BY_ID[self.exercise].file
-        with open(os.path.join(folder, file), "w", encoding="utf-8") as handle:
-            handle.write(self.source)
+        for name, text in ((BY_ID[self.exercise].file, self.source), *self.others):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
         return folder
+
+
+def reference(name):
+    """The text of a reference solution file."""
+    with open(os.path.join(REPO, "grader", "reference", "soluciones", name),
+              encoding="utf-8") as handle:
+        return handle.read()
 
 
 def never_exchanged():
     """The reference flow (every page, the state, the notification) with no third party: the
     callback never exchanges the code and the tool says it made the copy without making it."""
-    with open(os.path.join(REPO, "grader", "reference", "soluciones", "ejercicio3b.py"),
-              encoding="utf-8") as handle:
-        source = handle.read()
+    source = reference("ejercicio3b.py")
     for find, replace in (
             ("        copied = ctx.provider.backup(TOKENS[ctx.user], ctx.notes())\n",
              "        copied = len(ctx.notes())  # no copy is made\n"),
@@ -243,6 +251,32 @@ import request_state
 
 extension.request_state(request_state.Sealer())
 '''),
+    Null("sello_del_servidor_dos_veces", "reto", HEADER + '''
+import collections
+
+import request_state
+
+
+class DosVeces(request_state.Sealer):
+    def __init__(self):
+        self.veces = collections.Counter()
+
+    def open(self, token, binding):
+        self.veces[token] += 1
+        if self.veces[token] > 2:
+            raise ValueError("ya no")
+        return super().open(token, binding)
+
+
+extension.request_state(DosVeces())
+'''),
+    Null("sello_en_otro_archivo", "reto", HEADER + '''
+import hmac
+
+
+def parecer_seguro(a, b):  # never on the path that verifies: the sealer is in ejercicio2.py
+    return hmac.compare_digest(a, b)
+''', others=(("ejercicio2.py", reference("reto.py")),)),
     Null("sin_sello", "reto", HEADER + '''
 import base64
 import json

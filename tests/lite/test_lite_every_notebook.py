@@ -53,7 +53,7 @@ REPO = Path(__file__).resolve().parents[2]
 # What the learner answers, in the order the dialogs appear (the notebooks' own instructions).
 ANSWERS = {
     "02_formularios.ipynb": ["note-7"],              # «Elige la nota de 2024»
-    "03_modo_url.ipynb": ["authorize", "decline"],   # consent + Autorizar; then «pulsa Rechazar»
+    "03_modo_url.ipynb": ["authorize"],              # consent + Autorizar
     "05_sdk_oficial.ipynb": ["note-7", "note-14", "note-31"],
     "06_revision_2026.ipynb": ["note-14", "authorize-then-done"],
 }

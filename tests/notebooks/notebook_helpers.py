@@ -11,6 +11,8 @@ from pathlib import Path
 
 import nbformat
 
+from course_notebooks import notebook_text
+
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
 CHECK_TAG = "nbval-check-output"
@@ -35,7 +37,9 @@ WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio(?:[24]|3[ab])|reto)\
 
 
 def read(name: str) -> nbformat.NotebookNode:
-    return nbformat.read(LESSONS / name, as_version=4)
+    """A lesson notebook as the course has it (in the student edition, its last commit, not a
+    learner's workspace: tests/course_notebooks.py)."""
+    return nbformat.reads(notebook_text(name), as_version=4)
 
 
 def with_checked_outputs(name: str) -> nbformat.NotebookNode:
@@ -95,7 +99,7 @@ CORE = NOTEBOOKS[:3]
 # notebook 06's optional challenge), lab minutes
 HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
                     r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
-                    r"((?:ejercicios? [\dAB y]+?(?: \(parte opcional\))?(?: y )?)?"
+                    r"((?:ejercicios? [\dAB, y]+?(?: \(parte opcional\))?(?: y )?)?"
                     r"(?:reto \(opcional\))?), unos (\d+) minutos)?\*",
                     re.S | re.I)
 

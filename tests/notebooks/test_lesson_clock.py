@@ -27,7 +27,7 @@ def map_rows(text: str) -> dict[str, tuple[int, str, int | None]]:
     rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| ([^|]+) \| [^|]+\|$", text, re.M)
     table = {}
     for number, reading, lab in rows:
-        lab_match = re.fullmatch(r"((?:ejercicios? [\dAB y]+?(?: \(parte opcional\))?(?: y )?)?"
+        lab_match = re.fullmatch(r"((?:ejercicios? [\dAB, y]+?(?: \(parte opcional\))?(?: y )?)?"
                                  r"(?:reto \(opcional\))?) ?✎? · (\d+) min", lab.strip())
         table[number] = (int(reading), lab_match[1] if lab_match else lab.strip(),
                          int(lab_match[2]) if lab_match else None)
@@ -102,6 +102,17 @@ def test_the_optional_challenge_is_lab_timed_by_the_same_rule_and_never_in_the_c
     graded = CLOCK.Exercise("ejercicio4", 15.0, 4)
     with_challenge = CLOCK.Clock("01_roots.ipynb", 20.0, (graded, challenge))
     assert CLOCK.core_minutes([with_challenge])[1] == graded.minutes
+
+
+def test_exercise_five_is_an_open_exercise_of_the_core_timed_by_its_prose_and_a_fixed_writing():
+    (five,) = [e for e in computed("03_modo_url.ipynb").lab if e.number == "5"]
+    assert five.learner_lines is None and not five.optional
+    section = next(cells for number, cells in CLOCK.sections(LESSONS / "03_modo_url.ipynb")
+                   if number == "5")
+    prose = sum(CLOCK.markdown_minutes(c["source"], written=False) for c in section
+                if c["cell_type"] == "markdown")
+    assert five.minutes == pytest.approx(prose + CLOCK.OPEN_EXERCISES["5"])
+    assert "03_modo_url.ipynb" in CORE, "so its minutes are part of the core's lab"
 
 
 def test_the_core_path_states_its_reading_and_its_lab_apart():

@@ -25,7 +25,6 @@ from notebook_helpers import (
     CLOCK,
     CORE,
     GRADED,
-    LESSONS,
     NOTEBOOKS,
     REPO,
     close_enough,
@@ -34,8 +33,11 @@ from notebook_helpers import (
     read,
 )
 
+from course_notebooks import lesson_names
+
 VISIBLE_LIMIT = 1200   # characters of a markdown cell outside its <details> blocks
 DETAILS_LIMIT = 1600   # characters of one <details> block
+CELL_LIMIT = 1500      # characters of a whole markdown cell, <details> blocks included
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
 PREDICT = "🔮 **Predice antes de ejecutar.**"
 REVEAL = "<details><summary>Comprueba tu predicción</summary>"
@@ -43,10 +45,10 @@ PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
 # The exercises each notebook's lab holds, as its header names them (exercise 1, answered with
-# clicks, is reading; notebook 06's lab is optional, graded apart: exercise 3B's 2026-07-28
-# part and the challenge).
-LAB_EXERCISES = {"01": "ejercicio 4", "02": "ejercicio 2", "03": "ejercicios 3A y 3B",
-                 "06": "ejercicio 3B (parte opcional) y reto (opcional)", "08": "ejercicio 5"}
+# clicks, is reading; exercise 5, written prose, is in notebook 03 with exercise 3; notebook
+# 06's lab is optional, graded apart: exercise 3B's 2026-07-28 part and the challenge).
+LAB_EXERCISES = {"01": "ejercicio 4", "02": "ejercicio 2", "03": "ejercicios 3A, 3B y 5",
+                 "06": "ejercicio 3B (parte opcional) y reto (opcional)"}
 quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
 
 
@@ -227,13 +229,22 @@ def test_markdown_cells_are_short_enough_to_read(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_stated_reading_time_is_what_the_rule_computes(name):
-    stated, estimate = int(header(name)[4]), CLOCK.reading_minutes(LESSONS / name)
+def test_no_markdown_cell_is_over_1500_characters(name):
+    long = {index: len(cell.source) for index, cell in enumerate(read(name).cells)
+            if cell.cell_type == "markdown" and len(cell.source) > CELL_LIMIT}
+    assert long == {}, f"{name}: cells over {CELL_LIMIT} characters (index: length)"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stated_reading_time_is_what_the_rule_computes(name, tmp_path):
+    course = tmp_path / name  # the course's notebook (not a learner's edits: read())
+    course.write_text(nbformat.writes(read(name)), encoding="utf-8")
+    stated, estimate = int(header(name)[4]), CLOCK.reading_minutes(course)
     assert close_enough(stated, estimate), (stated, round(estimate, 1))
 
 
 # -- the course -----------------------------------------------------------------------------
-def test_graded_exercises_one_to_four_are_in_the_core_five_and_the_challenge_are_deep_dives():
+def test_the_five_exercises_are_in_the_core_and_the_challenge_is_a_deep_dive():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
     assert {k: v for k, v in said.items() if v} == LAB_EXERCISES
     assert set(GRADED.values()) <= set(CORE)
@@ -263,4 +274,4 @@ def test_the_first_notebook_opens_with_where_roots_stand_in_each_revision():
 
 
 def test_lessons_folder_holds_only_the_notebooks_we_check():
-    assert sorted(p.name for p in LESSONS.glob("*.ipynb")) == list(NOTEBOOKS)
+    assert lesson_names() == list(NOTEBOOKS)

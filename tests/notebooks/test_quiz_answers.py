@@ -1,4 +1,5 @@
-"""Every quiz answer in the notebooks is the right one, and we can show why.
+"""Every quiz answer in the notebooks is the right one, we can show why, and its length does not
+give it away.
 
 The key below is written separately from the quizzes (lessons/mcp_ui/quizzes/, which the
 notebooks' `ui.quiz("NN")` cells draw): for each question, the option that is right and where
@@ -8,6 +9,10 @@ lesson's own checkers) or, for what only the prose of the specification says, th
 spec checklist (SPEC_RULES.md, shared notes) and the section a learner would open. A notebook
 whose marked answer differs from the key, a question without a key entry or a key entry
 without a question fails, and so does any runnable source that stops holding.
+
+A test-wise learner picks the longest option. So in every quiz file the right option is the
+strictly longest one in at most half of its questions, and in at most a third of all the
+questions of all the quiz files together.
 """
 
 import asyncio
@@ -17,11 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from notebook_helpers import NOTEBOOKS, against_both, import_mcp_ui, lab_run, read
+from notebook_helpers import LESSONS, NOTEBOOKS, against_both, import_mcp_ui, lab_run, read
 from test_lesson_structure import quiz_questions
 
 import elicitation  # code/, put on sys.path by notebook_helpers
+import nube_copias
 import roots
+import setup_page
 from mcp_schema import _revision, request_methods
 
 ui = import_mcp_ui()
@@ -175,6 +182,25 @@ def url_inside_input_required_at_2026():
     assert "elicitationId" not in defs(NEW)["ElicitRequestURLParams"]["properties"]
 
 
+def minus_32042_at_2025_and_a_url_inside_input_required_at_2026():
+    minus_32042_at_2025()
+    url_inside_input_required_at_2026()
+
+
+def a_code_comes_back_with_the_state_and_is_exchanged_once():
+    provider = nube_copias.Provider(lambda: "http://127.0.0.1:9")
+    asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(
+        provider.authorize_url("el-state-del-flujo")).query))
+    page = setup_page.PageRequest("POST", nube_copias.AUTHORIZE_PATH, {},
+                                  {**asked, "decision": "allow"}, "ana",
+                                  "http://127.0.0.1:9", provider)
+    back = urllib.parse.parse_qs(urllib.parse.urlsplit(provider.authorize(page).location).query)
+    assert back["state"] == ["el-state-del-flujo"]
+    assert provider.exchange(back["code"][0]).startswith(nube_copias.TOKEN_PREFIX)
+    with pytest.raises(nube_copias.ProviderError):
+        provider.exchange(back["code"][0])
+
+
 def error_codes_by_revision():
     assert _revision(OLD).error_codes[-32042][0] == "URLElicitationRequiredError"
     assert -32042 not in _revision(NEW).error_codes
@@ -304,9 +330,9 @@ def an_unbound_state_works_in_another_call():
     assert broken.changes and server.refused and not server.changes
 
 
-def a_declined_round_replays_as_a_yes_with_the_servers_sealer():
-    _, server = against_both(ui.attacks.replay, ui.weak_sealers.ForeverReusable())
-    assert server.changes == ["desapareció Notas/tps-2024.md"]
+def a_forged_try_spends_the_token_when_open_notes_it_first():
+    broken, _ = against_both(ui.attacks.lockout, ui.weak_sealers.SpendsFirst())
+    assert broken.refused and not broken.changes
 
 
 def an_expiry_inside_the_seal_stops_a_late_token():
@@ -393,19 +419,17 @@ KEY = {
     ],
     "03_modo_url.ipynb": [
         Answer("El cliente contesta a una elicitación en modo URL",
-               "Que el usuario consiente en abrir la página; que el flujo termine lo dirá la "
-               "página",
+               "Que el usuario consiente en abrir la página, nada más",
                f"SPEC_RULES 48-49; {E25} › Response Actions", url_accept_carries_no_content),
-        Answer("(2025-11-25) notes_sync necesita una configuración",
-               "El error −32042 con la URL, y su elicitationId, en error.data.elicitations",
-               f"SPEC_RULES 44-46; {E25} › URL Elicitation Required Error", minus_32042_at_2025),
-        Answer("¿Y en 2026-07-28?",
-               "Un input_required con la elicitación en modo URL, sin elicitationId",
-               "SPEC_RULES 91, 93", url_inside_input_required_at_2026),
-        Answer("Un servidor MCP remoto quiere",
-               "No: para eso está la autorización de MCP; el modo URL es para terceros, pagos o "
-               "firmas",
-               f"SPEC_RULES 37; {E25} › URL Mode Elicitation for OAuth Flows"),
+        Answer("notes_sync necesita una configuración",
+               "−32042 en 2025-11-25; input_required en 2026-07-28",
+               f"SPEC_RULES 44-46, 91, 93; {E25} › URL Elicitation Required Error",
+               minus_32042_at_2025_and_a_url_inside_input_required_at_2026),
+        Answer("El navegador vuelve a la página de retorno",
+               "Gasta el state, comprueba el flujo y canjea él mismo el code",
+               f"SPEC_RULES 54-55; {E25} › URL Mode Elicitation for OAuth Flows; RFC 6749 "
+               "§4.1.2 and §10.12 (state against forged returns); code/nube_copias.py",
+               a_code_comes_back_with_the_state_and_is_exchanged_once),
     ],
     "04_seguridad.ipynb": [
         Answer("Un flujo necesita una clave de API",
@@ -429,10 +453,10 @@ KEY = {
                "form y url, siempre los dos",
                "mcp 2.3.0, run in memory", sdk_callback_declares_both_modes),
         Answer("Tu cliente usa Client del SDK 2.x sin mode=",
-               "2026-07-28, y la repite el propio SDK con las respuestas de tus callbacks",
+               "2026-07-28, y la repite el SDK él solo",
                "mcp 2.3.0, run in memory", sdk_default_is_2026),
         Answer("Una herramienta de MCPServer llama a await ctx.elicit_url",
-               "Falla con NoBackChannelError: en 2026-07-28 el servidor no puede enviar peticiones",
+               "Falla con NoBackChannelError en 2026-07-28",
                "mcp 2.3.0, run in memory; SPEC_RULES 75",
                sdk_elicit_url_has_no_back_channel_at_2026),
         Answer("En notes_delete del cuaderno 5",
@@ -445,43 +469,43 @@ KEY = {
                "La atiende con la versión y las capacidades que trae su propio _meta",
                "SPEC_RULES 73-74", meta_on_every_2026_request),
         Answer("Tu cliente 2026 repite una llamada",
-               "El servidor empieza de cero: lo que recordaba viajaba en el requestState",
+               "El servidor empieza de cero: lo que recordaba de la llamada iba en él",
                "SPEC_RULES 79; the lesson server", retry_is_a_new_request_with_the_answers),
         Answer("Alguien captura un reintento válido",
-               "No: mientras no caduque vale otra vez; el uso único lo garantiza el servidor",
+               "No: hasta que caduca vale otra vez",
                "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations",
                a_sealed_state_can_be_replayed),
         Answer("Un cliente 2026 comparte Notas y Notas-privadas",
-               "Solo en Notas: las roots del cliente pueden estrechar el límite, no ampliarlo",
+               "Solo en Notas",
                "SPEC_RULES 86; the lesson server's --root", server_limit_narrows_client_roots),
     ],
     "07_terminos_clave.ipynb": [
         Answer("¿Quién declara las roots", "El cliente, en nombre del usuario",
                "SPEC_RULES 4, 11, 14"),
         Answer("El usuario pulsa «Cancelar»",
-               "No cambiar nada y no repetir la pregunta; si hace falta, el modelo pregunta en la "
-               "conversación", "SPEC_RULES 48, 50", cancel_changes_nothing_and_is_asked_once),
+               "No borrar nada ni insistir ahora; preguntar más tarde, si acaso",
+               "SPEC_RULES 48, 50 (cancel: ask again later); not asking in a loop is this "
+               "course's rule", cancel_changes_nothing_and_is_asked_once),
         Answer("En un registro ves notifications/elicitation/complete",
                "2025-11-25: la notificación de fin, opcional, de un flujo en modo URL",
                "SPEC_RULES 40, 92; the schemas", completion_notification_is_2025_only),
         Answer("Una respuesta trae",
-               "«Hace falta completar una URL»: 2025-11-25 (en 2026-07-28 está retirado)",
+               "«Completa esta URL y reintenta»: solo 2025-11-25",
                "SPEC_RULES 44, 93; the schemas' error codes", error_codes_by_revision),
         Answer("En 2026-07-28, ¿qué protege al usuario",
-               "El límite que aplica el propio servidor: su configuración y sus comprobaciones",
+               "El límite del propio servidor",
                "SPEC_RULES 86", server_limit_narrows_client_roots),
     ],
     "08_lecturas.ipynb": [
         Answer("Un cliente solo reintenta cuando recibe",
-               "Que en la revisión publicada quedó en «puede» (MAY): quizá no llegue nunca, así "
-               "que debe dejar reintentar igualmente",
-               "SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 MAY; A1 (#1819)"),
+               "Que quedó en «puede» (MAY): debería dejar reintentar a mano",
+               "SPEC_RULES 40, 43; SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 "
+               "MAY; A1 (#1819), answered by PR #1825 (REVIEW-PEDAGOGY B4)"),
         Answer("Quieres comprobar un detalle de las roots",
-               "En la página Client › Roots de 2026-07-28 y en la lista de cambios de esa "
-               "revisión", "SPEC_RULES 83, 85; the schemas", roots_page_changed_in_2026),
+               "En Client › Roots de 2026-07-28 y en su lista de cambios",
+               "SPEC_RULES 83, 85; the schemas", roots_page_changed_in_2026),
         Answer("Tras leer la issue #1819 y la PR #2891",
-               "Respondes «todavía no» (otro input_required o «pendiente») sin abrir un segundo "
-               "flujo, y completas cuando el flujo conste como terminado",
+               "Respondes «todavía no» sin abrir otro flujo",
                "SEP1036.md A2 (#2891) and A4 (servers #4285)"),
     ],
 }
@@ -493,20 +517,20 @@ SECTION_QUIZZES = {
                "SPEC_RULES 77; the lesson server with weak_sealers.EncodedOnly",
                an_encoded_state_shows_the_notes_found_and_the_roots),
         Answer("Tu sello añade al JSON su SHA-256",
-               "Sí: recalcula el hash del JSON cambiado, como hizo el ataque que borró note-3 sin "
-               "preguntar", "SPEC_RULES 77; the lesson server with weak_sealers.UnkeyedHash",
+               "Sí: cambia el JSON y calcula su SHA-256 otra vez",
+               "SPEC_RULES 77; the lesson server with weak_sealers.UnkeyedHash",
                an_unkeyed_hash_is_recomputed_by_the_forger),
         Answer("Un sello firma con HMAC y la clave del servidor",
                "Usarlo en otra llamada, como «borrar Lista de la compra», y que el servidor siga "
                "con la memoria de la primera",
                "SPEC_RULES 78; the lesson server with weak_sealers.KeyedButUnbound",
                an_unbound_state_works_in_another_call),
-        Answer("La usuaria rechaza el formulario de notes_delete",
-               "La acepta y borra la nota: el uso único tiene que llevarlo el propio servidor",
-               "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations; the lesson server",
-               a_declined_round_replays_as_a_yes_with_the_servers_sealer),
+        Answer("Tu open apunta el nonce de un token como usado nada más empezar",
+               "Se rechaza, y además gasta el token de la usuaria",
+               "SPEC_RULES 78 (one-time use enforced by the server); the lesson server with "
+               "weak_sealers.SpendsFirst", a_forged_try_spends_the_token_when_open_notes_it_first),
         Answer("Un atacante guardó ayer un requestState",
-               "Una caducidad dentro de lo firmado, comparada al abrir con el reloj del servidor",
+               "Una caducidad dentro de lo firmado, comparada al abrir con el reloj",
                "SPEC_RULES 78; the lesson server with state_ttl=1",
                an_expiry_inside_the_seal_stops_a_late_token),
     ]),
@@ -559,3 +583,38 @@ def test_the_source_of_the_answer_holds(proof, monkeypatch):
         proof(monkeypatch)
     else:
         proof()
+
+
+# -- the right option is not given away by its length ------------------------------------------
+QUIZ_IDS = sorted(path.stem for path in (LESSONS / "mcp_ui" / "quizzes").glob("*.json"))
+
+
+def right_option_is_strictly_longest(question) -> bool:
+    lengths = [len(option.text) for option in question.options]
+    return all(lengths[question.right] > length
+               for index, length in enumerate(lengths) if index != question.right)
+
+
+def test_an_option_counts_as_longest_only_when_it_is_strictly_longer_than_every_other():
+    recap = ui.recap
+    def asked(*texts):
+        return recap.Question("¿?", tuple(recap.Option(t, i == 0, "") for i, t in enumerate(texts)))
+    assert right_option_is_strictly_longest(asked("la correcta, más larga", "corta", "otra"))
+    assert not right_option_is_strictly_longest(asked("igual", "igual", "x"))
+    assert not right_option_is_strictly_longest(asked("corta", "la incorrecta, más larga"))
+
+
+@pytest.mark.parametrize("quiz_id", QUIZ_IDS)
+def test_the_right_option_is_the_longest_in_at_most_half_of_a_quizs_questions(quiz_id):
+    questions = ui.recap.load_quiz(quiz_id).questions
+    longest = [q.question[:50] for q in questions if right_option_is_strictly_longest(q)]
+    assert len(longest) <= len(questions) / 2, f"{quiz_id}: {len(longest)} of {len(questions)}: " \
+        f"{longest}"
+
+
+def test_the_right_option_is_the_longest_in_at_most_a_third_of_all_questions():
+    counts = {quiz_id: [right_option_is_strictly_longest(q)
+                        for q in ui.recap.load_quiz(quiz_id).questions] for quiz_id in QUIZ_IDS}
+    longest, total = sum(map(sum, counts.values())), sum(map(len, counts.values()))
+    where = {quiz_id: sum(marks) for quiz_id, marks in counts.items() if any(marks)}
+    assert longest <= total / 3, f"{longest} of {total} questions: {where}"

@@ -15,7 +15,8 @@ from grader.checks.grading import graded
 
 
 @graded("ejercicio3b_2026", 1, "en 2026-07-28, el navegador de otra persona no completa tu "
-        "flujo", hidden=True, severe="que un flujo solo lo complete y lo use quien lo empezó")
+        "flujo", hidden=True, severe="que un flujo solo lo complete y lo use quien lo empezó",
+        must_not=True)
 def test_another_persons_browser_cannot_complete_the_flow_in_2026(lab, grade):
     run = scene(lab, grade, STATELESS_VERSION, answers=[ACCEPT])
     run.user.browser = Browser(browser_of(run, peer=True), ("allow", None))

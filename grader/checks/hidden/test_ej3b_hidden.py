@@ -39,7 +39,8 @@ def changed(url, **values):
     return parts._replace(query=urlencode(query)).geturl()
 
 
-@graded("ejercicio3b", 1, "el flujo de otra persona también caduca", hidden=True, severe=ONCE)
+@graded("ejercicio3b", 1, "el flujo de otra persona también caduca", hidden=True, severe=ONCE,
+        must_not=True)
 def test_another_persons_flow_expires_too(lab, grade):
     run = scene(lab, grade)
     theirs = asked(grade, run.peer)
@@ -52,7 +53,7 @@ def test_another_persons_flow_expires_too(lab, grade):
 
 
 @graded("ejercicio3b", 1, "la autorización de otra persona no es la tuya", hidden=True,
-        severe=OWNER)
+        severe=OWNER, must_not=True)
 def test_another_persons_authorization_is_not_yours(lab, grade):
     run = scene(lab, grade)
     theirs = asked(grade, run.peer)
@@ -78,7 +79,7 @@ def test_a_capability_in_another_shape_is_not_url_mode(lab, grade):
 
 
 @graded("ejercicio3b", 1, "un retorno sin state no completa ningún flujo", hidden=True,
-        severe=OWNER)
+        severe=OWNER, must_not=True)
 def test_a_way_back_without_a_state_completes_nothing(lab, grade):
     run = scene(lab, grade)
     asked(grade, run)  # a pending flow of yours
@@ -91,7 +92,7 @@ def test_a_way_back_without_a_state_completes_nothing(lab, grade):
 
 
 @graded("ejercicio3b", 1, "un code cambiado por el camino no autoriza nada", hidden=True,
-        severe=NO_SUCCESS)
+        severe=NO_SUCCESS, must_not=True)
 def test_a_code_changed_on_its_way_authorizes_nothing(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)

@@ -27,7 +27,6 @@ from grader.checks.ej3 import (
     id_bits,
     legitimate,
     not_authorized,
-    people,
     refused,
     reply,
     require_positive,
@@ -84,7 +83,7 @@ def test_the_link_opens_the_servers_own_page_and_names_nobody(lab, grade):
                 f"el enlace {short(url, 160)} no es una página de tu servidor: debe llevar a tu "
                 "página de conexión (ctx.page_url), que es la que envía al proveedor")
     names = [name for name in ej3._query(url) if IDENTITY_PARAM.search(name)]
-    user = people(lab).user
+    user = lab.state.names.user
     says = user in url or user.replace("-", "%2D") in url
     grade.check(not names and not says, "el enlace no lleva quién eres (ni usuario ni sesión)"
                 if not names and not says else
@@ -116,7 +115,7 @@ def test_each_flow_has_its_own_unguessable_id(lab, grade):
 
 
 @graded("ejercicio3b", 1, "cada flujo tiene su propio state, imposible de adivinar",
-        severe="un state imposible de adivinar, uno por flujo")
+        severe="un state imposible de adivinar, uno por flujo", must_not=True)
 def test_each_flow_has_its_own_unguessable_state(lab, grade):
     run = scene(lab, grade)
     links = [(ask(run), False), (ask(run.peer), True), (ask(run), False), (ask(run.peer), True)]
@@ -138,7 +137,7 @@ def test_each_flow_has_its_own_unguessable_state(lab, grade):
 
 @graded("ejercicio3b", 1, "nada queda autorizado hasta que la página de retorno completa el "
         "flujo", severe="no dar por autorizado nada hasta que la página de retorno canjea el "
-        "code y completa el flujo")
+        "code y completa el flujo", must_not=True)
 def test_nothing_is_authorized_until_the_callback_completes_the_flow(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -185,7 +184,8 @@ def test_no_token_code_or_state_reaches_the_client(lab, grade):
                 severe=True)
 
 
-@graded("ejercicio3b", 1, "el navegador de otra persona no completa tu flujo", severe=OWNER)
+@graded("ejercicio3b", 1, "el navegador de otra persona no completa tu flujo", severe=OWNER,
+        must_not=True)
 def test_another_persons_browser_cannot_complete_the_flow(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -198,7 +198,7 @@ def test_another_persons_browser_cannot_complete_the_flow(lab, grade):
 
 
 @graded("ejercicio3b", 1, "tu página de retorno completa solo el flujo de su state",
-        severe=OWNER)
+        severe=OWNER, must_not=True)
 def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
     run = scene(lab, grade)
     grade.require(ask(run).url, "notes_backup no pidió el modo URL")  # a pending flow of yours
@@ -222,7 +222,7 @@ def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
     legitimate(grade, run)
 
 
-@graded("ejercicio3b", 1, "un state sirve una sola vez", severe=ONCE)
+@graded("ejercicio3b", 1, "un state sirve una sola vez", severe=ONCE, must_not=True)
 def test_a_state_is_used_once(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -237,7 +237,7 @@ def test_a_state_is_used_once(lab, grade):
 
 
 @graded("ejercicio3b", 1, "un state que trae el navegador de otra persona queda gastado",
-        severe=ONCE)
+        severe=ONCE, must_not=True)
 def test_a_state_another_persons_browser_brings_back_is_spent(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -254,7 +254,7 @@ def test_a_state_another_persons_browser_brings_back_is_spent(lab, grade):
 
 @graded("ejercicio3b", 1, "sin code, o con un code que Nube de Copias rechaza, la página de "
         "retorno no responde éxito", severe="no dar por autorizado nada hasta que la página de "
-        "retorno canjea el code y completa el flujo")
+        "retorno canjea el code y completa el flujo", must_not=True)
 def test_without_a_valid_code_the_callback_reports_no_success(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -273,7 +273,7 @@ def test_without_a_valid_code_the_callback_reports_no_success(lab, grade):
     legitimate(grade, run)
 
 
-@graded("ejercicio3b", 1, "un enlace y su state caducan", severe=ONCE)
+@graded("ejercicio3b", 1, "un enlace y su state caducan", severe=ONCE, must_not=True)
 def test_a_link_and_its_state_expire(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -288,7 +288,7 @@ def test_a_link_and_its_state_expire(lab, grade):
     legitimate(grade, run)
 
 
-@graded("ejercicio3b", 1, "una autorización solo la usa quien la hizo", severe=OWNER)
+@graded("ejercicio3b", 1, "una autorización solo la usa quien la hizo", severe=OWNER, must_not=True)
 def test_an_authorization_is_only_its_owners(lab, grade):
     run = scene(lab, grade)
     legitimate(grade, run)  # you authorize, and your copy is made

@@ -43,7 +43,7 @@ def test_authorizes_at_the_provider_and_then_backs_up_in_2026(lab, grade):
 
 
 @graded("ejercicio3b_2026", 1, "accept es solo consentimiento: sin la página de retorno, pending",
-        severe=NOTHING_YET)
+        severe=NOTHING_YET, must_not=True)
 def test_accept_is_consent_only(lab, grade):
     run = scene(lab, grade, STATELESS_VERSION, answers=[ACCEPT, ACCEPT])
     run.user.browser = Browser(browser_of(run), None, ("allow", "callback"))
@@ -67,7 +67,7 @@ def test_accept_is_consent_only(lab, grade):
 
 
 @graded("ejercicio3b_2026", 2, "decline y cancel anulan el enlace",
-        severe="que tras decline o cancel el enlace ya no autorice nada")
+        severe="que tras decline o cancel el enlace ya no autorice nada", must_not=True)
 def test_decline_and_cancel_retire_the_link(lab, grade):
     require_positive(lab, grade, STATELESS_VERSION)
     for answer, name in ((DECLINE, "decline"), (CANCEL, "cancel")):
