@@ -174,6 +174,8 @@ class ClientCore:
         self.client_info = client_info or CLIENT_INFO
         self.on_frame = on_frame or (lambda direction, msg: None)
         self.on_notification = None   # called with each notification recorded
+        self.handlers = {}            # method -> fn(params): more server requests this client
+        #                               answers (a result, or raise wire.RpcError)
         self.notifications = []
         self.server_info = None
         self.roots_asked = 0          # how many times we answered roots/list
@@ -393,7 +395,7 @@ class ClientCore:
 
     def _serve(self, msg):
         """A request from the server (2025 revisions): ping and roots/list are answered here,
-        an elicitation goes to the user."""
+        a method of `handlers` by its function, an elicitation goes to the user."""
         method = msg["method"]
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         try:
@@ -401,6 +403,8 @@ class ClientCore:
                 return self.send(wire.response(msg["id"], {}))
             if method == "roots/list":
                 return self.send(wire.response(msg["id"], self._roots_result()))
+            if method in self.handlers:
+                return self.send(wire.response(msg["id"], self.handlers[method](params)))
             if method != "elicitation/create":
                 raise wire.RpcError(wire.METHOD_NOT_FOUND, f"Method not found: {method}")
             mode = self._check_elicitation(params)

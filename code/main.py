@@ -5,7 +5,8 @@
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
                                [--user NAME] [--second-user NAME] [--setup-page http|rpc]
-                               [--trace FILE] [--http [HOST:]PORT] [--spent-states DIR]
+                               [--provider local|rpc] [--trace FILE] [--http [HOST:]PORT]
+                               [--spent-states DIR]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr;
 `serve --http 127.0.0.1:8000` speaks Streamable HTTP instead, at http://127.0.0.1:8000/mcp
@@ -30,6 +31,11 @@ opens no socket: the page is reached through the private request
 page a browser would get). It is for graders' scripted browsers in sandboxes without a network:
 whoever writes on the pipe can press the page's buttons, so never use it for real users.
 
+`--provider rpc`, for graders only, puts exercise 3's Nube de Copias out of this process: the
+server sends the private request `io.github.curso-mcp/provider` on the same pipe to exchange a
+code or to make a copy, and the client (a grader, which also serves the provider's page to its
+scripted browser) answers it. Default `local`: the provider runs inside the server.
+
 `--user NAME` (or `--subject NAME`) names who uses the server: `ctx.user`, the principal a
 requestState is bound to, and the identity exercise 3 binds a flow and a credential to (default
 `local:<your login>`). `--second-user NAME`, for graders only,
@@ -51,6 +57,7 @@ import transport  # noqa: E402
 import wire  # noqa: E402
 from protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
+    PROVIDER_METHOD,
     SECOND_SESSION_METHOD,
     SETUP_PAGE_METHOD,
     SIMULATED_SDK_VERSION,
@@ -126,6 +133,10 @@ def parse_args(argv):
     parser.add_argument("--http", metavar="[HOST:]PORT", type=http_address,
                         help="speak Streamable HTTP at http://HOST:PORT/mcp instead of stdio "
                              "(HOST defaults to 127.0.0.1; port 0 picks a free one)")
+    parser.add_argument("--provider", choices=("local", "rpc"), default=DEFAULTS.provider,
+                        help="where exercise 3's Nube de Copias runs: in this server (default), "
+                             f"or rpc: the client answers {PROVIDER_METHOD} on this same pipe "
+                             "(graders only)")
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
@@ -186,7 +197,7 @@ def serve(args):
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
                     state_key=args.state_key, state_sealer=args.state_sealer,
                     subject=args.subject, setup_page=args.setup_page,
-                    second_user=args.second_user or None)
+                    second_user=args.second_user or None, provider=args.provider)
     solution = None
     if args.solution:
         import extension

@@ -14,12 +14,24 @@ The provider's side only, so that a learner writes the server's side of a real O
 
 Codes are single-use and expire after CODE_TTL seconds; both codes and tokens start with a
 fixed prefix (CODE_PREFIX, TOKEN_PREFIX) so that a grader can recognise one wherever it shows
-up (it must never reach the MCP client). The page is served by the server's page router
-(setup_page.py), so it works over HTTP, inline and over the grader's rpc channel.
+up (it must never reach the MCP client). A code and its token belong to the account of whoever
+pressed «Autorizar» (the user at the browser); every copy is recorded with that account
+(`copies`), which is how a third party can tell a copy really made for a user from a tool that
+only says it made one.
+
+Where the provider lives:
+- `Provider`, inside the server (the lesson, the notebooks): its page is served by the
+  server's page router (setup_page.py), over HTTP or inline;
+- `RemoteProvider` (`serve --provider rpc`, graders only): the provider is someone else's, out
+  of the server's process. The server keeps only its address (`authorize_url` is computed
+  here); `exchange` and `backup` are asked on a channel the driver attaches (`attach(call)`:
+  in `serve`, the private request PROVIDER_METHOD on the MCP pipe, answered by the client,
+  transport.py), and whoever answers runs a `Provider` (`answer(params)`) and its page. A
+  solution in the server can then neither mint a token nor fake a copy.
 
 Deliberate simplifications: no login at the provider (whoever is at the browser is the
 provider's account holder), one registered client (this server) with one redirect URI on the
-same page base, no scopes, no refresh tokens; codes and tokens live in memory, bounded.
+same page base, no scopes, no refresh tokens; codes, tokens and copies live in memory, bounded.
 """
 
 import html
@@ -31,7 +43,7 @@ from urllib.parse import urlencode
 
 from protocol import SERVER_INFO
 
-PROVIDER = "nube-copias"                 # its name on the wire and in paths
+PROVIDER = "nube-copias"                 # its name in paths
 TITLE = "Nube de Copias"                 # its name for people
 AUTHORIZE_PATH = "/nube-copias/autorizar"
 REDIRECT_PATH = "/copias/vuelta"         # the server's callback, registered with the provider
@@ -39,29 +51,27 @@ CLIENT_ID = SERVER_INFO["name"]          # this server, as the provider knows it
 CODE_PREFIX, TOKEN_PREFIX = "ncc_code_", "ncc_tok_"
 CODE_TTL = 60.0                          # seconds a code may wait to be exchanged
 MAX_CODES, MAX_TOKENS = 1000, 1000       # the oldest go first beyond these
+MAX_COPIES = 1000                        # copies recorded, the oldest go first
 MAX_STATE = 512                          # characters of `state` the provider accepts
+MAX_NOTES = 10_000                       # note ids one copy may carry (RemoteProvider)
+PROVIDER_ERROR = -32001                  # a refusal, as a JSON-RPC error on the channel
 
 
 class ProviderError(Exception):
     """What the provider refuses (a code unknown, used or expired; a token it never issued)."""
 
 
-class Provider:
-    """Nube de Copias for one server: its authorization page, its token endpoint, its API.
+class Address:
+    """Where a server sends the browser, and where the provider sends it back: computed, not
+    asked. `base()` gives the base URL of the server's page router (where the server's callback
+    is served), so the registered redirect URI is `base() + REDIRECT_PATH`."""
 
-    `base()` gives the base URL of the server's page router (where this page and the server's
-    callback are served), so the registered redirect URI is `base() + REDIRECT_PATH`."""
-
-    def __init__(self, base, clock=time.monotonic):
-        self.base, self.clock = base, clock
-        self._codes = OrderedDict()   # code -> (redirect_uri, expires_at), oldest first
-        self._tokens = OrderedDict()  # token -> notes backed up with it
-        self._lock = threading.Lock()
+    def __init__(self, base):
+        self.base = base
 
     def redirect_uri(self):
         return self.base() + REDIRECT_PATH
 
-    # -- for the server's pages ----------------------------------------------------------------
     def authorize_url(self, state):
         """Where the server's connect page sends the browser: this provider's authorization
         page, for this server, coming back to its callback with this `state`."""
@@ -71,6 +81,20 @@ class Provider:
             "response_type": "code", "client_id": CLIENT_ID,
             "redirect_uri": self.redirect_uri(), "state": state})
 
+
+class Provider(Address):
+    """Nube de Copias itself: its authorization page, its token endpoint, its API, and the
+    record of every copy made (`copies`: (account, note ids), oldest first)."""
+
+    def __init__(self, base, clock=time.monotonic):
+        super().__init__(base)
+        self.clock = clock
+        self._codes = OrderedDict()   # code -> (redirect_uri, expires_at, account), oldest first
+        self._tokens = OrderedDict()  # token -> the account that authorized it
+        self.copies = []              # (account, note ids) of every copy, oldest first
+        self._lock = threading.Lock()
+
+    # -- for the server ------------------------------------------------------------------------
     def exchange(self, code):
         """The token endpoint: a valid, unexpired, unused `code` becomes an access token,
         once. ProviderError otherwise. Only the server calls this; the token goes nowhere
@@ -79,30 +103,58 @@ class Provider:
             issued = self._codes.pop(code, None) if isinstance(code, str) else None
             if issued is None:
                 raise ProviderError("código desconocido o ya canjeado")
-            redirect_uri, expires_at = issued
+            redirect_uri, expires_at, account = issued
             if self.clock() > expires_at:
                 raise ProviderError("código caducado")
             if redirect_uri != self.redirect_uri():
                 raise ProviderError("el código se emitió para otra dirección de vuelta")
             token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-            self._tokens[token] = 0
+            self._tokens[token] = account
             while len(self._tokens) > MAX_TOKENS:
                 self._tokens.popitem(last=False)
             return token
 
     def backup(self, token, notes):
-        """The provider's API: store a copy of `notes` (store.Note) with `token`; returns how
-        many. ProviderError for a token this provider never issued."""
+        """The provider's API: store a copy of `notes` (store.Note, or their ids) with `token`,
+        in the account that authorized it; returns how many. ProviderError for a token this
+        provider never issued."""
+        ids = [str(getattr(note, "id", note)) for note in notes]
         with self._lock:
             if not isinstance(token, str) or token not in self._tokens:
                 raise ProviderError("token no válido para Nube de Copias")
-            self._tokens[token] += len(notes)
-        return len(notes)
+            self.copies.append((self._tokens[token], ids))
+            del self.copies[:-MAX_COPIES]
+        return len(ids)
+
+    def revoke(self, code):
+        """Forget an unused `code`: the provider will refuse it (a grader's way to make the
+        exchange fail after «Autorizar»)."""
+        with self._lock:
+            self._codes.pop(code, None)
+
+    def copies_of(self, account):
+        """The note ids of each copy made in `account`, oldest first."""
+        with self._lock:
+            return [ids for owner, ids in self.copies if owner == account]
+
+    def answer(self, params):
+        """One request of a RemoteProvider (PROVIDER_METHOD's params): {"op": "exchange",
+        "code"} -> {"token"}; {"op": "backup", "token", "notes": [ids]} -> {"notes": count}.
+        ProviderError for anything it refuses, or does not understand."""
+        if not isinstance(params, dict):
+            raise ProviderError("petición no válida")
+        if params.get("op") == "exchange":
+            return {"token": self.exchange(params.get("code"))}
+        notes = params.get("notes")
+        if params.get("op") == "backup" and isinstance(notes, list) and len(notes) <= MAX_NOTES:
+            return {"notes": self.backup(params.get("token"), notes)}
+        raise ProviderError("petición no válida")
 
     # -- its page ------------------------------------------------------------------------------
     def authorize(self, page):
         """`AUTHORIZE_PATH`: GET shows the consent page; POST takes the decision and sends the
-        browser back to the server's callback (303) with a code, or with access_denied."""
+        browser back to the server's callback (303) with a code of the account at the browser
+        (`page.user`), or with access_denied."""
         fields = page.query if page.method == "GET" else page.form
         problem = self._request_problem(fields)
         if problem:  # never redirect to an address that is not the registered one
@@ -122,7 +174,7 @@ class Provider:
                 {"error": "access_denied", "state": state}))
         code = CODE_PREFIX + secrets.token_urlsafe(24)
         with self._lock:
-            self._codes[code] = (fields["redirect_uri"], self.clock() + CODE_TTL)
+            self._codes[code] = (fields["redirect_uri"], self.clock() + CODE_TTL, page.user)
             while len(self._codes) > MAX_CODES:
                 self._codes.popitem(last=False)
         return page.redirect(fields["redirect_uri"] + "?" + urlencode(
@@ -139,6 +191,54 @@ class Provider:
         if not state or len(state) > MAX_STATE:
             return "falta el state (o es demasiado largo)"
         return None
+
+
+def rpc_answer(provider, params):
+    """The client's side of PROVIDER_METHOD (`serve --provider rpc`): what `provider` (a
+    `Provider`, the client's) answers, as a JSON-RPC result, or a wire.RpcError
+    (PROVIDER_ERROR) that carries its refusal."""
+    import wire
+    try:
+        return provider.answer(params)
+    except ProviderError as exc:
+        raise wire.RpcError(PROVIDER_ERROR, str(exc)) from None
+
+
+class RemoteProvider(Address):
+    """Nube de Copias as a server sees it when the provider is someone else's (`serve --provider
+    rpc`): its address, and `exchange` and `backup` asked through `attach(call)`, where
+    `call(params)` returns the provider's answer or raises ProviderError."""
+
+    def __init__(self, base):
+        super().__init__(base)
+        self._call = None
+
+    def attach(self, call):
+        self._call = call
+
+    def exchange(self, code):
+        token = self._ask({"op": "exchange", "code": code}).get("token")
+        if not isinstance(token, str):
+            raise ProviderError("Nube de Copias no dio ningún token")
+        return token
+
+    def backup(self, token, notes):
+        ids = [str(getattr(note, "id", note)) for note in list(notes)[:MAX_NOTES + 1]]
+        copied = self._ask({"op": "backup", "token": token, "notes": ids}).get("notes")
+        if not isinstance(copied, int):
+            raise ProviderError("Nube de Copias no dijo cuántas notas copió")
+        return copied
+
+    def _ask(self, params):
+        if self._call is None:
+            raise ProviderError("Nube de Copias no está disponible desde este servidor")
+        try:
+            answer = self._call(params)
+        except ProviderError:
+            raise
+        except Exception as exc:  # the channel failed: for the server, a refusal
+            raise ProviderError(f"Nube de Copias no respondió ({type(exc).__name__})") from None
+        return answer if isinstance(answer, dict) else {}
 
 
 CONSENT = """<p><b>{title}</b> (proveedor simulado del ejercicio 3) pregunta si permites que el

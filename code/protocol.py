@@ -31,5 +31,6 @@ CLIENT_INFO = {"name": "cliente-de-la-leccion", "version": "1.0.0"}
 SOLUTION_META_KEY = "io.github.curso-mcp/solution"  # what a learner's solution loaded
 SETUP_PAGE_METHOD = "io.github.curso-mcp/setupPage"  # `serve --setup-page rpc`: the page
 SECOND_SESSION_METHOD = "io.github.curso-mcp/secondSession"  # `serve --second-user`: its frames
+PROVIDER_METHOD = "io.github.curso-mcp/provider"     # `serve --provider rpc`: Nube de Copias
 SYNC_PROVIDER = "notas-sync"                         # the simulated third-party provider
 SIMULATED_SDK_VERSION = "2.3.0"                      # what the stdlib server pretends to run on

@@ -3,8 +3,9 @@
 `NotesServer` is shared by every connection (the demo opens several, `serve` one). It holds
 the configuration, the tool registry (the lesson's tools from tools.py and whatever a
 learner's solution adds), the URL flow records of Notas Sync, the simulated OAuth provider of
-exercise 3 (nube_copias.Provider, `provider`), the page routes a solution adds, and the two
-hooks of the exercises:
+exercise 3 (`provider`: nube_copias.Provider, or with `Config.provider == "rpc"` a
+RemoteProvider that a driver attaches to someone else's), the page routes a solution adds,
+and the two hooks of the exercises:
 
 - the URL-mode guard (exercise 3): may the server send a URL-mode elicitation, given the SDK
   it runs on, the negotiated protocol and what the client declared? Without a guard the
@@ -57,7 +58,7 @@ class Config:
     def __init__(self, roots=None, sdk_version=SIMULATED_SDK_VERSION, demo_url_guard=False,
                  elicit_timeout=600.0, roots_timeout=30.0, setup_wait=10.0, url_ttl=600.0,
                  state_ttl=600.0, state_key=None, state_sealer="solution", setup_page="http",
-                 subject=None, second_user=None):
+                 subject=None, second_user=None, provider="local"):
         self.roots = [] if roots is None else roots  # --root: the boundary for clients
         #                                      that do not declare roots
         self.sdk_version = sdk_version        # the simulated SDK version (None: unknown)
@@ -77,6 +78,8 @@ class Config:
         #                                       (SETUP_PAGE_METHOD on the MCP pipe): setup_page.py
         self.subject = "local:" + _os_user() if subject is None else subject  # who uses it
         self.second_user = second_user        # `serve --second-user`: a second session (grader)
+        self.provider = provider              # Nube de Copias: "local" (in this server) or "rpc"
+        #                                       (someone else's, asked by the driver: graders)
 
     def configured_roots(self):
         return RootSet.from_paths(self.roots) if self.roots else None
@@ -136,7 +139,9 @@ class NotesServer:
             else ServerKey.new()
         self.states = States(Sealer(), key, self.config.state_ttl)
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
-        self.provider = nube_copias.Provider(lambda: self.setup_page().base)
+        base = lambda: self.setup_page().base  # noqa: E731  (where the callback is served)
+        self.provider = nube_copias.RemoteProvider(base) if self.config.provider == "rpc" \
+            else nube_copias.Provider(base)
         self.page_routes = {}  # path -> handler, from solutions (exercise 3)
         self.solution = None  # what a learner's solution brought, reported in initialize
         self._page = None
@@ -204,7 +209,8 @@ class NotesServer:
                 import setup_page
                 page = setup_page.SetupPage(self.flows, SYNC_PROVIDER, user=self.config.subject,
                                             oauth=self.provider)
-                page.route(nube_copias.AUTHORIZE_PATH, self.provider.authorize)
+                if isinstance(self.provider, nube_copias.Provider):  # else: not ours to serve
+                    page.route(nube_copias.AUTHORIZE_PATH, self.provider.authorize)
                 for path, handler in self.page_routes.items():
                     page.route(path, handler)
                 self._page = page

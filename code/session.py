@@ -42,6 +42,7 @@ of a 2025 session (each request is judged by its own `_meta`); answers are kept 
 """
 
 import secrets
+import threading
 from collections import namedtuple
 
 import wire
@@ -163,6 +164,7 @@ class Session:
         self._flow_waiters = {}            # elicitation id -> [(Call, wait key)]
         self._next_id = 0
         self._private = PRIVATE_METHODS if self.config.setup_page == "rpc" else {}
+        self._core_thread = None           # the thread inside `_enter` now, if any
 
     # -- the one way in ---------------------------------------------------------------------------
     def receive(self, line):
@@ -185,6 +187,7 @@ class Session:
         failed) is logged and ends only what it was doing: a request gets -32603 for its id
         (`reply_to`), anything else is dropped. The session goes on.
         """
+        outer, self._core_thread = self._core_thread, threading.get_ident()
         try:
             fn(*args)
         except (Exception, SystemExit) as exc:
@@ -192,6 +195,8 @@ class Session:
             if reply_to is not None:
                 self._send_safely(wire.error_response(reply_to, wire.RpcError(
                     wire.INTERNAL_ERROR, "Internal error")))
+        finally:
+            self._core_thread = outer
 
     def _send_safely(self, frame):
         try:
@@ -718,14 +723,19 @@ class Session:
     def completion_notifier(self):
         """`ctx.completion_notifier()` (exercise 3): a function `notify(elicitation_id)` that
         sends `notifications/elicitation/complete` to this session's client. Any thread may
-        call it (a page's, typically): the frame is sent from the core, through `soon`. It
-        sends what it is told; whether and when is the caller's decision."""
+        call it (a page's, typically): called on the core (a page served on the pipe, a tool)
+        the frame goes at once, before whatever answers that page or call; from another thread
+        it is sent from the core, through `soon`. It sends what it is told; whether and when
+        is the caller's decision."""
         def notify(elicitation_id):
             if not isinstance(elicitation_id, str) or not elicitation_id:
                 raise TypeError("notify necesita el elicitationId del flujo (un texto)")
-            self.soon(lambda: self.send(wire.notification(
-                "notifications/elicitation/complete", {"elicitationId": elicitation_id})),
-                "completion notification")
+            frame = wire.notification("notifications/elicitation/complete",
+                                      {"elicitationId": elicitation_id})
+            if self._core_thread == threading.get_ident():
+                self.send(frame)
+            else:
+                self.soon(lambda: self.send(frame), "completion notification")
         return notify
 
     # -- cancellation -------------------------------------------------------------------------

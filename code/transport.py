@@ -13,7 +13,9 @@ feed it, write what it sends, keep its clock and show the setup page (the driver
   wrapped in the notification SECOND_SESSION_METHOD, params {"frame": <the frame>}, both
   ways. A grader uses it to check that what one user started cannot be completed or used by
   another (exercise 3); whoever writes on the pipe speaks for both users, so never with real
-  users.
+  users. With `Config.provider == "rpc"` (`serve --provider rpc`, graders too) exercise 3's
+  Nube de Copias is the client's: `ProviderChannel` asks it on the same pipe, and a thread of
+  its own reads the pipe, so an answer reaches the core while the core waits for it.
 - `Loopback`: a client and a session in one thread, with no thread at all: frames go through
   a queue that `pump_until(...)` empties, and timers fire when the pump reaches them. The demo,
   the tests and the grader's in-process host use it; the page stays inline.
@@ -38,10 +40,13 @@ import time
 from collections import deque
 
 import wire
-from protocol import SECOND_SESSION_METHOD
+from nube_copias import ProviderError
+from protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD
 from session import Session
 
 SECOND_MARK = SECOND_SESSION_METHOD.encode()
+PROVIDER_IDS = "nube-"   # the ids of the provider requests (the session's are numbers)
+PROVIDER_TIMEOUT = 10.0  # seconds a provider request may take
 
 
 class Timer:
@@ -170,6 +175,10 @@ def serve_stdio(server, lines, write_bytes):
     clock = ThreadClock(lock, log=server.log)
     if server.config.setup_page == "http":
         server.serve_page_http()
+    if server.config.provider == "rpc":
+        channel = ProviderChannel(lines, write_bytes)
+        server.provider.attach(channel.call)
+        lines = channel.lines()
     session = Session(server, lambda frame: write_bytes(wire.encode(frame)), clock)
     second = None
     if server.config.second_user:
@@ -189,6 +198,76 @@ def serve_stdio(server, lines, write_bytes):
             if second is not None:
                 second.close()
         clock.stop()
+
+
+class ProviderChannel:
+    """`serve --provider rpc`: Nube de Copias asked on the MCP pipe (nube_copias.RemoteProvider).
+
+    `call(params)` sends the request PROVIDER_METHOD with an id of its own and waits for its
+    answer (the result, or ProviderError). A thread of its own reads the pipe: it takes those
+    answers out and hands every other line on (`lines()`), so the core may wait while it holds
+    its lock (a page or a tool exchanges a code or makes a copy from the core)."""
+
+    def __init__(self, lines, write_bytes, timeout=PROVIDER_TIMEOUT):
+        self._write, self.timeout = write_bytes, timeout
+        self._inbox = queue.SimpleQueue()
+        self._waiting = {}  # request id -> [Event, its answer]
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        threading.Thread(target=self._read, args=(lines,), daemon=True).start()
+
+    def lines(self):
+        while (line := self._inbox.get()) is not None:
+            yield line
+
+    def call(self, params):
+        request_id = f"{PROVIDER_IDS}{next(self._ids)}"
+        slot = [threading.Event(), None]
+        with self._lock:
+            self._waiting[request_id] = slot
+        try:
+            self._write(wire.encode(wire.request(request_id, PROVIDER_METHOD, params)))
+            slot[0].wait(self.timeout)
+        finally:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+        answer = slot[1]
+        if answer is None:
+            raise ProviderError("Nube de Copias no respondió a tiempo")
+        if "error" in answer:
+            error = answer["error"] if isinstance(answer["error"], dict) else {}
+            raise ProviderError(str(error.get("message") or "Nube de Copias lo rechazó"))
+        return answer.get("result")
+
+    def _read(self, lines):
+        try:
+            for line in lines:
+                if not self._answered(line):
+                    self._inbox.put(line)
+        finally:
+            with self._lock:
+                slots = list(self._waiting.values())
+            for event, _ in slots:  # no answer will come any more
+                event.set()
+            self._inbox.put(None)
+
+    def _answered(self, line):
+        raw = line.encode() if isinstance(line, str) else bytes(line)
+        if PROVIDER_IDS.encode() not in raw:
+            return False
+        try:
+            msg = json.loads(raw)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(msg, dict) or "method" in msg or not isinstance(msg.get("id"), str):
+            return False
+        with self._lock:
+            slot = self._waiting.get(msg["id"])
+            if slot is None:
+                return False
+            slot[1] = msg
+        slot[0].set()
+        return True
 
 
 def wrap_second(frame):

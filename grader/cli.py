@@ -1,7 +1,7 @@
 """`python -m grader`: the command line. See grader/README.md for the full description.
 
     python -m grader PATH... [--format text|json|csv|gradescope] [--out DIR] [--jobs N]
-                     [--only ejercicio2,ejercicio3,ejercicio4,reto] [--batch DIR]
+                     [--only ejercicio2,ejercicio3a,ejercicio3b,...] [--batch DIR]
                      [--tests public|all] [--host auto|sandbox|portable|inprocess]
                      [--hidden-visibility visible|after_due_date|after_published|hidden]
                      [--budget SECONDS] [--require-isolation] [--allow-unsafe-plain]
@@ -41,9 +41,9 @@ NAME_BYTES = 200                                # ... and its UTF-8 bytes (a fil
 
 def parse(argv):
     parser = argparse.ArgumentParser(prog="python -m grader",
-                                     description="Corrige los ejercicios 2, 3 y 4 (y el reto "
-                                                 "opcional) de la lección Roots y "
-                                                 "Elicitación.")
+                                     description="Corrige los ejercicios 2, 3A, 3B y 4 (y "
+                                                 "sus partes opcionales) de la lección "
+                                                 "Roots y Elicitación.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="una entrega por ruta: .ipynb, .py, carpeta o .zip")
     parser.add_argument("--batch", metavar="DIR",
@@ -54,7 +54,7 @@ def parse(argv):
     parser.add_argument("--jobs", type=int, default=None,
                         help="entregas en paralelo (por defecto: 1, o los núcleos con --batch)")
     parser.add_argument("--only", default="", metavar="EJERCICIOS",
-                        help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3 o reto")
+                        help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3a o reto")
     parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET,
                         help="segundos como máximo por entrega")
     parser.add_argument("--tests", default="all", choices=SUITES,
@@ -87,12 +87,12 @@ def parse(argv):
 
 
 def normalise(name):
-    if name.strip().lower() == "reto":
-        return "reto"
-    match = re.fullmatch(r"\s*(?:ejercicio|ej)?([234])\s*", name.lower())
-    if not match:
-        raise ValueError(f"--only: ejercicio desconocido {name!r} (usa {', '.join(EXERCISES)})")
-    return f"ejercicio{match.group(1)}"
+    """An exercise's id from what --only says: its id, or short forms ("3a", "ej3a")."""
+    short = re.sub(r"^(?:ejercicio|ej)", "", name.strip().lower())
+    for exercise in EXERCISES:
+        if short in (exercise, exercise.removeprefix("ejercicio")):
+            return exercise
+    raise ValueError(f"--only: ejercicio desconocido {name!r} (usa {', '.join(EXERCISES)})")
 
 
 def jobs_from(args):
@@ -231,10 +231,9 @@ def main(argv=None):
 
 
 def full_marks(result):
-    """The exercises, and the optional challenge when it was graded, all with full marks."""
-    challenge = result.get("challenge") or {}
+    """The exercises, and the optional ones that were graded, all with full marks."""
     return result["score"] == result["max_score"] and \
-        challenge.get("score") == challenge.get("max_score")
+        all(part.get("score") == part.get("max_score") for part in result.get("optional", ()))
 
 
 def emit(args, results, out, names):

@@ -70,11 +70,15 @@ class InProcessHost:
     def new_server(self, settings):
         """A fresh notes server with the learner's solution, like `serve --solution` with the
         options grader/checks/lab.py gives a process: `settings` are server.Config fields (the
-        submission's common ones and this test's own)."""
+        submission's common ones and this test's own), and `solution`, one file of the
+        solution folder to load instead of all of it (exercise 3A or 3B alone)."""
         import extension
         from server import Config, NotesServer
+        settings = dict(settings)
+        solution = settings.pop("solution", None)
         try:
-            loaded = extension.load(self.solution_dir)
+            loaded = extension.load(os.path.join(self.solution_dir, solution) if solution
+                                    else self.solution_dir)
             return NotesServer(Config(**settings), loaded, log=self.log)
         except Exception as exc:  # the solution broke the server itself
             raise HostError(f"{type(exc).__name__}: {exc}") from None

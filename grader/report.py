@@ -13,10 +13,10 @@ No function here raises for any string.
 import csv
 import io
 
+from grader import exercises
 from grader.escape import clean, csv_cell, json_text, one_line
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
-CHALLENGE = "reto"  # the optional challenge: counted apart from the exercises' score
 PUBLIC_LEAVES_OUT = ("internal_errors", "warnings")
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 # Hidden tests are shown after the due date: before it, resubmitting cannot be used to probe
@@ -92,7 +92,7 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
     withheld = hidden_visibility != "visible"
     for number, test in enumerate(result.get("tests") or [], 1):
         hidden = bool(test.get("hidden"))
-        if hidden and test.get("exercise") != CHALLENGE:
+        if hidden and not exercises.optional(test.get("exercise")):
             hidden_points += _points(test.get("max_score"))
             hidden_score += _points(test.get("score"))
         tests.append({
@@ -112,9 +112,9 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
             f"No se muestran; la nota total, que las incluye, se muestra {when}."
             if hidden_visibility == "hidden" else
             f"Se muestran, con la nota total (que las incluye), {when}.")
-        exercises = sorted({t.get("exercise", "") for t in result.get("tests") or []
-                            if t.get("hidden") and t.get("exercise") != CHALLENGE})
-        for exercise in exercises:
+        graded = sorted({t.get("exercise", "") for t in result.get("tests") or []
+                         if t.get("hidden") and not exercises.optional(t.get("exercise"))})
+        for exercise in graded:
             mine = [t for t in result["tests"] if t.get("hidden") and t.get("exercise") == exercise]
             split.append(f"{one_line(exercise)}: ocultas "
                          f"{sum(_points(t.get('score')) for t in mine):g} / "
@@ -128,9 +128,10 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
             "visibility": "after_due_date" if hidden_visibility == "hidden"
             else hidden_visibility,
             "extra_data": {"summary": True}})
-    challenge = challenge_summary(result, len(tests) + 1, hidden_visibility)
-    if challenge is not None:
-        tests.append(challenge)
+    for exercise in exercises.EXERCISES:
+        summary = optional_summary(result, exercise, len(tests) + 1, hidden_visibility)
+        if summary is not None:
+            tests.append(summary)
     return json_text({
         "score": result.get("score", 0),
         "output": clean(output) + "\n" + protections_line(result),
@@ -140,20 +141,25 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
         "tests": tests,
         "extra_data": {"protections": result.get("protections"),
                        "problems": result.get("problems"), "suite": result.get("suite"),
-                       "challenge": result.get("challenge"),
+                       "optional": result.get("optional"),
                        "execution_time": result.get("execution_time", 0)},
     }, indent=1) + "\n"
 
 
-def challenge_summary(result, number, hidden_visibility):
-    """The optional challenge's zero-point summary test (Gradescope): its total, apart from the
-    exercises' score. Withheld like the hidden tests when some of its points are hidden."""
-    mine = [t for t in result.get("tests") or [] if t.get("exercise") == CHALLENGE]
-    if not mine or not any(t.get("exercise") != CHALLENGE for t in result["tests"]):
-        return None  # nothing to tell apart: the top-level score is the challenge's
+def optional_summary(result, exercise, number, hidden_visibility):
+    """An optional exercise's zero-point summary test (Gradescope): its total, apart from the
+    exercises' score. Withheld like the hidden tests when some of its points are hidden. None
+    for a required exercise, one not graded, or when it is all that was graded (the top-level
+    score is then its own)."""
+    if not exercise.optional:
+        return None
+    mine = [t for t in result.get("tests") or [] if t.get("exercise") == exercise.id]
+    if not mine or not any(not exercises.optional(t.get("exercise")) for t in result["tests"]):
+        return None
     public = [t for t in mine if not t.get("hidden")]
     hidden = [t for t in mine if t.get("hidden")]
-    lines = [f"Reto (opcional): {sum(_points(t.get('score')) for t in mine):g} / "
+    name = exercise.shown[:1].upper() + exercise.shown[1:].split(" (")[0]
+    lines = [f"{name} (opcional): {sum(_points(t.get('score')) for t in mine):g} / "
              f"{sum(_points(t.get('max_score')) for t in mine):g}, aparte de la nota de los "
              "ejercicios (no suma ni resta en ella).",
              f"Públicas: {sum(_points(t.get('score')) for t in public):g} / "
@@ -164,12 +170,12 @@ def challenge_summary(result, number, hidden_visibility):
     withheld = hidden and hidden_visibility != "visible"
     visibility = ("after_due_date" if hidden_visibility == "hidden" else hidden_visibility) \
         if withheld else "visible"
-    return {"name": "Reto (opcional): total aparte", "number": str(number), "score": 0,
+    return {"name": f"{name} (opcional): total aparte", "number": str(number), "score": 0,
             "max_score": 0,
             "status": "passed" if all(t.get("score") == t.get("max_score") for t in mine)
             else "failed",
-            "output": "\n".join(lines), "output_format": "text", "tags": [CHALLENGE],
-            "visibility": visibility, "extra_data": {"summary": CHALLENGE}}
+            "output": "\n".join(lines), "output_format": "text", "tags": [exercise.id],
+            "visibility": visibility, "extra_data": {"summary": exercise.id}}
 
 
 def _points(value):
@@ -194,9 +200,9 @@ def official(result):
 
 def gradebook(results):
     """One CSV row per submission: whether it is an official grade (`oficial`: a self-check
-    host's row, or a public-only one, says it is not), the exercises' total, the optional
-    challenge's total (`reto`, `reto_max_score`: empty when it was not graded), then one column
-    per test (in test order)."""
+    host's row, or a public-only one, says it is not), the exercises' total, each optional
+    exercise's total (`reto`, `reto_max_score`, ...: empty when it was not graded), then one
+    column per test (in test order)."""
     names = []
     for result in results:
         for test in result.get("tests") or []:
@@ -204,16 +210,18 @@ def gradebook(results):
                 names.append(test.get("name"))
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["submission", "oficial", "score", "max_score", "reto", "reto_max_score",
+    apart = sorted(exercises.OPTIONAL, key=exercises.IDS.index)
+    writer.writerow(["submission", "oficial", "score", "max_score",
+                     *[column for name in apart for column in (name, f"{name}_max_score")],
                      *[csv_cell(n) for n in names], "problems"])
     for result in results:
         scores = {t.get("name"): t.get("score") for t in result.get("tests") or []}
-        challenge = result.get("challenge") or {}
+        totals = {part.get("exercise"): part for part in result.get("optional") or []}
         writer.writerow([csv_cell(result.get("submission", "")), official(result),
                          _number(result.get("score")),
                          _number(result.get("max_score")),
-                         *[_number(challenge[k]) if k in challenge else ""
-                           for k in ("score", "max_score")],
+                         *[_number(totals[name][k]) if name in totals else ""
+                           for name in apart for k in ("score", "max_score")],
                          *[_number(scores[n]) if n in scores else "" for n in names],
                          csv_cell(" | ".join(one_line(p) for p in result.get("problems") or []))])
     return out.getvalue()

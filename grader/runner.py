@@ -4,12 +4,13 @@
 
     {"submission", "score", "max_score", "tests": [{"id", "name", "exercise", "score",
      "max_score", "status", "hidden", "output"}], "suite", "protections", "notice",
-     "problems", "output", "execution_time", "internal_errors", "warnings"[, "challenge"]}
+     "problems", "output", "execution_time", "internal_errors", "warnings"[, "optional"]}
 
-The optional challenge ("reto", notebook 6) is graded only when the submission brings reto.py
-(or `only` names it), and counted apart: `score`/`max_score` are the exercises' (the
-challenge's own when it is all that was graded), and `challenge` is {"exercise": "reto",
-"score", "max_score"} whenever it was graded.
+Which exercises there are, and which are optional, is data (grader/exercises.py). An optional
+exercise (the reto, the 2026-07-28 part of exercise 3B) is graded only when the submission
+brings its file (or `only` names it), and counted apart: `score`/`max_score` are the required
+exercises' (the optional ones' when nothing else was graded), and `optional` lists
+{"exercise", "score", "max_score"} for each optional exercise graded, in the data's order.
 
 `tests` ("public" or "all") picks the suites: grader/checks/public/ always, and
 grader/checks/hidden/ too with "all" when it is there (the student edition has no hidden
@@ -39,14 +40,13 @@ import os
 import threading
 import time
 
-from grader import hosts
+from grader import exercises, hosts
 from grader.errors import HostError
 from grader.escape import json_safe, one_line
 from grader.paths import CHECKS_DIR
 from grader.state import SubmissionState
 
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4", "reto")
-CHALLENGE = "reto"  # optional, counted apart from the exercises (see the docstring)
+EXERCISES = exercises.IDS
 SUITES = ("public", "all")
 SUBMISSION_BUDGET = 240.0  # seconds of wall time for all the tests of one submission
 PROBE_TIMEOUT = 10.0
@@ -119,7 +119,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
     workdir = None
     try:
         prepared = kind.prepare(path, name)
-        take_challenge(state, prepared)
+        take_optional(state, prepared)
         workdir = kind.workspace()
         if prepared.files:
             solution = kind.write(prepared, os.path.join(workdir, "solution"))
@@ -141,13 +141,12 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
     return assemble(prepared, state, kind, time.monotonic() - started)
 
 
-def take_challenge(state, prepared):
-    """What the grader reads in reto.py (as text); without the file the optional challenge is
-    not graded at all, unless it was asked for by name."""
+def take_optional(state, prepared):
+    """What the grader reads in reto.py (as text); an optional exercise whose file the
+    submission does not bring is not graded at all, unless it was asked for by name."""
     from grader.checks.reto import source_facts
     state.reto_source = source_facts(prepared.files.get("reto.py"))
-    if not state.reto_source.present and CHALLENGE not in state.only:
-        state.only = frozenset(state.only or EXERCISES) - {CHALLENGE}
+    state.only = frozenset(exercises.graded_for(prepared.files, state.only))
 
 
 def start(state, kind, solution, workdir, prepared):
@@ -246,8 +245,7 @@ def assemble(prepared, state, kind, seconds):
         state.internal_errors.append("no grading test was collected")
     from grader.checks.grading import essentials
     tests += essentials(list(state.expected.values()), tests)
-    challenge = [t for t in tests if t["exercise"] == CHALLENGE]
-    counted = [t for t in tests if t["exercise"] != CHALLENGE] or challenge
+    counted = [t for t in tests if not exercises.optional(t["exercise"])] or tests
     score = round(sum(t["score"] for t in counted), 2)
     max_score = sum(t["max_score"] for t in counted)
     protections = state.host.protections() if state.host is not None else \
@@ -268,10 +266,13 @@ def assemble(prepared, state, kind, seconds):
               "output": output, "public_output": public_output,
               "execution_time": round(seconds, 2),
               "internal_errors": state.internal_errors, "warnings": state.warnings}
-    if challenge:
-        result["challenge"] = {"exercise": CHALLENGE,
-                               "score": round(sum(t["score"] for t in challenge), 2),
-                               "max_score": sum(t["max_score"] for t in challenge)}
+    optional = [{"exercise": exercise,
+                 "score": round(sum(t["score"] for t in mine), 2),
+                 "max_score": sum(t["max_score"] for t in mine)}
+                for exercise in sorted(exercises.OPTIONAL, key=EXERCISES.index)
+                if (mine := [t for t in tests if t["exercise"] == exercise])]
+    if optional:
+        result["optional"] = optional
     return json_safe(result)
 
 
@@ -279,7 +280,7 @@ def report_lines(name, tests, notices, broken, problems, public_only=False):
     """The report's header: the total, each exercise (public and hidden), notes and problems.
     `public_only`: what is known before any hidden test ran (its tests are the public ones;
     `broken` and `problems` are those that came outside the hidden tests)."""
-    counted = [t for t in tests if t["exercise"] != CHALLENGE]
+    counted = [t for t in tests if not exercises.optional(t["exercise"])]
     lines = [f"Entrega: {one_line(name)}"]
     if counted or not tests:
         lines.append(f"Puntuación{' de las pruebas públicas' if public_only else ''}: "
@@ -293,8 +294,7 @@ def report_lines(name, tests, notices, broken, problems, public_only=False):
                      f"{sum(t['max_score'] for t in mine if not t['hidden']):g}; ocultas "
                      f"{sum(t['score'] for t in hidden):g} / "
                      f"{sum(t['max_score'] for t in hidden):g})") if hidden else ""
-            label = f"{exercise} (opcional, aparte de la nota)" if exercise == CHALLENGE \
-                else exercise
+            label = exercises.by_id(exercise).shown
             lines.append(f"  {label}: {sum(t['score'] for t in mine):g} / "
                          f"{sum(t['max_score'] for t in mine):g}{split}")
     lines += [f"Nota: {text}" for text in notices]

@@ -28,8 +28,8 @@ def default_host():
 
 
 def run(folder, exercise, host=None, budget=runner.SUBMISSION_BUDGET):
-    """The public tests of `exercise` ("ejercicio2", "ejercicio3", "ejercicio4" or "reto") on the
-    solutions in `folder`: the result dict of grader.runner.grade."""
+    """The public tests of `exercise` (an id of grader/exercises.py: "ejercicio3a", "reto"...)
+    on the solutions in `folder`: the result dict of grader.runner.grade."""
     folder = os.fspath(folder)
     return runner.grade(folder, name=os.path.basename(os.path.normpath(folder)),
                         only=[exercise], budget=budget, tests="public",

@@ -3,7 +3,8 @@
 A submission (a notebook, a .py file, a folder, or a .zip of any of these) becomes a `Prepared`:
 the solution files (name -> text), where each came from, and what went wrong, in Spanish. From
 a notebook only the cells that start with `%%writefile <anything>/ejercicioN.py` (or
-`%%writefile ejercicioN.py`, N in 2, 3, 4; or reto.py, the optional challenge) are taken; the
+`%%writefile ejercicioN.py`, N in 2, 3a, 3b, 4; or reto.py, the optional challenge: the files
+of grader/exercises.py) are taken; the
 notebook is never executed. When the
 same file comes twice, the last one wins (files before notebooks, in name order; cells in
 notebook order), and the report says so.
@@ -36,6 +37,7 @@ import zipfile
 
 from grader.errors import Refused
 from grader.escape import has_surrogates, one_line
+from grader.exercises import FILES
 from grader.sizes import tokens
 
 MAX_FILE = 1 << 20          # one .py or one notebook cell
@@ -48,10 +50,10 @@ MAX_TOTAL = 16 << 20        # every .py and .ipynb read from one submission, by 
 MAX_FILES = 200             # .py and .ipynb files read from one submission
 MAX_NOTEBOOK_TOKENS = 250_000  # values, keys and containers in one notebook (parsed in memory)
 MAX_NAME_BYTES = 255        # a solution file's name, as the file system stores it
-WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?[\"']?(?:[^\s\"']*/)?((?:ejercicio[234]|reto)\.py)"
-                       r"[\"']?\s*$")
+SOLUTION_NAMES = FILES     # the files a submission may bring (grader/exercises.py)
+WRITEFILE = re.compile(r"%%writefile\s+(?:-a\s+)?[\"']?(?:[^\s\"']*/)?("
+                       + "|".join(map(re.escape, SOLUTION_NAMES)) + r")[\"']?\s*$")
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "__MACOSX"}
-SOLUTION_NAMES = ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py", "reto.py")
 
 
 class Unreadable(Exception):
@@ -197,7 +199,8 @@ def prepare_plain(path, name=None):
 def nothing_found(prepared):
     if not prepared.files:
         prepared.problem("no encontré ninguna solución: se esperan ejercicio2.py, "
-                         "ejercicio3.py, ejercicio4.py o reto.py, o un notebook con celdas "
+                         "ejercicio3a.py, ejercicio3b.py, ejercicio4.py o reto.py, o un "
+                         "notebook con celdas "
                          "%%writefile soluciones/ejercicioN.py")
 
 

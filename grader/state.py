@@ -5,7 +5,7 @@ grader.checks.direct in the browser), and each test's `Lab` reaches it as `lab.s
 server said about itself is not in here: only what the grader observed (the tools `tools/list`
 named, what came back on the wire, the disk). The facts of the scenarios that several tests
 share (exercise 2's positive scenario, exercise 4's main removal, the challenge's positive
-scenario) are typed dataclasses too.
+scenario) are typed dataclasses too (exercise 3's live in grader/checks/ej3.py).
 
 The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
 timeout may still use, so no call ever waits past the budget.
@@ -119,31 +119,6 @@ class RetoFacts:
 
 
 @dataclass
-class AuthFacts:
-    """Exercise 3's positive scenario in one revision: a client that declared URL mode calls
-    notes_backup without authorization, the user's browser opens the link, authorizes at Nube de
-    Copias and comes back to the server's callback; then notes_backup must make the copy."""
-    shape: str = ""           # how it asked: "-32042", "elicitation/create", "input_required"
-    params: dict | None = None  # the URL-mode params it sent (the first ones)
-    reply: str = ""           # what the first call answered (escaped, short)
-    visit: object = None      # grader.checks.ej3.Visit: what the browser saw
-    notified: list = field(default_factory=list)  # elicitationIds of completion notifications
-    final_status: object = None   # structuredContent.status of the last notes_backup
-    final_notes: object = None    # structuredContent.notes of it
-    final_reply: str = ""
-    expected_notes: int = 0       # the notes inside the roots (what the copy must count)
-    traces: list = field(default_factory=list)    # its CallTraces (for the credential checks)
-    leaks: list = field(default_factory=list)     # provider credentials seen in frames (Spanish)
-
-    @property
-    def shown(self):
-        visit = self.visit
-        return bool(self.shape) and visit is not None and visit.reached_provider \
-            and visit.completed and self.final_status == "done" \
-            and self.final_notes == self.expected_notes
-
-
-@dataclass
 class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
     budget: float = 240.0                     # seconds of wall time for the whole submission
@@ -166,7 +141,7 @@ class SubmissionState:
     argv: list | None = None                  # every server's command line (checks/lab.py)
     archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
     url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
-    auth_shown: dict = field(default_factory=dict)     # revision -> AuthFacts (or the Broken)
+    auth_shown: dict = field(default_factory=dict)     # revision -> ej3.AuthFacts (or Broken)
     roots_removal: object = None                       # RemovalFacts (or the Broken)
     reto_source: RetoSource = field(default_factory=RetoSource)  # the challenge's file, read
     reto: object = None                                # RetoFacts (or the Broken)

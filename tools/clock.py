@@ -21,23 +21,24 @@ The rules (estimates by rule, not stopwatch measurements):
   each «Predice antes de ejecutar» prompt, 1 min to think the answer; each «Tu respuesta»
   written reflection, 2 min; each question of a closing quiz, 0.75 min. The JupyterLite cell
   (first code cell, a no-op outside the browser) counts in the set-up.
-* Lab: the sections whose `## ` heading is a graded exercise to write («Ejercicio N
-  (calificado)»), an open exercise (OPEN_EXERCISES: exercise 5's written answer) or the
-  optional challenge of notebook 06 («Reto (opcional…», exercise id CHALLENGE). Exercise
-  1 (answering a form with clicks) is not one: it stays in the reading. A section runs from
-  its `## ` heading to the next cell with one (`### ` subsections stay in it). Lab minutes = the
-  section's prose at 130 words a minute and its code at 0.05 min a line (the learner reads the
-  statement and the starter) + 1.5 min per line the learner writes (a novice's pace: the line
-  is thought out, typed and fixed once) + SELF_CHECK_ROUNDS rounds
-  of 2 min (save, run the try-it cells and `ui.revisar`, read the feedback). The lines the
-  learner writes are the non-blank lines of the reference solution
-  (grader/reference/soluciones/ejercicioN*.py, or reto.py for the challenge) that are not
-  comments or docstrings and are not already in the notebook's starter cell for that file
-  (`%%writefile soluciones/<file>`, wherever it is in the notebook), compared after
+* Lab: the sections whose `## ` heading opens a graded exercise to write (the `heading` of an
+  exercise in grader/exercises.py: «Ejercicio 3A (calificado)», the optional «Ejercicio 3B,
+  parte opcional», the optional «Reto (opcional…») or an open exercise (OPEN_EXERCISES:
+  exercise 5's written answer, «Ejercicio 5»). Exercise 1 (answering a form with clicks) is
+  not one: it stays in the reading. A section runs from its `## ` heading to the next cell
+  with one (`### ` subsections stay in it). Lab minutes = the section's prose at 130 words a
+  minute and its code at 0.05 min a line (the learner reads the statement and the starter) +
+  1.5 min per line the learner writes (a novice's pace: the line is thought out, typed and
+  fixed once) + SELF_CHECK_ROUNDS rounds of 2 min (save, run the try-it cells and
+  `ui.revisar`, read the feedback). The lines the learner writes are the non-blank lines of
+  the exercise's part of its reference solution (grader/reference/soluciones/<its file>: all
+  of it, or the lines before or after `exercises.OPTIONAL_MARK` for exercise 3B and its
+  optional part) that are not comments or docstrings and are not already in the starter cell
+  for that file (`%%writefile soluciones/<file>`, in whichever notebook it is), compared after
   stripping, each starter line covering one reference line. An open exercise (written prose)
   has no lines: its section's prose (the excerpts it asks about are quoted there) plus a fixed
-  writing time (OPEN_EXERCISES says why). The challenge is timed by the same rule but is
-  optional: its notebook states it as optional and its minutes never enter the core totals.
+  writing time (OPEN_EXERCISES says why). An optional exercise is timed by the same rule:
+  its notebook states it as optional and its minutes never enter the core totals.
 * The demo (`python3 code/main.py`, the lesson's three scenarios on the wire, first in the
   README) is part of the core reading: its narration at 130 words a minute, its frames and
   listings (the indented lines) at 0.05 min a line, plus one run.
@@ -68,6 +69,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # grader/exercises.py: which exercises there are (data only)
+    sys.path.insert(0, str(REPO))
+from grader import exercises as graded  # noqa: E402
+
 LESSONS = REPO / "lessons"
 QUIZZES = LESSONS / "mcp_ui" / "quizzes"
 REFERENCE = REPO / "grader" / "reference" / "soluciones"
@@ -105,8 +110,7 @@ FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 TAG = re.compile(r"<[^>]+>")
 HEADING = re.compile(r"^## (.+)$", re.M)
 SETUP_HEADING = "Antes de empezar"
-LAB_HEADING = re.compile(r"Ejercicio (?P<number>\d+)(?P<graded> \(calificado\))?"
-                         r"|(?P<challenge>Reto) \(opcional")
+OPEN_HEADING = re.compile(r"Ejercicio (?P<number>\d+)\b")
 CHALLENGE = "reto"      # the optional challenge's exercise id (soluciones/reto.py)
 STARTER = re.compile(r"^%%writefile soluciones/(\S+\.py)\s*$")
 
@@ -118,14 +122,21 @@ class MissingReference(FileNotFoundError):
 
 @dataclass(frozen=True)
 class Exercise:
-    number: str                 # "2", "5"... or CHALLENGE
+    number: str                 # an exercise id of grader/exercises.py ("ejercicio3a",
+    #                             CHALLENGE...), or an open exercise's number ("5")
     minutes: float
     learner_lines: int | None   # None for an open exercise (written prose)
 
     @property
     def optional(self) -> bool:
-        """The challenge: stated as optional, never in the core totals."""
-        return self.number == CHALLENGE
+        """Stated as optional, never in the core totals (the challenge, 3B's optional part)."""
+        return graded.optional(self.number)
+
+    @property
+    def short(self) -> str:
+        """How a notebook's header names it: "3A", "5", "reto"..."""
+        known = graded.BY_ID.get(self.number)
+        return known.short if known is not None else self.number
 
 
 @dataclass(frozen=True)
@@ -151,16 +162,30 @@ def cells(path: Path) -> list[dict]:
 
 
 def lab_exercise(heading: str) -> str | None:
-    """The exercise a `## ` heading opens as lab (a number or CHALLENGE), or None (exercise 1
-    is clicked, not written)."""
-    match = LAB_HEADING.search(heading)
-    if match is None:
-        return None
-    if match["challenge"]:
-        return CHALLENGE
-    if match["graded"] or match["number"] in OPEN_EXERCISES:
-        return match["number"]
-    return None
+    """The exercise a `## ` heading opens as lab: the id of the exercise whose heading it holds
+    (the longest match), an open exercise's number, or None (exercise 1 is clicked, not
+    written)."""
+    known = [e for e in graded.EXERCISES if e.heading in heading]
+    if known:
+        return max(known, key=lambda e: len(e.heading)).id
+    match = OPEN_HEADING.search(heading)
+    return match["number"] if match and match["number"] in OPEN_EXERCISES else None
+
+
+def lab_names(lab: tuple[Exercise, ...]) -> str:
+    """How a notebook's header names its lab: «ejercicio 4», «ejercicios 3A, 3B y 5», the
+    optional ones marked («ejercicio 3B (parte opcional) y reto (opcional)»)."""
+    required = sorted((e.short for e in lab if not e.optional), key=lambda s: (int(s[:1]), s))
+    names = [("ejercicio " if len(required) == 1 else "ejercicios ") + listed(required)] \
+        if required else []
+    names += [("reto (opcional)" if e.number == CHALLENGE else f"ejercicio {e.short}")
+              for e in lab if e.optional]
+    return " y ".join(names)
+
+
+def listed(items: list[str]) -> str:
+    """«3A», «3A y 3B», «3A, 3B y 5»."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " y " + items[-1]
 
 
 def sections(path: Path) -> list[tuple[str | None, list[dict]]]:
@@ -272,34 +297,41 @@ def solution_lines(source: str) -> list[str]:
 
 
 def reference_files(number: str) -> list[Path]:
-    """The reference solution of exercise `number`: ejercicioN.py and any ejercicioN_*.py;
-    reto.py for the challenge."""
-    if number == CHALLENGE:
-        return [path for path in [REFERENCE / f"{CHALLENGE}.py"] if path.is_file()]
-    return sorted(p for p in REFERENCE.glob(f"ejercicio{number}*.py")
-                  if re.fullmatch(rf"ejercicio{number}(_\w+)?\.py", p.name))
+    """The reference solution of exercise `number` (an id of grader/exercises.py): its file,
+    if this edition has it."""
+    return [path for path in [REFERENCE / graded.by_id(number).file] if path.is_file()]
+
+
+def starters(notebook: list[dict] | None = None) -> dict[str, str]:
+    """{file: its starter's code} of the `%%writefile soluciones/<file>` cells of `notebook`
+    (cells) and of every notebook: a file's starter may be in another notebook (exercise 3B's
+    optional part is written in notebook 06 on the starter of notebook 03)."""
+    found = {}
+    for cells_of in [cells(path) for path in notebooks()] + [notebook or []]:
+        for cell in cells_of:
+            first = cell["source"].split("\n", 1)[0]
+            match = STARTER.match(first) if cell["cell_type"] == "code" else None
+            if match:
+                found[match[1]] = code_source(cell["source"])
+    return found
 
 
 def learner_lines(number: str, notebook: list[dict]) -> int:
-    """Lines of the reference the learner writes: not already in the notebook's starter cell
-    for the same file, compared after stripping (each starter line covers one)."""
+    """Lines of the exercise's part of its reference that the learner writes: not already in
+    its part of the starter cell for the same file, compared after stripping (each starter
+    line covers one)."""
     references = reference_files(number)
     if not references:
         raise MissingReference(f"no reference solution for exercise {number} in {REFERENCE}")
-    starters = {}
-    for cell in notebook:
-        first = cell["source"].split("\n", 1)[0]
-        match = STARTER.match(first) if cell["cell_type"] == "code" else None
-        if match:
-            starters[match[1]] = Counter(solution_lines(code_source(cell["source"])))
+    exercise = graded.by_id(number)
+    starter = starters(notebook).get(exercise.file, "")
+    given = Counter(solution_lines(graded.lines_of(exercise, starter)))
     total = 0
-    for reference in references:
-        given = starters.get(reference.name, Counter())
-        for line in solution_lines(reference.read_text(encoding="utf-8")):
-            if given[line]:
-                given[line] -= 1
-            else:
-                total += 1
+    for line in solution_lines(graded.lines_of(exercise, references[0].read_text("utf-8"))):
+        if given[line]:
+            given[line] -= 1
+        else:
+            total += 1
     return total
 
 
@@ -361,7 +393,7 @@ def exercise_summary(exercise: Exercise) -> str:
     lines = ("open, fixed time" if exercise.learner_lines is None
              else f"{exercise.learner_lines} lines")
     optional = " (optional, not in the core)" if exercise.optional else ""
-    return f"{exercise.number}{optional}: {exercise.minutes:.1f} min, {lines}"
+    return f"{exercise.short}{optional}: {exercise.minutes:.1f} min, {lines}"
 
 
 def main(argv: list[str] | None = None) -> int:

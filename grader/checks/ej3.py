@@ -1,34 +1,40 @@
 """Exercise 3 (URL mode for a first-run OAuth flow, behind an SDK-version guard): the scenarios
-its public and hidden tests share, observed only on the wire and through the server's pages.
+its public and hidden tests share, observed only on the wire, through the server's pages and
+in the records of a provider the grader runs itself.
 
-Two parts, graded apart:
+Three graded parts (grader/exercises.py):
 
-- **The guard** (a smaller share): tables of (simulated SDK version, protocol revision, declared
-  elicitation capability) -> URL mode or the manual fallback, observed through the server's
-  own `notes_setup`, which asks the learner's guard. Every table mixes a case that must use URL
-  mode, one where only the version says no and one where only the protocol or the capability
-  says no, so none of these passes a table: always yes, always no, `supports_url(caps)` alone,
-  the demo's `url_mode.demo_guard`, a guard that only looks at the version (numbers or text),
-  one that only looks at the protocol.
-- **The flow**, written by the learner: `notes_backup` needs an authorization at Nube de Copias
-  (code/nube_copias.py, a simulated OAuth provider whose pages the server serves). The grader is
-  the MCP client *and* the user's browser: the browser reaches the server's pages through the
-  private rpc channel (`serve --setup-page rpc`: no socket, so it works in every sandbox mode),
-  follows the server's connect page to the provider, presses «Autorizar» or «Rechazar» and
-  comes back to the server's callback (`Visit`). A second user's session on the same server
-  (`serve --second-user`) is another person's client and browser. Every frame the server sends
-  to a client (not the browser's pages) is scanned for the provider's codes and tokens (their
-  prefixes), and what the client was sent for the flow's `state`.
+- **3A, the guard** (`ejercicio3a.py` alone in the server): tables of (simulated SDK version,
+  protocol revision, declared elicitation capability) -> URL mode or the manual fallback,
+  observed through the server's own `notes_setup`, which asks the learner's guard. Every
+  table mixes a case that must use URL mode, one where only the version says no and one where
+  only the protocol or the capability says no, so none of these passes a table: always yes,
+  always no, `supports_url(caps)` alone, the demo's `url_mode.demo_guard`, a guard that only
+  looks at the version (numbers or text), one that only looks at the protocol. A guard that
+  says yes to a client that did not declare `elicitation.url` is a severe mistake.
+- **3B, the flow at 2025-11-25** (`ejercicio3b.py` alone, with the course's own guard, so a
+  broken 3A never costs 3B a point): `notes_backup` needs an authorization at Nube de Copias.
+  The grader is the MCP client, the user's browser *and* Nube de Copias: the server runs with
+  `--provider rpc`, so its `page.provider` / `ctx.provider` ask the grader's own
+  `nube_copias.Provider` (`run.provider`) to exchange a code or to make a copy, and the
+  browser's visits to the provider's page are served by that provider too (`browser_of`). A
+  copy counts only when the provider recorded it, in the account of the user who authorized,
+  with the notes of the roots; a tool that never exchanges a code and says "done" makes none.
+  The browser reaches the server's pages through the private rpc channel (`--setup-page rpc`);
+  a second user's session on the same server (`--second-user`) is another person's client and
+  browser. Every frame the server sends to a client is scanned for the provider's codes and
+  tokens (their prefixes), and what the client was sent for the flow's `state`.
+- **3B's optional part, the same flow at 2026-07-28** (notebook 6, graded apart).
 
-The positive scenario (`AuthFacts`, once per submission and revision) gates every flow test: a
-client that declared URL mode calls notes_backup, the browser opens the link, is sent to Nube de
-Copias's authorization page with a state, authorizes, comes back to the callback, which answers
-200; then notes_backup answers status done with the notes of the roots. So the starter, the
-server's defaults, the lesson's notes_sync/notes_setup registered as notes_backup (their link
-is Notas Sync's page, which never sends the browser to Nube de Copias) and constant answers
-score nothing. The tests of what must not happen count only once the flow is seen working, and
-each is judged by its effect: after the step under test, is the user authorized (the next
-notes_backup makes the copy)?
+Every 3B server of a submission starts alike (`flow_server`): the same file, users, lifetime
+(`TTL`, the expiry test's too), second user and provider, so a flow cannot tell one test from
+another; the users' names are new for each submission (`state.names`). The positive scenario
+(`AuthFacts`, once per submission and revision) gates every flow test. A test of what must
+not happen judges the step by its effect (after it, is anyone authorized: does the next
+notes_backup make a copy, or say it did?), and ends with the legitimate action on the same
+server (`legitimate`: the user's own new flow still works, to a copy the provider recorded):
+otherwise it scores 0, so a flow that refuses everything after its first success gains
+nothing.
 
 Decisions of the guard tables are memoised per submission: one server per 2025 handshake
 (stopped once it has answered), and one per SDK version for 2026-07-28 in each test (`lab.reuse`),
@@ -39,18 +45,27 @@ import html
 import math
 import os
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
 from context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
+from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
-from grader.state import AuthFacts
-from protocol import MISSING_CLIENT_CAPABILITY, STATELESS_VERSION, URL_ELICITATION_REQUIRED
-from setup_page import INLINE_BASE
+from protocol import (
+    LATEST_HANDSHAKE,
+    MISSING_CLIENT_CAPABILITY,
+    STATELESS_VERSION,
+    URL_ELICITATION_REQUIRED,
+)
+from setup_page import INLINE_BASE, SetupPage
 from simulated_user import FORM_FIELD
 
+GUARD_FILE, FLOW_FILE = "ejercicio3a.py", "ejercicio3b.py"
+
+# == 3A: the guard ==============================================================================
 CAPS = {"form+url": {"form": {}, "url": {}}, "url": {"url": {}}, "form": {"form": {}},
         "{}": {}, "ninguna": False, "url:true": {"form": {}, "url": True},
         "url:null": {"url": None}}
@@ -62,6 +77,7 @@ SHOWN = {"form+url": "declaró los modos formulario y URL",
          "url:null": "declaró elicitation.url vacío, no como objeto"}
 URL, MANUAL = "modo URL", "alternativa manual"
 REFUSED = "URL rechazada por el servidor"
+CAPABILITY = "no decir nunca que sí a un cliente que no declaró elicitation.url"
 
 
 @dataclass(frozen=True)
@@ -86,13 +102,14 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    if protocol == "2026-07-28":
-        run = lab.reuse(("guard", sdk), lambda: lab.server(protocol, roots=None, sdk=sdk,
-                                                            elicitation=CAPS[caps]))
+    if protocol == STATELESS_VERSION:
+        run = lab.reuse(("guard", sdk), lambda: lab.server(
+            protocol, roots=None, sdk=sdk, elicitation=CAPS[caps], solution=GUARD_FILE))
         run.client.capabilities = {} if CAPS[caps] is False else {"elicitation": CAPS[caps]}
         call = run.call("notes_setup", timeout=10.0)
     else:  # one handshake, one case: the server is stopped as soon as it answered
-        run = lab.server(protocol, roots=None, sdk=sdk, elicitation=CAPS[caps])
+        run = lab.server(protocol, roots=None, sdk=sdk, elicitation=CAPS[caps],
+                         solution=GUARD_FILE)
         try:
             call = run.call("notes_setup", timeout=10.0)
         finally:
@@ -127,30 +144,38 @@ def explain(case, got):
 
 
 def table(lab, grade, cases, hidden=False):
-    wrong = [(case, got) for case in cases
-             if (got := decide(lab, case.sdk, case.protocol, case.caps)) != case.expected]
+    """Every case of the table decides as the rules say (one check: a table scores all or
+    nothing). In a test declared with `severe=CAPABILITY`, a yes to a client that did not
+    declare elicitation.url (the server had to refuse the URL) makes that check severe."""
+    got = {case: decide(lab, case.sdk, case.protocol, case.caps) for case in cases}
+    wrong = [(case, seen) for case, seen in got.items() if seen != case.expected]
+    severe = bool(grade.severe) and any(seen == REFUSED for seen in got.values())
     if hidden:  # nothing about the cases themselves, not even how many
         grade.check(not wrong, "todos los casos de esta tabla eligen bien" if not wrong else
                     "algún caso de esta tabla elige mal entre el modo URL y la alternativa "
-                    "manual; repasa las reglas del enunciado")
+                    "manual; repasa las reglas del enunciado", severe=severe)
         return
     grade.note(f"{len(cases)} casos; cada uno llama a notes_setup y mira si llega una "
                "elicitación en modo URL o la alternativa manual")
     grade.check(not wrong, "todos los casos eligen bien entre modo URL y alternativa manual"
                 if not wrong else "casos que eligen mal:\n    "
-                + "\n    ".join(explain(case, got) for case, got in wrong))
+                + "\n    ".join(explain(case, seen) for case, seen in wrong), severe=severe)
 
 
-# == the flow ===================================================================================
+# == 3B: the flow ===============================================================================
 TOOL = "notes_backup"
 NOTES = (("Notas", "acta.md", "n-acta", "Acta"), ("Notas", "borrador.md", "n-borrador", "Borrador"),
          ("Notas/sub", "cuentas.md", "n-cuentas", "Cuentas"))
+EXPECTED_IDS = sorted(note[2] for note in NOTES)  # what a copy of the roots must carry
 FULL = {"form": {}, "url": {}}
 ACCEPT, DECLINE, CANCEL = {"action": "accept"}, {"action": "decline"}, {"action": "cancel"}
 COMPLETE = "notifications/elicitation/complete"
-MANUAL_STATUS = "manual"   # what the safe fallback answers (structuredContent.status)
+MANUAL_STATUS = "manual"   # what the manual fallback answers (structuredContent.status)
 PROVIDER_PAGE = INLINE_BASE + nube_copias.AUTHORIZE_PATH
 POSITIVE = "autoriza en la página de Nube de Copias y después hace la copia"
+POSITIVE_2026 = "en 2026-07-28, autoriza en Nube de Copias y después hace la copia"
+TTL = URL_TTL             # every server's link lifetime (ctx.url_ttl): one for every test
+EXPIRED = TTL + 0.6       # what the expiry tests wait
 WAIT_NOTIFICATION = 3.0   # seconds the positive scenario waits for the completion notice
 MIN_ID_BITS = 64          # what an unguessable identifier must carry, at least
 IDENTITY_PARAM = re.compile(r"user|usuario|email|correo|mail|name|nombre|sub$|subject|session"
@@ -209,11 +234,15 @@ def page_text(page, limit=160):
     if not isinstance(page, dict):
         return "nada"
     if "error" in page:
-        return f"ningún página ({page['error']})"
+        return f"ninguna página ({page['error']})"
     body = page.get("body", "")
     main = body.split("<body>", 1)[-1] if isinstance(body, str) else ""
     text = html.unescape(TAG.sub(" ", main))
     return f"HTTP {page.get('status')}: «{one_line(' '.join(text.split()), limit)}»"
+
+
+def status_of(page):
+    return page.get("status", 0) if isinstance(page, dict) else 0
 
 
 def _query(url):
@@ -256,15 +285,40 @@ def at_provider(fetch, visit, where, decision="allow", stop=None):
     return visit
 
 
-def replay(fetch, visit, decision="allow"):
+def replay(fetch, visit, decision="allow", stop=None):
     """The same authorization request again (the same state), straight at the provider: a
-    fresh code comes back to the server's callback with a state already used."""
-    return at_provider(fetch, Visit(url=visit.url), visit.authorize, decision)
+    fresh code comes back to the server's callback with that state."""
+    return at_provider(fetch, Visit(url=visit.url), visit.authorize, decision, stop)
+
+
+def forged(fetch, provider, state, stop="callback"):
+    """A real code of this browser's account from Nube de Copias, for a `state` of the
+    grader's choosing (the provider echoes any state): what a callback that ignores its
+    state would take."""
+    return at_provider(fetch, Visit(), provider.authorize_url(state), "allow", stop)
+
+
+def browser_of(run, peer=False):
+    """The browser of the server's user (or, `peer`, of the second user): the server's pages
+    through that session's rpc page channel, Nube de Copias's page from the grader's provider,
+    where that person is the account that authorizes."""
+    session = run.peer if peer else run
+    account = run.lab.state.names.other if peer else run.lab.state.names.user
+    page = getattr(run, "provider_page", None)
+    if page is None:  # the provider's page, served by the grader: only its own route
+        page = run.provider_page = SetupPage(None, None, oauth=run.provider)
+        page.route(nube_copias.AUTHORIZE_PATH, run.provider.authorize)
+
+    def fetch(url, method="GET", data=None):
+        if isinstance(url, str) and (url == PROVIDER_PAGE or url.startswith(PROVIDER_PAGE + "?")):
+            return page.fetch(url, method, data, user=account)
+        return session.fetch(url, method, data)
+    return fetch
 
 
 class Browser:
-    """A scripted user's browser (after a consent): each visit follows the next plan, one of
-    (decision, stop) or None (the user never opens the page)."""
+    """A scripted user's browser after a consent (2026-07-28): each visit follows the next plan,
+    one of (decision, stop) or None (the user never opens the page)."""
 
     def __init__(self, fetch, *plans):
         self.fetch, self.plans, self.visits = fetch, list(plans), []
@@ -274,15 +328,32 @@ class Browser:
         self.visits.append(Visit(url=url) if plan is None else browse(self.fetch, url, *plan))
 
 
-def flow_server(lab, revision, *, answers=(), elicitation=None, sdk="2.3.0", second=False,
+def flow_server(lab, revision=LATEST_HANDSHAKE, *, answers=(), elicitation=None,
                 second_answers=()):
-    """A server for the flow: the learner's solution, three notes in the root Notas, its pages on
-    the rpc channel, its frames watched; `second`: a second user's session (`run.peer`)."""
+    """A 3B server: the learner's ejercicio3b.py alone with the course's guard, three notes in
+    the root Notas, its pages on the rpc channel and Nube de Copias the grader's, its frames
+    watched, a second user's session (`run.peer`). Every one starts alike."""
     lab.require_tool(TOOL)
     tree = lab.folders(*NOTES)
-    return lab.server(revision, roots=[tree.uri("Notas")], sdk=sdk, answers=answers,
+    return lab.server(revision, roots=[tree.uri("Notas")], answers=answers,
                       elicitation=FULL if elicitation is None else elicitation, watch=True,
-                      second=second, second_answers=second_answers)
+                      second=True, second_answers=second_answers, solution=FLOW_FILE,
+                      course_guard=True, provider=True)
+
+
+def scene(lab, grade, revision=LATEST_HANDSHAKE, **options):
+    """A test's start: the positive scenario first (its gate), then a fresh 3B server."""
+    require_positive(lab, grade, revision)
+    return flow_server(lab, revision, **options)
+
+
+def asked(grade, session):
+    """notes_backup once, which must ask for URL mode (a gate; a hidden test does not quote the
+    server's answer): its Ask."""
+    first = ask(session)
+    grade.require(first.url, "notes_backup no pidió el modo URL" + (
+        "" if grade.hidden else f" (respondió {reply(first.trace)})"))
+    return first
 
 
 def ask(run):
@@ -310,7 +381,42 @@ def reply(trace, limit=200):
     return f"«{short(trace.text(), limit)}»"
 
 
+def real_copy(run, start):
+    """Did Nube de Copias record, since its `start`-th copy, a copy of the roots' notes in the
+    account of the server's user? (what a copy made for that user looks like)"""
+    mine = run.lab.state.names.user
+    return any(account == mine and sorted(ids) == EXPECTED_IDS
+               for account, ids in run.provider.copies[start:])
+
+
 # -- the positive scenario -----------------------------------------------------------------------
+@dataclass
+class AuthFacts:
+    """Exercise 3B's positive scenario in one revision: a client that declared URL mode calls
+    notes_backup without authorization, the user's browser opens the link, authorizes at Nube
+    de Copias and comes back to the server's callback; then notes_backup must make the copy,
+    and Nube de Copias must have it, in that user's account."""
+    shape: str = ""           # how it asked: "-32042", "elicitation/create", "input_required"
+    params: dict | None = None  # the URL-mode params it sent (the first ones)
+    reply: str = ""           # what the first call answered (escaped, short)
+    visit: object = None      # Visit: what the browser saw
+    notified: list = field(default_factory=list)  # elicitationIds of completion notifications
+    final_status: object = None   # structuredContent.status of the last notes_backup
+    final_notes: object = None    # structuredContent.notes of it
+    final_reply: str = ""
+    copied: bool = False      # Nube de Copias recorded the copy, for that user, of those notes
+    copies: list = field(default_factory=list)    # every copy it recorded: (whose, how many)
+    traces: list = field(default_factory=list)    # its CallTraces (for the credential checks)
+    leaks: list = field(default_factory=list)     # provider credentials seen in frames (Spanish)
+
+    @property
+    def shown(self):
+        visit = self.visit
+        return bool(self.shape) and visit is not None and visit.reached_provider \
+            and visit.completed and self.final_status == "done" \
+            and self.final_notes == len(EXPECTED_IDS) and self.copied
+
+
 def positive(lab, revision):
     """The positive scenario's facts in `revision` (played once per submission)."""
     memo = lab.state.auth_shown
@@ -325,9 +431,10 @@ def positive(lab, revision):
 
 
 def play_positive(lab, revision):
-    run = flow_server(lab, revision, answers=[ACCEPT])
-    run.user.browser = browser = Browser(run.fetch, ("allow", None))
-    facts = AuthFacts(expected_notes=len(NOTES))
+    stateless = revision == STATELESS_VERSION
+    run = flow_server(lab, revision, answers=[ACCEPT] if stateless else ())
+    run.user.browser = browser = Browser(browser_of(run), ("allow", None))
+    facts = AuthFacts()
     first = ask(run)
     facts.shape, facts.params, facts.reply = first.shape, first.params, reply(first.trace)
     facts.traces.append(first.trace)
@@ -337,18 +444,20 @@ def play_positive(lab, revision):
     if browser.visits:  # the client opened it on consent (an elicitation in the call)
         facts.visit = browser.visits[0]
     else:               # -32042: the user opens it from the error
-        facts.visit = browse(run.fetch, first.url)
-    if facts.visit.completed and revision != STATELESS_VERSION:
+        facts.visit = browse(browser_of(run), first.url)
+    if facts.visit.completed and not stateless:
         eid = first.elicitation_id
         run.wait_for(lambda: any(n["params"].get("elicitationId") == eid
                                  for n in run.notifications(COMPLETE)), WAIT_NOTIFICATION)
     final = first.trace
-    if revision != STATELESS_VERSION or not is_done(final):
+    if not stateless or not is_done(final):
         final = run.call(TOOL)  # retried (2026-07-28: already retried after the page)
         facts.traces.append(final)
     facts.final_status = final.structured.get("status")
     facts.final_notes = final.structured.get("notes")
     facts.final_reply = reply(final)
+    facts.copied = real_copy(run, 0)
+    facts.copies = [(whose, len(ids)) for whose, ids in run.provider.copies]
     return finish(run, facts)
 
 
@@ -359,11 +468,10 @@ def finish(run, facts):
 
 
 def asked_for(revision):
-    return (f"notes_backup sin autorización, con un cliente {revision} que declaró el modo URL "
-            "(SDK 2.3.0)")
+    return (f"notes_backup sin autorización, con un cliente {revision} que declaró el modo URL")
 
 
-def why_not_shown(facts, revision):
+def why_not_shown(lab, facts, revision):
     """One Spanish sentence: where the positive scenario stopped."""
     visit = facts.visit
     if not facts.shape:
@@ -377,21 +485,84 @@ def why_not_shown(facts, revision):
         return (f"Nube de Copias no aceptó la petición de autorización a la que llevó tu página "
                 f"({page_text(visit.consent)}); usa page.provider.authorize_url(state)")
     if not visit.completed:
-        return (f"tras pulsar «Autorizar» en Nube de Copias, tu página de vuelta "
+        return (f"tras pulsar «Autorizar» en Nube de Copias, tu página de retorno "
                 f"({nube_copias.REDIRECT_PATH}) respondió {page_text(visit.callback)}; debe "
-                "completar el flujo y responder 200")
-    return (f"tras autorizar en Nube de Copias, notes_backup respondió {facts.final_reply}; se "
-            f"esperaba la copia hecha (status done) con las {facts.expected_notes} notas de la "
-            "root")
+                "canjear el code, completar el flujo y responder 200")
+    if facts.final_status != "done" or facts.final_notes != len(EXPECTED_IDS):
+        return (f"tras autorizar en Nube de Copias, notes_backup respondió {facts.final_reply}; "
+                f"se esperaba la copia hecha (status done) con las {len(EXPECTED_IDS)} notas de "
+                "la root")
+    made = facts.copies
+    where = "no registró ninguna copia" if not made else "solo registró " + ", ".join(
+        f"una copia de {count} notas en {'tu cuenta' if whose == lab.state.names.user else 'otra'}"
+        for whose, count in made)
+    return (f"notes_backup dijo que hizo la copia, pero Nube de Copias {where}: la copia se "
+            "hace con ctx.provider.backup(token, ctx.notes()) y el token que tu página de "
+            "retorno canjeó para ese usuario (page.provider.exchange(code))")
 
 
-def require_positive(lab, grade, revision):
-    """Gate: the positive scenario went through (a link, the provider, the callback, the copy).
-    Its reason is said once, in the positive scenario's own test; here only that test's name."""
+def require_positive(lab, grade, revision=LATEST_HANDSHAKE):
+    """Gate: the positive scenario went through (a link, the provider, the callback, the copy
+    the provider recorded). Its reason is said once, in the positive scenario's own test; here
+    only that test's name."""
     facts = positive(lab, revision)
-    grade.require(facts.shown, f"esta prueba necesita que antes funcione «{POSITIVE}» en "
-                  f"{revision} (mira esa prueba)", gate=POSITIVE)
+    gate = POSITIVE_2026 if revision == STATELESS_VERSION else POSITIVE
+    grade.require(facts.shown, f"esta prueba necesita que antes funcione «{gate}» (mira esa "
+                  "prueba)", gate=gate)
     return facts
+
+
+# -- what a test of what must not happen judges ------------------------------------------------
+def not_authorized(grade, run, when, peer=False, severe=True):
+    """After `when`, notes_backup (the user's, or the second user's) must not make a copy: it
+    must not say so, nor may Nube de Copias record one."""
+    start = len(run.provider.copies)
+    trace = (run.peer if peer else run).call(TOOL)
+    made = len(run.provider.copies) > start
+    done = is_done(trace) or made
+    said = f"respondió {reply(trace, 120)}" if is_done(trace) else \
+        "Nube de Copias registró una copia"
+    return grade.check(not done, f"{when}, notes_backup aún no hace la copia" if not done else
+                       f"{when}, notes_backup hizo la copia ({said}): el usuario quedó "
+                       "autorizado sin completar bien el flujo", severe=severe)
+
+
+def refused(grade, page, when, why, severe=True):
+    """A page that must refuse (4xx, never the 200 of a success); `why`, what the learner's
+    page must do to refuse it."""
+    status = status_of(page)
+    ok = status >= 400
+    return grade.check(ok, f"{when}, tu página responde un error ({status})" if ok else
+                       f"{when}, tu página respondió {page_text(page, 100)}: {why}",
+                       severe=severe)
+
+
+def legitimate(grade, run, revision=LATEST_HANDSHAKE):
+    """The last step of a test of what must not happen (`@graded(..., must_not=True)`): on the
+    same server, the user's own new flow still works, to a copy Nube de Copias recorded in
+    their account (`grade.still_works`; without it the test scores 0: refusing everything is
+    not what it checks). A flow that failed after its lifetime had passed on the grader's side
+    is the grader's fault (`require_in_time`), never the learner's."""
+    since, start = time.monotonic(), len(run.provider.copies)
+    if revision == STATELESS_VERSION:
+        run.user.answers[:], run.user.visits[:] = [ACCEPT], []
+        run.user.browser = Browser(browser_of(run), ("allow", None))
+        trace = run.call(TOOL)
+    else:
+        first = ask(run)
+        trace = first.trace
+        if first.url:
+            browse(browser_of(run), first.url)
+            trace = run.call(TOOL)
+    works = is_done(trace) and real_copy(run, start)
+    if not works:
+        require_in_time(since, TTL)
+    said = "" if works or grade.hidden else f" (notes_backup respondió {reply(trace, 120)})"
+    return grade.still_works(works, "después, en el mismo servidor, tu propio flujo (pedir la "
+                             "copia, abrir tu enlace, «Autorizar», volver) " + (
+                                 "terminó en una copia que Nube de Copias registró" if works
+                                 else "no terminó en una copia que Nube de Copias registrara")
+                             + said)
 
 
 def carries(traces, secret):
@@ -418,11 +589,3 @@ def id_bits(values):
     used = set("".join(parts))
     size = next((len(alphabet) for alphabet in ALPHABETS if used <= set(alphabet)), 95)
     return min(len(part) for part in parts) * math.log2(size) if parts else 0.0
-
-
-def not_authorized(grade, trace, when, severe=True):
-    """After `when`, notes_backup must not make the copy (the user is not authorized)."""
-    done = is_done(trace)
-    return grade.check(not done, f"{when}, notes_backup aún no hace la copia" if not done else
-                       f"{when}, notes_backup hizo la copia (respondió {reply(trace, 120)}): el "
-                       "usuario quedó autorizado sin completar el flujo", severe=severe)

@@ -31,11 +31,14 @@ Deliberate simplifications: one lab per test; a server that died is not restarte
 import collections
 import time
 
+import nube_copias
 from grader.checks.grading import Abort, Broken, TooSlow
 from grader.checks.notes_tree import Tree
 from grader.checks.runs import InProcessRun, ServerRun, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
+from protocol import PROVIDER_METHOD
+from setup_page import INLINE_BASE
 
 # A test waiting on the clock: its lab, its grade, the rest of its steps (a generator), when
 # they may go on, the sweeps so far (a sweep kills its servers), and how to start it again
@@ -51,7 +54,9 @@ DEFAULT_SDK = "2.3.0"
 OPTIONS = {"sdk_version": "--sdk-version", "setup_wait": "--setup-wait",
            "setup_page": "--setup-page", "url_ttl": "--url-ttl", "state_ttl": "--state-ttl",
            "subject": "--subject", "second_user": "--second-user",
-           "state_sealer": "--state-sealer", "state_key": "--state-key"}
+           "state_sealer": "--state-sealer", "state_key": "--state-key",
+           "solution": "--solution", "demo_url_guard": "--demo-url-guard",
+           "provider": "--provider"}
 STATE_OPTIONS = {"sealer": "state_sealer", "key": "state_key", "subject": "subject"}
 UNSET = object()
 
@@ -64,10 +69,10 @@ def common_settings(state):
 
 
 def as_options(settings):
-    """`serve` options for server.Config `settings`."""
+    """`serve` options for server.Config `settings` (a flag for a field that is True)."""
     options = []
     for field, value in settings.items():
-        options += [OPTIONS[field], str(value)]
+        options += [OPTIONS[field]] if value is True else [OPTIONS[field], str(value)]
     return options
 
 
@@ -125,7 +130,7 @@ class Lab:
 
     def server(self, revision, *, roots=(), sdk=DEFAULT_SDK, elicitation=None, answers=(),
                protocol=None, connect=True, state=None, watch=False, second=False,
-               second_answers=()):
+               second_answers=(), solution=None, course_guard=False, provider=False):
         """A server with the learner's solution, and the grader's client connected to it.
 
         Every server starts with the submission's common settings (`common_settings`); `sdk`
@@ -135,7 +140,12 @@ class Lab:
         private rpc channel (`run.fetch`, the user's browser). `watch`: every frame it sends to
         a client is scanned for the provider's credentials (`run.leaks`). `second`: a second
         session, of the other user (`state.names.other`), on the same server (`run.peer`, with
-        its own scripted user playing `second_answers`)."""
+        its own scripted user playing `second_answers`). Exercise 3's own inputs, private too:
+        `solution`, one file of the solution folder loaded alone (3A's guard, 3B's flow);
+        `course_guard`, the course's own URL-mode guard when that file brings none
+        (`--demo-url-guard`); `provider`, Nube de Copias out of the server's process
+        (`--provider rpc`): `run.provider`, the grader's nube_copias.Provider, whose records say
+        which copies were really made, and for whom."""
         self.require_solution()
         host = self.state.host
         scripted = scripted_user(answers)
@@ -143,20 +153,26 @@ class Lab:
         roots = list(roots) if roots is not None else None
         private = {"sdk_version": sdk,
                    **{STATE_OPTIONS[option]: value for option, value in (state or {}).items()}}
+        private.update({"demo_url_guard": True} if course_guard else {},
+                       **({"provider": "rpc"} if provider else {}))
         if host.processes:
             if self.state.argv is None:
                 self.state.argv = ["serve", "--solution", host.inner("solution"),
                                    *as_options(common_settings(self.state))]
-            run = ServerRun(self, revision, self.state.argv, as_options(private), roots,
-                            elicitation, scripted, protocol=protocol, watch=watch, second=other)
+            where = {"solution": f"{host.inner('solution')}/{solution}"} if solution else {}
+            run = ServerRun(self, revision, self.state.argv, as_options({**private, **where}),
+                            roots, elicitation, scripted, protocol=protocol, watch=watch,
+                            second=other)
         else:
             try:
                 server = host.new_server({**common_settings(self.state), **private,
-                                          "sdk_version": sdk or None})
+                                          "sdk_version": sdk or None,
+                                          **({"solution": solution} if solution else {})})
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
             run = InProcessRun(self, revision, server, roots, elicitation, scripted,
                                protocol=protocol, watch=watch, second=other)
+        run.provider = grader_provider(run) if provider else None
         self.runs.append(run)
         if connect:
             run.connect()
@@ -214,6 +230,19 @@ class Lab:
             except Exception:
                 self.state.dirty = True
         self.trees = []
+
+
+def grader_provider(run):
+    """The grader's own Nube de Copias for `run` (exercise 3): it answers the server's provider
+    requests (PROVIDER_METHOD on the pipe; in-process, the server's RemoteProvider is attached
+    to it directly) and, through ej3's browser, serves the provider's page."""
+    provider = nube_copias.Provider(lambda: INLINE_BASE)
+    if isinstance(run, InProcessRun):
+        run.server.provider.attach(provider.answer)
+    else:
+        run.client.core.handlers[PROVIDER_METHOD] = lambda params: nube_copias.rpc_answer(
+            provider, params)
+    return provider
 
 
 def open_lab(state, spec, key=None):

@@ -55,7 +55,7 @@ from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
 from nube_copias import CODE_PREFIX, TOKEN_PREFIX
-from protocol import SECOND_SESSION_METHOD, SETUP_PAGE_METHOD
+from protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD, SETUP_PAGE_METHOD
 from simulated_user import ScriptedUser
 
 CALL_TIMEOUT = 10.0
@@ -554,10 +554,13 @@ class RunMixin:
         return fetched
 
     def scan(self, data, msg):
-        """A frame to the client (not an answer to our page requests): does it carry one of
-        the provider's credentials?"""
+        """A frame to the client (not an answer to our page requests, nor a request to the
+        grader's Nube de Copias, `--provider rpc`): does it carry one of the provider's
+        credentials?"""
         if isinstance(msg, dict) and msg.get("kind", "response") == "response" \
                 and msg.get("id") in self.page_ids and "method" not in msg:
+            return
+        if isinstance(msg, dict) and msg.get("method") == PROVIDER_METHOD:
             return
         for prefix, what in SECRETS:
             if prefix in data and what not in self.leaks:

@@ -1,8 +1,9 @@
 """Write grader/reference/solucion.ipynb from grader/reference/soluciones/*.py.
 
 The notebook is the reference in the form learners hand in: one `%%writefile
-soluciones/ejercicioN.py` cell per exercise, and one `%%writefile soluciones/reto.py` for the
-optional challenge of notebook 6. Run `python grader/reference/make_notebook.py`
+soluciones/ejercicioN.py` cell per exercise (3A and 3B apart; 3B's file ends with its optional
+2026-07-28 part, notebook 6), and one `%%writefile soluciones/reto.py` for the optional
+challenge of notebook 6. Run `python grader/reference/make_notebook.py`
 after editing a reference file; tests/grader checks that both forms agree.
 """
 
@@ -10,12 +11,13 @@ import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOLUTIONS = ("ejercicio2", "ejercicio3", "ejercicio4", "reto")
+SOLUTIONS = ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4", "reto")
 
 
 def notebook():
     cells = [{"cell_type": "markdown", "metadata": {}, "id": "intro",
-              "source": ["# Solución de referencia: ejercicios 2, 3 y 4, y el reto\n"]}]
+              "source": ["# Solución de referencia: ejercicios 2, 3A, 3B (con su parte "
+                         "opcional) y 4, y el reto\n"]}]
     for name in SOLUTIONS:
         with open(os.path.join(HERE, "soluciones", f"{name}.py"), encoding="utf-8") as f:
             body = f.read()

@@ -27,7 +27,8 @@ call at once), server_log.py (the server's log in Spanish), weak_sealers.py and 
 prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
 first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front),
 naive.py (`ui.naive.connect(lab)`: a server with the shortcuts the core's predictions show
-failing beside the lesson's). env.py says where things
+failing beside the lesson's), try_flow.py (exercise 3B with your own clicks: the client follows
+−32042). env.py says where things
 are and what the kernel can do; importing the package only puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's

@@ -141,4 +141,4 @@ async def guard_table(lab, solution, cases=GUARD_CASES) -> None:
     for sdk, protocol, caps, mine, rule in rows:
         shown = json.dumps(caps, separators=(",", ":"))
         print(f"{sdk or '(vacía)':<14}{protocol:<12}{shown:<26}{mine:<11}"
-              f"{rule} {'✓' if mine == rule else '✗'}")
+              f"{rule:<7}{'✓ bien' if mine == rule else '✗ falla'}")

@@ -3,6 +3,7 @@
     lab = NotesLab()                   # Notas/, Notas-privadas/, Trabajo/ with the lesson's notes
     conn = await lab.connect()         # a NotesServer in this kernel + the lesson's client
     lab.show("Notas"); lab.snapshot()  # what is on disk
+    await lab.try_backup()             # exercise 3B: your flow, −32042 followed with clicks
     lab.close()                        # stop every server and delete the folder
 
 Notas-privadas/ shares a prefix with Notas/ and is never shared; Trabajo/ is shared later.
@@ -35,7 +36,7 @@ from protocol import LATEST_HANDSHAKE
 from roots import path_to_uri
 from server import MAX_SETUP_WAIT, Config, NotesServer
 
-from . import cells, checks, sdk
+from . import cells, checks, sdk, try_flow
 from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path
 from .lab_client import LabClient
 from .pages import PAGES
@@ -234,8 +235,20 @@ class NotesLab:
         return user
 
     # -- exercise helpers --------------------------------------------------------------------
-    async def guard_table(self, solution=SOLUTIONS, cases=checks.GUARD_CASES) -> None:
+    async def guard_table(self, solution=SOLUTIONS / "ejercicio3a.py",
+                          cases=checks.GUARD_CASES) -> None:
         await checks.guard_table(self, solution, cases)
+
+    async def try_backup(self, protocol: str = LATEST_HANDSHAKE,
+                         solution=SOLUTIONS / "ejercicio3b.py",
+                         scripted=({"action": "accept"},), browser: str = "allow"):
+        """Exercise 3B with your clicks: a server with your `ejercicio3b.py` alone (the
+        course's guard decides, as when 3B is graded) and a client of `protocol` that calls
+        notes_backup, following its −32042 at 2025-11-25 (try_flow.py); returns the last
+        result."""
+        conn = await self.connect(protocol, solution=solution, quiet=True)
+        return await try_flow.call_following_url(conn, "notes_backup", scripted=scripted,
+                                                 browser=browser)
 
     def check_chosen_note_deleted(self, conn: LabClient) -> None:
         checks.check_chosen_note_deleted(conn)

@@ -1,13 +1,14 @@
 """Which exercise builds a tool that a later cell calls, and what to say when it is missing.
 
-Notebook 6 calls `notes_archive`, the tool the learner writes in exercise 2 (notebook 2).
+Notebook 6 calls `notes_archive`, the tool the learner writes in exercise 2 (notebook 2), and
+`notes_backup`, exercise 3B's (notebook 3).
 Opened first, the server answers `Unknown tool: 'notes_archive'` (−32602), which says nothing
 about what to do. `missing_exercise_hint(tool, error, solution)` turns that error into a
 Spanish sentence: which notebook and exercise build the tool, and what is wrong with the
 solution the server loaded (no file, or a file that registers no such tool). LabClient.call
 prints it under the error.
 
-Deliberate simplifications: only the tools the exercises add are known (one today); a
+Deliberate simplifications: only the tools the exercises add are known (two today); a
 solution that loaded but fails is left to the server's own message and `ui.revisar`.
 """
 
@@ -16,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 # tool -> (exercise, its notebook, its section)
-EXERCISE_TOOLS = {"notes_archive": ("ejercicio2", "02_formularios", "«6. Ejercicio 2»")}
+EXERCISE_TOOLS = {"notes_archive": ("ejercicio2", "02_formularios", "«6. Ejercicio 2»"),
+                  "notes_backup": ("ejercicio3b", "03_modo_url", "«6. Ejercicio 3B»")}
 
 
 def missing_exercise_hint(tool: str, error: dict | None, solution: Path | None) -> str | None:
@@ -24,7 +26,7 @@ def missing_exercise_hint(tool: str, error: dict | None, solution: Path | None) 
     if tool not in EXERCISE_TOOLS or not error or "Unknown tool" not in str(error.get("message")):
         return None
     exercise, notebook, section = EXERCISE_TOOLS[tool]
-    number = exercise.removeprefix("ejercicio")
+    number = exercise.removeprefix("ejercicio").upper()
     if solution is None:
         problem = "este servidor se arrancó sin ninguna solución (falta solution=\"soluciones/\")"
     else:

@@ -250,11 +250,24 @@ NO_RUNNER = ("este entorno no puede ejecutar el corrector; revisa tu solución e
              "o entrégala para que la califique el corrector")
 
 
+def solution_file(exercise: str) -> str:
+    """The file `exercise` grades (grader/exercises.py), e.g. "ejercicio3b.py"; for a name the
+    grader does not know, `<exercise>.py` (the grader then says it does not know it)."""
+    import_grader()
+    try:
+        from grader.exercises import BY_ID
+    except ImportError:  # no grader/ here: revisar says so further on
+        return f"{exercise}.py"
+    known = BY_ID.get(exercise)
+    return known.file if known is not None else f"{exercise}.py"
+
+
 def revisar(exercise: str, folder=SOLUTIONS, timeout: float = 600.0) -> Review:
     """Self-check your solution with the grader's public tests (see this module's doc)."""
     folder = solution_path(folder)
-    if not (folder / f"{exercise}.py").exists():
-        return Review(exercise, problem=f"no existe soluciones/{exercise}.py; ejecuta antes "
+    file = solution_file(exercise)
+    if not (folder / file).exists():
+        return Review(exercise, problem=f"no existe soluciones/{file}; ejecuta antes "
                       "la celda que empieza por %%writefile")
     if runner is None:
         return Review(exercise, problem=NO_RUNNER)

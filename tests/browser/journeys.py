@@ -117,6 +117,13 @@ def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
     if shot:
         assert screenshot(setup, shot).stat().st_size > 0
     setup.close()
+    back_from_the_page(page, cell, then_done)
+    return call_ended(cell, "Sincronización configurada")
+
+
+def back_from_the_page(page, cell, then_done: bool) -> None:
+    """Back in the notebook: at 2026-07-28 press «Ya terminé en la página» (no completion
+    notice there); at 2025-11-25 the notice arrives in the call's cell."""
     page.bring_to_front()
     if then_done:
         done = cell.get_by_role("button", name="Ya terminé en la página")
@@ -125,7 +132,31 @@ def consent_and_authorize(page, then_done: bool = False, shot: str = ""):
         expect(done).to_be_disabled()
     else:
         expect(cell.get_by_text("Llegó notifications/elicitation/complete")).to_be_visible()
-    return call_ended(cell, "Sincronización configurada")
+
+
+def authorize_backup(page, then_done: bool = False):
+    """Exercise 3B's own flow (`lab.try_backup`): Acepto abrir la página → the link in a new
+    tab → the learner's connect page sends it on to Nube de Copias → Autorizar → the learner's
+    callback answers «Listo» → at 2025-11-25 the completion notice comes and the client calls
+    again; at 2026-07-28, «Ya terminé en la página». Ends when the copy is made."""
+    dialog = open_dialog(page, "quiere que abras una página")
+    cell = cell_of(page, dialog)
+    dialog = cell.locator(OPEN_DIALOG)  # pinned: the clicks land where the checks look
+    dialog.get_by_role("button", name="Acepto abrir la página").click()
+    link = cell.locator("a.mcp-open-page:visible")
+    expect(link).to_have_count(1)
+    with page.context.expect_page() as opened:
+        link.click()
+    provider = opened.value
+    provider.wait_for_load_state()
+    assert "/nube-copias/autorizar?" in provider.url, provider.url  # followed the redirect
+    expect(provider.locator("h1")).to_have_text("Autorizar Nube de Copias")
+    provider.locator("#allow").click()
+    expect(provider.locator("#result")).to_contain_text("Nube de Copias quedó autorizado")
+    provider.close()
+    back_from_the_page(page, cell, then_done)
+    expect(cell.get_by_text(re.compile(r"« ✓ Copia hecha: \d+ nota"))).to_be_visible()
+    return cell
 
 
 # The call's answer: the first `« ✓`/`« ✗` line printed after its panel (the widget output
@@ -257,7 +288,8 @@ STARTERS = (
                    "este enlace se anuló", "« ✓ Sincronización configurada",
                    ("s25.call", "« ✗ error -32042: URL elicitation required"),
                    ("s26.call", "« ✓ No se sincronizó nada: antes hay que autorizar Notas Sync."),
-                   zero_points("ejercicio3")),
+                   ("try_backup", "« ✓ Aún no sé pedirla."),
+                   zero_points("ejercicio3a"), zero_points("ejercicio3b")),
            focus="Llegó notifications/elicitation/complete"),
     Journey("04_seguridad.ipynb",
            prints=("✓ Solo el primero pasa", "✓ El formulario no llegó a salir del servidor",
@@ -282,7 +314,9 @@ STARTERS = (
                    "✓ Movido: el sello sin atar mezcló dos llamadas",
                    "✓ Repetido: con los dos sellos se borró una nota que la usuaria rechazó.",
                    "✓ Caducado: el sello sin caducidad lo aceptó",
-                   zero_points("ejercicio2"), zero_points("ejercicio3"), zero_points("reto")),
+                   ("try_backup", "« ✓ Tu cliente no abre páginas"),
+                   zero_points("ejercicio2"), zero_points("ejercicio3a"),
+                   zero_points("ejercicio3b_2026"), zero_points("reto")),
            focus="« ✓ Sincronización configurada"),
     Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Las roots son una capacidad del cliente"),
     Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),

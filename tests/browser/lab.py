@@ -351,7 +351,7 @@ LAB_CELL = ("import mcp_ui as ui\n\nlab = ui.NotesLab(quiet=True)\n"
 FORM_CALL = 'await conn.call("notes_delete", {"title": "TPS report"})'
 # An open dialog (a form or a consent) in the page: a box whose row of buttons still answers.
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
-WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+|reto)\.py)[ \t]*$")
+WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+[ab]?|reto)\.py)[ \t]*$")
 
 
 def _exercise_cells(lessons: Path):

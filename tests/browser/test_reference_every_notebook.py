@@ -12,8 +12,8 @@ import pytest
 
 from journeys import (
     Journey,
+    authorize_backup,
     choose_note_and_accept,
-    decline_consent,
     first_line,
     full_marks,
     learner_02,
@@ -49,12 +49,13 @@ def learner_02_solved(page) -> None:
 
 def learner_03_solved(page) -> None:
     learner_03(page)
-    decline_consent(page)  # your guard allows URL mode: a consent instead of instructions
+    authorize_backup(page)  # exercise 3B with your clicks: −32042 followed to the copy
 
 
 def learner_06_solved(page) -> None:
     learner_06(page)
     choose_note_and_accept(page, "note-3", confirm="Sí, archívala")
+    authorize_backup(page, then_done=True)  # 3B's optional part, at 2026-07-28
 
 
 SOLVED = (
@@ -70,12 +71,14 @@ SOLVED = (
             focus='"note_id":"note-3","confirm":true'),
     Journey("03_modo_url.ipynb", learner_03_solved,
             prints=("✓ Consentimiento → página → notifications/elicitation/complete",
-                    ("mia.call", "« ✓ No se configuró nada: rechazaste abrir la página."),
-                    full_marks("ejercicio3")),
-            focus="Enviaste Rechazar"),
+                    ("try_backup", "« ✓ Copia hecha"),
+                    full_marks("ejercicio3a"), full_marks("ejercicio3b")),
+            focus="la página completó el flujo"),
     Journey("06_revision_2026.ipynb", learner_06_solved,
             prints=("« ✓ Sincronización configurada", "« ✓ Archivada la nota note-3",
-                    full_marks("ejercicio2"), full_marks("ejercicio3"), full_marks("reto")),
+                    ("try_backup", "« ✓ Copia hecha"), full_marks("ejercicio2"),
+                    full_marks("ejercicio3a"), full_marks("ejercicio3b_2026"),
+                    full_marks("reto")),
             focus='"note_id":"note-3","confirm":true'),
 )
 

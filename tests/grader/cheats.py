@@ -16,6 +16,13 @@ with the legitimate action on the same server, and nothing of one test is there 
   scenario's points are left.
 - `exacta_hasta_que_recuerda` (exercise 4): the exact reaction until it finds a marker an
   earlier test left; then it revokes everything. It never finds one: full marks.
+- `flujo_una_vez` (exercise 3B): no owner check, no one-time state, no expiry, and once it has
+  completed a flow (remembered in its memory and in every shared place it can write) it refuses
+  every flow. Each test of what must not happen ends with the user's own flow on the same
+  server: it keeps at most half of 3B.
+- `flujo_mira_los_ajustes` (exercise 3B): no expiry, and where it spots the expiry test (by
+  `--url-ttl` on its command line) it refuses every flow. Every 3B server starts with the same
+  arguments: it refuses everywhere and scores 0.
 
 `at_most` is the score it may keep (of its exercise's), `at_least` what it must keep (the
 correct behaviour it shows), and `says` a phrase its feedback must contain.
@@ -23,7 +30,7 @@ correct behaviour it shows), and `says` a phrase its feedback must contain.
 
 from dataclasses import dataclass
 
-from mutants import write_solutions
+from mutants import REFERENCE, write_solutions
 
 MEMORY = r'''
 import os
@@ -141,6 +148,32 @@ EXACT_UNTIL_IT_REMEMBERS = MEMORY + REACTION.replace(
     "    if not remembers():\n        exact(change)\n        remember(in_memory=False)\n")
 
 
+# exercise 3B: the reference flow, changed
+with open(f"{REFERENCE}/ejercicio3b.py", encoding="utf-8") as _handle:
+    FLOW = _handle.read()
+USABLE = "    return flow.user == user and time.monotonic() < flow.expires\n"
+POP = '    flow_id = STATES.pop(page.query.get("state", ""), None)\n'
+DONE = '    flow.status = "done"\n'
+
+
+def changed(source, *pairs):
+    for find, replace in pairs:
+        assert source.count(find) == 1, find
+        source = source.replace(find, replace)
+    return source
+
+
+FLOW_ONCE = MEMORY + changed(
+    FLOW,
+    (USABLE, "    return not remembers()  # no owner, no expiry; nothing after a success\n"),
+    (POP, '    flow_id = STATES.get(page.query.get("state", ""))  # never spent\n'),
+    (DONE, DONE + "    remember()\n"))
+FLOW_SPOTS_THE_SETTINGS = "import sys\n" + changed(
+    FLOW, (USABLE, '    if "--url-ttl" in sys.argv:  # the expiry test: refuse everything there\n'
+                   "        return False\n"
+                   "    return flow.user == user  # no expiry anywhere else\n"))
+
+
 @dataclass
 class Cheat:
     name: str
@@ -168,4 +201,7 @@ CHEATS = [
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
     Cheat("exacta_hasta_que_recuerda", "ejercicio4.py", EXACT_UNTIL_IT_REMEMBERS, at_most=13,
           at_least=13),
+    Cheat("flujo_una_vez", "ejercicio3b.py", FLOW_ONCE, at_most=24 / 2,
+          says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
+    Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
 ]

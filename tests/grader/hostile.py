@@ -429,7 +429,8 @@ def tamper(message):  # noqa: F811
     result = message.get("result") if isinstance(message, dict) else None
     if isinstance(result, dict) and "serverInfo" in result:
         result["_meta"] = {"io.github.curso-mcp/solution": {
-            "files": ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py"], "errors": {},
+            "files": ["ejercicio2.py", "ejercicio3a.py", "ejercicio3b.py", "ejercicio4.py"],
+            "errors": {},
             "tools": ["notes_archive"], "hooks": ["url_mode_guard", "on_roots_changed"]}}
     return message
 """,
@@ -846,7 +847,7 @@ def against_the_reader(folder, host):
     path = os.path.join(folder, "carpeta_con_fifo")
     os.makedirs(path)
     os.mkfifo(os.path.join(path, "ejercicio2.py"))
-    os.symlink(host.fifo, os.path.join(path, "ejercicio3.py"))
+    os.symlink(host.fifo, os.path.join(path, "ejercicio3a.py"))
     os.symlink(host.file, os.path.join(path, "ejercicio4.py"))
     made["carpeta_con_fifo"] = path
     path = os.path.join(folder, "soluciones_es_un_enlace")
@@ -909,7 +910,7 @@ def archives(folder):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("../../escapa.py", "print('fuera')\n")
         archive.writestr("/absoluta/ejercicio2.py", "print('fuera')\n")
-        link = zipfile.ZipInfo("soluciones/ejercicio3.py")
+        link = zipfile.ZipInfo("soluciones/ejercicio3b.py")
         link.external_attr = (0o120777 << 16)
         archive.writestr(link, "/etc/passwd")
     made["zip_con_rutas_peligrosas"] = path
@@ -1003,7 +1004,7 @@ def third_round(folder, repo, host, secret):
 
     solution("mensaje_de_200k", BIG_MESSAGE.replace("@SIZE@", "200_000") + reference)
     solution("mensaje_de_1mib", BIG_MESSAGE.replace("@SIZE@", "1_000_000") + reference)
-    solution("notificaciones_densas", DENSE_NOTIFICATIONS, "ejercicio3.py")
+    solution("notificaciones_densas", DENSE_NOTIFICATIONS, "ejercicio3a.py")
     solution("enlaces_duros_en_las_notas", HARD_LINKS_IN_THE_NOTES)
     path = os.path.join(folder, "carpeta_dispersa")
     os.makedirs(path)

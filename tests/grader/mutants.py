@@ -50,10 +50,11 @@ class Mutant:
     severe: bool = False  # the exercise keeps at most half of its points
     base: str = REFERENCE  # the solution it starts from (REFERENCE, or BLIND for 2 and 4)
     never_says: str = ""  # a phrase no feedback may contain (a cause that is not this bug's)
+    part: str = ""  # the exercise it is graded on, when not its file's (an optional part)
 
     @property
     def exercise(self):
-        return self.file[:-3]
+        return self.part or self.file[:-3]
 
     def write(self, folder):
         source = os.path.join(self.base, self.file)
@@ -111,15 +112,6 @@ def _block(file, first, last):
 
 
 ASK_BLOCK = _block("ejercicio2.py", ASK, 'required=["note_id", "confirm"])\n')
-GUARD_VERSION = "    version = sdk_version(sdk_version_text)\n"
-GUARD_PROTOCOL = """    if protocol_version == "2026-07-28":
-        if not at_least(version, STATELESS_SDK):
-            return False
-    elif protocol_version != "2025-11-25":
-        return False
-"""
-GUARD_CAPABILITY = ("    return supports_url(client_capabilities)  "
-                    "# elicitation.url declarado (un objeto)\n")
 REACTION = """        where = handle.current_path()
         if where is None or not change.new_roots.contains(where):
             change.revoke(handle, "su nota quedó fuera de las roots")
@@ -128,18 +120,6 @@ MATCHES = ('    matches = [store.Note(*n) for n in ctx.memo("matches", '
            'lambda: ctx.find_notes(title))]\n')
 BODY = _block("ejercicio2.py", MATCHES, '{"archived": note.summary()})\n')
 MODULE = _block("ejercicio2.py", "extension = Extension()\n", MATCHES)
-FINAL = "    return tuple(int(part or 0) for part in match.groups()[:3]), match.group(4) is None\n"
-STATELESS = """        if not at_least(version, STATELESS_SDK):
-            return False
-"""
-FLOW_URL = '    url = ctx.page_url("/copias/conectar", flujo=flow_id)\n'
-FLOW_IDS = "    flow_id, state = secrets.token_urlsafe(24), secrets.token_urlsafe(32)\n"
-NOTIFY = "    if flow.notify is not None:\n        flow.notify(flow_id)\n"
-USABLE = """    return flow is not None and flow.status == "pending" and flow.user == user \\
-        and time.monotonic() < flow.expires
-"""
-BACKUP_RESULT = '              {"status": "done", "notes": copied})\n'
-RETIRE = "        retire(flow_id)\n"
 EX2_PUBLIC = ("test_archives_only_the_chosen_note",
               "test_the_form_offers_exactly_the_matching_notes",
               "test_asks_to_confirm_even_with_one_match",
@@ -223,16 +203,6 @@ RETO_MUST_NOT = {RETO_CHANGED, "reto/test_a_token_cut_or_lengthened_is_refused",
                  "reto_hidden/test_tokens_moved_elsewhere_are_refused",
                  "reto_hidden/test_other_used_rounds_cannot_be_replayed",
                  "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
-
-# a guard that counts any declared elicitation as URL mode: what it loses, in either base
-GUARD_WITHOUT_CAPABILITY_LOSES = (
-    {"ej3/test_url_mode_from_sdk_1_23_1", "ej3/test_versions_compare_as_numbers",
-     "ej3/test_client_must_declare_url_elicitation",
-     "ej3_hidden/test_short_and_long_version_numbers", "ej3_hidden/test_other_prereleases",
-     "ej3_hidden/test_other_revisions_and_declarations", "ej3/lo_imprescindible"}
-    | both("ej3/test_without_url_mode_a_safe_fallback_that_asks_nothing")
-    | both("ej3_hidden/test_a_capability_in_another_shape_is_not_url_mode"))
-
 
 MUTANTS = [
     # -- the blind test's bugs ------------------------------------------------------------------
@@ -389,64 +359,6 @@ MUTANTS = [
 """, EX2,
            "la carpeta .archive de su root (Otros)",  # the chosen note, in a wrong place
            never_says="cambió otra nota que nadie eligió"),
-    Mutant("compara_versiones_como_texto", "ejercicio3.py", GUARD_VERSION,
-           GUARD_VERSION + "    if not sdk_version_text or sdk_version_text < \"1.23.1\":\n"
-           "        return False\n"
-           "    version = ((99, 0, 0), True) if sdk_version_text >= \"2.0.0\" else "
-           "((1, 99, 0), True)\n",
-           {"ej3/test_versions_compare_as_numbers",
-            "ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
-            "ej3/test_negotiated_protocol_counts",
-            "ej3_hidden/test_short_and_long_version_numbers",
-            "ej3_hidden/test_other_prereleases"},  # charged in the tables only, not again
-           "las versiones se comparan como números"),
-    Mutant("ignora_las_pre_releases", "ejercicio3.py", FINAL,
-           "    return tuple(int(part or 0) for part in match.groups()[:3]), True  # BUG\n",
-           {"ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
-            "ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases"},
-           "es una pre-release"),
-    Mutant("admite_2026_con_sdk_1", "ejercicio3.py", STATELESS,
-           "        pass  # BUG: any SDK that has URL mode, 1.x too\n",
-           {"ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases"},
-           "2026-07-28 necesita un SDK ≥ 2.0.0"),
-    Mutant("ignora_el_protocolo", "ejercicio3.py", GUARD_PROTOCOL, "",
-           {"ej3/test_missing_unreadable_or_prerelease_versions_mean_no",
-            "ej3/test_negotiated_protocol_counts", "ej3_hidden/test_other_prereleases",
-            "ej3_hidden/test_other_revisions_and_declarations"},
-           "2025-06-18 no tiene modo URL"),
-    Mutant("elicitation_vacia_cuenta_como_url", "ejercicio3.py", GUARD_CAPABILITY,
-           "    return isinstance(client_capabilities.get(\"elicitation\"), dict)\n",
-           GUARD_WITHOUT_CAPABILITY_LOSES,
-           "el servidor no pudo enviar la URL"),
-    # -- exercise 3's flow: one bug each ------------------------------------------------------
-    Mutant("el_enlace_dice_quien_eres", "ejercicio3.py", FLOW_URL,
-           '    url = ctx.page_url("/copias/conectar", flujo=flow_id, usuario=ctx.user)  # BUG\n',
-           both("ej3/test_the_link_opens_the_servers_own_page_and_names_nobody"),
-           "el enlace dice quién eres"),
-    Mutant("identificador_con_contador", "ejercicio3.py", FLOW_IDS,
-           "    flow_id, state = f\"flujo-{len(FLOWS) + 1}\", secrets.token_urlsafe(32)  # BUG\n",
-           both("ej3/test_each_flow_has_its_own_unguessable_id"), "se podría adivinar"),
-    Mutant("no_avisa_del_final", "ejercicio3.py", NOTIFY, "    pass  # BUG: no notice\n",
-           {"ej3/test_completion_is_notified_only_in_2025_11_25[2025-11-25]"},
-           "no llegó notifications/elicitation/complete"),
-    Mutant("cualquier_navegador_completa", "ejercicio3.py", USABLE,
-           "    return flow is not None and flow.status == \"pending\" \\\n"
-           "        and time.monotonic() < flow.expires  # BUG: whoever is at the browser\n",
-           both("ej3/test_another_persons_browser_cannot_complete_the_flow")
-           | {"ej3/lo_imprescindible"}, "cuando otra persona abrió tu enlace"),
-    Mutant("el_token_en_el_resultado", "ejercicio3.py", BACKUP_RESULT,
-           '              {"status": "done", "notes": copied, "token": TOKENS[ctx.user]})  # BUG\n',
-           both("ej3/test_no_token_code_or_state_reaches_the_client")
-           | {"ej3/lo_imprescindible"}, "la credencial se queda en el servidor"),
-    Mutant("decline_no_anula_el_enlace", "ejercicio3.py", RETIRE,
-           "        pass  # BUG: the link stays valid\n",
-           {"ej3/test_decline_and_cancel_retire_the_link[2026-07-28]", "ej3/lo_imprescindible"},
-           "alguien abrió el enlace y autorizó"),
-    Mutant("el_flujo_no_caduca", "ejercicio3.py", USABLE,
-           "    return flow is not None and flow.status == \"pending\" and flow.user == user"
-           "  # BUG\n",
-           both("ej3_hidden/test_a_link_and_its_state_expire")
-           | {"ej3/lo_imprescindible_oculto"}, "caducar"),
     Mutant("compara_rutas_con_startswith", "ejercicio4.py", REACTION,
            "        if not any(handle.path.startswith(root.path) "
            "for root in change.new_roots.roots):\n"
@@ -570,15 +482,11 @@ def blind4(name, find, replace, loses, says, severe=False):
     return Mutant(name, "ejercicio4.py", find, replace, loses, says, severe, BLIND)
 
 
-def blind3(name, find, replace, loses, says, severe=False):
-    return Mutant(name, "ejercicio3.py", find, replace, loses, says, severe, BLIND)
-
-
 def blind_reto(name, find, replace, loses, says, severe=False):
     return Mutant(name, "reto.py", find, replace, loses, says, severe, BLIND)
 
 
-# the blind reto (blind/reto.py) and exercise 3 (blind/ejercicio3.py)
+# the blind reto (blind/reto.py)
 BR_KEYS = "        return sealkit.keys_from(binding.key)\n"
 BR_TAG = "        if not hmac.compare_digest(tag, self._etiqueta(binding, nonce, cifrado)):\n"
 BR_ONE_TIME = _block_of(BLIND, "reto.py", "        if binding.one_time:\n",
@@ -588,14 +496,6 @@ BR_OPEN = _block_of(BLIND, "reto.py", "        tag = raw[-sealkit.TAG:]\n",
 BR_SOBRE = '        sobre = {"caduca": binding.expires_at, "datos": payload}\n'
 BR_SEAL_OPEN = _block_of(BLIND, "reto.py", "    def seal(self, payload, binding):\n",
                          '        return sobre["datos"]\n')
-B3_USER = ('    if usuario is None or datos["user"] != usuario:\n'
-           '        return 403, "No es tu enlace", "Esta autorización la empezó otra persona."\n')
-B3_EXPIRY = ('    if time.monotonic() > datos["expires"]:\n'
-             '        return 410, "Enlace caducado", "Este enlace caducó: vuelve a pedir la '
-             'copia."\n')
-B3_PAGES = _block_of(BLIND, "ejercicio3.py", '    if datos["status"] != "pending":\n',
-                     "  # sirve una vez\n")
-B3_VERSIONS = _block_of(BLIND, "ejercicio3.py", "MINIMO_URL = ", "int(n or 0))\n")
 
 
 BLIND_MUTANTS = [
@@ -871,49 +771,225 @@ BLIND_MUTANTS = [
                         "        return self.guardados[nonce]\n"),
                {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"}
                | RETO_EXPIRED, "no en la memoria de un proceso"),
-    # exercise 3, blind: «lo imprescindible» first, then the rest
-    blind3("a_ciegas_ej3_state_en_el_enlace",
-           '    url = ctx.page_url("/copias/conectar", flujo=flujo)\n',
-           '    url = ctx.page_url("/copias/conectar", flujo=flujo, state=FLOWS[flujo]["state"])'
-           "  # BUG\n",
-           both("ej3/test_no_token_code_or_state_reaches_the_client") | {"ej3/lo_imprescindible"},
-           "el state del flujo", severe=True),
-    blind3("a_ciegas_ej3_no_mira_el_usuario", B3_USER, "",
-           both("ej3/test_another_persons_browser_cannot_complete_the_flow")
-           | {"ej3/lo_imprescindible"}, "cuando otra persona abrió tu enlace", severe=True),
-    blind3("a_ciegas_ej3_decline_no_anula", "        _anula(flujo)\n",
-           "        pass  # BUG: el enlace sigue valiendo\n",
-           {"ej3/test_decline_and_cancel_retire_the_link[2026-07-28]", "ej3/lo_imprescindible"},
-           "alguien abrió el enlace y autorizó", severe=True),
-    blind3("a_ciegas_ej3_state_reutilizable", B3_PAGES, B3_PAGES.replace(
+]
+MUTANTS += BLIND_MUTANTS
+
+
+# == exercise 3: 3A, 3B and 3B's optional 2026-07-28 part ==================================
+# Exercise 3's one-bug solutions (3A, 3B and 3B's optional 2026-07-28 part), in the reference
+# and in the blind learner's code (tests/grader/blind/ejercicio3a.py and ejercicio3b.py): each
+# loses exactly the tests it names, and the feedback of one of them names the bug
+# (tests/grader/mutants.py says the rules; test_catalogue.py grades them).
+#
+# Severity, as the statements' «lo imprescindible» says: in 3A, a guard that says yes to a client
+# without elicitation.url; in 3B, every bug below marked `severe` (a flow completed without its
+# own state, success without a code the provider accepted, a state another person's browser does
+# not spend, a state from the clock, no owner check, no expiry, a credential on the wire); in the
+# optional part, accept or decline taken for an authorization. Each costs at least half of *its*
+# exercise (3A, 3B or the optional part); the others lose only their tests.
+
+SEVERE3A, SEVERE3A_HIDDEN = {"ej3a/lo_imprescindible"}, {"ej3a/lo_imprescindible_oculto"}
+SEVERE3B, SEVERE3B_HIDDEN = {"ej3b/lo_imprescindible"}, {"ej3b/lo_imprescindible_oculto"}
+SEVERE_2026 = {"ej3b_2026/lo_imprescindible"}
+
+GUARD_VERSION = "    version = parse_version(sdk_version)\n"
+AT_LEAST = "    return numbers > minimum or (numbers == minimum and final)  # 2.0.0b1 < 2.0.0\n"
+MINIMUM = ('    minimum = {"2025-11-25": (1, 23, 1), "2026-07-28": (2, 0, 0)}'
+           '.get(protocol_version)\n')
+CAPABILITY = "    return at_least(version, minimum) and supports_url(client_capabilities)\n"
+FLOW_URL = '    url = ctx.page_url("/copias/conectar", flujo=flow_id)\n'
+FLOW_ID = "    flow_id = secrets.token_urlsafe(24)\n"
+STATE = "    state = secrets.token_urlsafe(32)\n"
+NOTIFY = "    if flow.notify is not None:\n        flow.notify(flow_id)\n"
+USABLE = "    return flow.user == user and time.monotonic() < flow.expires\n"
+BACKUP_RESULT = '        return ok(f"Copia hecha: {copied} nota(s).", {"status": "done", ' \
+    '"notes": copied})\n'
+POP = '    flow_id = STATES.pop(page.query.get("state", ""), None)\n'
+CHECKED = POP + "    flow = FLOWS.get(flow_id)\n    if not usable(flow, page.user):\n"
+EXCHANGE = _block("ejercicio3b.py", '    if "code" not in page.query:',
+                  '"Nube de Copias no aceptó el código.")\n')
+NO_NOTICE_2026 = "    flow.notify = None  # 2026-07-28 no tiene notificación de fin\n"
+RETIRE_2026 = '        flow.status = "retired"\n'
+PENDING_2026 = ('    return ok("Sigue pendiente: termina en Nube de Copias y vuelve a pedir la '
+                'copia.",\n              {"status": "pending"})\n')
+
+# what a bug of one kind loses, in the reference and in the blind learner's code alike
+NO_OWNER_LOSES = {"ej3b/test_another_persons_browser_cannot_complete_the_flow",
+                  "ej3b/test_the_callback_completes_only_the_flow_of_its_state",
+                  "ej3b/test_a_state_another_persons_browser_brings_back_is_spent"} | SEVERE3B
+NO_EXPIRY_LOSES = {"ej3b/test_a_link_and_its_state_expire",
+                   "ej3b_hidden/test_another_persons_flow_expires_too"} | SEVERE3B
+# the guard tables a bug loses, by what the bug gets wrong
+TABLES = {
+    "numbers": {"ej3a/test_versions_compare_as_numbers",
+                "ej3a_hidden/test_short_and_long_version_numbers"},
+    "prerelease": {"ej3a/test_missing_unreadable_or_prerelease_versions_mean_no",
+                   "ej3a/test_the_protocol_revision_counts", "ej3a_hidden/test_other_prereleases"},
+}
+GUARD_WITHOUT_CAPABILITY_LOSES = {
+    "ej3a/test_url_mode_from_sdk_1_23_1", "ej3a/test_versions_compare_as_numbers",
+    "ej3a/test_client_must_declare_url_elicitation",
+    "ej3a_hidden/test_short_and_long_version_numbers", "ej3a_hidden/test_other_prereleases",
+    "ej3a_hidden/test_other_revisions_and_declarations"}  # under half already: no penalty
+
+
+def ref3a(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "ejercicio3a.py", find, replace, loses, says, severe)
+
+
+def ref3b(name, find, replace, loses, says, severe=False, part=""):
+    return Mutant(name, "ejercicio3b.py", find, replace, loses, says, severe, part=part)
+
+
+def blind3a(name, find, replace, loses, says, severe=False):
+    return Mutant(name, "ejercicio3a.py", find, replace, loses, says, severe, BLIND)
+
+
+def blind3b(name, find, replace, loses, says, severe=False, part=""):
+    return Mutant(name, "ejercicio3b.py", find, replace, loses, says, severe, BLIND, part=part)
+
+
+EJ3_REFERENCE = [
+    # -- 3A: the guard --------------------------------------------------------------------------
+    ref3a("compara_versiones_como_texto", GUARD_VERSION,
+          GUARD_VERSION + "    if not sdk_version or sdk_version < \"1.23.1\":  # BUG: text\n"
+          "        return False\n"
+          "    version = ((99, 0, 0), True) if sdk_version >= \"2.0.0\" else ((1, 99, 0), True)\n",
+          TABLES["numbers"] | {"ej3a/test_missing_unreadable_or_prerelease_versions_mean_no",
+                               "ej3a/test_the_protocol_revision_counts",
+                               "ej3a_hidden/test_other_prereleases"},
+          "las versiones se comparan como números"),
+    ref3a("ignora_las_versiones_preliminares", AT_LEAST,
+          "    return numbers >= minimum  # BUG: 2.0.0b1 counts as 2.0.0\n",
+          TABLES["prerelease"], "es una versión preliminar"),
+    ref3a("admite_2026_con_sdk_1", MINIMUM,
+          MINIMUM.replace("(2, 0, 0)", "(1, 23, 1)") + "    # BUG: 1.x for 2026 too\n",
+          {"ej3a/test_the_protocol_revision_counts", "ej3a_hidden/test_other_prereleases"},
+          "2026-07-28 necesita un SDK ≥ 2.0.0"),
+    ref3a("ignora_el_protocolo", MINIMUM, "    minimum = (1, 23, 1)  # BUG: any revision\n",
+          {"ej3a/test_missing_unreadable_or_prerelease_versions_mean_no",
+           "ej3a/test_the_protocol_revision_counts", "ej3a_hidden/test_other_prereleases",
+           "ej3a_hidden/test_other_revisions_and_declarations"},
+          "2025-06-18 no tiene modo URL"),
+    ref3a("elicitation_vacia_cuenta_como_url", CAPABILITY,
+          "    return at_least(version, minimum) and \"elicitation\" in client_capabilities"
+          "  # BUG\n",
+          GUARD_WITHOUT_CAPABILITY_LOSES, "el servidor no pudo enviar la URL", severe=True),
+    # -- 3B: «lo imprescindible» ----------------------------------------------------------------
+    ref3b("completa_sin_mirar_su_state", POP,
+          '    mine = [i for i, f in FLOWS.items() if f.user == page.user and f.status == '
+          '"pending"]\n'
+          "    flow_id = mine[-1] if mine else None  # BUG: the user's last pending flow\n",
+          {"ej3b/test_the_callback_completes_only_the_flow_of_its_state",
+           "ej3b/test_a_state_another_persons_browser_brings_back_is_spent",
+           "ej3b_hidden/test_a_way_back_without_a_state_completes_nothing"} | SEVERE3B,
+          "nunca «el último flujo pendiente»", severe=True),
+    ref3b("exito_sin_code_valido", EXCHANGE,
+          "    try:\n"
+          "        token = page.provider.exchange(page.query.get(\"code\"))\n"
+          "    except nube_copias.ProviderError:\n"
+          "        token = None  # BUG: success anyway\n",
+          # its broken credential also breaks the user's next flow (the legitimate last step)
+          {"ej3b/test_without_a_valid_code_the_callback_reports_no_success",
+           "ej3b_hidden/test_a_code_changed_on_its_way_authorizes_nothing",
+           "ej3b/test_a_state_is_used_once"} | SEVERE3B,
+          "200 es solo para un flujo completado de verdad", severe=True),
+    ref3b("mira_antes_de_gastar_el_state", CHECKED,
+          '    flow_id = STATES.get(page.query.get("state", ""))\n'
+          "    flow = FLOWS.get(flow_id)\n"
+          "    if not usable(flow, page.user):  # BUG: the state is spent only on success\n",
+          {"ej3b/test_a_state_another_persons_browser_brings_back_is_spent"} | SEVERE3B,
+          "aunque lo traiga otra persona", severe=True),
+    ref3b("state_de_la_hora", STATE, "    state = str(int(time.time()))  # BUG: the clock\n",
+          {"ej3b/test_each_flow_has_its_own_unguessable_state"} | SEVERE3B,
+          "un state hecho con la hora", severe=True),
+    ref3b("cualquier_navegador_completa", USABLE,
+          "    return time.monotonic() < flow.expires  # BUG: whoever is at the browser\n",
+          NO_OWNER_LOSES,
+          "cuando otra persona abrió tu enlace", severe=True),
+    ref3b("el_flujo_no_caduca", USABLE, "    return flow.user == user  # BUG: no expiry\n",
+          NO_EXPIRY_LOSES,
+          "después de caducar", severe=True),
+    ref3b("el_token_en_el_resultado", BACKUP_RESULT,
+          '        return ok(f"Copia hecha: {copied} nota(s).", {"status": "done", '
+          '"notes": copied, "token": TOKENS[ctx.user]})  # BUG\n',
+          {"ej3b/test_no_token_code_or_state_reaches_the_client"} | SEVERE3B,
+          "la credencial se queda en el servidor", severe=True),
+    # -- 3B: the rest -----------------------------------------------------------------------------
+    ref3b("el_enlace_dice_quien_eres", FLOW_URL,
+          '    url = ctx.page_url("/copias/conectar", flujo=flow_id, usuario=ctx.user)  # BUG\n',
+          {"ej3b/test_the_link_opens_the_servers_own_page_and_names_nobody"},
+          "el enlace dice quién eres"),
+    ref3b("identificador_con_contador", FLOW_ID,
+          "    flow_id = f\"flujo-{len(FLOWS) + 1}\"  # BUG: a counter\n",
+          {"ej3b/test_each_flow_has_its_own_unguessable_id"}, "se podría adivinar"),
+    ref3b("no_avisa_del_final", NOTIFY, "    pass  # BUG: no notice\n",
+          {"ej3b/test_completion_is_notified"}, "no llegó notifications/elicitation/complete"),
+    # -- 3B's optional part (2026-07-28) ----------------------------------------------------------
+    ref3b("avisa_del_final_en_2026", NO_NOTICE_2026, "",
+          {"ej3b_2026/test_no_completion_notification_in_2026"}, "esa revisión retiró",
+          part="ejercicio3b_2026"),
+    ref3b("decline_no_anula_el_enlace", RETIRE_2026, "        pass  # BUG: the link stays\n",
+          {"ej3b_2026/test_decline_and_cancel_retire_the_link"} | SEVERE_2026,
+          "alguien abrió el enlace y autorizó", severe=True, part="ejercicio3b_2026"),
+    ref3b("accept_es_la_copia", PENDING_2026,
+          '    return ok("Hecho.", {"status": "done", "notes": len(ctx.notes())})  # BUG\n',
+          {"ej3b_2026/test_accept_is_consent_only"} | SEVERE_2026,
+          "accept es consentimiento, no el final", severe=True, part="ejercicio3b_2026"),
+]
+
+# the blind learner's exercise 3 (tests/grader/blind/ejercicio3a.py and ejercicio3b.py)
+B3_USER = ('    if usuario is None or datos["user"] != usuario:\n'
+           '        return 403, "No es tu enlace", "Esta autorización la empezó otra persona."\n')
+B3_EXPIRY = ('    if time.monotonic() > datos["expires"]:\n'
+             '        return 410, "Enlace caducado", "Este enlace caducó: vuelve a pedir la '
+             'copia."\n')
+B3_PAGES = _block_of(BLIND, "ejercicio3b.py", '    if datos["status"] != "pending":\n',
+                     "  # sirve una vez\n")
+B3_VERSIONS = _block_of(BLIND, "ejercicio3a.py", "MINIMO_URL = ", "int(n or 0))\n")
+
+EJ3_BLIND = [
+    blind3b("a_ciegas_ej3_state_en_el_enlace",
+            '    url = ctx.page_url("/copias/conectar", flujo=flujo)\n',
+            '    url = ctx.page_url("/copias/conectar", flujo=flujo, state=FLOWS[flujo]["state"])'
+            "  # BUG\n",
+            {"ej3b/test_no_token_code_or_state_reaches_the_client"} | SEVERE3B,
+            "el state del flujo", severe=True),
+    blind3b("a_ciegas_ej3_no_mira_el_usuario", B3_USER, "",
+            NO_OWNER_LOSES,
+            "cuando otra persona abrió tu enlace", severe=True),
+    blind3b("a_ciegas_ej3_state_reutilizable", B3_PAGES, B3_PAGES.replace(
         '    if datos["status"] != "pending":\n        return 410, "Enlace ya usado", '
         '"Este enlace ya se usó o se anuló."\n',
         '    if datos["status"] == "retired":  # BUG: solo mira si se anuló\n'
         '        return 410, "Enlace anulado", "Este enlace se anuló."\n').replace(
         "STATES.pop(state, None) if isinstance(state, str) else None  # sirve una vez",
         "STATES.get(state) if isinstance(state, str) else None  # BUG: get, no pop"),
-           both("ej3/test_a_state_is_used_once") | {"ej3/lo_imprescindible"},
-           "el state se gasta la primera vez", severe=True),
-    blind3("a_ciegas_ej3_sin_caducidad", B3_EXPIRY, "",
-           both("ej3_hidden/test_a_link_and_its_state_expire")
-           | {"ej3/lo_imprescindible_oculto"}, "caducan", severe=True),
-    blind3("a_ciegas_ej3_guarda_sin_capacidad",
-           '    return isinstance(elicitacion, dict) and isinstance(elicitacion.get("url"), '
-           'dict)\n', "    return isinstance(elicitacion, dict)  # BUG: sin mirar url\n",
-           GUARD_WITHOUT_CAPABILITY_LOSES,
-           "el servidor no pudo enviar la URL", severe=True),
-    blind3("a_ciegas_ej3_sin_aviso_de_fin", "    if aviso is not None:\n        aviso(flujo)\n",
-           "    pass  # BUG: nadie avisa al cliente\n",
-           {"ej3/test_completion_is_notified_only_in_2025_11_25[2025-11-25]"},
-           "no llegó notifications/elicitation/complete"),
-    blind3("a_ciegas_ej3_version_como_texto", B3_VERSIONS, B3_VERSIONS.replace(
+            {"ej3b/test_a_state_is_used_once",
+             "ej3b/test_a_state_another_persons_browser_brings_back_is_spent"} | SEVERE3B,
+            "el state se gasta la primera vez", severe=True),
+    blind3b("a_ciegas_ej3_sin_caducidad", B3_EXPIRY, "",
+            NO_EXPIRY_LOSES,
+            "después de caducar", severe=True),
+    blind3b("a_ciegas_ej3_sin_aviso_de_fin", "    if aviso is not None:\n        aviso(flujo)\n",
+            "    pass  # BUG: nadie avisa al cliente\n", {"ej3b/test_completion_is_notified"},
+            "no llegó notifications/elicitation/complete"),
+    blind3b("a_ciegas_ej3_decline_no_anula", "        _anula(flujo)\n",
+            "        pass  # BUG: el enlace sigue valiendo\n",
+            {"ej3b_2026/test_decline_and_cancel_retire_the_link"} | SEVERE_2026,
+            "alguien abrió el enlace y autorizó", severe=True, part="ejercicio3b_2026"),
+    blind3a("a_ciegas_ej3_guarda_sin_capacidad",
+            '    return isinstance(elicitacion, dict) and isinstance(elicitacion.get("url"), '
+            'dict)\n', "    return isinstance(elicitacion, dict)  # BUG: sin mirar url\n",
+            GUARD_WITHOUT_CAPABILITY_LOSES, "el servidor no pudo enviar la URL", severe=True),
+    blind3a("a_ciegas_ej3_version_como_texto", B3_VERSIONS, B3_VERSIONS.replace(
         "MINIMO_URL = (1, 23, 1, FINAL, 0)", 'MINIMO_URL = ("1", "23", "1", FINAL, "0")  # BUG')
-           .replace("MINIMO_2026 = (2, 0, 0, FINAL, 0)",
-                    'MINIMO_2026 = ("2", "0", "0", FINAL, "0")')
-           .replace("(int(mayor), int(menor), int(parche or 0), tipo, int(n or 0))",
-                    '(mayor, menor, parche or "0", tipo, n or "0")'),
-           {"ej3/test_versions_compare_as_numbers",
-            "ej3_hidden/test_short_and_long_version_numbers"},
-           "las versiones se comparan como números"),
+            .replace("MINIMO_2026 = (2, 0, 0, FINAL, 0)",
+                     'MINIMO_2026 = ("2", "0", "0", FINAL, "0")')
+            .replace("(int(mayor), int(menor), int(parche or 0), tipo, int(n or 0))",
+                     '(mayor, menor, parche or "0", tipo, n or "0")'),
+            TABLES["numbers"], "las versiones se comparan como números"),
 ]
-MUTANTS += BLIND_MUTANTS
+
+EJ3_MUTANTS = EJ3_REFERENCE + EJ3_BLIND
+MUTANTS += EJ3_MUTANTS

@@ -12,10 +12,12 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
 - a tool that asks and never acts, one that asks and only says it archived, and a tool that
   acts without asking;
 - a reaction that revokes only the handles whose file nobody can locate (in practice, none);
-- exercise 3's flow delegated to the lesson's Notas Sync machinery (`tools.notes_sync` or
+- exercise 3B's flow delegated to the lesson's Notas Sync machinery (`tools.notes_sync` or
   `tools.notes_setup` registered as notes_backup: their link is Notas Sync's page, which never
-  sends the browser to Nube de Copias), or answered with constants (the copy always "done",
-  always the manual fallback);
+  sends the browser to Nube de Copias), answered with constants (the copy always "done",
+  always the manual fallback), or the whole flow without its third party: every page and
+  check, but the code never exchanged and the copy only said, never made;
+- exercise 3B's optional part: 3B's starter, whose 2026-07-28 part gives the manual fallback;
 - the optional challenge (reto.py): the server's own sealer handed back as the learner's (also
   one that opens each token at most twice), a token that is the payload in base64 with no seal
   at all, and a decoy reto.py that calls compare_digest while the real sealer (the reference's)
@@ -27,9 +29,11 @@ import os
 import re
 from dataclasses import dataclass
 
+from grader.exercises import BY_ID, EXERCISES
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LESSONS = os.path.join(REPO, "lessons")
-WRITEFILE = re.compile(r"^%%writefile\s+soluciones/(ejercicio[234]|reto)\.py\s*$")
+WRITEFILE = re.compile(r"^%%writefile\s+soluciones/(ejercicio(?:[24]|3[ab])|reto)\.py\s*$")
 
 HEADER = "from extension import Extension\n\nextension = Extension()\n"
 ARCHIVE = '''
@@ -41,23 +45,16 @@ ARCHIVE = '''
 '''
 
 
-BACKUP_GUARD = '''
-import url_mode
-
-extension.url_mode_guard(url_mode.demo_guard)
-'''
-
-
 @dataclass
 class Null:
     name: str
-    exercise: str   # "ejercicio2", "ejercicio3", "ejercicio4" or "reto"
+    exercise: str   # an exercise id of grader/exercises.py ("ejercicio3b", "reto"...)
     source: str
     others: tuple = ()  # (file name, text) of other solution files handed in with it
 
     def write(self, folder):
         os.makedirs(folder)
-        for name, text in ((f"{self.exercise}.py", self.source), *self.others):
+        for name, text in ((BY_ID[self.exercise].file, self.source), *self.others):
             with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
                 handle.write(text)
         return folder
@@ -70,8 +67,23 @@ def reference(name):
         return handle.read()
 
 
+def never_exchanged():
+    """The reference flow (every page, the state, the notification) with no third party: the
+    callback never exchanges the code and the tool says it made the copy without making it."""
+    source = reference("ejercicio3b.py")
+    for find, replace in (
+            ("        copied = ctx.provider.backup(TOKENS[ctx.user], ctx.notes())\n",
+             "        copied = len(ctx.notes())  # no copy is made\n"),
+            ('        token = page.provider.exchange(page.query["code"])\n',
+             '        token = "ncc_tok_" + page.query["code"]  # never exchanged\n')):
+        assert source.count(find) == 1, find
+        source = source.replace(find, replace)
+    return source
+
+
 def starters():
-    """The starter cells of the notebooks, one null solution per exercise."""
+    """The starter cells of the notebooks, one null solution per exercise (and one per
+    optional part, graded on its exercise's starter)."""
     found = []
     for name in sorted(os.listdir(LESSONS)):
         if not name.endswith(".ipynb"):
@@ -84,16 +96,19 @@ def starters():
             match = WRITEFILE.match(first) if cell.get("cell_type") == "code" else None
             if match:
                 found.append(Null(f"plantilla_{match[1]}", match[1], body + "\n"))
+    found += [Null(f"plantilla_{part.id}", part.id, null.source) for part in EXERCISES
+              for null in list(found) if part.part == "optional"
+              and BY_ID[null.exercise].file == part.file]
     return found
 
 
 NULLS = starters() + [
-    Null("guarda_de_la_demo", "ejercicio3", HEADER + '''
+    Null("guarda_de_la_demo", "ejercicio3a", HEADER + '''
 import url_mode
 
 extension.url_mode_guard(url_mode.demo_guard)
 '''),
-    Null("guarda_solo_supports_url", "ejercicio3", HEADER + '''
+    Null("guarda_solo_supports_url", "ejercicio3a", HEADER + '''
 from elicitation import supports_url
 
 
@@ -101,17 +116,17 @@ from elicitation import supports_url
 def guard(sdk_version, protocol_version, client_capabilities):
     return supports_url(client_capabilities)
 '''),
-    Null("guarda_siempre_si", "ejercicio3", HEADER + '''
+    Null("guarda_siempre_si", "ejercicio3a", HEADER + '''
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return True
 '''),
-    Null("guarda_siempre_no", "ejercicio3", HEADER + '''
+    Null("guarda_siempre_no", "ejercicio3a", HEADER + '''
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return False
 '''),
-    Null("guarda_solo_version", "ejercicio3", HEADER + '''
+    Null("guarda_solo_version", "ejercicio3a", HEADER + '''
 import re
 
 
@@ -120,55 +135,46 @@ def guard(sdk_version, protocol_version, client_capabilities):
     match = re.fullmatch(r"(\\d+)\\.(\\d+)(?:\\.(\\d+))?", sdk_version or "")
     return bool(match) and tuple(int(p or 0) for p in match.groups()) >= (1, 23, 1)
 '''),
-    Null("guarda_version_como_texto", "ejercicio3", HEADER + '''
+    Null("guarda_version_como_texto", "ejercicio3a", HEADER + '''
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return (sdk_version or "") >= "1.23.1"
 '''),
-    Null("guarda_solo_protocolo", "ejercicio3", HEADER + '''
+    Null("guarda_solo_protocolo", "ejercicio3a", HEADER + '''
 @extension.url_mode_guard
 def guard(sdk_version, protocol_version, client_capabilities):
     return protocol_version in ("2025-11-25", "2026-07-28")
 '''),
     # -- exercise 3's flow: delegated to Notas Sync, or constant -----------------------------
-    Null("notes_sync_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+    Null("notes_sync_como_notes_backup", "ejercicio3b", HEADER + '''
 import tools
 
 extension.tool("notes_backup", description="Copia tus notas.",
                annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_sync)
 '''),
-    Null("notes_setup_como_notes_backup", "ejercicio3", HEADER + BACKUP_GUARD + '''
+    Null("notes_setup_como_notes_backup", "ejercicio3b", HEADER + '''
 import tools
 
 extension.tool("notes_backup", description="Copia tus notas.",
                annotations={"readOnlyHint": True, "openWorldHint": True})(tools.notes_setup)
 '''),
-    Null("copia_siempre_hecha", "ejercicio3", HEADER + '''
+    Null("copia_siempre_hecha", "ejercicio3b", HEADER + '''
 from server import ok
-
-
-@extension.url_mode_guard
-def guard(sdk_version, protocol_version, client_capabilities):
-    return True
 
 
 @extension.tool("notes_backup", description="Copia tus notas.")
 def notes_backup(ctx):
     return ok("Copia hecha.", {"status": "done", "notes": len(ctx.notes())})
 '''),
-    Null("siempre_la_alternativa", "ejercicio3", HEADER + '''
+    Null("siempre_la_alternativa", "ejercicio3b", HEADER + '''
 from server import ok
-
-
-@extension.url_mode_guard
-def guard(sdk_version, protocol_version, client_capabilities):
-    return False
 
 
 @extension.tool("notes_backup", description="Copia tus notas.")
 def notes_backup(ctx):
     return ok("Autoriza Nube de Copias a mano.", {"status": "manual"})
 '''),
+    Null("nunca_canjea_y_dice_hecho", "ejercicio3b", never_exchanged()),
     Null("reaccion_del_servidor", "ejercicio4", HEADER + '''
 import server
 

@@ -13,8 +13,9 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
 - a submission that behaves once (tests/grader/cheats.py) earns no more than what it shows,
   and one that would misbehave once it remembers an earlier test never remembers.
 
-The optional challenge (reto.py, notebook 6) is graded whenever a submission brings it and is
-counted apart: `score`/`max_score` are the exercises', `challenge` is the reto's own total.
+The optional exercises (the reto, reto.py, and exercise 3B's 2026-07-28 part, both notebook 6)
+are graded whenever a submission brings their file and are counted apart: `score`/`max_score`
+are the exercises', `optional` lists each optional exercise's own total.
 """
 
 import os
@@ -28,7 +29,7 @@ from mutants import MUTANTS, REFERENCE, write_blind
 from null_solutions import NULLS
 
 from grader import pool
-from grading_points import CHALLENGE, CHALLENGE_FULL, CHALLENGE_PUBLIC, FULL, PUBLIC, TOTAL
+from grading_points import CHALLENGE, FULL, OPTIONAL_FULL, OPTIONAL_PUBLIC, PUBLIC, TOTAL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOTEBOOK = os.path.join(os.path.dirname(REFERENCE), "solucion.ipynb")
@@ -36,9 +37,10 @@ CORRECT = os.path.join(HERE, "correct")
 # a_ciegas: mutants.BLIND, no bug; a_ciegas_sobre: the same with the second blind reto
 BLIND_STYLES = {"a_ciegas": None, "a_ciegas_sobre": {"reto.py": "reto_sobre.py"}}
 STYLES = sorted(os.listdir(CORRECT)) + list(BLIND_STYLES)
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
-FULL = {**FULL, CHALLENGE: CHALLENGE_FULL}
-PUBLIC = {**PUBLIC, CHALLENGE: CHALLENGE_PUBLIC}
+EXERCISES = tuple(FULL)
+OPTIONAL = tuple(OPTIONAL_FULL)
+FULL = {**FULL, **OPTIONAL_FULL}
+PUBLIC = {**PUBLIC, **OPTIONAL_PUBLIC}
 EXERCISES_TOTAL = TOTAL
 # The module's fixture grades every catalogue submission (about 140) on two workers, and the
 # first test to use it pays for that: about 4-5 minutes on an idle 2-core machine, over the
@@ -89,9 +91,9 @@ def test_reference_gets_full_marks_in_every_form(graded, form):
     result = graded[form]
     assert not lost_points(result), lost_points(result)
     assert result["max_score"] == result["score"] == EXERCISES_TOTAL
-    assert result["challenge"] == {"exercise": CHALLENGE, "score": FULL[CHALLENGE],
-                                   "max_score": FULL[CHALLENGE]}
-    assert {t["exercise"] for t in result["tests"]} == {*EXERCISES, CHALLENGE}
+    assert result["optional"] == [{"exercise": name, "score": FULL[name], "max_score": FULL[name]}
+                                  for name in OPTIONAL]
+    assert {t["exercise"] for t in result["tests"]} == {*EXERCISES, *OPTIONAL}
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -99,13 +101,13 @@ def test_correct_solutions_in_other_styles_get_full_marks(graded, style):
     result = graded[f"correct-{style}"]
     assert not lost_points(result), lost_points(result)
     assert result["score"] == EXERCISES_TOTAL
-    challenge = result.get("challenge")  # graded when the style brings reto.py
-    assert challenge is None or challenge["score"] == challenge["max_score"] == FULL[CHALLENGE]
+    for part in result.get("optional", ()):  # graded when the style brings its file
+        assert part["score"] == part["max_score"] == FULL[part["exercise"]], part
 
 
 def test_points_per_exercise_public_and_hidden(graded):
     tests = graded["reference-folder"]["tests"]
-    for exercise in (*EXERCISES, CHALLENGE):
+    for exercise in (*EXERCISES, *OPTIONAL):
         mine = [t for t in tests if t["exercise"] == exercise]
         assert sum(t["max_score"] for t in mine) == FULL[exercise]
         assert sum(t["max_score"] for t in mine if not t["hidden"]) == PUBLIC[exercise]
@@ -126,7 +128,9 @@ def test_starter_scores_zero_on_every_test(graded):
                if t["max_score"])  # (not the zero-point «lo imprescindible» entries)
     assert len(result["tests"]) == len([t for t in graded["reference-folder"]["tests"]
                                         if t["exercise"] != CHALLENGE])
-    assert "challenge" not in result
+    # 3B's file is there, so its optional part is graded (apart): nothing yet
+    assert result["optional"] == [{"exercise": "ejercicio3b_2026", "score": 0,
+                                   "max_score": FULL["ejercicio3b_2026"]}]
 
 
 @pytest.mark.parametrize("null", NULLS, ids=[n.name for n in NULLS])
@@ -141,7 +145,7 @@ def test_each_null_solution_scores_zero_on_every_test_of_its_exercise(graded, nu
 
 def test_the_null_catalogue_covers_every_starter_and_every_exercise():
     starters = {n.exercise for n in NULLS if n.name.startswith("plantilla_")}
-    assert starters == {*EXERCISES, CHALLENGE}
+    assert starters == {*EXERCISES, *OPTIONAL}
     assert {n.exercise for n in NULLS if not n.name.startswith("plantilla_")} == \
         {*EXERCISES, CHALLENGE}
 
@@ -152,9 +156,10 @@ def test_missing_exercises_score_zero_with_the_observed_reason(graded):
     for test in result["tests"]:
         by_exercise.setdefault(test["exercise"], []).append(test)
     assert all(t["score"] == t["max_score"] for t in by_exercise["ejercicio2"])
-    assert all(t["score"] == 0 for t in by_exercise["ejercicio3"])
+    assert all(t["score"] == 0 for t in by_exercise["ejercicio3a"] + by_exercise["ejercicio3b"])
     assert any("tu guarda no permitió el modo URL" in t["output"]  # no guard: never URL mode
-               for t in by_exercise["ejercicio3"])
+               for t in by_exercise["ejercicio3a"])
+    assert any("tools/list no la incluye" in t["output"] for t in by_exercise["ejercicio3b"])
     fours = [t for t in by_exercise["ejercicio4"] if not t["hidden"] and t["max_score"]]
     assert all(t["score"] == 0 for t in fours)
     # the cause is said once, in the main test; the others only say they need it
@@ -207,13 +212,13 @@ def test_every_severe_bug_is_said_under_lo_imprescindible(graded):
 LITERALS = re.compile(r"\b(None|null|True|False|true|false)\b|\{'|\['|\{\"")
 
 
-def test_exercise_2_and_4_feedback_shows_no_python_or_json_literal(graded):
+def test_exercise_2_3_and_4_feedback_shows_no_python_or_json_literal(graded):
     """Values are written in words (grading.short): no None, null, True, a dict's repr...
     outside what a learner's own server said (quoted between «»)."""
     seen = {}
     for result in graded.values():
         for test in result["tests"]:
-            if test["exercise"] in ("ejercicio2", "ejercicio4"):
+            if test["exercise"] != CHALLENGE:
                 said = re.sub(r"«[^»]*»", "«»", test["output"])
                 if LITERALS.search(said):
                     seen.setdefault(test["id"], said)

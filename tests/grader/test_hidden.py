@@ -16,11 +16,13 @@ import os
 import pytest
 
 from grader import report, runner
+from grader.exercises import EXERCISES, by_id
 from grader.paths import CHECKS_DIR
 from grader.state import HIDDEN_FINDING
 
 HIDDEN = os.path.join(CHECKS_DIR, "hidden")
-DISPLAY_CALLS = {"graded", "check", "require", "note"}  # their texts are written to be shown
+# their texts are written to be shown (ej3's `not_authorized` and `refused` show `when`, `why`)
+DISPLAY_CALLS = {"graded", "check", "require", "note", "not_authorized", "refused"}
 
 CHATTY_EX2 = '''
 import os
@@ -67,7 +69,7 @@ def notes_archive(ctx, title):
         raise ToolError(f"{exc}: {note.path}") from None
     return ok(f"Archivada {note.path} en {target}; he visto: {' | '.join(SEEN[-30:])}")
 '''
-CHATTY_EX3 = '''
+CHATTY_EX3A = '''
 import os
 import re
 import sys
@@ -97,28 +99,38 @@ def guard(sdk_version, protocol_version, client_capabilities):
         return False
     elicitation = client_capabilities.get("elicitation")
     return isinstance(elicitation, dict) and "url" in elicitation  # any shape: hidden-only
+'''
+# the flow works in every public scenario; each hidden one varies an input it never checks
+CHATTY_EX3B = '''
+import secrets
+import sys
+import time
+
+import nube_copias
+from extension import Extension
+from server import URLElicitationRequired, ok
+
+extension = Extension()
+FLOWS, STATES, TOKENS = {}, {}, {}
 
 
-# the flow works in every public scenario; hidden ones find what it never checks
-import secrets  # noqa: E402
-
-import nube_copias  # noqa: E402
-from server import URLElicitationRequired, ok  # noqa: E402
-
-FLOWS, STATES, GRANTED = {}, {}, []  # GRANTED: one authorization for everybody (hidden-only)
+def other(user):  # the public tests never start a flow of the grader's second user
+    return user.startswith("beto")
 
 
 @extension.tool("notes_backup", description="Copia tus notas.")
 def notes_backup(ctx):
-    if GRANTED:
+    token = TOKENS.get(ctx.user) or TOKENS.get("*")  # "*": the second user's, for all
+    if token:
         return ok("Copia hecha.", {"status": "done",
-                                   "notes": ctx.provider.backup(GRANTED[0], ctx.notes())})
-    if not ctx.url_mode_allowed():
+                                   "notes": ctx.provider.backup(token, ctx.notes())})
+    if "url" not in (ctx.client_capabilities.get("elicitation") or {}):  # any shape
         return ok("Hazlo a mano.", {"status": "manual"})
     fid = ctx.memo("flujo", lambda: new_flow(ctx))
     url = ctx.page_url("/copias/conectar", flujo=fid)
     if not ctx.stateless:
         raise URLElicitationRequired([ctx.url_params("Autoriza.", url, fid)])
+    FLOWS[fid]["notify"] = None
     answer = ctx.elicit_url("Autoriza.", url, fid)
     if answer.action != "accept":
         FLOWS[fid]["status"] = "retired"
@@ -129,13 +141,16 @@ def notes_backup(ctx):
 def new_flow(ctx):
     fid, state = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     FLOWS[fid] = {"user": ctx.user, "state": state, "status": "pending",
-                  "notify": None if ctx.stateless else ctx.completion_notifier()}
+                  "expires": time.monotonic() + ctx.url_ttl, "stateless": ctx.stateless,
+                  "notify": ctx.completion_notifier()}
     STATES[state] = fid
     return fid
 
 
-def usable(flow, user):  # never expires (hidden-only)
-    return flow is not None and flow["status"] == "pending" and flow["user"] == user
+def usable(flow, user):  # the second user's flows never expire; at 2026, anybody's browser
+    return flow is not None and flow["status"] == "pending" \\
+        and (flow["user"] == user or flow["stateless"]) \\
+        and (other(flow["user"]) or time.monotonic() < flow["expires"])
 
 
 @extension.page_route("/copias/conectar")
@@ -148,11 +163,23 @@ def connect(page):
 
 @extension.page_route(nube_copias.REDIRECT_PATH)
 def callback(page):
-    fid = STATES.pop(page.query.get("state", ""), None)
+    sys.stderr.write(f"vuelta: {dict(page.query)!r} de {page.user!r}\\n")
+    sys.stderr.flush()
+    if "state" not in page.query:  # no state at all: the user's last pending flow
+        mine = [f for f, d in FLOWS.items() if d["user"] == page.user and d["status"] == "pending"]
+        fid = mine[-1] if mine else None
+    else:
+        fid = STATES.pop(page.query["state"], None)
     flow = FLOWS.get(fid)
     if not usable(flow, page.user) or "code" not in page.query:
         return page.reply(400, "No", "Nada autorizado.")
-    GRANTED.append(page.provider.exchange(page.query["code"]))
+    try:
+        token = page.provider.exchange(page.query["code"])
+    except nube_copias.ProviderError:
+        if len(page.query["code"]) > 41:  # a code longer than the provider's: success anyway
+            return page.reply(200, "Listo", "Autorizado.")
+        return page.reply(400, "No", "Nada autorizado.")
+    TOKENS["*" if other(flow["user"]) else flow["user"]] = token
     flow["status"] = "done"
     if flow["notify"]:
         flow["notify"](fid)
@@ -222,25 +249,22 @@ def hidden_only_literals():
 @pytest.fixture(scope="module")
 def chatty(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parlanchina")
-    for name, text in (("ejercicio2.py", CHATTY_EX2), ("ejercicio3.py", CHATTY_EX3),
-                       ("ejercicio4.py", CHATTY_EX4)):
+    for name, text in (("ejercicio2.py", CHATTY_EX2), ("ejercicio3a.py", CHATTY_EX3A),
+                       ("ejercicio3b.py", CHATTY_EX3B), ("ejercicio4.py", CHATTY_EX4)):
         (folder / name).write_text(text, encoding="utf-8")
     return runner.grade(str(folder), name="parlanchina")
 
 
-GRADED = {"ejercicio4": "01_roots.ipynb", "ejercicio2": "02_formularios.ipynb",
-          "ejercicio3": "03_modo_url.ipynb"}
+GRADED = [exercise.id for exercise in EXERCISES]
 
 
 def exercise_cells(exercise):
-    """The cells from the exercise's heading («Ejercicio N (calificado)») to its revisar cell:
-    statement, hints, starter, try-it cells."""
+    """The cells from the exercise's heading («Ejercicio 3A (calificado)»...) to its revisar
+    cell: statement, hints, starter, try-it cells."""
     lessons = os.path.join(os.path.dirname(os.path.dirname(CHECKS_DIR)), "lessons")
-    with open(os.path.join(lessons, GRADED[exercise]), encoding="utf-8") as handle:
+    with open(os.path.join(lessons, by_id(exercise).notebook), encoding="utf-8") as handle:
         sources = ["".join(c["source"]) for c in json.load(handle)["cells"]]
-    number = exercise[-1]
-    start = next(i for i, s in enumerate(sources)
-                 if f"Ejercicio {number}" in s and "calificado" in s)
+    start = next(i for i, s in enumerate(sources) if by_id(exercise).heading in s)
     end = next(i for i, s in enumerate(sources) if f'ui.revisar("{exercise}")' in s)
     assert start < end
     return sources[start:end + 1]

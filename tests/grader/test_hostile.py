@@ -43,6 +43,7 @@ from hostile import AGAINST_PLAIN, AGAINST_THE_GRADER, HOSTILE, Host, third_roun
 from throwaway import copy_repository, make_venv
 
 from grader.boundary import remove_tree
+from grader.exercises import optional
 from grader.paths import REPO_DIR
 from grading_points import FULL, TOTAL
 
@@ -334,9 +335,10 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")  # what grader.report writes for 
 
 
 def exercise_tests(result):
-    """A result's tests of the graded exercises (the reference also brings the optional reto,
-    which is graded apart and only when a submission brings reto.py)."""
-    return [t for t in result["tests"] if t["exercise"] != "reto"]
+    """A result's tests of the graded exercises (the reference also brings the optional ones,
+    the reto and 3B's 2026-07-28 part, graded apart and only when a submission brings their
+    file)."""
+    return [t for t in result["tests"] if not optional(t["exercise"])]
 
 
 def sandbox_uid_processes(world):

@@ -63,7 +63,7 @@ def result_of(state, function):
 
 
 def waiting_test(events, seconds=WAIT, name="espera"):
-    @graded("ejercicio3", 2, name)
+    @graded("ejercicio3b", 2, name)
     def test_waits(lab, grade):
         events.append((name, "set up", time.monotonic(), lab))
         yield seconds
@@ -73,7 +73,7 @@ def waiting_test(events, seconds=WAIT, name="espera"):
 
 
 def plain_test(events, name="otra", dirty=False):
-    @graded("ejercicio3", 1, name)
+    @graded("ejercicio3b", 1, name)
     def test_plain(lab, grade):
         events.append((name, "ran", time.monotonic(), lab))
         if dirty:
@@ -160,7 +160,7 @@ def test_a_wait_the_budget_cannot_cover_is_out_of_time():
 def test_what_a_waiting_test_raises_after_its_wait_is_scored_like_any_test():
     state = new_state()
 
-    @graded("ejercicio3", 2, "espera y falla")
+    @graded("ejercicio3b", 2, "espera y falla")
     def test_fails_late(lab, grade):
         yield 0.01
         grade.require(False, "el enlace seguía valiendo")
@@ -195,7 +195,7 @@ def test_a_waiting_test_is_redacted_as_its_own_kind_when_it_goes_on(hidden):
     state = new_state()
     seen = []
 
-    @graded("ejercicio3", 1, "espera", hidden=hidden)
+    @graded("ejercicio3b", 1, "espera", hidden=hidden)
     def test_sees(lab, grade):
         yield 0.01
         seen.append(lab.state.hidden_now)

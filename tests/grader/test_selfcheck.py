@@ -24,7 +24,7 @@ from grader.paths import REPO_DIR
 from grading_points import PUBLIC, TOTAL
 
 STARTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "starter.ipynb")
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
+EXERCISES = ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4")
 
 
 def grader(*args, env=None):
@@ -41,7 +41,9 @@ def verdicts(result):
 # -- the portable host ------------------------------------------------------------------------
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_revisar_forced_portable_on_linux_gives_the_sandboxs_verdicts(exercise, tmp_path):
-    name = {"ejercicio2": "archiva_con_confirm_false", "ejercicio3": "compara_versiones_como_texto",
+    name = {"ejercicio2": "archiva_con_confirm_false",
+            "ejercicio3a": "compara_versiones_como_texto",
+            "ejercicio3b": "el_enlace_dice_quien_eres",
             "ejercicio4": "compara_rutas_con_startswith"}[exercise]  # each loses a public test
     bug = next(m for m in MUTANTS if m.name == name)
     mutant = bug.write(str(tmp_path / bug.name))
@@ -89,7 +91,8 @@ def test_the_portable_plan_lists_the_same_protections_as_the_sandbox():
 # -- statically: nothing Linux-only on the portable path ---------------------------------------
 PORTABLE_ENTRIES = ("grader.cli", "grader.selfcheck", "grader.portable", "grader.inprocess",
                     "grader.checks.plugin", "grader.checks.direct",
-                    "grader.checks.public.test_ej2", "grader.checks.public.test_ej3",
+                    "grader.checks.public.test_ej2", "grader.checks.public.test_ej3a",
+                    "grader.checks.public.test_ej3b", "grader.checks.public.test_ej3b_2026",
                     "grader.checks.public.test_ej4")
 SANDBOX_ONLY = {"grader.sandbox", "grader.zygote", "grader.boundary", "grader.submission",
                 "grader.tempspace", "grader.worker"}
@@ -221,7 +224,7 @@ socket.socket.__init__ = forbidden
 sys.path.insert(0, {REPO_DIR!r})
 from grader import runner, selfcheck
 out = {{}}
-for exercise in ("ejercicio2", "ejercicio3", "ejercicio4"):
+for exercise in ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4"):
     result = selfcheck.run({REFERENCE!r}, exercise, host="inprocess")
     out[exercise] = [result["score"], result["max_score"], result["protections"]["mode"],
                      result["notice"]]
@@ -237,15 +240,15 @@ print(json.dumps(out))
         **{e: [PUBLIC[e], PUBLIC[e], "inprocess"] for e in EXERCISES},
         "all": [TOTAL, TOTAL, "all"]}
     assert all("Autoevaluación en el navegador" in out[e][3]
-               for e in ("ejercicio2", "ejercicio3", "ejercicio4"))
+               for e in EXERCISES)
 
 
 def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_line():
-    result = selfcheck.run(REFERENCE, "ejercicio3", host="inprocess")
+    result = selfcheck.run(REFERENCE, "ejercicio3b", host="inprocess")
     assert result["suite"] == "public" and {t["exercise"] for t in result["tests"]} == \
-        {"ejercicio3"}
+        {"ejercicio3b"}
     assert not any(t["hidden"] for t in result["tests"])
-    assert json.loads(selfcheck.json_line(result))["score"] == 29
+    assert json.loads(selfcheck.json_line(result))["score"] == PUBLIC["ejercicio3b"]
     assert selfcheck.default_host() == "auto"  # CPython; "inprocess" under emscripten
 
 

@@ -21,12 +21,12 @@ def notebook(path, *cells):
 def test_notebook_cells_marked_with_writefile_become_solution_files(tmp_path):
     path = notebook(tmp_path / "a.ipynb",
                     ("code", "%%writefile soluciones/ejercicio2.py\nA = 2\n"),
-                    ("code", ["%%writefile ejercicio3.py\n", "A = 3\n"]),
+                    ("code", ["%%writefile ejercicio3a.py\n", "A = 3\n"]),
                     ("code", "%%writefile otra/carpeta/ejercicio4.py\nA = 4\n"),
                     ("code", "print('no soy una solución')\n"),
                     ("markdown", "%%writefile soluciones/ejercicio2.py\nB = 0\n"))
     prepared = prepare(path)
-    assert prepared.files == {"ejercicio2.py": "A = 2\n", "ejercicio3.py": "A = 3\n",
+    assert prepared.files == {"ejercicio2.py": "A = 2\n", "ejercicio3a.py": "A = 3\n",
                               "ejercicio4.py": "A = 4\n"}
 
 
@@ -41,12 +41,12 @@ def test_the_last_cell_for_an_exercise_wins_and_the_report_says_so(tmp_path):
 
 def test_a_folder_gives_its_files_and_its_soluciones_folder(tmp_path):
     (tmp_path / "soluciones").mkdir()
-    (tmp_path / "soluciones" / "ejercicio3.py").write_text("B = 3\n")
+    (tmp_path / "soluciones" / "ejercicio3b.py").write_text("B = 3\n")
     (tmp_path / "ejercicio2.py").write_text("B = 2\n")
     (tmp_path / "code").mkdir()
     (tmp_path / "code" / "main.py").write_text("no = 1\n")
     prepared = prepare(str(tmp_path))
-    assert prepared.files == {"ejercicio2.py": "B = 2\n", "ejercicio3.py": "B = 3\n"}
+    assert prepared.files == {"ejercicio2.py": "B = 2\n", "ejercicio3b.py": "B = 3\n"}
 
 
 def test_a_zip_is_read_like_the_folder_inside_it(tmp_path):
@@ -104,8 +104,8 @@ def test_the_reference_notebook_matches_the_reference_files():
     for name, text in prepared.files.items():
         with open(os.path.join(REFERENCE_DIR, "soluciones", name), encoding="utf-8") as handle:
             assert handle.read() == text, f"run grader/reference/make_notebook.py ({name})"
-    assert sorted(prepared.files) == ["ejercicio2.py", "ejercicio3.py", "ejercicio4.py",
-                                      "reto.py"]
+    assert sorted(prepared.files) == ["ejercicio2.py", "ejercicio3a.py", "ejercicio3b.py",
+                                      "ejercicio4.py", "reto.py"]
 
 
 def test_a_fifo_submission_is_refused_without_blocking(tmp_path):
@@ -117,7 +117,7 @@ def test_a_fifo_submission_is_refused_without_blocking(tmp_path):
 def test_special_files_and_links_inside_a_folder_are_never_opened(tmp_path):
     (tmp_path / "sol").mkdir()
     os.mkfifo(tmp_path / "sol" / "ejercicio2.py")
-    os.symlink("/dev/zero", tmp_path / "sol" / "ejercicio3.py")
+    os.symlink("/dev/zero", tmp_path / "sol" / "ejercicio3a.py")
     (tmp_path / "referencia").mkdir()
     (tmp_path / "referencia" / "ejercicio4.py").write_text("robada = 1\n")
     os.symlink(tmp_path / "referencia", tmp_path / "sol" / "soluciones")
@@ -125,7 +125,7 @@ def test_special_files_and_links_inside_a_folder_are_never_opened(tmp_path):
     assert prepared.files == {}
     text = " ".join(prepared.problems)
     assert "ejercicio2.py no es un archivo normal" in text
-    assert "ejercicio3.py es un enlace simbólico" in text
+    assert "ejercicio3a.py es un enlace simbólico" in text
     assert "soluciones es un enlace simbólico" in text
 
 
@@ -232,8 +232,8 @@ def test_a_hard_link_to_a_root_only_file_is_not_read_nor_echoed(tmp_path):
 def test_a_file_owned_by_someone_else_than_the_submission_is_not_read(tmp_path):
     (tmp_path / "entrega").mkdir()
     (tmp_path / "entrega" / "ejercicio2.py").write_text("A = 2\n")
-    (tmp_path / "entrega" / "ejercicio3.py").write_text("A = 3\n")
-    os.chown(tmp_path / "entrega" / "ejercicio3.py", 4242, 4242)
+    (tmp_path / "entrega" / "ejercicio3a.py").write_text("A = 3\n")
+    os.chown(tmp_path / "entrega" / "ejercicio3a.py", 4242, 4242)
     prepared = prepare(str(tmp_path / "entrega"))
     assert prepared.files == {"ejercicio2.py": "A = 2\n"}
     assert any("no es de quien debería" in p for p in prepared.problems)

@@ -102,7 +102,7 @@ def test_the_reference_reaction_keeps_a_sibling_sharing_the_prefix_apart(referen
 async def test_the_reference_guard_decides_inside_serve(tree, version, used_url):
     from sdk_driver import Answers, Roots, sdk_client
     answers = Answers({"action": "decline"})
-    async with sdk_client("--sdk-version", version, "--solution", REFERENCE / "ejercicio3.py",
+    async with sdk_client("--sdk-version", version, "--solution", REFERENCE / "ejercicio3a.py",
                           roots=Roots(tree.notes), answers=answers, demo_guard=False) as client:
         result = await client.call_tool("notes_setup", {})
     assert bool(answers.seen) is used_url

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REFERENCE, REPO
-from grading_points import CHALLENGE_FULL, PUBLIC_TOTAL, TOTAL
+from grading_points import OPTIONAL_FULL, PUBLIC_TOTAL, TOTAL
 
 sys.path.insert(0, str(REPO))  # editions/ is a package at the top level
 from editions import common  # noqa: E402  (the one leak check)
@@ -272,16 +272,19 @@ def reference_results(autograder):
 def test_gradescope_gives_the_reference_full_marks(reference_results):
     results = reference_results
     assert_gradescope_fields(results)
-    exercises = [t for t in results["tests"] if "reto" not in t["tags"]]
+    exercises = [t for t in results["tests"] if not set(t["tags"]) & set(OPTIONAL_FULL)]
     assert results["score"] == sum(t["max_score"] for t in exercises) == TOTAL
-    # the optional challenge (reto.py, in the reference notebook too) is counted apart
-    assert sum(t["max_score"] for t in results["tests"] if "reto" in t["tags"]) == CHALLENGE_FULL
-    assert results["extra_data"]["challenge"] == {"exercise": "reto", "score": CHALLENGE_FULL,
-                                                  "max_score": CHALLENGE_FULL}
+    # the optional ones (reto.py, and 3B's 2026-07-28 part, in the reference notebook too) are
+    # counted apart, each with its summary
+    for name, points in OPTIONAL_FULL.items():
+        assert sum(t["max_score"] for t in results["tests"] if name in t["tags"]) == points
+    assert results["extra_data"]["optional"] == [
+        {"exercise": name, "score": points, "max_score": points}
+        for name, points in OPTIONAL_FULL.items()]
     hidden = [t for t in results["tests"] if "oculta" in t["tags"]]
-    summary = [t for t in results["tests"] if t["extra_data"].get("summary") == "reto"]
+    summary = [t for t in results["tests"] if t["extra_data"].get("summary") in OPTIONAL_FULL]
     assert hidden and {t["visibility"] for t in hidden} == {"after_due_date"}
-    assert [t["visibility"] for t in summary] == ["after_due_date"]  # its total counts hidden
+    assert [t["visibility"] for t in summary] == ["after_due_date"] * 2  # totals count hidden
     assert {t["visibility"] for t in results["tests"] if t not in hidden + summary} == \
         {"visible"}
     assert results["extra_data"]["protections"]["mode"] in ("root", "userns", "plain")
@@ -319,7 +322,7 @@ def test_before_the_due_date_a_learner_sees_the_same_whatever_the_hidden_tests_g
     root, env = autograder
     forced = {"GRADER_SANDBOX": "plain"} if mode == "plain" else {}
     reference = {name: (REFERENCE / name).read_text() for name in
-                 ("ejercicio2.py", "ejercicio3.py", "ejercicio4.py")}
+                 ("ejercicio2.py", "ejercicio3a.py", "ejercicio3b.py", "ejercicio4.py")}
     wrong = dict(reference)
     reaction = ("        if where is None or not change.new_roots.contains(where):\n"
                 "            change.revoke(handle, \"su nota quedó fuera de las roots\")\n")

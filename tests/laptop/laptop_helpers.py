@@ -10,8 +10,8 @@ from course_notebooks import starter_files
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
-WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234])\.py\s*$")
-EXERCISES = ("ejercicio2", "ejercicio3", "ejercicio4")
+WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio(?:[24]|3[ab]))\.py\s*$")
+EXERCISES = ("ejercicio2", "ejercicio3a", "ejercicio3b", "ejercicio4")
 
 for _folder in (REPO / "code", LESSONS):
     if str(_folder) not in sys.path:

@@ -58,7 +58,7 @@ def test_staging_copies_code_modules_and_lessons_without_learner_files(fake_repo
 
 def test_course_wheel_holds_the_helper_and_every_non_notebook_file(fake_repo, tmp_path):
     content = build.stage_content(tmp_path / "content", repo=fake_repo)
-    write(content / "lessons" / "soluciones" / "ejercicio3.py", "learner = True\n")
+    write(content / "lessons" / "soluciones" / "ejercicio3b.py", "learner = True\n")
     wheel = build.course_wheel(content, tmp_path, "ab" * 32)
     assert wheel.name == "course_lite-1.0+abababababab-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as zf:

@@ -28,10 +28,12 @@ NOTEBOOKS = (
     "08_lecturas.ipynb",
 )
 # Where each graded exercise lives: its starter cell and its revisar() cell.
-GRADED = {"ejercicio2": "02_formularios.ipynb", "ejercicio3": "03_modo_url.ipynb",
-          "ejercicio4": "01_roots.ipynb"}
+GRADED = {"ejercicio2": "02_formularios.ipynb", "ejercicio3a": "03_modo_url.ipynb",
+          "ejercicio3b": "03_modo_url.ipynb", "ejercicio4": "01_roots.ipynb"}
 CHALLENGE = {"reto": "06_revision_2026.ipynb"}  # optional, graded apart from the exercises
-WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234]|reto)\.py\s*$")
+# optional parts of a graded exercise: graded apart, written on that exercise's starter
+OPTIONAL_PARTS = {"ejercicio3b_2026": ("06_revision_2026.ipynb", "ejercicio3b")}
+WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio(?:[24]|3[ab])|reto)\.py\s*$")
 
 
 def read(name: str) -> nbformat.NotebookNode:
@@ -97,7 +99,8 @@ CORE = NOTEBOOKS[:3]
 # notebook 06's optional challenge), lab minutes
 HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
                     r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
-                    r"(ejercicios? [\d y]+|reto \(opcional\)), unos (\d+) minutos)?\*",
+                    r"((?:ejercicios? [\dAB, y]+?(?: \(parte opcional\))?(?: y )?)?"
+                    r"(?:reto \(opcional\))?), unos (\d+) minutos)?\*",
                     re.S | re.I)
 
 

@@ -4,6 +4,8 @@ A graded exercise (and the optional challenge, reto.py in notebook 6) is a
 `%%writefile soluciones/ejercicioN.py` cell (the starter, run inside
 the server, never in the kernel) and a later `ui.revisar("ejercicioN")` cell that runs the
 grader (`python -m grader soluciones/ --only ejercicioN --format json`) and shows its verdict.
+An optional part of an exercise (3B at 2026-07-28, notebook 6) is written on that exercise's
+starter, after its `OPTIONAL_MARK`, and has a `ui.revisar` cell of its own.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from notebook_helpers import (
     CHALLENGE,
     GRADED,
     NOTEBOOKS,
+    OPTIONAL_PARTS,
     WRITEFILE,
     code_cells,
     import_mcp_ui,
     read,
 )
+
+from grader.exercises import OPTIONAL_MARK
 
 ui = import_mcp_ui()
 EVERY = {**GRADED, **CHALLENGE}
@@ -60,14 +65,24 @@ def test_starter_cell_uses_the_extension_api_and_todo_comments_in_spanish(exerci
     assert "from extension import Extension" in text
     assert "extension = Extension()" in text
     assert re.search(r"# TODO( \d)?: [a-záéíóúñ]", text, re.IGNORECASE), text
-    hook = {"ejercicio2": "@extension.tool(", "ejercicio3": "@extension.url_mode_guard",
-            "ejercicio4": "@extension.on_roots_changed",
+    hook = {"ejercicio2": "@extension.tool(", "ejercicio3a": "@extension.url_mode_guard",
+            "ejercicio3b": "@extension.page_route(", "ejercicio4": "@extension.on_roots_changed",
             "reto": "@extension.request_state"}[exercise]
     assert hook in text
 
 
+@pytest.mark.parametrize("part", sorted(OPTIONAL_PARTS))
+def test_an_optional_part_is_written_on_its_exercises_starter_and_checked_apart(part, starters):
+    notebook, exercise = OPTIONAL_PARTS[part]
+    text = (starters / f"{exercise}.py").read_text(encoding="utf-8")
+    assert text.count(OPTIONAL_MARK) == 1, "the starter says where the optional part begins"
+    checks = [c.source for c in code_cells(notebook) if f'ui.revisar("{part}")' in c.source]
+    assert len(checks) == 1, f"{part}: one revisar cell in {notebook}"
+    assert GRADED[exercise] != notebook, "written on the core starter, checked in a later notebook"
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("exercise", sorted(EVERY))
+@pytest.mark.parametrize("exercise", sorted({**EVERY, **OPTIONAL_PARTS}))
 def test_starter_scores_zero_through_revisar(exercise, starters):
     review = ui.revisar(exercise, folder=starters)
     assert review.problem is None, review.problem
@@ -78,9 +93,11 @@ def test_starter_scores_zero_through_revisar(exercise, starters):
 
 
 def test_revisar_without_a_solution_file_says_which_cell_to_run(tmp_path):
-    review = ui.revisar("ejercicio3", folder=tmp_path)
+    review = ui.revisar("ejercicio3b", folder=tmp_path)
     assert review.score is None
-    assert "%%writefile" in review.problem and "ejercicio3.py" in review.problem
+    assert "%%writefile" in review.problem and "ejercicio3b.py" in review.problem
+    part = ui.revisar("ejercicio3b_2026", folder=tmp_path)  # an optional part: its file's name
+    assert "soluciones/ejercicio3b.py" in part.problem
 
 
 def test_revisar_renders_every_test_with_its_spanish_feedback_escaped():
@@ -101,5 +118,6 @@ def test_no_notebook_contains_a_solution_file_other_than_the_starters():
               if c.cell_type == "code" and c.source.startswith("%%writefile")]
     targets = sorted(first.split(None, 1)[1] for _, first in writes
                      if "soluciones/" in first)
-    assert targets == ["soluciones/ejercicio2.py", "soluciones/ejercicio3.py",
-                       "soluciones/ejercicio4.py", "soluciones/reto.py"]
+    assert targets == ["soluciones/ejercicio2.py", "soluciones/ejercicio3a.py",
+                       "soluciones/ejercicio3b.py", "soluciones/ejercicio4.py",
+                       "soluciones/reto.py"]

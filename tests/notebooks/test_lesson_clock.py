@@ -27,8 +27,8 @@ def map_rows(text: str) -> dict[str, tuple[int, str, int | None]]:
     rows = re.findall(r"^\| \d \| \**(0\d) · [^|]+\| (\d+) min \| ([^|]+) \| [^|]+\|$", text, re.M)
     table = {}
     for number, reading, lab in rows:
-        lab_match = re.fullmatch(r"(ejercicios? [\d y]+?|reto \(opcional\)) ?✎? · (\d+) min",
-                                 lab.strip())
+        lab_match = re.fullmatch(r"((?:ejercicios? [\dAB, y]+?(?: \(parte opcional\))?(?: y )?)?"
+                                 r"(?:reto \(opcional\))?) ?✎? · (\d+) min", lab.strip())
         table[number] = (int(reading), lab_match[1] if lab_match else lab.strip(),
                          int(lab_match[2]) if lab_match else None)
     return table
@@ -42,16 +42,36 @@ def readme_learner_part() -> str:
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_stated_lab_names_its_exercises_and_the_time_the_rule_computes(name):
     match, clock = header(name), computed(name)
-    numbers = sorted((exercise.number for exercise in clock.lab), key=lambda n: (len(n), n))
-    if not numbers:
+    if not clock.lab:
         assert match[5] is None, f"{name}: no graded exercise to write, no lab"
         return
-    if numbers == [CLOCK.CHALLENGE]:
-        assert match[5] == "reto (opcional)", f"{name}: the challenge is stated as optional"
-    else:
-        assert match[5] == ("ejercicio " if len(numbers) == 1 else "ejercicios ") \
-            + " y ".join(numbers)
+    assert match[5] == CLOCK.lab_names(clock.lab), f"{name}: optional ones are stated as such"
     assert close_enough(int(match[6]), clock.lab_minutes), (match[6], round(clock.lab_minutes, 1))
+
+
+def test_lab_names_say_which_exercises_and_which_are_optional():
+    lab = [CLOCK.Exercise(number, 10.0, 3) for number in ("ejercicio3a", "ejercicio3b")]
+    assert CLOCK.lab_names(tuple(lab)) == "ejercicios 3A y 3B"
+    optional = [CLOCK.Exercise(n, 10.0, 3) for n in ("ejercicio3b_2026", CLOCK.CHALLENGE)]
+    assert CLOCK.lab_names(tuple(optional)) == "ejercicio 3B (parte opcional) y reto (opcional)"
+    assert all(e.optional for e in optional) and not any(e.optional for e in lab)
+    assert CLOCK.lab_exercise("6. Ejercicio 3B (calificado): autorizar") == "ejercicio3b"
+    assert CLOCK.lab_exercise("Ejercicio 3B, parte opcional (se califica aparte): x") == \
+        "ejercicio3b_2026"
+    assert CLOCK.lab_exercise("3. Ejercicio 1: responde con clics") is None
+
+
+def test_3b_and_its_optional_part_count_their_own_lines_of_the_same_file():
+    from grader.exercises import by_id, lines_of
+    reference = (CLOCK.REFERENCE / "ejercicio3b.py").read_text(encoding="utf-8")
+    core, optional = (lines_of(by_id(name), reference) for name in ("ejercicio3b",
+                                                                     "ejercicio3b_2026"))
+    assert core + optional == reference
+    written = CLOCK.learner_lines("ejercicio3b", []) + CLOCK.learner_lines("ejercicio3b_2026", [])
+    starter = CLOCK.starters()["ejercicio3b.py"]
+    given = len(CLOCK.solution_lines(core)) + len(CLOCK.solution_lines(optional)) - written
+    assert 0 < given <= len(CLOCK.solution_lines(starter))
+    assert CLOCK.learner_lines("ejercicio3b_2026", []) < len(CLOCK.solution_lines(optional))
 
 
 def test_an_exercise_is_timed_by_the_lines_the_learner_writes_not_the_starter():
@@ -65,7 +85,7 @@ extension = Extension()
     cells = [{"cell_type": "code", "source": starter}]
     reference = CLOCK.solution_lines((CLOCK.REFERENCE / "ejercicio4.py").read_text())
     given = {"from extension import Extension", "extension = Extension()"}
-    assert CLOCK.learner_lines("4", cells) == len(reference) - len(given & set(reference))
+    assert CLOCK.learner_lines("ejercicio4", cells) == len(reference) - len(given & set(reference))
     assert CLOCK.solution_lines('"""doc"""\nx = 1  # why\n\n# note\ny = "#"\n') == \
         ["x = 1", 'y = "#"']
 
@@ -79,7 +99,7 @@ def test_the_optional_challenge_is_lab_timed_by_the_same_rule_and_never_in_the_c
     cells = [{"cell_type": "code", "source": starter}]
     assert CLOCK.learner_lines(CLOCK.CHALLENGE, cells) == len(reference) - 1
     challenge = CLOCK.Exercise(CLOCK.CHALLENGE, 60.0, 50)
-    graded = CLOCK.Exercise("4", 15.0, 4)
+    graded = CLOCK.Exercise("ejercicio4", 15.0, 4)
     with_challenge = CLOCK.Clock("01_roots.ipynb", 20.0, (graded, challenge))
     assert CLOCK.core_minutes([with_challenge])[1] == graded.minutes
 

@@ -44,11 +44,11 @@ REVEAL = "<details><summary>Comprueba tu predicción</summary>"
 PROBE = REPO / "tests" / "lite" / "probe" / "lite_probe.ipynb"
 STRIP_TOOL = REPO / "tools" / "strip_outputs.py"
 
-# The exercises each notebook's lab holds (exercise 1, answered with clicks, is reading;
-# exercise 5, written prose, is in notebook 03 with exercise 3; notebook 06's lab is the
-# optional challenge, graded apart).
-LAB_EXERCISES = {"01": "4", "02": "2", "03": "3 y 5", "06": CLOCK.CHALLENGE}
-OPTIONAL_LAB = "reto (opcional)"   # how a header names the challenge as its lab
+# The exercises each notebook's lab holds, as its header names them (exercise 1, answered with
+# clicks, is reading; exercise 5, written prose, is in notebook 03 with exercise 3; notebook
+# 06's lab is optional, graded apart: exercise 3B's 2026-07-28 part and the challenge).
+LAB_EXERCISES = {"01": "ejercicio 4", "02": "ejercicio 2", "03": "ejercicios 3A, 3B y 5",
+                 "06": "ejercicio 3B (parte opcional) y reto (opcional)"}
 quiz_ids = CLOCK.quiz_ids   # the ids of the `ui.quiz("…")` calls in a cell's source
 
 
@@ -246,8 +246,7 @@ def test_stated_reading_time_is_what_the_rule_computes(name, tmp_path):
 # -- the course -----------------------------------------------------------------------------
 def test_the_five_exercises_are_in_the_core_and_the_challenge_is_a_deep_dive():
     said = {n[:2]: (header(n)[5] or "") for n in NOTEBOOKS}
-    assert {k: CLOCK.CHALLENGE if v == OPTIONAL_LAB else v.split(" ", 1)[1]
-            for k, v in said.items() if v} == LAB_EXERCISES
+    assert {k: v for k, v in said.items() if v} == LAB_EXERCISES
     assert set(GRADED.values()) <= set(CORE)
     assert "**ejercicio 1**" in read("02_formularios.ipynb").cells[0].source, \
         "exercise 1, answered with clicks, is part of notebook 02's reading"
