@@ -71,29 +71,25 @@ class RemovalFacts:
 
 @dataclass
 class RetoSource:
-    """What the grader reads in the challenge's file (as text, never run): whether it was handed
-    in, and whether it compares in constant time (a call to `compare_digest`)."""
+    """What the grader reads in the challenge's file (parsed as text, never run): whether it was
+    handed in, whether it defines and registers the sealer, whether that sealer's `open`
+    reaches `compare_digest`, and its constants (an attacker with the code knows them)."""
     present: bool = False
+    sealer_here: bool = False
     compare_digest: bool = False
+    literals: tuple = ()
 
 
 @dataclass
 class RetoFacts:
     """The challenge's positive scenario: notes_delete played round by round with the learner's
-    sealer, then what the server's own sealer would not have refused."""
+    sealer, and its round-2 token read with the statement's format and the server's key."""
     marker: str = ""                  # the secret-looking part of n-b's file name
-    problem: str = ""                 # why the legitimate flow did not work ("" when it did)
-    roots_token: str = ""             # T1: the state of the round that asks for the roots
+    principal: str = ""               # the user every server of this submission acts for
+    intruder: str = ""                # another user, for the servers of the other-user tests
+    problem: str = ""                 # why the positive scenario failed ("" when it worked)
     form_token: str = ""              # T2: the state of the round that asks which note
-    replays: list = field(default_factory=list)  # [(attack, what happened)] accepted replays
-    other_user: str = ""              # what happened to a token moved to another user ("" ok)
-    other_user_changed: bool = False  # ...and whether it changed the notes (a severe failure)
-    readable: str = ""                # how the marker could be read from a token ("" if not)
-
-    @property
-    def beyond_the_servers_own(self):
-        """At least one thing the server's own sealer (request_state.Sealer) never does."""
-        return not self.replays or not self.other_user or not self.readable
+    reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
 
 
 @dataclass

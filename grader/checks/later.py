@@ -1,6 +1,7 @@
 """Checks that wait on the real clock, overlapped with the checks that run meanwhile.
 
-Some tests must let a lifetime pass: a link's (exercise 3), a requestState's (the reto). Such a
+Some tests must let a lifetime pass: a link's (exercise 3; the reto makes expired copies of its
+tokens with the server's key instead of waiting). Such a
 test is a generator (grader/checks/grading.py): it sets its scenario up, `yield`s the seconds
 to wait, then checks. Run one after another, those waits added up to most of a learner's
 grading time. Instead, the runner starts the test up to its `yield` (its lab and servers stay

@@ -1,90 +1,176 @@
-"""The requestState challenge ("reto", notebook 6): what a client can do with the learner's tokens.
+"""The requestState challenge ("reto", notebook 6): what a client, and an attacker who has the
+learner's code but not the server's key, can do with the learner's tokens.
 
 The learner's `@extension.request_state` sealer seals and opens every 2026-07-28 requestState of
-the server (code/request_state.py). The grader never learns the tokens' format: it plays
-notes_delete round by round with its own client (one `tools/call` frame at a time, so that it
-chooses what goes back as `requestState`), does to a token what an attacker can do (change a
-character, cut it, lengthen it, spell it another way, send it again, move it to another tool,
-other arguments, another user or another server) and looks at two things only: the answer on the
-wire (-32602 or not) and the notes on disk.
+the server (code/request_state.py). The statement fixes the token's format and gives its
+cryptography (code/sealkit.py): the learner writes what the token is bound to, the order of
+the checks in `open` and the memory of used tokens. The grader plays notes_delete round by
+round with its own client (one `tools/call` frame at a time, so that it chooses what goes back
+as `requestState`) and looks at the answer on the wire (-32602 or not) and the notes on disk.
+
+Two kinds of attack:
+- what anyone can do with a token without reading it: change a character, cut it, lengthen it,
+  spell it another way, send it again, move it to another tool (`notes_list` and `notes_sync`
+  take the same arguments: none), other arguments, another user or another server;
+- what someone with the learner's code can do: the grader gave each server its key, so it reads
+  the learner's tokens with the statement's format (grader/checks/reto_tokens.py: `read`) and
+  finds which keys made them and what their tag covers. A tag or a cipher whose key is not the
+  server's (a hash with no key, a key made from the public `binding.key_id`, a constant in
+  reto.py) is attacked with that key: the round-2 token is rewritten to name only n-a and sent
+  back (`forged`), or its content is read. A tag that does not cover the tool, the arguments or
+  the user fails the test that moves tokens there (`binds`), severely. A token valid in every
+  other respect but expired is made the same way (`mint`), so no test waits on the clock and
+  every server has the same lifetime.
 
 The notes (`notes`): in Notas/, two notes titled "Informe" (n-a; n-b, whose file name carries a
 marker made for this submission) and one titled "Otra". A flow (`Flow`) is
 notes_delete("Informe"): round 1 asks for the roots (its token is T1), round 2 asks which note
 and to confirm (T2), round 3 deletes the one chosen.
 
-The positive scenario (`positive`, once per submission) gates every test: the flow deletes
-exactly n-b, and the sealer does at least one thing the server's own sealer never does: refuse a
-replay of the round that deleted, refuse a token moved to another user, or keep what the server
-found on disk unreadable. Without that the tokens may all be the server's own (the starter
-delegates to `request_state.Sealer`, which resists every other attack here), and nothing counts.
+The positive scenario (`positive`, once per submission) gates every test: reto.py registers a
+sealer class defined in it, the flow deletes exactly n-b, and its tokens follow the format
+(the starter's, the server's own `request_state.Sealer`, does not). Every test of what must not
+happen ends with the legitimate flow on the server it attacked (`still_works`): a sealer that
+behaves once and then refuses everything scores 0 there. Every server has the same lifetime
+(the server's default), a key of the grader's and a user name made for this submission.
 
-Servers: each scenario starts its own with the learner's sealer (`state={"sealer":
-"solution"}`); two servers share a key (`key`, as a fleet's workers do) to tell a token moved to
-another user (`subject`) from one sealed with another key, and to check that a retry served by
-the other replica of the same user works (what the server remembers between rounds travels in
-the token, not in one process's memory). A lifetime of 1 s (`ttl`) and a wait of 2.2 s give an
-expired token.
-
-What is graded where: the wire and the disk, except one structural check (`source_facts`):
-whether reto.py calls `compare_digest` (a comparison that takes the same time wherever two tags
-differ cannot be told from `==` on the wire, in a test that must not depend on timing).
+What is read in reto.py (as text, never run; `source_facts`): that it defines and registers the
+sealer, whether that sealer's `open` reaches `compare_digest` (a comparison that takes the same
+time wherever two tags differ cannot be told from `==` on the wire, in a test that must not
+depend on timing), and its constants (an attacker has the code: a key written there is known).
 """
 
-import base64
-import binascii
-import bz2
-import lzma
-import re
+import ast
 import secrets
 import string
-import tokenize
-import zlib
+import time
 from dataclasses import dataclass
-from io import StringIO
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
+from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
 from grader.state import RetoFacts, RetoSource
+from request_state import Binding, Sealer, ServerKey, digest
 
 REVISION = "2026-07-28"
 TOOL, TITLE = "notes_delete", "Informe"
+NO_ARGUMENTS, SAME_ARGUMENTS = "notes_list", ("notes_sync", "notes_setup")  # all take none
 INVALID_PARAMS = -32602
 POSITIVE = ("con tu sello, un borrado legítimo funciona ronda a ronda (el cliente devuelve el "
-            "token intacto) y tu sello hace algo más que el del servidor")
-NOT_BEYOND = ("tu sello no hace nada que no haga ya el del servidor: deja repetir la ronda que "
-              "borró, acepta el token en el servidor de otro usuario y deja leer lo que el "
-              "servidor encontró en el disco. Las pruebas del reto solo cuentan cuando tu sello "
-              "hace al menos una de esas tres cosas bien (repasa «Qué se califica»)")
+            "token intacto) y el token sigue el formato del enunciado")
 NO_FILE = ("no entregaste reto.py (el reto es opcional: sin ese archivo no se califica; añade la "
            "celda %%writefile soluciones/reto.py)")
-EXPIRY_TTL, EXPIRY_WAIT = 1.0, 2.2   # seconds: the lifetime given, and the wait past it
+NOT_HERE = ("tu reto.py no define y registra el sello (una clase con @extension.request_state "
+            "escrita en reto.py): el reto se califica en ese archivo")
+SERVERS_OWN = ("tu sello todavía devuelve el token del propio servidor (request_state.Sealer, el "
+               "de la plantilla): escribe tu seal y tu open con la receta de «Qué escribes»")
+NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como encode(nonce + "
+                  "cifrado + etiqueta) con un sobre {{\"caduca\", \"datos\"}} cifrado con "
+                  "stream_xor ({why}). Sigue la receta de «Qué escribes»")
 MARKER_LETTERS = string.ascii_lowercase
+MAX_LITERALS = 40     # constants of reto.py tried as keys
 
 
 # -- what the grader reads in reto.py (as text, never run) -------------------------------------
 def source_facts(text):
-    """RetoSource of reto.py's text (None: not handed in): does its code (not a comment or a
-    string) call `compare_digest`? Read with the tokenizer: linear, nothing is run."""
+    """RetoSource of reto.py's text (None: not handed in). Parsed, never run."""
     if text is None:
         return RetoSource()
-    found = False
     try:
-        previous = None
-        for token in tokenize.generate_tokens(StringIO(text).readline):
-            if token.type == tokenize.OP and token.string == "(" and previous is not None \
-                    and previous.type == tokenize.NAME and previous.string == "compare_digest":
-                found = True
-                break
-            if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
-                previous = token
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        pass  # the server reports a file that does not load; here only the calls found count
-    return RetoSource(present=True, compare_digest=found)
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return RetoSource(present=True)  # the server reports a file that does not load
+    sealer = registered_sealer(module)
+    return RetoSource(present=True, sealer_here=sealer is not None,
+                      compare_digest=sealer is not None and verifies_in_constant_time(
+                          module, sealer),
+                      literals=constants(module))
+
+
+def registered_sealer(module):
+    """The class defined in `module` and registered with `request_state` (as a decorator, or
+    `extension.request_state(Class)`, `(Class())` or `(instance)`), the last one; or None."""
+    classes = {node.name: node for node in module.body if isinstance(node, ast.ClassDef)}
+    instances = {}
+    for node in module.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in classes:
+            instances.update({target.id: node.value.func.id for target in node.targets
+                              if isinstance(target, ast.Name)})
+    found = None
+    for node in module.body:
+        if isinstance(node, ast.ClassDef) and any(_names_request_state(d)
+                                                  for d in node.decorator_list):
+            found = node
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and _names_request_state(node.value.func) and len(node.value.args) == 1:
+            argument = node.value.args[0]
+            if isinstance(argument, ast.Call):
+                argument = argument.func
+            if isinstance(argument, ast.Name):
+                found = classes.get(argument.id) or classes.get(instances.get(argument.id)) \
+                    or found
+    return found
+
+
+def _names_request_state(node):
+    return (isinstance(node, ast.Attribute) and node.attr == "request_state") or \
+        (isinstance(node, ast.Name) and node.id == "request_state")
+
+
+def verifies_in_constant_time(module, sealer):
+    """Does the sealer's `open`, or a function or method of reto.py it calls (and so on), call
+    `compare_digest`?"""
+    functions = {node.name: node for node in module.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = {node.name: node for node in sealer.body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    aliases = {alias.asname or alias.name: alias.name for node in ast.walk(module)
+               if isinstance(node, ast.ImportFrom) for alias in node.names}
+    queue, seen = [methods.get("open")], set()
+    while queue:
+        function = queue.pop()
+        if function is None or id(function) in seen:
+            continue
+        seen.add(id(function))
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func
+            if isinstance(called, ast.Attribute):
+                if called.attr == "compare_digest":
+                    return True
+                if isinstance(called.value, ast.Name) and \
+                        called.value.id in ("self", sealer.name):
+                    queue.append(methods.get(called.attr))
+            elif isinstance(called, ast.Name):
+                if aliases.get(called.id, called.id) == "compare_digest":
+                    return True
+                queue.append(functions.get(called.id) or methods.get(called.id))
+    return False
+
+
+def constants(module):
+    """The text and bytes constants of reto.py (an attacker reads them too), as bytes."""
+    found = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) \
+                and 0 < len(node.value) <= 256:
+            value = node.value if isinstance(node.value, bytes) else \
+                node.value.encode("utf-8", "surrogatepass")
+            if value not in found:
+                found.append(value)
+        if len(found) >= MAX_LITERALS:
+            break
+    return tuple(found)
 
 
 # -- the notes and the servers ----------------------------------------------------------------
 def pick(note_id, action="accept"):
+    """An answer to the question of round 2: choose `note_id` and confirm; or decline, cancel,
+    or choose it without confirming ("unconfirmed")."""
+    if action == "unconfirmed":
+        return {"action": "accept", "content": {"note_id": note_id, "confirm": False}}
     if action != "accept":
         return {"action": action}
     return {"action": "accept", "content": {"note_id": note_id, "confirm": True}}
@@ -100,14 +186,38 @@ def new_marker():
     return "".join(secrets.choice(MARKER_LETTERS) for _ in range(10))
 
 
-def server(lab, tree, **state):
-    """A server with the learner's sealer, its client sharing Notas/ as its root."""
-    return lab.server(REVISION, roots=[tree.uri("Notas")], state={"sealer": "solution",
-                                                                   **state})
+def new_user():
+    return "local:" + new_marker()
 
 
 def fleet_key():
+    """A server key of the grader's, in hex (two servers given the same one are replicas)."""
     return secrets.token_hex(32)
+
+
+class Served:
+    """A server with the learner's sealer, and what the grader gave it: its key and its user."""
+
+    def __init__(self, run, key, principal):
+        self.run, self.principal = run, principal
+        self.secret = bytes.fromhex(key)
+        self.key_id = ServerKey(self.secret).id
+
+    def binding(self, name, arguments):
+        """What a token of `name(arguments)` on this server is bound to (request_state.Binding's
+        fields that a tag covers)."""
+        return {"tool": name, "arguments": digest(arguments), "principal": self.principal}
+
+
+def server(lab, facts, tree, key=None, principal=None):
+    """A server with the learner's sealer, a key of the grader's (`key`: a fleet's, in hex) and
+    a user (`principal`; default: this submission's), its client sharing Notas/ as its root.
+    Every server gets the same options; only their values differ."""
+    key = key or fleet_key()
+    principal = principal or facts.principal
+    run = lab.server(REVISION, roots=[tree.uri("Notas")],
+                     state={"sealer": "solution", "key": key, "subject": principal})
+    return Served(run, key, principal)
 
 
 # -- one round, and what it gave --------------------------------------------------------------
@@ -118,6 +228,7 @@ class Reply:
     code: int | None = None
     message: str = ""
     result: dict | None = None
+    hidden: bool = False  # sent during a hidden test: `describe` never quotes the server
 
     @property
     def refused(self):
@@ -133,6 +244,13 @@ class Reply:
         found = (self.result or {}).get("inputRequests")
         return found if isinstance(found, dict) else {}
 
+    def asked(self, method):
+        """The key of the input request of `method` in this round (None: not asked)."""
+        for key, request in self.requests.items():
+            if isinstance(request, dict) and request.get("method") == method:
+                return key
+        return None
+
     def text(self):
         try:
             return " ".join(c.get("text", "") for c in self.result["content"])
@@ -140,7 +258,11 @@ class Reply:
             return short(self.result, 160)
 
     def describe(self):
-        """What happened, in Spanish, for feedback."""
+        """What happened, in Spanish, for feedback (in a hidden test, without the server's
+        words: they could echo the test's inputs)."""
+        if self.hidden:
+            return ("lo rechazó" if self.refused else "respondió otra cosa") + \
+                " (en una prueba oculta no se muestra qué)"
         if self.code is not None:
             return f"respondió el error {self.code} ({short(self.message, 120)})"
         if (self.result or {}).get("resultType") == "input_required":
@@ -151,48 +273,49 @@ class Reply:
 
 
 class Flow:
-    """notes_delete on one server, one round at a time; a round that does not go as a legitimate
-    client expects is an Abort naming it (the legitimate flow must work to grade anything; a
-    hidden test shows only the positive scenario's title)."""
+    """notes_delete (or `name`) on one server, one round at a time; a round that does not go
+    as a legitimate client expects is an Abort naming it."""
 
-    def __init__(self, run, tree, arguments=None):
-        self.run, self.tree = run, tree
-        self.arguments = arguments or {"title": TITLE}
+    def __init__(self, served, tree, arguments=None, name=TOOL):
+        self.served, self.tree, self.name = served, tree, name
+        self.arguments = {"title": TITLE} if arguments is None else arguments
 
-    def send(self, state=None, responses=None, name=TOOL, arguments=None):
-        params = {"name": name, "arguments": self.arguments if arguments is None else arguments}
+    def send(self, state=None, responses=None, name=None, arguments=None):
+        params = {"name": name or self.name,
+                  "arguments": self.arguments if arguments is None else arguments}
         if state is not None:
             params["requestState"] = state
         if responses is not None:
             params["inputResponses"] = responses
-        result, error = self.run.request("tools/call", params)
+        result, error = self.served.run.request("tools/call", params)
+        hidden = self.served.run.lab.state.hidden_now
         if error is not None:
-            return Reply(code=error.code, message=error.message)
-        return Reply(result=result)
+            return Reply(code=error.code, message=error.message, hidden=hidden)
+        return Reply(result=result, hidden=hidden)
 
     def roots(self):
+        """The inputResponses of the roots round: this flow's Notas/ folder."""
         return {"roots": {"roots": [{"uri": self.tree.uri("Notas"), "name": "Notas"}]}}
+
+    def binding(self):
+        return self.served.binding(self.name, self.arguments)
 
     def first(self):
         """Round 1: the roots are asked; T1."""
         reply = self.send()
-        request = next(iter(reply.requests.values()), {})
-        if reply.state is None or not isinstance(request, dict) or \
-                request.get("method") != "roots/list":
-            raise Abort(f"{TOOL}({{'title': {TITLE!r}}}) debía pedir las roots con un "
-                        f"requestState, y {reply.describe()}" + sealing_hint(reply),
-                        gate=POSITIVE)
+        if reply.state is None or reply.asked("roots/list") is None:
+            raise Abort(f"{self.name}({short(self.arguments)}) debía pedir las roots con un "
+                        f"requestState, y {reply.describe()}" + sealing_hint(reply))
         return reply.state
 
     def second(self, roots_token):
         """Round 2, with T1 and the roots: which note and to confirm; (T2, the question key)."""
         reply = self.send(roots_token, self.roots())
-        key, request = next(iter(reply.requests.items()), (None, {}))
-        if reply.state is None or not isinstance(request, dict) or \
-                request.get("method") != "elicitation/create":
+        key = reply.asked("elicitation/create")
+        if reply.state is None or key is None:
             raise Abort("al reintentar con las roots y el requestState intacto, el servidor "
                         f"debía preguntar qué nota borrar, y {reply.describe()}"
-                        + sealing_hint(reply), gate=POSITIVE)
+                        + sealing_hint(reply))
         return reply.state, key
 
     def third(self, form_token, key, answer):
@@ -202,173 +325,49 @@ class Flow:
 def sealing_hint(reply):
     if reply.refused:
         return (": tu open rechazó el token que acababa de dar tu seal (¿sellas y abres con lo "
-                "mismo: la misma clave, la misma huella de argumentos?)")
+                "mismo: las mismas claves, el mismo atado, la misma caducidad?)")
     if "No pude sellar" in reply.text():
         return ": tu seal falló o no devolvió un texto (mira el registro del servidor)"
     return ""
 
 
-# -- what an attacker does to a token -----------------------------------------------------------
-B64 = string.ascii_uppercase + string.ascii_lowercase + string.digits + "-_"
-STANDARD = {"+": 62, "/": 63}
+def deletes_n_b(flow, marker, answer=None):
+    """The legitimate flow, rounds 1 to 3, choosing n-b: (T1, T2, the question key, the last
+    reply, what changed on disk)."""
+    before = flow.tree.snapshot()
+    roots_token = flow.first()
+    form_token, key = flow.second(roots_token)
+    done = flow.third(form_token, key, answer or pick("n-b"))
+    changes = describe_changes(before, flow.tree.snapshot())
+    return roots_token, form_token, key, done, changes
 
 
-def flip(token, position, bit):
-    """`token` with the character at `position` (or the next one that base64 or hex could hold)
-    replaced by the one whose base64 value differs in `bit`: 32 always changes the bytes it
-    stands for, 1 may only touch bits that base64 does not use at the end of a block. None when
-    there is no such character."""
-    alphabet = B64 if not any(c in token for c in "+/") else B64[:62] + "+/"
-    n = len(token)
-    for step in range(n):
-        at = (position + step) % n
-        value = B64.find(token[at]) if token[at] not in STANDARD else STANDARD[token[at]]
-        if value >= 0 and token[at] not in "=":
-            return token[:at] + alphabet[value ^ bit] + token[at + 1:]
-    return None
+def wanted(marker):
+    return f"desapareció Notas/informe-{marker}.md"
 
 
-def last_data(token):
-    """The position of the last character that base64 or hex could hold."""
-    for at in range(len(token) - 1, -1, -1):
-        if token[at] in B64 or token[at] in STANDARD:
-            return at
-    return len(token) - 1
-
-
-def changed(token):
-    """One character changed (its bytes always change), at the start, the middle and the end."""
-    n = len(token)
-    positions = sorted({0, 1, n // 4, n // 2, 3 * n // 4, max(0, n - 2), last_data(token)})
-    variants = [(f"con el carácter {at + 1} de {n} cambiado", flip(token, at, 32))
-                for at in positions]
-    return unique(token, variants)
-
-
-def content_flips(token, bits=32, count=8):
-    """Characters in the middle of the token (20% to 80%) changed so that their bytes change."""
-    n = len(token)
-    spots = sorted({n * (20 + 60 * k // max(1, count - 1)) // 100 for k in range(count)})
-    return unique(token, [(f"con el carácter {at + 1} de {n} cambiado", flip(token, at, bits))
-                          for at in spots])
-
-
-def cut_or_lengthened(token):
-    n = len(token)
-    return unique(token, [
-        ("recortado: sin su último carácter", token[:-1]),
-        ("recortado: sin sus 4 últimos caracteres", token[:-4]),
-        ("recortado: sin su primer carácter", token[1:]),
-        ("recortado a la mitad", token[:n // 2]),
-        ("vacío", ""),
-        ("alargado: con una «A» al final", token + "A"),
-        ("alargado: con «AAAA» al final", token + "AAAA"),
-        ("alargado: con una «A» delante", "A" + token),
-        ("alargado: con sus 8 últimos caracteres repetidos al final", token + token[-8:]),
-    ])
-
-
-def respelled(token):
-    """The same bytes written another way, as lenient decoders read them."""
-    n = len(token)
-    variants = [("re-codificado: con relleno «=» al final", token + "="),
-                ("re-codificado: con relleno «==» al final", token + "=="),
-                ("re-codificado: con un salto de línea en medio", token[:n // 2] + "\n"
-                 + token[n // 2:]),
-                ("re-codificado: con un espacio al final", token + " "),
-                ("re-codificado: con el último carácter cambiado solo en bits que base64 no usa",
-                 flip(token, last_data(token), 1))]
-    if any(c in token for c in "-_"):
-        variants.append(("re-codificado: con el alfabeto base64 estándar (+ y / en vez de - y "
-                         "_)", token.replace("-", "+").replace("_", "/")))
-    elif any(c in token for c in "+/"):
-        variants.append(("re-codificado: con el alfabeto base64 para URLs (- y _ en vez de + y "
-                         "/)", token.replace("+", "-").replace("/", "_")))
-    if re.fullmatch(r"[0-9a-fA-F.:_-]+", token):
-        variants.append(("re-codificado: el hexadecimal en mayúsculas o minúsculas",
-                         token.upper() if token.upper() != token else token.lower()))
-    return unique(token, variants)
-
-
-def unique(token, variants):
-    seen, kept = {token}, []
-    for label, variant in variants:
-        if variant is not None and variant not in seen:
-            seen.add(variant)
-            kept.append((label, variant))
-    return kept
-
-
-# -- can a token be read? -----------------------------------------------------------------------
-B64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{8,}")
-HEX_RUN = re.compile(rb"(?:[0-9a-fA-F]{2}){4,}")
-B32_RUN = re.compile(rb"[A-Za-z2-7]{16,}")
-# bounds on what a hostile token can make the grader do: views, layers, bytes out of one
-# decompression, bytes looked at in all
-MAX_VIEWS, MAX_DEPTH, MAX_BYTES, MAX_TOTAL = 200, 3, 256 << 10, 4 << 20
-
-
-def revealed(token, marker):
-    """How `marker` can be read from `token` without any key ("" when it cannot): the token as it
-    is, or decoded from base64 (either alphabet, any alignment), base32, base85, hex, and
-    decompressed (zlib, deflate, gzip, bz2, lzma), up to three layers deep."""
-    needle = marker.encode()
-    queue, seen, total = [(token.encode("utf-8", "surrogatepass"), [])], set(), 0
-    while queue and len(seen) < MAX_VIEWS and total < MAX_TOTAL:
-        data, how = queue.pop(0)
-        if data in seen:
-            continue
-        seen.add(data)
-        total += len(data)
-        if needle in data.lower():
-            return " y luego ".join(how) or "tal cual, sin decodificar"
-        if len(how) < MAX_DEPTH:
-            queue += [(decoded, how + [name]) for name, decoded in decodings(data)]
-    return ""
-
-
-def decodings(data):
-    found = []
-    for run in B64_RUN.findall(data):
-        standard = run.replace(b"-", b"+").replace(b"_", b"/")
-        for offset in range(4):
-            part = standard[offset:]
-            part = part[:len(part) - len(part) % 4] if len(part) % 4 == 1 else part
-            try:
-                found.append(("decodificado en base64",
-                              base64.b64decode(part + b"=" * (-len(part) % 4))))
-            except (binascii.Error, ValueError):
-                pass
-    for run in HEX_RUN.findall(data):
-        found.append(("decodificado en hexadecimal", bytes.fromhex(run.decode())))
-    for run in B32_RUN.findall(data):
+def still_works(lab, grade, facts, *servers):
+    """The end of every test of what must not happen: on each server it attacked, a new
+    legitimate notes_delete still deletes exactly the note chosen. If not, the test scores 0
+    (a sealer that refuses everything is not safe, it is broken)."""
+    for served in servers:
+        tree = notes(lab, facts.marker)
         try:
-            found.append(("decodificado en base32", base64.b32decode(
-                run.upper() + b"=" * (-len(run) % 8))))
-        except (binascii.Error, ValueError):
-            pass
-    for name, decode in (("decodificado en base85", base64.b85decode),
-                         ("decodificado en ascii85", base64.a85decode)):
-        try:
-            found.append((name, decode(data.strip())))
-        except (ValueError, TypeError):
-            pass
-    for name, open_up in (("descomprimido (zlib)", lambda d: _inflate(d, 15)),
-                          ("descomprimido (deflate)", lambda d: _inflate(d, -15)),
-                          ("descomprimido (gzip)", lambda d: _inflate(d, 31)),
-                          ("descomprimido (bz2)",
-                           lambda d: bz2.BZ2Decompressor().decompress(d, MAX_BYTES)),
-                          ("descomprimido (lzma)",
-                           lambda d: lzma.LZMADecompressor().decompress(d, MAX_BYTES))):
-        try:
-            found.append((name, open_up(data)[:MAX_BYTES]))
-        except (OSError, ValueError, EOFError, zlib.error, lzma.LZMAError):
-            pass
-    return [(name, decoded) for name, decoded in found if decoded]
+            *_, done, changes = deletes_n_b(Flow(served, tree), facts.marker)
+            worked = changes == wanted(facts.marker)
+            said = (f"el servidor {done.describe()} y en el disco {changes or 'nada cambió'}"
+                    if not worked else "borró exactamente la nota elegida")
+        except Abort as exc:
+            worked, said = False, str(exc)
+        ended(grade, worked, f"después de los ataques, un borrado legítimo en el mismo servidor: "
+              f"{said}" + ("" if worked else "; tu sello debe seguir aceptando los tokens "
+                           "buenos, no negarse a todo"))
 
 
-def _inflate(data, window):
-    return zlib.decompressobj(window).decompress(data, MAX_BYTES)
+def ended(grade, worked, text):
+    """A must-not test's legitimate action, recorded: unless it worked, the test scores 0.
+    (When the grading framework's `Grade.still_works` lands, this is where it is called.)"""
+    grade.require(worked, text)
 
 
 # -- the positive scenario ----------------------------------------------------------------------
@@ -386,111 +385,246 @@ def positive(lab):
 
 def play_positive(lab):
     lab.require_solution()
-    facts = RetoFacts(marker=new_marker())
-    if not lab.state.reto_source.present:
+    source = lab.state.reto_source
+    facts = RetoFacts(marker=new_marker(), principal=new_user(), intruder=new_user())
+    if not source.present:
         facts.problem = NO_FILE
         return facts
+    if not source.sealer_here:
+        facts.problem = NOT_HERE
+        return facts
     tree = notes(lab, facts.marker)
-    before = tree.snapshot()
-    flow = Flow(server(lab, tree), tree)
+    served = server(lab, facts, tree)
+    flow = Flow(served, tree)
     try:
-        facts.roots_token = flow.first()
-        facts.form_token, key = flow.second(facts.roots_token)
-        done = flow.third(facts.form_token, key, pick("n-b"))
+        roots_token, form_token, _, done, changes = deletes_n_b(flow, facts.marker)
     except Abort as exc:
         facts.problem = str(exc)
         return facts
-    gone = describe_changes(before, tree.snapshot())
-    wanted = f"desapareció Notas/informe-{facts.marker}.md"
-    if gone != wanted:
+    if changes != wanted(facts.marker):
         facts.problem = (f"al reintentar con la respuesta (n-b, confirm: true) y el requestState "
                          f"intacto, el servidor {done.describe()}, y en el disco "
-                         f"{gone or 'nada cambió'}; debía borrarse exactamente n-b")
+                         f"{changes or 'nada cambió'}; debía borrarse exactamente n-b")
         return facts
-    try:
-        facts.replays = replays(flow, tree, facts.form_token, key)
-        facts.other_user, facts.other_user_changed = moved_to_another_user(lab, facts.marker)
-    except Abort as exc:  # the legitimate flow worked once and then not on another server
-        facts.problem = str(exc)
-    facts.readable = revealed(facts.form_token, facts.marker)
+    facts.form_token = form_token
+    readings = [read(token, served, flow.binding(), source.literals)
+                for token in (roots_token, form_token)]
+    if None in readings:
+        facts.problem = SERVERS_OWN if servers_own(form_token, served, flow) else \
+            NOT_THE_FORMAT.format(why=short(form_token, 60))
+        return facts
+    first, second = readings
+    facts.reading = second
+    if construction(first) != construction(second):
+        second.tag, second.bound = None, ()  # two constructions: neither can be trusted
     return facts
 
 
-def replays(flow, tree, form_token, key):
-    """The round that deleted n-b, sent again: as it was, with n-a chosen, and respelled."""
-    accepted = []
-    for label, token, answer in (
-            ("el mismo reintento, repetido tal cual", form_token, pick("n-b")),
-            ("el mismo token con otra respuesta (n-a)", form_token, pick("n-a")),
-            ("el mismo token con relleno «=» al final y otra respuesta (n-a)", form_token + "=",
-             pick("n-a")),
-            ("el mismo token con un salto de línea en medio y otra respuesta (n-a)",
-             form_token[:len(form_token) // 2] + "\n" + form_token[len(form_token) // 2:],
-             pick("n-a"))):
-        before = tree.snapshot()
-        reply = flow.third(token, key, answer)
-        changes = describe_changes(before, tree.snapshot())
-        if not reply.refused or changes:
-            accepted.append((label, reply.describe() + (f" y {changes}" if changes else "")))
-    return accepted
+def construction(reading):
+    """Which keys made a token and what its tag covers, comparable between two tokens."""
+    return reading.cipher.label, reading.tag and reading.tag.label, reading.bound
 
 
-def moved_to_another_user(lab, marker):
-    """T2 of a server acting for one user, sent to a server of the same fleet (same key) acting
-    for another: ("" when refused with nothing changed, else what happened; whether the notes
-    changed)."""
-    tree = notes(lab, marker)
-    key = fleet_key()
-    mine = Flow(server(lab, tree, key=key, subject="local:alumna"), tree)
-    theirs = Flow(server(lab, tree, key=key, subject="local:intrusa"), tree)
-    token, question = mine.second(mine.first())
-    before = tree.snapshot()
-    reply = theirs.third(token, question, pick("n-b"))
-    changes = describe_changes(before, tree.snapshot())
-    if reply.refused and not changes:
-        return "", False
-    return reply.describe() + (f" y {changes}" if changes else ""), bool(changes)
+def servers_own(token, served, flow):
+    """Is `token` the server's own (request_state.Sealer's) for this call?"""
+    fields = flow.binding()
+    binding = Binding(served.secret, served.key_id, fields["tool"], fields["arguments"],
+                      fields["principal"], 0.0, 0.0, True)
+    try:
+        Sealer().open(token, binding)
+    except Exception:
+        return False
+    return True
 
 
 def require_positive(lab, grade, first=False):
-    """Gate: the legitimate flow works with the learner's sealer, and the sealer is more than
-    the server's own. The first test says why not; the others point to it (one cause, once)."""
+    """Gate: reto.py has the sealer, the legitimate flow works with it, and its tokens follow the
+    format. The first test says why not; the others point to it (one cause, once)."""
     facts = positive(lab)
-    shown = not facts.problem and facts.beyond_the_servers_own
-    if not first:
-        grade.require(shown, f"esta prueba necesita que antes funcione «{POSITIVE}» (mira esa "
-                      "prueba)", gate=POSITIVE)
-    grade.require(not facts.problem, facts.problem, gate=POSITIVE)
-    grade.require(facts.beyond_the_servers_own, NOT_BEYOND, gate=POSITIVE)
+    grade.require(not facts.problem, facts.problem, gate=None if first else POSITIVE)
     return facts
 
 
+def scene(lab, grade):
+    """How most tests start: the positive scenario's gate, then a fresh tree of notes and a
+    server of this submission on it: (facts, the server, notes_delete's flow on it)."""
+    facts = require_positive(lab, grade)
+    tree = notes(lab, facts.marker)
+    served = server(lab, facts, tree)
+    return facts, served, Flow(served, tree)
+
+
+def named(reading):
+    """How the feedback names what made a tag or a cipher."""
+    key = reading.tag
+    return "un sha256, sin clave" if key.make is None else f"la clave {key.label}"
+
+
 # -- shared by the tests ----------------------------------------------------------------------
-def attempts(grade, flow, tree, variants, responses, what, hidden=False, name=TOOL,
-             arguments=None, severe_if_changed=False):
+def attempts(grade, flow, variants, responses, what, hidden=False, name=None, arguments=None,
+             severe_if_changed=False):
     """Send each variant as the requestState of a round; each must be refused (-32602) and change
     nothing. One check for all: the first that got through, named, and how many more. With
     `severe_if_changed`, a variant that changed the notes is a severe failure (the test must be
     declared severe)."""
-    accepted, changed = [], False
+    accepted, changed_notes = [], False
     for label, token in variants:
-        before = tree.snapshot()
+        before = flow.tree.snapshot()
         reply = flow.send(token, responses, name=name, arguments=arguments)
-        changes = describe_changes(before, tree.snapshot())
+        changes = describe_changes(before, flow.tree.snapshot())
         if not reply.refused or changes:
             accepted.append(f"el token {label}: {reply.describe()}"
                             + (f" y {changes}" if changes else ""))
             if changes:
-                changed = True
+                changed_notes = True
                 break  # the scenario is spent: nothing after this would mean anything
     if hidden:
         text = (f"{what}: todos se rechazan sin cambiar nada" if not accepted else
                 f"{what}: alguno se aceptó; el servidor debía responder -32602 sin hacer nada")
     else:
-        text = (f"{what}: los {len(variants)} se rechazan con -32602 y nada cambia"
+        refused = "se rechaza" if len(variants) == 1 else f"los {len(variants)} se rechazan"
+        text = (f"{what}: {refused} con -32602 y nada cambia"
                 if not accepted else f"{what}: {accepted[0]}"
                 + (f" (y {len(accepted) - 1} más)" if len(accepted) > 1 else "")
                 + "; debía responder -32602 sin hacer nada")
-    if severe_if_changed and changed:
+    if severe_if_changed and changed_notes:
         return grade.check(False, text, severe=True)
     return grade.check(not accepted, text)
+
+
+def binds(grade, facts, wanted_fields, hidden=False):
+    """The tag, rebuilt with the server's key, covers `wanted_fields` (severe when it does not:
+    such a token is accepted by any call or user that differs only there)."""
+    reading = facts.reading
+    if reading.tag is None:
+        return  # the forgery test says it: the grader cannot tell what your tag covers
+    missing = [FIELD_NAMES[f] for f in wanted_fields if f not in reading.bound]
+    grade.check(not missing, "tu etiqueta, rehecha con la clave del servidor, cubre "
+                + " y ".join(FIELD_NAMES[f] for f in wanted_fields) if not missing else
+                "tu etiqueta, rehecha con la clave del servidor, no cubre "
+                + " ni ".join(missing) + (": el mismo token vale en otra llamada o para otro "
+                                          "usuario; pon en el atado [binding.tool, "
+                                          "binding.arguments, binding.principal]"
+                                          if not hidden else ""), severe=True)
+
+
+def expired_copies(lab, grade, facts, past, hidden=False):
+    """Copies of this server's T1 and T2 made with the learner's format and the server's key,
+    valid in every respect but `past` seconds expired: each refused and nothing changes. First a
+    copy that is still valid must be accepted (the copies are made as the learner's are)."""
+    reading = facts.reading
+    grade.require(reading.tag is not None, "no pude hacer copias caducadas de tus tokens: tu "
+                  "etiqueta no es ninguna que el corrector sepa rehacer con la clave del servidor "
+                  "(mira «un token hecho sin la clave de tu servidor se rechaza»)")
+    tree = notes(lab, facts.marker)
+    served = server(lab, facts, tree)
+    flow = Flow(served, tree)
+    literals = lab.state.reto_source.literals
+    roots_token = flow.first()
+    first = read(roots_token, served, flow.binding(), literals)
+    grade.require(first is not None, "el token de la ronda de las roots no se lee con el formato")
+    control = mint(reading, served, flow.binding(), {"caduca": time.time() + 600,
+                                                     "datos": first.envelope["datos"]})
+    accepted = flow.send(control, flow.roots())
+    grade.require(accepted.asked("elicitation/create") is not None, "tu open rechazó una copia "
+                  "válida de su propio token (hecha con tu formato, la clave del servidor y una "
+                  f"caducidad futura): el servidor {accepted.describe()}; ¿guardas algo fuera "
+                  "del token, o compruebas algo que el formato del enunciado no lleva?")
+    form_token, key = flow.second(flow.first())
+    second = read(form_token, served, flow.binding(), literals)
+    copies = [(label, mint(reading, served, flow.binding(), {"caduca": time.time() - past,
+                                                             "datos": part.envelope["datos"]}),
+               responses)
+              for label, part, responses in (
+                  ("de la ronda de las roots", first, flow.roots()),
+                  ("de la ronda que borra, con n-b elegida", second, {key: pick("n-b")}))
+              if part is not None]
+    for label, token, responses in copies:
+        what = "un token caducado hace un momento" if hidden else \
+            f"un token caducado hace {past:g} s, {label}"
+        attempts(grade, flow, [(label, token)], responses, what, hidden=hidden)
+    still_works(lab, grade, facts, served)
+
+
+def replays(lab, grade, facts, served, tree, variants):
+    """After the legitimate flow deleted n-b, its last round sent again as each variant
+    (label, how the token is written, the answer): each refused with nothing changed."""
+    flow = Flow(served, tree)
+    _, form_token, key, _, changes = deletes_n_b(flow, facts.marker)
+    grade.require(changes == wanted(facts.marker), "el borrado legítimo de n-b no funcionó "
+                  "en este servidor")
+    accepted = []
+    for label, respell, answer in variants:
+        before = tree.snapshot()
+        reply = flow.third(respell(form_token), key, answer)
+        changes = describe_changes(before, tree.snapshot())
+        if not reply.refused or changes:
+            accepted.append(f"{label}: el servidor {reply.describe()}"
+                            + (f" y {changes}" if changes else ""))
+    grade.check(not accepted, f"las {len(variants)} repeticiones de la ronda que borró se "
+                "rechazan con -32602 y nada cambia" if not accepted else
+                f"se aceptó {accepted[0]}" + (f" (y {len(accepted) - 1} repeticiones más)"
+                                               if len(accepted) > 1 else "")
+                + "; un token de notes_delete (binding.one_time) vale una sola vez: apunta los "
+                "que ya se usaron", severe=True)
+
+
+NO = {"decline": "rechazó el formulario", "cancel": "lo canceló",
+      "unconfirmed": "eligió una nota sin marcar la confirmación"}
+
+
+def declined_then_yes(lab, grade, facts, served, action, hidden=False):
+    """The user says no to round 2 (`action`: a key of NO); the same token sent again with a
+    «sí»: refused, nothing changes."""
+    tree = notes(lab, facts.marker)
+    flow = Flow(served, tree)
+    form_token, key = flow.second(flow.first())
+    said_no = flow.third(form_token, key, pick("n-b", action))
+    said = "dijo que no" if hidden else NO[action]  # a hidden test does not name its input
+    grade.require(said_no.result is not None, f"la usuaria {said}: esa respuesta debía "
+                  f"aceptarse sin borrar nada, y el servidor {said_no.describe()}")
+    before = tree.snapshot()
+    reply = flow.third(form_token, key, pick("n-a"))
+    changes = describe_changes(before, tree.snapshot())
+    good = reply.refused and not changes
+    grade.check(good, f"la usuaria {said}; el mismo token con un sí se rechaza y nada cambia"
+                if good else f"la usuaria {said}; el mismo token se aceptó con un sí"
+                + ("" if hidden else f": el servidor {reply.describe()}"
+                   + (f" y {changes}" if changes else ""))
+                + ": el no de la usuaria se convirtió en un sí; el token ya se usó", severe=True)
+
+
+def forgery_with_your_code(lab, grade, facts, served, hidden=False):
+    """What someone with reto.py but without the key does: if the tag's key is not the
+    server's, rewrite the round-2 token to name only n-a, tag it again and send it."""
+    reading = facts.reading
+    if reading.tag is None:
+        grade.check(False, "tu etiqueta no es ninguna que el corrector sepa rehacer con la clave "
+                    "del servidor (tag_of con la segunda clave de keys_from(binding.key) sobre "
+                    "el atado, el nonce y el cifrado): no puede comprobar que solo tu servidor "
+                    "sepa calcularla. Sigue el formato del enunciado", severe=True)
+        return
+    if reading.tag.secret:
+        grade.check(True, "tu etiqueta se calcula con una clave que sale de binding.key: sin "
+                    "ella nadie la rehace")
+        return
+    tree = notes(lab, facts.marker)
+    flow = Flow(served, tree)
+    form_token, _ = flow.second(flow.first())
+    mine = read(form_token, served, flow.binding(), lab.state.reto_source.literals)
+    token = forged(mine, served, flow.binding(), "n-a") if mine is not None else None
+    if token is None:
+        grade.check(False, f"tu etiqueta se rehace sin la clave del servidor (con "
+                    f"{named(reading)}): quien tenga tu código falsifica tus tokens",
+                    severe=True)
+        return
+    before = tree.snapshot()
+    reply = flow.send(token, {})
+    changes = describe_changes(before, tree.snapshot())
+    said = "" if hidden else f" (el servidor {reply.describe()}" + \
+        (f" y {changes})" if changes else ")")
+    grade.check(False, "con tu código y sin la clave del servidor, el corrector rehízo el token "
+                "de la ronda que pregunta para que solo nombrara n-a, calculó otra vez la "
+                f"etiqueta (con {named(reading)}) y lo envió sin contestar{said}; "
+                "la etiqueta necesita la clave del servidor: keys_from(binding.key)",
+                severe=bool(changes))

@@ -12,6 +12,8 @@ attacker can do and prints what happened, on the wire and on disk:
     await move(conn)      the round-2 token of «TPS report» sent in a call to delete «Lista de
                           la compra»: the form then offers the TPS reports as the shopping list
     await replay(conn)    the user declines; the same round is sent again with a «sí»
+    await lockout(conn)   the round-2 token sent first with one character of its tag changed;
+                          then the user's own answer with the real token
     await expired(conn)   the round-2 token used after its lifetime (connect with state_ttl=1);
                           the server's clock stands still during the honest rounds 1 and 2
                           (HeldClock), so only the attacker's wait ages the token
@@ -261,6 +263,21 @@ async def replay(conn) -> Outcome:
     said_no = (await rounds.send(token, {key: {"action": "decline"}}))["result"]
     print(f"La usuaria rechaza el formulario: «{said_no['content'][0]['text']}»")
     print(f"🕵 Alguien que vio pasar esa ronda la repite con el mismo token y un «sí» a {MIDDLE}.")
+    before = conn.lab.snapshot()
+    return verdict(conn.lab, before, await rounds.send(token, {key: pick(MIDDLE)}))
+
+
+async def lockout(conn) -> Outcome:
+    """Someone who sees round 2 pass sends its token first, with one character of its tag
+    changed; then the user answers with the real token. `refused`: the user's answer was."""
+    _prepare(conn)
+    rounds = Rounds(conn)
+    token, key = await rounds.to_the_form()
+    changed = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
+    tried = await rounds.send(changed, {key: pick(MIDDLE)})
+    print(f"🕵 Alguien envía antes ese token con un carácter cambiado: "
+          f"{'−32602' if 'error' in tried else 'lo aceptó'}.")
+    print(f"La usuaria contesta con el token de verdad y elige {MIDDLE}.")
     before = conn.lab.snapshot()
     return verdict(conn.lab, before, await rounds.send(token, {key: pick(MIDDLE)}))
 

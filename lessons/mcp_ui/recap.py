@@ -139,6 +139,7 @@ CODE_GUIDE = {
     "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
     "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y el estado de cada flujo",
     "request_state.py": "el requestState firmado con HMAC de 2026-07-28",
+    "sealkit.py": "las piezas del reto del cuaderno 6: claves, cifrado y etiqueta (no es un AEAD)",
     "tooling.py": "qué es una herramienta: Tool, ok, ToolError",
     "context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",
     "server.py": "el servidor, su configuración y los dos ganchos de los ejercicios",

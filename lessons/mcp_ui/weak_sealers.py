@@ -16,6 +16,10 @@ breaks it on the 2026-07-28 wire (attacks.py), next to the server's own `request
 - `ForeverReusable`: signed and bound to the tool and the arguments, but with no expiry and no
   memory of what was used: a state opens again tomorrow, and the round that asked «¿borro?»
   can be sent again with a «sí» after the user said «no».
+- `SpendsFirst`: signed, bound and of one use, but it notes a token as used before checking its
+  tag: a copy with one character changed, sent first, is refused and spends the real one, so
+  the user's own answer is refused too (the order of the checks, asked in the «06-ataques»
+  quiz and in the challenge).
 
 Deliberate simplifications: every one of them is readable (none encrypts), and none is bound to
 the principal: the lesson shows one hole at a time. They are not the challenge's answer: a
@@ -27,6 +31,7 @@ import base64
 import hashlib
 import hmac
 import json
+import secrets
 
 
 def _b64(data: bytes) -> str:
@@ -105,3 +110,25 @@ class ForeverReusable:
         if (sealed["tool"], sealed["args"]) != (binding.tool, binding.arguments):
             raise ValueError("sealed for another call")
         return sealed["data"]  # no expiry checked, no note of having been opened
+
+
+class SpendsFirst:
+    """BROKEN: one use per token, but noted before the tag is checked: a forged try spends it."""
+
+    def __init__(self):
+        self.used = set()
+
+    def seal(self, payload, binding):
+        sealed = {"tool": binding.tool, "args": binding.arguments,
+                  "nonce": secrets.token_hex(16), "data": payload}
+        return _signed(_json(sealed), binding.key)
+
+    def open(self, token, binding):
+        nonce = json.loads(_unb64(token.split(".")[0])).get("nonce")  # read, not yet checked
+        if nonce in self.used:
+            raise ValueError("already used")
+        self.used.add(nonce)  # noted before the tag below is checked
+        sealed = _verified(token, binding.key)
+        if (sealed["tool"], sealed["args"]) != (binding.tool, binding.arguments):
+            raise ValueError("sealed for another call")
+        return sealed["data"]

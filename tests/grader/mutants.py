@@ -163,22 +163,50 @@ DOT_DOT = "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"
 RECHECK = both("ej2/test_rechecks_the_chosen_note_after_the_answer")
 
 RETO_SEVERE = "reto/lo_imprescindible"
-RETO_DERIVE = ("def derive(key, purpose):\n"
-               "    return hmac.new(key, purpose, sha256).digest()\n")
-RETO_CHECKS = _block("reto.py", "        expected = hmac.new(", "            self.usados[nonce] = "
-                     "expires\n")
-RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: apunta el uso antes de comprobar el sello
+RETO_KEYS = "    return keys_from(binding.key)\n"
+RETO_BOUND = "    return [binding.tool, binding.arguments, binding.principal]\n"
+RETO_CHECKS = _block("reto.py", "        esperada = tag_of(", '            self.usados[nonce] = '
+                     'sobre["caduca"]\n')
+RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: lo apunta antes de comprobar la etiqueta
             self.usados = {n: hasta for n, hasta in self.usados.items() if hasta >= binding.now}
             if nonce in self.usados:
                 raise ValueError("ya usado")
-            self.usados[nonce] = expires
-        expected = hmac.new(derive(binding.key, b"firmar"),
-                            header(binding, expires) + nonce + cipher, sha256).digest()
-        if not hmac.compare_digest(tag, expected):
+            self.usados[nonce] = binding.expires_at
+        esperada = tag_of(clave_firmar, atado(binding), nonce, cifrado)
+        if not hmac.compare_digest(etiqueta, esperada):
             raise ValueError("sello roto, de otra llamada, de otro usuario o de otra clave")
-        if binding.now > expires:
+        sobre = json.loads(stream_xor(clave_cifrar, nonce, cifrado))
+        if sobre["caduca"] < binding.now:
             raise ValueError("caducado")
 """
+# what each class of reto mistake loses, public and hidden
+RETO_FORGED = {"reto/test_a_token_made_without_your_servers_key_is_refused", RETO_SEVERE}
+RETO_READ = "reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token"
+RETO_EXPIRED = {"reto/test_an_expired_token_is_refused",
+                "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
+RETO_MOVED = {"reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused",
+              "reto_hidden/test_tokens_moved_elsewhere_are_refused", RETO_SEVERE}
+RETO_OTHER_USER = {"reto/test_a_token_moved_to_another_user_is_refused",
+                   "reto_hidden/test_tokens_moved_elsewhere_are_refused", RETO_SEVERE}
+RETO_FIRST_ROUND = "reto/test_the_first_rounds_token_cannot_be_used_twice"
+RETO_REPLAYED = {"reto/test_a_used_round_cannot_be_replayed", RETO_FIRST_ROUND,
+                 "reto_hidden/test_other_used_rounds_cannot_be_replayed", RETO_SEVERE}
+RETO_CHANGED = "reto/test_a_token_with_a_character_changed_is_refused"
+RETO_RESPELLED = {"reto/test_a_token_spelled_another_way_is_refused",
+                  "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}
+RETO_COMPARED = "reto/test_tags_are_compared_in_constant_time"
+# every test that attacks a server and then needs a legitimate delete on it to work
+RETO_MUST_NOT = {RETO_CHANGED, "reto/test_a_token_cut_or_lengthened_is_refused",
+                 "reto/test_a_token_spelled_another_way_is_refused",
+                 "reto/test_an_expired_token_is_refused",
+                 "reto/test_a_used_round_cannot_be_replayed", RETO_FIRST_ROUND,
+                 "reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused",
+                 "reto/test_a_token_moved_to_another_user_is_refused",
+                 "reto/test_a_token_made_without_your_servers_key_is_refused",
+                 "reto_hidden/test_other_changes_cuts_and_spellings_are_refused",
+                 "reto_hidden/test_tokens_moved_elsewhere_are_refused",
+                 "reto_hidden/test_other_used_rounds_cannot_be_replayed",
+                 "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
 
 # a guard that counts any declared elicitation as URL mode: what it loses, in either base
 GUARD_WITHOUT_CAPABILITY_LOSES = (
@@ -409,53 +437,54 @@ MUTANTS = [
             threading.Timer(0.5, later).start()
 """, EX4, "siguió leyendo la nota en la primera llamada tras el cambio"),
     # -- the requestState challenge (reto), written from its statement -------------------------
-    Mutant("hash_sin_clave", "reto.py", RETO_DERIVE,
-           "def derive(key, purpose):\n"
-           "    return sha256(purpose).digest()  # BUG: un hash, sin la clave\n",
-           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-           "tu sello no depende de la clave del servidor"),
-    Mutant("clave_en_el_archivo", "reto.py", RETO_DERIVE,
-           "CLAVE = b\"clave-secreta-del-reto-0123456789abcdef\"  # BUG: en el archivo\n\n\n"
-           "def derive(key, purpose):\n"
-           "    return hmac.new(CLAVE, purpose, sha256).digest()\n",
-           {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-           "una clave fija en tu archivo"),
-    Mutant("compara_con_igual", "reto.py", "        if not hmac.compare_digest(tag, expected):\n",
-           "        if tag != expected:  # BUG: tarda distinto según dónde difieren\n",
-           {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
+    Mutant("etiqueta_sin_clave", "reto.py", RETO_KEYS,
+           '    return keys_from(binding.key)[0], b""  # BUG: la etiqueta, sin clave\n',
+           RETO_FORGED, "con la clave una clave vacía", severe=True),
+    Mutant("clave_del_key_id", "reto.py", RETO_KEYS,
+           "    return keys_from(binding.key_id.encode())  # BUG: key_id es público\n",
+           RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),
+    Mutant("clave_en_el_archivo", "reto.py", RETO_KEYS,
+           '    return keys_from(b"clave-secreta-del-reto-0123456789")  # BUG: en el archivo\n',
+           RETO_FORGED | {RETO_READ}, "la constante clave-secreta-del-reto-0123456789",
+           severe=True),
+    Mutant("cifrado_sin_clave", "reto.py", RETO_KEYS,
+           '    return keys_from(b"")[0], keys_from(binding.key)[1]  # BUG: cifra sin la clave\n',
+           {RETO_READ}, "cualquiera con tu código lo lee"),
+    Mutant("compara_con_igual", "reto.py",
+           "        if not hmac.compare_digest(etiqueta, esperada):\n",
+           "        if etiqueta != esperada:  # BUG: tarda distinto según dónde difieren\n",
+           {RETO_COMPARED}, "compare_digest"),
     Mutant("sin_caducidad", "reto.py",
-           "        if binding.now > expires:\n            raise ValueError(\"caducado\")\n", "",
-           {"reto/test_an_expired_token_is_refused",
-            "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
-           "un token caducado"),
-    Mutant("sin_atar_a_la_llamada", "reto.py",
-           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
-           "    fields = [VERSION, binding.principal, expires]  # BUG: sin la llamada\n",
-           {"reto/test_a_token_moved_to_another_tool_or_other_arguments_is_refused", RETO_SEVERE,
-            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "otra herramienta"),
-    Mutant("sin_usuario", "reto.py",
-           "    fields = [VERSION, binding.tool, binding.arguments, binding.principal, expires]\n",
-           "    fields = [VERSION, binding.tool, binding.arguments, expires]  # BUG: sin usuario\n",
-           {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
-            "reto_hidden/test_tokens_moved_elsewhere_are_refused"}, "binding.principal"),
+           '        if sobre["caduca"] < binding.now:\n            raise ValueError("caducado")\n',
+           "", RETO_EXPIRED, "un token caducado"),
+    Mutant("sin_herramienta", "reto.py", RETO_BOUND,
+           "    return [binding.arguments, binding.principal]  # BUG: sin la herramienta\n",
+           RETO_MOVED, "no cubre binding.tool", severe=True),
+    Mutant("sin_argumentos", "reto.py", RETO_BOUND,
+           "    return [binding.tool, binding.principal]  # BUG: sin los argumentos\n",
+           RETO_MOVED, "no cubre binding.arguments", severe=True),
+    Mutant("sin_usuario", "reto.py", RETO_BOUND,
+           "    return [binding.tool, binding.arguments]  # BUG: sin el usuario\n",
+           RETO_OTHER_USER, "no cubre binding.principal", severe=True),
     Mutant("repeticion_permitida", "reto.py",
-           "            if nonce in self.usados:\n                raise ValueError(\"ya usado\")\n",
-           "", {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
-                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
-           "vale una sola vez"),
-    Mutant("estado_en_claro", "reto.py", "    return bytes(out[:length])\n",
-           "    return bytes(length)  # BUG: un flujo de ceros: el estado va en claro\n",
-           {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
-            "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
-           "cifra lo que sellas"),
+           '            if nonce in self.usados:\n                raise ValueError("ya usado")\n',
+           "", RETO_REPLAYED, "vale una sola vez", severe=True),
+    Mutant("primera_ronda_dos_veces", "reto.py",
+           "        if binding.one_time:  # solo ahora",
+           '        if binding.one_time and sobre["datos"]["answers"]:  # BUG: solo',
+           {RETO_FIRST_ROUND}, "el token de la ronda de las roots, otra vez"),
     Mutant("gasta_antes_de_comprobar", "reto.py", RETO_CHECKS, RETO_SPEND_FIRST,
-           {"reto/test_a_token_with_a_character_changed_is_refused"},
-           "un intento rechazado gastó el token legítimo"),
-    Mutant("acepta_el_token_re_codificado", "reto.py",
-           "    if b64(data) != text:  # relleno, espacios, otro alfabeto o bits sobrantes: otro "
-           "token\n        raise ValueError(\"el token no está escrito como se dio\")\n", "",
-           {"reto/test_a_token_spelled_another_way_is_refused",
-            "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
+           {RETO_CHANGED}, "un intento rechazado gastó el token legítimo"),
+    Mutant("acepta_el_token_re_codificado", "reto.py", "        crudo = decode(token)",
+           '        crudo = decode(token.strip().rstrip("="))  # BUG: acepta otras formas;',
+           RETO_RESPELLED, "re-codificado"),
+    # not a bug but a trick: the sealer behaves for one flow, then refuses everything
+    Mutant("se_porta_bien_una_vez", "reto.py", "    def open(self, token, binding):\n",
+           "    def open(self, token, binding):\n"
+           '        self.abiertos = getattr(self, "abiertos", 0) + 1  # TRAMPA\n'
+           "        if self.abiertos > 2:\n"
+           '            raise ValueError("ya no abro nada más")\n',
+           RETO_MUST_NOT, "no negarse a todo"),
 ]
 
 # -- written blind from the statements, as a learner would (base: blind/) ---------------------
@@ -508,15 +537,15 @@ def blind_reto(name, find, replace, loses, says, severe=False):
 
 
 # the blind reto (blind/reto.py) and exercise 3 (blind/ejercicio3.py)
-BR_TAG = "        if not hmac.compare_digest(tag, self._tag(binding, body)):\n"
+BR_KEYS = "        return sealkit.keys_from(binding.key)\n"
+BR_TAG = "        if not hmac.compare_digest(tag, self._etiqueta(binding, nonce, cifrado)):\n"
 BR_ONE_TIME = _block_of(BLIND, "reto.py", "        if binding.one_time:\n",
-                        "                self._usados[nonce] = exp\n")
-BR_OPEN = _block_of(BLIND, "reto.py", "        body, tag = raw[:-TAG], raw[-TAG:]\n",
-                    "                self._usados[nonce] = exp\n")
+                        '                self._usados[nonce] = sobre["caduca"]\n')
+BR_OPEN = _block_of(BLIND, "reto.py", "        tag = raw[-sealkit.TAG:]\n",
+                    '                self._usados[nonce] = sobre["caduca"]\n')
+BR_SOBRE = '        sobre = {"caduca": binding.expires_at, "datos": payload}\n'
 BR_SEAL_OPEN = _block_of(BLIND, "reto.py", "    def seal(self, payload, binding):\n",
-                         "        return json.loads(plain.decode())\n")
-BR_PLAIN = ('        plain = json.dumps(payload, separators=(",", ":"), '
-            'ensure_ascii=False).encode()\n')
+                         '        return sobre["datos"]\n')
 B3_USER = ('    if usuario is None or datos["user"] != usuario:\n'
            '        return 403, "No es tu enlace", "Esta autorización la empezó otra persona."\n')
 B3_EXPIRY = ('    if time.monotonic() > datos["expires"]:\n'
@@ -723,67 +752,61 @@ BLIND_MUTANTS = [
         "        elif os.path.dirname(ruta) not in [root.path for root in "
         "change.new_roots.roots]:  # BUG\n")),
            EX4, "sigue dentro de las roots pero su handle dejó de funcionar"),
-    # the reto, blind: forged or replayed into a deletion (severe), then the rest
-    blind_reto("a_ciegas_reto_clave_constante", "def _derive(key, label):\n",
-               "CLAVE = b\"reto-mcp-2026-clave-super-secreta\"  # BUG: la clave, en el archivo\n"
-               "\n\ndef _derive(key, label):\n    key = CLAVE\n",
-               {"reto/test_a_token_sealed_with_another_key_is_refused", RETO_SEVERE},
-               "una clave fija en tu archivo", severe=True),
-    blind_reto("a_ciegas_reto_repeticion_permitida", BR_ONE_TIME, "",
-               {"reto/test_the_round_that_deleted_cannot_be_replayed", RETO_SEVERE,
-                "reto_hidden/test_a_declined_round_cannot_be_replayed_as_a_yes"},
+    # the reto, blind: forged, moved or replayed into a deletion (severe), then the rest
+    blind_reto("a_ciegas_reto_clave_constante", BR_KEYS,
+               '        return sealkit.keys_from(b"reto-mcp-2026-clave-super-secreta")  # BUG\n',
+               RETO_FORGED | {RETO_READ}, "la constante reto-mcp-2026-clave-super-secreta",
+               severe=True),
+    blind_reto("a_ciegas_reto_etiqueta_con_sha256",
+               "        return sealkit.tag_of(firmar, self._atado(binding), nonce, cifrado)\n",
+               "        import hashlib  # BUG: un hash, sin clave\n"
+               "        return hashlib.sha256(json.dumps(self._atado(binding)).encode() + nonce\n"
+               "                              + cifrado).digest()\n",
+               RETO_FORGED, "un sha256, sin clave", severe=True),
+    blind_reto("a_ciegas_reto_repeticion_permitida", BR_ONE_TIME, "", RETO_REPLAYED,
                "vale una sola vez", severe=True),
     blind_reto("a_ciegas_reto_sin_usuario",
-               "    return json.dumps([binding.tool, binding.arguments, binding.principal,\n",
-               "    return json.dumps([binding.tool, binding.arguments,  # BUG: sin el usuario\n",
-               {"reto/test_a_token_moved_to_another_user_is_refused", RETO_SEVERE,
-                "reto_hidden/test_tokens_moved_elsewhere_are_refused"},
-               "ata el token a binding.principal", severe=True),
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.tool, binding.arguments]  # BUG: sin el usuario\n",
+               RETO_OTHER_USER, "no cubre binding.principal", severe=True),
+    blind_reto("a_ciegas_reto_sin_herramienta",
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.arguments, binding.principal]  # BUG: sin la herramienta\n",
+               RETO_MOVED, "no cubre binding.tool", severe=True),
     blind_reto("a_ciegas_reto_sin_caducidad",
-               "        if exp < now:\n            raise ValueError(\"caducado\")\n", "",
-               {"reto/test_an_expired_token_is_refused",
-                "reto_hidden/test_a_token_expired_at_the_round_that_deletes_is_refused"},
-               "un token caducado"),
+               '        if sobre["caduca"] < binding.now:\n'
+               '            raise ValueError("caducado")\n', "", RETO_EXPIRED, "un token caducado"),
     blind_reto("a_ciegas_reto_compara_con_igual", BR_TAG,
-               "        if tag != self._tag(binding, body):  # BUG: tiempo no constante\n",
-               {"reto/test_tags_are_compared_in_constant_time"}, "compare_digest"),
-    blind_reto("a_ciegas_reto_payload_legible", "    return bytes(out[:length])\n",
-               "    return bytes(length)  # BUG: un flujo de ceros: el payload va en claro\n",
-               {"reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token",
-                "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"},
-               "cifra lo que sellas"),
+               "        if tag != self._etiqueta(binding, nonce, cifrado):  # BUG: == varía\n",
+               {RETO_COMPARED}, "compare_digest"),
+    blind_reto("a_ciegas_reto_clave_del_key_id", BR_KEYS,
+               "        return sealkit.keys_from(binding.key_id.encode())  # BUG: es público\n",
+               RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),
     blind_reto("a_ciegas_reto_gasta_antes_de_verificar", BR_OPEN,
-               "        body, tag = raw[:-TAG], raw[-TAG:]\n"
-               "        nonce = body[:NONCE]\n"
+               "        tag = raw[-sealkit.TAG:]\n"
                "        if binding.one_time:  # BUG: lo apunta antes de comprobar la firma\n"
                "            with self._lock:\n"
                "                if nonce in self._usados:\n"
-               "                    raise ValueError(\"ya usado\")\n"
-               "                self._usados[nonce] = binding.expires_at * 1000\n"
-               + BR_OPEN[len("        body, tag = raw[:-TAG], raw[-TAG:]\n"):
-                         BR_OPEN.index(BR_ONE_TIME)],
-               {"reto/test_a_token_with_a_character_changed_is_refused"},
-               "un intento rechazado gastó el token legítimo"),
+               '                    raise ValueError("ya usado")\n'
+               "                self._usados[nonce] = binding.expires_at\n"
+               + BR_OPEN[len("        tag = raw[-sealkit.TAG:]\n"):BR_OPEN.index(BR_ONE_TIME)],
+               {RETO_CHANGED}, "un intento rechazado gastó el token legítimo"),
     blind_reto("a_ciegas_reto_etiqueta_a_medias", BR_TAG,
-               "        if not hmac.compare_digest(tag[:16], self._tag(binding, body)[:16]):"
-               "  # BUG\n",
-               {"reto/test_a_token_with_a_character_changed_is_refused"},
-               "el token de la ronda de las roots con un carácter cambiado"),
-    blind_reto("a_ciegas_reto_acepta_recodificado",
-               _block_of(BLIND, "reto.py", "    if not isinstance(text, str) or not "
-                         "text.isascii():\n", "        raise ValueError(\"token no canónico\")\n"),
-               "    text = text.strip().replace(\"+\", \"-\").replace(\"/\", \"_\").rstrip(\"=\")"
-               "  # BUG\n    raw = base64.urlsafe_b64decode(text + \"=\" * (-len(text) % 4))\n",
-               {"reto/test_a_token_spelled_another_way_is_refused",
-                "reto_hidden/test_other_changes_cuts_and_spellings_are_refused"}, "re-codificado"),
+               "        if not hmac.compare_digest(tag[:16], self._etiqueta(binding, nonce, "
+               "cifrado)[:16]):  # BUG\n",
+               {RETO_CHANGED}, "el token de la ronda de las roots con un carácter cambiado"),
+    blind_reto("a_ciegas_reto_acepta_recodificado", "        raw = sealkit.decode(token)\n",
+               '        texto = token.strip().replace("+", "-").replace("/", "_").rstrip("=")'
+               "  # BUG\n        raw = sealkit.decode(texto)\n",
+               RETO_RESPELLED, "re-codificado"),
     blind_reto("a_ciegas_reto_estado_en_memoria", BR_SEAL_OPEN,
                "    guardados = {}  # BUG: el payload se queda en la memoria de este proceso\n\n"
-               + BR_SEAL_OPEN.replace(BR_PLAIN, "        self.guardados[nonce] = payload\n"
-                                      "        plain = b\"{}\"\n")
-               .replace("        return json.loads(plain.decode())\n",
+               + BR_SEAL_OPEN.replace(BR_SOBRE, "        self.guardados[nonce] = payload\n"
+                                      + BR_SOBRE.replace('"datos": payload', '"datos": {}'))
+               .replace('        return sobre["datos"]\n',
                         "        return self.guardados[nonce]\n"),
-               {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"},
-               "no en la memoria de un proceso"),
+               {"reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"}
+               | RETO_EXPIRED, "no en la memoria de un proceso"),
     # exercise 3, blind: «lo imprescindible» first, then the rest
     blind3("a_ciegas_ej3_state_en_el_enlace",
            '    url = ctx.page_url("/copias/conectar", flujo=flujo)\n',

@@ -16,8 +16,10 @@ graded test of its exercise, public and hidden (tests/grader/test_catalogue.py).
   `tools.notes_setup` registered as notes_backup: their link is Notas Sync's page, which never
   sends the browser to Nube de Copias), or answered with constants (the copy always "done",
   always the manual fallback);
-- the optional challenge (reto.py): the server's own sealer handed back as the learner's, and a
-  token that is the payload in base64 with no seal at all.
+- the optional challenge (reto.py): the server's own sealer handed back as the learner's (also
+  one that opens each token at most twice), a token that is the payload in base64 with no seal
+  at all, and a decoy reto.py that calls compare_digest while the real sealer (the reference's)
+  is registered from another solution file.
 """
 
 import json
@@ -51,12 +53,21 @@ class Null:
     name: str
     exercise: str   # "ejercicio2", "ejercicio3", "ejercicio4" or "reto"
     source: str
+    others: tuple = ()  # (file name, text) of other solution files handed in with it
 
     def write(self, folder):
         os.makedirs(folder)
-        with open(os.path.join(folder, f"{self.exercise}.py"), "w", encoding="utf-8") as handle:
-            handle.write(self.source)
+        for name, text in ((f"{self.exercise}.py", self.source), *self.others):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
         return folder
+
+
+def reference(name):
+    """The text of a reference solution file."""
+    with open(os.path.join(REPO, "grader", "reference", "soluciones", name),
+              encoding="utf-8") as handle:
+        return handle.read()
 
 
 def starters():
@@ -234,6 +245,32 @@ import request_state
 
 extension.request_state(request_state.Sealer())
 '''),
+    Null("sello_del_servidor_dos_veces", "reto", HEADER + '''
+import collections
+
+import request_state
+
+
+class DosVeces(request_state.Sealer):
+    def __init__(self):
+        self.veces = collections.Counter()
+
+    def open(self, token, binding):
+        self.veces[token] += 1
+        if self.veces[token] > 2:
+            raise ValueError("ya no")
+        return super().open(token, binding)
+
+
+extension.request_state(DosVeces())
+'''),
+    Null("sello_en_otro_archivo", "reto", HEADER + '''
+import hmac
+
+
+def parecer_seguro(a, b):  # never on the path that verifies: the sealer is in ejercicio2.py
+    return hmac.compare_digest(a, b)
+''', others=(("ejercicio2.py", reference("reto.py")),)),
     Null("sin_sello", "reto", HEADER + '''
 import base64
 import json

@@ -330,9 +330,9 @@ def an_unbound_state_works_in_another_call():
     assert broken.changes and server.refused and not server.changes
 
 
-def a_declined_round_replays_as_a_yes_with_the_servers_sealer():
-    _, server = against_both(ui.attacks.replay, ui.weak_sealers.ForeverReusable())
-    assert server.changes == ["desapareció Notas/tps-2024.md"]
+def a_forged_try_spends_the_token_when_open_notes_it_first():
+    broken, _ = against_both(ui.attacks.lockout, ui.weak_sealers.SpendsFirst())
+    assert broken.refused and not broken.changes
 
 
 def an_expiry_inside_the_seal_stops_a_late_token():
@@ -517,20 +517,20 @@ SECTION_QUIZZES = {
                "SPEC_RULES 77; the lesson server with weak_sealers.EncodedOnly",
                an_encoded_state_shows_the_notes_found_and_the_roots),
         Answer("Tu sello añade al JSON su SHA-256",
-               "Sí: recalcula el hash del JSON cambiado, como hizo el ataque que borró note-3 sin "
-               "preguntar", "SPEC_RULES 77; the lesson server with weak_sealers.UnkeyedHash",
+               "Sí: cambia el JSON y calcula su SHA-256 otra vez",
+               "SPEC_RULES 77; the lesson server with weak_sealers.UnkeyedHash",
                an_unkeyed_hash_is_recomputed_by_the_forger),
         Answer("Un sello firma con HMAC y la clave del servidor",
                "Usarlo en otra llamada, como «borrar Lista de la compra», y que el servidor siga "
                "con la memoria de la primera",
                "SPEC_RULES 78; the lesson server with weak_sealers.KeyedButUnbound",
                an_unbound_state_works_in_another_call),
-        Answer("La usuaria rechaza el formulario de notes_delete",
-               "La acepta y borra la nota: el uso único tiene que llevarlo el propio servidor",
-               "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations; the lesson server",
-               a_declined_round_replays_as_a_yes_with_the_servers_sealer),
+        Answer("Tu open apunta el nonce de un token como usado nada más empezar",
+               "Se rechaza, y además gasta el token de la usuaria",
+               "SPEC_RULES 78 (one-time use enforced by the server); the lesson server with "
+               "weak_sealers.SpendsFirst", a_forged_try_spends_the_token_when_open_notes_it_first),
         Answer("Un atacante guardó ayer un requestState",
-               "Una caducidad dentro de lo firmado, comparada al abrir con el reloj del servidor",
+               "Una caducidad dentro de lo firmado, comparada al abrir con el reloj",
                "SPEC_RULES 78; the lesson server with state_ttl=1",
                an_expiry_inside_the_seal_stops_a_late_token),
     ]),

@@ -26,7 +26,8 @@ def refused_and_nothing_changed(outcome):
 
 
 @pytest.mark.parametrize("sealer", [weak.EncodedOnly, weak.UnkeyedHash, weak.KeyedButUnbound,
-                                    weak.ForeverReusable], ids=lambda s: s.__name__)
+                                    weak.ForeverReusable, weak.SpendsFirst],
+                         ids=lambda s: s.__name__)
 def test_each_weak_sealer_still_seals_a_legitimate_delete(sealer):
     async def body(lab):
         conn = await lab.connect(NEW, sealer=sealer(), quiet=True)
@@ -95,3 +96,9 @@ def test_a_token_rewritten_without_the_key_keeps_its_keyed_tag():
     forged = attacks.rewrite(token, attacks.keep_only("note-3"))
     assert forged.split(".")[1] == token.split(".")[1]
     assert attacks.readable(forged)["data"]["memos"]["matches"] == [["note-3"]]
+
+
+def test_a_sealer_that_notes_a_token_before_checking_it_lets_a_forged_try_spend_the_users():
+    broken, server = against_both(attacks.lockout, weak.SpendsFirst())
+    assert broken.refused and not broken.changes  # the user's own answer, refused
+    assert server.changes == ["desapareció Notas/tps-2024.md"]  # no one-time use: it goes on

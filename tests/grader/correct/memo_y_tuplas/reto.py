@@ -1,72 +1,59 @@
-"""Reto: mi sello del requestState, en hexadecimal y con blake2b con clave.
+"""Reto: mi sello del requestState, con tuplas con nombre para las partes del token.
 
-Token = hex(nonce | caducidad | contenido cifrado | etiqueta). La etiqueta (blake2b con la
-clave del servidor) cubre también la herramienta, la huella de los argumentos y el usuario,
-que no viajan en el token. El contenido se cifra con un flujo blake2b(clave, nonce, bloque).
+El formato del enunciado: Partes(nonce, cifrado, etiqueta) se leen y se escriben en un solo
+sitio; la etiqueta se calcula en un solo sitio (para sellar y para comprobar); los nonces de un
+solo uso se apuntan con setdefault, que dice en un paso si ya estaban.
 """
-import hashlib
 import hmac
 import json
-import re
 import secrets
-import struct
+from collections import namedtuple
 
 from extension import Extension
+from sealkit import NONCE, TAG, decode, encode, keys_from, stream_xor, tag_of
 
 extension = Extension()
 
-HEX = re.compile(r"(?:[0-9a-f]{2})+")
+Partes = namedtuple("Partes", "nonce cifrado etiqueta")
 
 
-def tag_of(binding, data):
-    context = json.dumps([binding.tool, binding.arguments, binding.principal]).encode()
-    mac = hashlib.blake2b(key=binding.key, person=b"reto-etiqueta", digest_size=32)
-    mac.update(struct.pack(">I", len(context)) + context + data)
-    return mac.digest()
+def leer(token):
+    crudo = decode(token)
+    if len(crudo) < NONCE + TAG:
+        raise ValueError("corto")
+    return Partes(crudo[:NONCE], crudo[NONCE:-TAG], crudo[-TAG:])
 
 
-def stream(binding, nonce, size):
-    blocks = []
-    for number in range(0, size, 64):
-        block = hashlib.blake2b(nonce + struct.pack(">Q", number), key=binding.key,
-                                person=b"reto-cifrado")
-        blocks.append(block.digest())
-    return b"".join(blocks)[:size]
+def escribir(partes):
+    return encode(b"".join(partes))
 
 
-def xor(data, flujo):
-    return bytes(a ^ b for a, b in zip(data, flujo, strict=True))
+def etiqueta(binding, nonce, cifrado):
+    atadura = [binding.tool, binding.arguments, binding.principal]
+    return tag_of(keys_from(binding.key)[1], atadura, nonce, cifrado)
 
 
 @extension.request_state
-class SelloHex:
+class SelloConTuplas:
     def __init__(self):
         self.gastados = {}
 
     def seal(self, payload, binding):
-        nonce = secrets.token_bytes(12)
-        plain = json.dumps(payload).encode()
-        secret = xor(plain, stream(binding, nonce, len(plain)))
-        data = nonce + struct.pack(">Q", int(binding.expires_at)) + secret
-        return (data + tag_of(binding, data)).hex()
+        nonce = secrets.token_bytes(NONCE)
+        sobre = json.dumps({"caduca": binding.expires_at, "datos": payload}).encode()
+        cifrado = stream_xor(keys_from(binding.key)[0], nonce, sobre)
+        return escribir(Partes(nonce, cifrado, etiqueta(binding, nonce, cifrado)))
 
     def open(self, token, binding):
-        if not HEX.fullmatch(token):
-            raise ValueError("no es un token mío")
-        raw = bytes.fromhex(token)
-        if len(raw) < 12 + 8 + 32:
-            raise ValueError("corto")
-        data, tag = raw[:-32], raw[-32:]
-        if not hmac.compare_digest(tag, tag_of(binding, data)):
+        partes = leer(token)
+        if not hmac.compare_digest(partes.etiqueta,
+                                   etiqueta(binding, partes.nonce, partes.cifrado)):
             raise ValueError("etiqueta")
-        nonce, (caduca,), secret = data[:12], struct.unpack(">Q", data[12:20]), data[20:]
-        if caduca < binding.now:
+        sobre = json.loads(stream_xor(keys_from(binding.key)[0], partes.nonce, partes.cifrado))
+        if sobre["caduca"] < binding.now:
             raise ValueError("caducado")
         if binding.one_time:
-            for viejo in [n for n, hasta in self.gastados.items() if hasta < binding.now]:
-                del self.gastados[viejo]
-            if nonce in self.gastados:
+            self.gastados = {n: t for n, t in self.gastados.items() if t >= binding.now}
+            if self.gastados.setdefault(partes.nonce, sobre["caduca"]) is not sobre["caduca"]:
                 raise ValueError("repetido")
-            self.gastados[nonce] = caduca
-        plain = xor(secret, stream(binding, nonce, len(secret)))
-        return json.loads(plain)
+        return sobre["datos"]
