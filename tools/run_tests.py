@@ -78,12 +78,16 @@ class Group:
     ignore: list[str] = field(default_factory=list)
 
 
-# The suites, split so that two cores stay busy: the browser chain (JupyterLab, JupyterLite,
-# the rendered edition's pages) one group at a time, the rest beside it.
+# The suites, split so that two cores stay busy: the browser journeys (JupyterLab, JupyterLite)
+# one group at a time, the rest beside them. The rendered edition's cost is running the
+# notebooks (its two page loads are light), so it is not a browser group. The grader's hostile
+# suite (a class of hostile submissions graded in each sandbox mode) is about half of the
+# grader's tests' time, so it is a group of its own.
 GROUPS = (
     Group("browser", ("tests/browser",), browser=True),
     Group("lite", ("tests/lite",), browser=True),
-    Group("rendered", ("tests/rendered",), browser=True),
+    Group("rendered", ("tests/rendered",)),
+    Group("grader_hostile", ("tests/grader/test_hostile.py",)),
     Group("grader", ("tests/grader",)),
     Group("notes_server", ("tests/notes_server",)),
     Group("notebooks", ("tests/notebooks",)),
@@ -289,7 +293,7 @@ def record_costs(runs: list[Run]) -> None:
     data = {"about": "CPU seconds (user+sys of the process tree) of each make-test group, "
                      "written by `tools/run_tests.py --record`; the runner starts the "
                      "costliest first.", "cpu_seconds": load_costs()}
-    data["cpu_seconds"].update({r.group.name: round(r.cpu) for r in runs if r.status == 0})
+    data["cpu_seconds"].update({r.group.name: round(r.cpu) for r in runs})
     data["cpu_seconds"] = dict(sorted(data["cpu_seconds"].items()))
     COSTS.write_text(json.dumps(data, indent=1) + "\n")
 
@@ -396,7 +400,7 @@ def schedule(groups: list[Group], jobs: int, browsers: int, extra: list[str], wo
                 run = start(group, work / group.name, extra)
                 running[run.pid] = run
                 busy += group.browser
-                print(f"  start  {group.name:<13} {' '.join(group.paths)}", flush=True)
+                print(f"  start  {group.name:<15} {' '.join(group.paths)}", flush=True)
             if not running:
                 break
             try:
@@ -420,7 +424,7 @@ def schedule(groups: list[Group], jobs: int, browsers: int, extra: list[str], wo
             done.append(run)
             line, _ = counts(run.text())
             verdict = "PASS" if run.status == 0 else f"FAIL (exit {run.status})"
-            print(f"  done   {run.group.name:<13} {verdict}: {line or 'no summary line'}; "
+            print(f"  done   {run.group.name:<15} {verdict}: {line or 'no summary line'}; "
                   f"wall {minutes(run.wall)}, CPU {minutes(run.cpu)}", flush=True)
     finally:
         for sig, handler in old.items():
@@ -432,19 +436,19 @@ def report(done: list[Run], skipped: list[Group], wall: float, interrupted: bool
     """The summary table and each failure; True if every group passed."""
     total: dict[str, int] = {}
     print("\nmake test: one line per group (wall = elapsed, CPU = user+sys of its processes)")
-    print(f"  {'group':<13} {'result':<7} {'wall':>8} {'CPU':>8}  pytest")
+    print(f"  {'group':<15} {'result':<7} {'wall':>8} {'CPU':>8}  pytest")
     for run in sorted(done, key=lambda r: -r.cpu):
         line, found = counts(run.text())
         for what, number in found.items():
             total[what] = total.get(what, 0) + number
-        print(f"  {run.group.name:<13} {'pass' if run.status == 0 else 'FAIL':<7} "
+        print(f"  {run.group.name:<15} {'pass' if run.status == 0 else 'FAIL':<7} "
               f"{minutes(run.wall):>8} {minutes(run.cpu):>8}  {line or 'no summary line'}")
         if LEFTOVER in run.text():
-            print(f"  {'':<13} processes outlived pytest: see {run.log.relative_to(REPO)}")
+            print(f"  {'':<15} processes outlived pytest: see {run.log.relative_to(REPO)}")
     for group in skipped:
-        print(f"  {group.name:<13} {'not run':<7}")
+        print(f"  {group.name:<15} {'not run':<7}")
     cpu = sum(r.cpu for r in done)
-    print(f"  {'total':<13} {'':<7} {minutes(wall):>8} {minutes(cpu):>8}  "
+    print(f"  {'total':<15} {'':<7} {minutes(wall):>8} {minutes(cpu):>8}  "
           f"(CPU/wall {cpu / wall if wall else 0:.2f}; logs in {LOGS.relative_to(REPO)}/)")
     failed = [r for r in done if r.status != 0]
     for run in [] if interrupted else failed:
@@ -468,7 +472,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated group names")
     parser.add_argument("--plan", action="store_true", help="print the groups, run nothing")
     parser.add_argument("--record", action="store_true",
-                        help=f"write each passed group's CPU seconds to {COSTS.name}")
+                        help=f"write each group's CPU seconds to {COSTS.name}")
     parser.add_argument("--keep", action="store_true", help="keep the groups' basetemps")
     parser.add_argument("pytest_args", nargs="*", help="after --: options for every pytest")
     args = parser.parse_args(argv)
@@ -488,7 +492,7 @@ def main(argv=None) -> int:
     if args.plan:
         worth = priorities(groups, costs)
         for group in sorted(groups, key=lambda g: -worth[g.name]):
-            print(f"  {group.name:<13} {'browser' if group.browser else '':<8} "
+            print(f"  {group.name:<15} {'browser' if group.browser else '':<8} "
                   f"cost {costs.get(group.name, 0):>5.0f} s  "
                   f"{' '.join(pytest_argv(group, Path('BASETEMP'), args.pytest_args)[3:])}")
         return 0
@@ -502,7 +506,7 @@ def main(argv=None) -> int:
     ran = {r.group.name for r in done}
     ok = report(done, [g for g in groups if g.name not in ran], time.monotonic() - began,
                 interrupted)
-    if args.record:
+    if args.record and not interrupted:
         record_costs(done)
         print(f"costs written to {COSTS.relative_to(REPO)}")
     if interrupted:
