@@ -86,7 +86,9 @@ release:
 # and CPU) in one summary (tools/run_tests.py; TEST_ARGS: e.g. "--jobs 1" or "--only grader").
 # PYTEST_ARGS instead runs one plain pytest with them, e.g. PYTEST_ARGS="tests/notes_server -k fuzz".
 # exec: a SIGTERM that make passes on reaches the runner, which stops every group by PID.
-test: venv chromium clients lite-venv lint
+# The lint `make test` runs is tools/lint_course.py: in a learner's clone it checks the lesson
+# notebooks as committed, never the cells the learner typed there (`make lint` checks all).
+test: venv chromium clients lite-venv lint-course
 	exec env LESSON_USER=scripted $(BIN)/python \
 	  $(if $(strip $(PYTEST_ARGS)),-m pytest $(PYTEST_ARGS),tools/run_tests.py $(TEST_ARGS))
 
@@ -130,6 +132,10 @@ stress-full:
 # counts a top-level folder as first-party), so a second `make test` in one tree failed here.
 lint: venv
 	$(BIN)/ruff check --no-cache .
+
+.PHONY: lint-course
+lint-course: venv
+	$(BIN)/python tools/lint_course.py
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules

@@ -7,7 +7,8 @@ blocks nothing else. The user has the contract of client_core.py; here `elicit` 
 `open_url` may also be coroutines (a person answering in a widget).
 
 A call interrupted while it waits (the cell was stopped) is cancelled on the wire too:
-`notifications/cancelled` for the request in flight.
+`notifications/cancelled` for the request in flight, whose reason is the cancellation's message
+(`task.cancel("why")`), or STOPPED.
 
 Deliberate simplifications: in-process only (the notebooks need no stream); an exception in
 `open_url` after a 2025-11-25 consent is dropped (the answer was already sent).
@@ -80,8 +81,9 @@ class AsyncClient(Driver):
         outcome.then(settled)
         try:
             return await asyncio.wait_for(future, timeout)
-        except asyncio.CancelledError:
-            self.core.abandon(outcome, STOPPED)
+        except asyncio.CancelledError as exc:  # its message, if any, says why
+            reason = exc.args[0] if exc.args and isinstance(exc.args[0], str) else STOPPED
+            self.core.abandon(outcome, reason)
             raise
         except asyncio.TimeoutError:
             self.core.forget(outcome)

@@ -43,6 +43,7 @@ import re
 import secrets
 import signal
 import stat
+import sys
 from collections import namedtuple
 
 from dirfd import Folder, identity, valid_name
@@ -552,17 +553,20 @@ class Handle:
         """The real path of the open file now, asked through its descriptor; None when it
         has no name any more (deleted), the handle is revoked or nobody can tell.
 
-        Linux: /proc/self/fd; macOS: fcntl F_GETPATH. Elsewhere (and as a last try) the
-        opening path resolved again. Each answer is accepted only if it names the very file
-        the descriptor holds (same device and inode)."""
+        Linux: /proc/self/fd; macOS: fcntl F_GETPATH; Pyodide (JupyterLite): its own file
+        table, whose /proc/self/fd only repeats the opening path. Elsewhere (and as a last
+        try) the opening path resolved again. Each answer is resolved (a link on the way is
+        not where the file is) and accepted only if it names the very file the descriptor
+        holds (same device and inode)."""
         if self.revoked:
             return None
         try:
             held = identity(os.fstat(self.fd))
         except OSError:
             return None
-        for candidate in [*_kernel_paths(self.fd), os.path.realpath(self.path)]:
+        for candidate in [*_kernel_paths(self.fd), self.path]:
             try:
+                candidate = candidate and os.path.realpath(candidate)
                 if candidate and identity(os.stat(candidate)) == held:
                     return candidate
             except (OSError, ValueError):
@@ -571,6 +575,12 @@ class Handle:
 
 
 def _kernel_paths(fd):
+    emscripten = getattr(sys.modules.get("pyodide_js"), "FS", None)  # loaded by Pyodide itself
+    if emscripten is not None:
+        try:  # the file's node, followed up its folders as they are named now
+            yield emscripten.getPath(emscripten.getStream(fd).node)
+        except Exception:  # a JavaScript error: no such stream
+            pass
     try:
         yield os.readlink(f"/proc/self/fd/{fd}")
     except OSError:

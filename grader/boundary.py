@@ -156,11 +156,14 @@ class Folder:
     def _label(self, name):
         return f"{self.label}/{name}" if self.label else name
 
-    def make_dir(self, name):
-        """A new folder `name` here (it must not exist), owned by `owner`."""
-        label = self._label(name)
+    def make_dir(self, name, owner=None, private=False, label=None):
+        """A new folder `name` here (it must not exist), owned by `owner` (this folder's when
+        None); everything the grader makes below it goes to that owner too. `private`: 0700
+        (one test's folder: no other test's uid gets in). `label`: how reports name it."""
+        owner = self.owner if owner is None else owner
+        label = self._label(name) if label is None else label
         try:
-            os.mkdir(_name(name), 0o755, dir_fd=self.fd)
+            os.mkdir(_name(name), 0o700 if private else 0o755, dir_fd=self.fd)
             fd = os.open(name, DIR_FLAGS, dir_fd=self.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
@@ -169,15 +172,15 @@ class Folder:
             if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
                 raise Refused(f"{label} fue sustituida por otra carpeta justo después de "
                               "crearla; el corrector no la usa")
-            if self.owner is not None:
-                os.fchown(fd, self.owner, self.owner)
+            if owner is not None:
+                os.fchown(fd, owner, owner)
         except OSError as exc:
             os.close(fd)
             raise _refuse(label, exc) from None
         except Refused:
             os.close(fd)
             raise
-        return Folder(fd, label, self.owner)
+        return Folder(fd, label, owner)
 
     def write_file(self, name, data):
         """A new regular file `name` here with `data` (it must not exist), owned by `owner`."""
@@ -228,6 +231,26 @@ class Folder:
             os.rename(_name(name), _name(new_name), src_dir_fd=self.fd, dst_dir_fd=to.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
+
+    def remove(self, name):
+        """Delete the entry `name` here and everything below it (a test's folder, once the
+        test is over): never follows a link, never recurses (see `remove_tree`)."""
+        try:
+            info = os.stat(_name(name), dir_fd=self.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(info.st_mode):
+            _quietly(os.unlink, name, dir_fd=self.fd)
+            return
+        try:
+            top = os.open(name, DIR_FLAGS, dir_fd=self.fd)
+        except OSError:
+            return
+        try:
+            _empty(top)
+        finally:
+            os.close(top)
+        _quietly(os.rmdir, name, dir_fd=self.fd)
 
     def remove_link(self, name):
         """Remove the symbolic link `name` the grader made here (the link, never its target);
@@ -339,49 +362,54 @@ def remove_tree(path):
         os.unlink(path)
         return
     top = os.open(path, DIR_FLAGS)
-    counter = 0
     try:
-        progress = True
-        while progress:  # a pass that removes nothing means what is left cannot be removed
-            progress = False
-            with os.scandir(top) as scan:
-                names = [entry.name for entry in scan]
-            for name in names:
-                try:
-                    info = os.stat(name, dir_fd=top, follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                if not stat.S_ISDIR(info.st_mode):
-                    progress |= _quietly(os.unlink, name, dir_fd=top)
-                    continue
-                try:
-                    fd = os.open(name, DIR_FLAGS, dir_fd=top)
-                except OSError:
-                    continue
-                try:
-                    os.fchmod(fd, 0o700)
-                    with os.scandir(fd) as scan:
-                        inner = [entry.name for entry in scan]
-                    for child in inner:
-                        try:
-                            kind = os.stat(child, dir_fd=fd, follow_symlinks=False).st_mode
-                        except FileNotFoundError:
-                            continue
-                        if stat.S_ISDIR(kind):
-                            counter += 1
-                            progress |= _quietly(os.rename, child,
-                                                 f".grader-rm-{os.getpid()}-{counter}",
-                                                 src_dir_fd=fd, dst_dir_fd=top)
-                        else:
-                            progress |= _quietly(os.unlink, child, dir_fd=fd)
-                except OSError:
-                    pass
-                finally:
-                    os.close(fd)
-                progress |= _quietly(os.rmdir, name, dir_fd=top)
+        _empty(top)
     finally:
         os.close(top)
     _quietly(os.rmdir, path)
+
+
+def _empty(top):
+    """Delete everything in the folder `top` (a descriptor): see `remove_tree`."""
+    counter = 0
+    progress = True
+    while progress:  # a pass that removes nothing means what is left cannot be removed
+        progress = False
+        with os.scandir(top) as scan:
+            names = [entry.name for entry in scan]
+        for name in names:
+            try:
+                info = os.stat(name, dir_fd=top, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISDIR(info.st_mode):
+                progress |= _quietly(os.unlink, name, dir_fd=top)
+                continue
+            try:
+                fd = os.open(name, DIR_FLAGS, dir_fd=top)
+            except OSError:
+                continue
+            try:
+                os.fchmod(fd, 0o700)
+                with os.scandir(fd) as scan:
+                    inner = [entry.name for entry in scan]
+                for child in inner:
+                    try:
+                        kind = os.stat(child, dir_fd=fd, follow_symlinks=False).st_mode
+                    except FileNotFoundError:
+                        continue
+                    if stat.S_ISDIR(kind):
+                        counter += 1
+                        progress |= _quietly(os.rename, child,
+                                             f".grader-rm-{os.getpid()}-{counter}",
+                                             src_dir_fd=fd, dst_dir_fd=top)
+                    else:
+                        progress |= _quietly(os.unlink, child, dir_fd=fd)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+            progress |= _quietly(os.rmdir, name, dir_fd=top)
 
 
 def _quietly(function, *args, **kwargs):

@@ -6,14 +6,21 @@ mode; runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that
     mode, plan, notice        what is in force (the report's `protections`), and a Spanish
                               sentence saying plainly what this mode is ("" when official)
     processes                 True: servers are processes (`spawn`); False: in-process
-                              (`new_server(sdk, setup_wait, fields, **options)` -> a NotesServer)
+                              (`new_server(settings)` -> a NotesServer; settings are
+                              server.Config fields)
     start() / close()         set up and tear down (close leaves nothing running)
     kill()                    end every server now, from any thread (the budget watchdog)
     sweep()                   end every server (between tests, after one misbehaved)
-    data                      the data folder: make_dir, write_file, make_link, move,
+    identity()                who one test's servers run as (a fresh uid where the host has
+                              private uids, else None)
+    release(identity)         that test is over: end every process that ran as it
+    data                      the data folder: make_dir, write_file, make_link, move, remove,
                               remove_link, snapshot, close
     inner(name)               where the server sees "solution" and "data"
-    spawn(argv) -> process    read(timeout), send(data), close_input(), close_output(), kill(),
+    spawn(argv, private, identity) -> process
+                              `argv` is every server's command line, `private` this test's
+                              options (never on the command line); the process offers
+                              read(timeout), send(data), close_input(), close_output(), kill(),
                               status(wait), stderr(), pid
 
 The three kinds:

@@ -60,24 +60,22 @@ class InProcessHost:
     def inner(self, name):
         return self.solution_dir if name == "solution" else os.path.join(self.root, name)
 
-    def new_server(self, sdk, setup_wait, fields=None, pages=False, url_ttl=None, user=None,
-                   second_user=None):
+    def identity(self):
+        """One interpreter, one user: every test's servers are yours."""
+        return None
+
+    def release(self, identity):
+        """Nothing runs on its own here: each server stops when its run is closed."""
+
+    def new_server(self, settings):
         """A fresh notes server with the learner's solution, like `serve --solution` with the
-        options grader/checks/lab.py's `server_flags` gives a process (`pages`: the rpc page
-        channel, else the inline page); `fields`: more `server.Config` fields (the
-        requestState options of grader/checks/lab.py)."""
+        options grader/checks/lab.py gives a process: `settings` are server.Config fields (the
+        submission's common ones and this test's own)."""
         import extension
         from server import Config, NotesServer
         try:
             loaded = extension.load(self.solution_dir)
-            config = Config(sdk_version=sdk or None, setup_wait=float(setup_wait),
-                            setup_page="rpc" if pages else "inline", second_user=second_user,
-                            **(fields or {}))
-            if url_ttl is not None:
-                config.url_ttl = float(url_ttl)
-            if user:
-                config.subject = user
-            return NotesServer(config, loaded, log=self.log)
+            return NotesServer(Config(**settings), loaded, log=self.log)
         except Exception as exc:  # the solution broke the server itself
             raise HostError(f"{type(exc).__name__}: {exc}") from None
 

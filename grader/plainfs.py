@@ -4,10 +4,10 @@ The official grader touches the sandbox's data area only through grader/boundary
 (descriptors, one name at a time), because the learner's server may attack it. A self-check runs
 the learner's own code on the learner's own machine, where there is nothing to defend, and on
 systems where those descriptor calls do not exist (Windows, the browser). `PlainData` offers the
-same operations as `boundary.Folder` (make_dir, write_file, make_link, move, remove_link,
-snapshot, close) with plain paths, and keeps the same rules a test can observe: a new name
-must not exist, a link or a special file where a note should be is refused (never followed),
-and a snapshot is {relative path: (sha256, inode)} with a depth cap.
+same operations as `boundary.Folder` (make_dir, write_file, make_link, move, remove,
+remove_link, snapshot, close) with plain paths, and keeps the same rules a test can observe: a
+new name must not exist, a link or a special file where a note should be is refused (never
+followed), and a snapshot is {relative path: (sha256, inode)} with a depth cap.
 
 Deliberate simplifications: no caps on entries or bytes beyond the depth; names are checked
 to be one path component.
@@ -15,6 +15,7 @@ to be one path component.
 
 import hashlib
 import os
+import shutil
 import stat
 
 from grader.errors import Refused
@@ -38,14 +39,27 @@ class PlainData:
     def _label(self, name):
         return f"{self.label}/{name}" if self.label else name
 
-    def make_dir(self, name):
+    def make_dir(self, name, owner=None, private=False, label=None):
+        """As boundary.Folder.make_dir; `owner` means nothing here (one user: yours)."""
         path = os.path.join(self.path, _name(name))
+        label = self._label(name) if label is None else label
         try:
-            os.mkdir(path)
+            os.mkdir(path, 0o700 if private else 0o777)
         except FileExistsError:
-            raise Refused(f"{self._label(name)} ya existía antes de que el corrector lo creara; "
+            raise Refused(f"{label} ya existía antes de que el corrector lo creara; "
                           "el corrector no lo usa") from None
-        return PlainData(path, self._label(name))
+        return PlainData(path, label)
+
+    def remove(self, name):
+        """Delete the entry `name` and everything below it (a link itself, never its target)."""
+        path = os.path.join(self.path, _name(name))
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def write_file(self, name, data):
         try:

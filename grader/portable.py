@@ -3,9 +3,11 @@
 `ui.revisar` must work on macOS, Windows and Linux without root, where the official grader's
 sandbox (grader/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl, seccomp)
 cannot start. Here each notes server is a plain subprocess,
-`sys.executable code/main.py serve --solution ...`, talking MCP over its pipes exactly as in the
-sandbox; notes live in a temporary folder read and written by path (grader/plainfs.py); the
-checks, the client and the feedback are the same code as in official grading
+`sys.executable grader/launch.py code serve --solution ...` (the same command line for every
+server; a test's own options come in on its standard input), talking MCP over its pipes exactly
+as in the sandbox; notes live in a temporary folder read and written by path
+(grader/plainfs.py); the checks, the client and the feedback are the same code as in official
+grading
 (grader/checks/runs.py drives both through the same process interface).
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
@@ -22,6 +24,7 @@ Deliberate simplifications: a server's own children are not tracked (killing the
 not kill what it forked); writes to a server are plain blocking writes.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -35,7 +38,7 @@ from grader.paths import CODE_DIR
 from grader.plainfs import PlainData
 from grader.protections import self_check_plan
 
-MAIN = os.path.join(CODE_DIR, "main.py")
+LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
 STDERR_KEPT = 32768
 NOTICE = ("Autoevaluación en modo portátil: tu código corre en tu máquina sin aislamiento (sin "
           "otro usuario, sin límites de memoria ni de procesos, con tu red y tus archivos). "
@@ -47,21 +50,28 @@ PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "t
 
 
 class PortableProcess:
-    """One server subprocess with the interface the harness drives (see grader/hosts.py)."""
+    """One server subprocess with the interface the harness drives (see grader/hosts.py): its
+    command line is `argv` (the same for every server of a submission), and `private` (this
+    test's options) goes in on its standard input (grader/launch.py)."""
 
-    def __init__(self, argv, cwd):
+    def __init__(self, argv, private, cwd):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
         env["PYTHONIOENCODING"] = "utf-8"
         try:
-            self.proc = subprocess.Popen([sys.executable, "-I", MAIN, *argv], cwd=cwd, env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0)
+            self.proc = subprocess.Popen([sys.executable, "-I", LAUNCH, CODE_DIR, *argv],
+                                         cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         bufsize=0)
         except OSError as exc:
             raise HostError(f"no se pudo arrancar el servidor ({exc})") from None
         self.pid = self.proc.pid
         self._stderr = bytearray()
         self._write = threading.Lock()
         threading.Thread(target=self._drain, daemon=True).start()
+        try:
+            self.send(json.dumps(list(private)).encode() + b"\n")
+        except wire.ConnectionClosed:
+            pass  # it died at once: the harness sees the end of its output
 
     def _drain(self):
         for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
@@ -139,11 +149,18 @@ class PortableHost:
     def inner(self, name):
         return self.solution_dir if name == "solution" else os.path.join(self.root, name)
 
-    def spawn(self, argv):
-        process = PortableProcess(argv, os.path.join(self.root, "work"))
+    def identity(self):
+        """One user here (yours): every test's servers run as you."""
+        return None
+
+    def spawn(self, argv, private=(), identity=None):
+        process = PortableProcess(argv, private, os.path.join(self.root, "work"))
         with self._lock:
             self._live.append(process)
         return process
+
+    def release(self, identity):
+        """Nothing to end beyond the test's own servers (stopped by the harness)."""
 
     def sweep(self):
         with self._lock:

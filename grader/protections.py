@@ -14,12 +14,12 @@ PROTECTIONS = ("isolated_python", "minimal_environment", "fresh_working_folder",
                "network_namespace", "private_filesystem", "pid_namespace", "disk_quota_mib",
                "cgroups", "parent_death_signal", "grader_touches_data_only_through_descriptors",
                "timeouts", "budget_watchdog", "process_group_killed", "sockets_denied",
-               "private_tmpdir", "fresh_uid", "every_process_of_the_uid_killed",
-               "one_submission_at_a_time", "landlock")
-# sockets_denied, every_process_of_the_uid_killed, one_submission_at_a_time and landlock are
-# plain mode's answers to what the namespaces give the other modes: None (not shown) there.
+               "private_tmpdir", "uid_per_test", "read_only_home_and_tmpdir", "fresh_uid",
+               "every_process_of_the_uid_killed", "one_submission_at_a_time", "landlock")
+# every_process_of_the_uid_killed, one_submission_at_a_time and landlock are plain mode's
+# answers to what the namespaces give the other modes: None (not shown) there.
 LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups", "landlock",
-          "sockets_denied", "every_process_of_the_uid_killed", "one_submission_at_a_time"}
+          "every_process_of_the_uid_killed", "one_submission_at_a_time"}
 
 
 def self_check_plan(mode, *in_force):

@@ -131,11 +131,6 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
     finally:
         if watchdog is not None:
             watchdog.cancel()
-        for run in state.kept:
-            try:
-                run.close()
-            except Exception:
-                pass
         if state.host is not None:
             state.host.close()
         if workdir is not None:
@@ -181,10 +176,9 @@ def probe(state, prepared):
     from grader.checks.grading import Broken
     from grader.checks.lab import Lab
     lab = Lab(state, 0)
-    try:  # the probe server stays on as exercise 2's shared 2025-11-25 server
-        run = lab.server("2025-11-25", roots=[], connect=False, keep=True)
+    try:
+        run = lab.server("2025-11-25", roots=[], connect=False)
         run.connect(PROBE_TIMEOUT)
-        state.shared["2025-11-25"] = run
         state.tools = frozenset(run.tools())
         prepared.problems += server_reported_problems(run.client.server_info)
     except Broken as exc:

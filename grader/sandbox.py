@@ -3,12 +3,13 @@
 `Sandbox(solution_dir, code_dir)` starts grader/zygote.py under the system interpreter
 (`/usr/bin/python3 -I`) in a new session. The zygote builds the isolation this mode's plan asks
 for (see its docstring), then forks a fresh notes server per `spawn()`; the grader talks MCP to
-each over plain pipes, so one interpreter start serves every test of a submission. `browse()`
-performs one HTTP request from inside the sandbox's network namespace (the setup page of
-exercise 3 listens on the sandbox's own loopback). `data` is the sandbox's data area as a
-grader.boundary.Folder, opened before any learner code runs: the only way the grader touches
-what the learner's processes can write. `kill()` ends the whole sandbox at once (the budget
-watchdog uses it from another thread).
+each over plain pipes, so one interpreter start serves every test of a submission. Every server
+gets the same command line (`argv`); a test's own inputs (`private`) reach only its options.
+Each test gets an `identity()` (with private uids, a fresh uid), its servers run as it, and
+`release(identity)` ends every process of it when the test is over. `data` is the sandbox's
+data area as a grader.boundary.Folder, opened before any learner code runs: the only way the
+grader touches what the learner's processes can write. `kill()` ends the whole sandbox at once
+(the budget watchdog uses it from another thread).
 
 `detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
 mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
@@ -16,9 +17,10 @@ what every report lists under `protections`. Both fall back (root namespaces -> 
 -> plain) instead of refusing to grade; grader/plainmode.py says what plain mode promises and
 refuses what it cannot make safe.
 
-Each sandbox of a root grader gets a uid no live process has (grader/uids.py). In plain mode,
-which has no PID namespace, `kill()` and `close()` end every process of that uid (or, without a
-private uid, every descendant of the zygote) and what it left in the shared temp folders
+Each test of a root grader gets a uid no live process has (grader/uids.py); the sandbox's own
+uid is only the group that reads the solution. In plain mode, which has no PID namespace,
+`release()`, `kill()` and `close()` end every process of those uids (or, without a private
+uid, every descendant of the zygote) and what they left in the shared temp folders
 (grader/reaper.py), within `REAP_SECONDS`.
 
 Deliberate simplifications: uids are random in a large range, checked against /proc, not
@@ -46,7 +48,6 @@ from grader.paths import CODE_DIR
 
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
-HELPER_UID = 65534  # nobody: runs the browser helper, never learner code
 LIMITS = {"memory_mib": 1024, "file_mib": 8, "files_open": 256, "cpu_s": 20,
           "processes": 96}
 DISK_MIB = 64
@@ -65,17 +66,18 @@ SECCOMP_DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_urin
                   "swapon", "swapoff", "reboot", "quotactl", "name_to_handle_at",
                   "open_by_handle_at", "fanotify_init", "personality", "syslog", "vhangup",
                   "clone3", "clone (namespace flags)")
-# Plain mode has no network or IPC namespace: no socket at all (socketpair only as AF_UNIX, a
-# connected pair that reaches nobody else), no System V or POSIX message-queue IPC (they
-# outlive their processes and are shared by every uid).
-SECCOMP_PLAIN_DENIED = ("socket", "socketpair (except AF_UNIX)", "shmget", "shmat", "shmctl",
+# No socket at all (socketpair only as AF_UNIX, a connected pair that reaches nobody else), no
+# System V or POSIX message-queue IPC: in plain mode there is no network or IPC namespace, and
+# in the others every test's servers share the sandbox's, where an abstract socket or a shared
+# memory segment would carry something from one test to the next (IPC outlives its processes).
+# No server needs them: the setup page goes over the private rpc channel.
+SECCOMP_NO_SHARING = ("socket", "socketpair (except AF_UNIX)", "shmget", "shmat", "shmctl",
                         "shmdt", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd",
                         "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
                         "mq_timedreceive", "mq_notify", "mq_getsetattr")
 SECCOMP_ARCHES = ("x86_64", "aarch64")
 START_TIMEOUT = 20.0
 SEND_TIMEOUT = 10.0
-BROWSE_MAX_BYTES = 1 << 20
 REAP_SECONDS = 5.0  # plain mode: the most that ending every process of a sandbox may take
 WARM_UP = "warm_up_solution.py"  # the zygote's warm-up input, in the code copy (root's)
 _live = set()  # sandboxes started by this process and not closed yet (for the exit handler)
@@ -142,7 +144,7 @@ def plan(mode):
     isolated = mode in ("root", "userns")
     seccomp = linux and platform.machine() in SECCOMP_ARCHES
     cgroups = sorted(tempspace.cgroup_parents()) if mode == "root" else []
-    denied = list(SECCOMP_DENIED) + (list(SECCOMP_PLAIN_DENIED) if mode == "plain" else [])
+    denied = list(SECCOMP_DENIED) + list(SECCOMP_NO_SHARING)
     return {
         "mode": mode,
         "isolated_python": True,
@@ -167,8 +169,10 @@ def plan(mode):
         "timeouts": True,
         "budget_watchdog": True,
         "process_group_killed": True,
-        "sockets_denied": (mode == "plain" and seccomp) if not isolated else None,
+        "sockets_denied": seccomp,
         "private_tmpdir": True,
+        "uid_per_test": private_uid,
+        "read_only_home_and_tmpdir": isolated or private_uid,
         "fresh_uid": private_uid,
         "every_process_of_the_uid_killed": private_uid if mode == "plain" else None,
         "one_submission_at_a_time": True if mode == "plain" else None,
@@ -233,6 +237,8 @@ class Sandbox:
         self.plan = plan(self.mode)
         self.limits = {**LIMITS, **(limits or {})}
         self.uid = None  # chosen in start() (grader/uids.py), the grader's own if not root
+        self.test_uids = []    # the tests' uids handed out and not released yet
+        self._spare_uids = []  # fresh uids taken from /proc in one look (plain mode)
         self.proc = None
         self.problem = None
         self.data = None
@@ -270,7 +276,7 @@ class Sandbox:
                "code": self.code_dir, "solution": self.solution_dir,
                "work": os.path.join(self._job, "work"), "tmp": os.path.join(self._job, "tmp"),
                "data": os.path.join(self._job, "data"), "uid": self.uid,
-               "helper_uid": HELPER_UID, "host_uid": os.getuid(), "host_gid": os.getgid(),
+               "host_uid": os.getuid(), "host_gid": os.getgid(),
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
                "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
@@ -292,25 +298,26 @@ class Sandbox:
             self.problem = ready.get("problem") or "the sandbox did not start"
             raise SandboxError(self.problem)
         data = self.host_path(self.inner("data"))
-        owner = self.uid if private else None
-        try:  # opened now, before any learner code runs: see grader/boundary.py
-            self.data = boundary.Folder.trusted(data, owner=owner,
-                                                expect_uid=owner if owner is not None
-                                                else os.geteuid())
+        try:  # opened now, before any learner code runs: see grader/boundary.py; the grader's
+            # own (with private uids, each test's folder in it belongs to that test's uid)
+            self.data = boundary.Folder.trusted(data, expect_uid=os.geteuid())
         except OSError as exc:
             raise SandboxError(f"the data area cannot be opened: {exc}") from None
         return self
 
     def _lay_out_plain(self, private):
-        """Plain mode's folders: work, data and tmp only this sandbox's uid may enter (0700,
-        its own); the solution readable by it and nobody else (root's, group = its gid, 0750),
-        so that it cannot change what is graded (the folder above it must let others through:
-        the workspace the grader makes for it does, hosts.Kind.workspace)."""
-        for name in ("work", "data", "tmp"):
+        """Plain mode's folders. With private uids: work (HOME) and tmp (TMPDIR) root's and
+        empty, readable and not writable (nothing to keep between tests there); data root's,
+        0711 (a test's uid reaches its own folder in it, made by the grader, and cannot list or
+        write the rest); the solution readable by the sandbox's group and nobody else (root's,
+        0750), so that it cannot change what is graded (the folder above it must let others
+        through: the workspace the grader makes for it does, hosts.Kind.workspace). Without
+        root, all three are the grader's own (0700): a self-check only (grader/plainmode.py)."""
+        for name, mode in (("work", 0o755), ("data", 0o711), ("tmp", 0o755)):
             path = os.path.join(self._job, name)
             os.mkdir(path, 0o700)
             if private:
-                os.chown(path, self.uid, self.uid)
+                os.chmod(path, mode)
         if private:
             os.chown(self.solution_dir, 0, self.uid)
             os.chmod(self.solution_dir, 0o750)
@@ -367,7 +374,8 @@ class Sandbox:
         except OSError:
             pass
         if self.mode == "plain" and self.plan["unprivileged_uid"]:
-            reaper.kill_uid(self.uid, REAP_SECONDS)
+            for uid in [self.uid, *self.test_uids]:
+                reaper.kill_uid(uid, REAP_SECONDS)
 
     def close(self):
         if self.data is not None:
@@ -383,10 +391,13 @@ class Sandbox:
             self._ctl.close()
             self.proc = None
         if self.mode == "plain" and self.plan["unprivileged_uid"] and self.uid is not None:
-            if not reaper.kill_uid(self.uid, REAP_SECONDS):
-                sys.stderr.write(f"[grader] warning: processes of uid {self.uid} outlived "
-                                 f"{REAP_SECONDS:g} s of SIGKILL (the uid is not used again)\n")
-            reaper.clean_shared(self.uid)
+            for uid in [self.uid, *self.test_uids]:
+                if not reaper.kill_uid(uid, REAP_SECONDS):
+                    sys.stderr.write(f"[grader] warning: processes of uid {uid} outlived "
+                                     f"{REAP_SECONDS:g} s of SIGKILL (the uid is not used "
+                                     "again)\n")
+                reaper.clean_shared(uid)
+        self.test_uids = []
         if self._job:
             boundary.remove_tree(self._job)
             self._job = None
@@ -447,44 +458,50 @@ class Sandbox:
             raise SandboxError(reply["error"])
         return reply
 
-    def spawn(self, argv):
-        """Fork a notes server (`main.py` + argv) in the sandbox; returns a ServerProcess."""
+    def identity(self):
+        """Who a test's servers run as: with private uids, a fresh uid no live process has
+        (named in the job folder, so that a later run can end what a killed grader left);
+        else None (the sandbox's own uid)."""
+        if not self.plan["unprivileged_uid"]:
+            return None
+        if not self._spare_uids:
+            try:
+                self._spare_uids = uids.allocate_many(
+                    16, check_live=not self.isolated, busy=[self.uid, *self.test_uids])
+            except uids.NoFreeUid as exc:
+                raise SandboxError(str(exc)) from None
+        uid = self._spare_uids.pop(0)
+        if self.mode == "plain":
+            tempspace.record_uid(self._job, uid)
+        self.test_uids.append(uid)
+        return uid
+
+    def release(self, identity):
+        """A test is over: end every process that ran as its `identity` (daemons in new
+        sessions included) and, in plain mode, what it left in the shared temp folders."""
+        if identity is None or identity not in self.test_uids:
+            return
+        self.test_uids.remove(identity)
+        reply = self.command("release", uid=identity, timeout=REAP_SECONDS + 10)
+        if self.mode == "plain":
+            if not reply.get("ok"):
+                reaper.kill_uid(identity, REAP_SECONDS)
+            reaper.clean_shared(identity)
+
+    def spawn(self, argv, private=(), identity=None):
+        """Fork a notes server in the sandbox; returns a ServerProcess. Its command line is
+        `main.py` + `argv` (the same for every server of a submission); `private` (this test's
+        inputs) reach only its options; it runs as `identity` (see `identity()`)."""
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         try:
-            reply = self.command("spawn", fds=(stdin_r, stdout_w, stderr_w), argv=list(argv))
+            reply = self.command("spawn", fds=(stdin_r, stdout_w, stderr_w), argv=list(argv),
+                                 private=list(private), uid=identity)
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):
                 os.close(fd)
         return ServerProcess(self, reply["pid"], stdin_w, stdout_r, stderr_r)
-
-    def browse(self, url, method="GET", data=None, timeout=15.0):
-        """One HTTP request made from inside the sandbox; {"status", "body"} or {"error"}."""
-        read_end, write_end = os.pipe()
-        try:
-            self.command("browse", fds=(write_end,), url=url, method=method, data=data)
-        except SandboxError:
-            os.close(read_end)
-            raise
-        finally:
-            os.close(write_end)
-        chunks, size, deadline = [], 0, time.monotonic() + timeout
-        with os.fdopen(read_end, "rb") as pipe:
-            while time.monotonic() < deadline and size <= BROWSE_MAX_BYTES:
-                ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-                if not ready:
-                    break
-                chunk = pipe.read1(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        try:
-            answer = json.loads(b"".join(chunks))
-            return answer if isinstance(answer, dict) else {"error": "not an object"}
-        except (ValueError, RecursionError):
-            return {"error": "the browser helper gave no answer"}
 
     def sweep(self):
         """Kill every process in the sandbox except the zygote (between tests)."""

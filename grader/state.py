@@ -14,6 +14,8 @@ Deliberate simplifications: one submission per state; the per-exercise caches ar
 fields (the tests are the only writers).
 """
 
+import random
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,6 +23,24 @@ from dataclasses import dataclass, field
 OUT_OF_TIME = "se agotó el tiempo total de corrección de esta entrega"
 HIDDEN_FINDING = ("durante una prueba oculta tu servidor puso en su carpeta de datos algo que el "
                   "corrector no había creado (un enlace, una FIFO...)")
+
+
+NAMES = ("lucia", "mateo", "sofia", "hugo", "valeria", "leo", "martina", "dani", "julia",
+         "pablo", "alba", "marcos", "irene", "bruno", "carla", "nico")
+
+
+@dataclass(frozen=True)
+class RunNames:
+    """The two people of a submission's servers, new in every run (so that no learner's code
+    can tell a test by who uses it): `user` uses every server (`serve --user`, `ctx.user`) and
+    `other` is the second person who may share one (`serve --second-user`)."""
+    user: str
+    other: str
+
+    @classmethod
+    def fresh(cls):
+        first, second = random.SystemRandom().sample(NAMES, 2)
+        return cls(f"{first}-{secrets.token_hex(2)}", f"{second}-{secrets.token_hex(2)}")
 
 
 @dataclass
@@ -50,12 +70,18 @@ class ArchiveFacts:
 @dataclass
 class HandleFacts:
     """One open handle in an exercise-4 scenario and what the first read after the change gave."""
-    note: str
+    note: str         # the note's id
     where: str        # its folder, as the learner sees it ("Trabajo/sub")
     should_live: bool
     alive: bool
     text: str         # the body it read, or the server's error message (escaped, short)
     now: str = ""     # the folder its file was moved to with the handle open ("" if not)
+    file: str = ""    # its file's name ("t2.md"): feedback names a note by where it is
+
+    @property
+    def shown(self):
+        """How feedback names the note: by its file, where it was opened."""
+        return f"{self.where}/{self.file}" if self.file else self.note
 
 
 @dataclass
@@ -136,11 +162,10 @@ class SubmissionState:
     pending: list = field(default_factory=list)  # tests waiting on the clock (checks/later.py)
     frame_cost: int = 0                       # real bytes of the frames of all its servers
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
-    shared: dict = field(default_factory=dict)         # revision -> Run kept for exercise 2
+    names: RunNames = field(default_factory=RunNames.fresh)  # who uses the servers (this run)
+    argv: list | None = None                  # every server's command line (checks/lab.py)
     archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
-    kept: list = field(default_factory=list)           # every Run kept beyond its test
     url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
-    url_servers: dict = field(default_factory=dict)    # SDK version -> 2026-07-28 Run kept
     auth_shown: dict = field(default_factory=dict)     # revision -> AuthFacts (or the Broken)
     roots_removal: object = None                       # RemovalFacts (or the Broken)
     reto_source: RetoSource = field(default_factory=RetoSource)  # the challenge's file, read

@@ -144,14 +144,15 @@ def _sweep(select):
             pass
 
 
-UID_FILE = "uid"
+UID_FILE = "uid"  # uid.<number>: one file per private uid of a plain sandbox
 REAP_SECONDS = 5.0
 
 
 def record_uid(job, uid):
-    """Name the private uid of a plain sandbox in its job folder (root's, 0600)."""
-    fd = os.open(os.path.join(job, UID_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL
-                 | os.O_NOFOLLOW, 0o600)
+    """Name a private uid of a plain sandbox (its own, or one of a test's) in its job folder
+    (root's, 0600, one file per uid)."""
+    fd = os.open(os.path.join(job, f"{UID_FILE}.{int(uid)}"),
+                 os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, str(uid).encode())
     finally:
@@ -159,18 +160,29 @@ def record_uid(job, uid):
 
 
 def end_processes(folder):
-    """If `folder` is a plain sandbox's job folder, end every process of its uid (a dead grader
-    could not) and remove what the uid left in the shared temp folders."""
-    try:  # the folder itself never through a link, and the file is ours, written by us
+    """If `folder` is a plain sandbox's job folder, end every process of each uid it names (a
+    dead grader could not) and remove what they left in the shared temp folders."""
+    try:  # the folder itself never through a link, and the files are ours, written by us
         top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return
     try:
-        fd = os.open(UID_FILE, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=top)
-    except OSError:
-        return
+        for name in os.listdir(top):
+            if name.startswith(UID_FILE + "."):
+                uid = _recorded_uid(top, name)
+                if uid is not None:
+                    reaper.kill_uid(uid, REAP_SECONDS)
+                    reaper.clean_shared(uid)
     finally:
         os.close(top)
+
+
+def _recorded_uid(top, name):
+    """The uid in the file `name` of the job folder `top`, when it is ours and in range."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=top)
+    except OSError:
+        return None
     try:
         info = os.fstat(fd)
         text = os.read(fd, 32) if info.st_uid == os.geteuid() and info.st_nlink == 1 else b""
@@ -179,8 +191,8 @@ def end_processes(folder):
     start, count = uids.uid_range()
     if text.isdigit() and (start <= int(text) < start + count
                            or int(text) >= uids.DEFAULT_RANGE[0]):
-        reaper.kill_uid(int(text), REAP_SECONDS)
-        reaper.clean_shared(int(text))
+        return int(text)
+    return None
 
 
 def clean_stale():

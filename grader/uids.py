@@ -68,16 +68,25 @@ def allocate(check_live=True):
     before unless a narrowed range has no other left. Raises NoFreeUid. `check_live=False`
     skips the look at /proc (about 20 ms on a busy machine) where a PID namespace already ends
     every process of a sandbox with it (the root mode)."""
+    return allocate_many(1, check_live)[0]
+
+
+def allocate_many(wanted, check_live=True, busy=()):
+    """Up to `wanted` uids as `allocate` gives them (at least one; fewer when a narrowed range
+    has no more), with one look at /proc for all of them: a sandbox takes a uid per test. `busy`:
+    uids the caller still uses (never handed out again while it does)."""
     start, count = uid_range()
-    live = live_uids() if check_live else set()
+    live = (live_uids() if check_live else set()) | set(busy)
     if count <= SMALL_RANGE:
         candidates = list(range(start, start + count))
     else:
-        candidates = [start + _random.randrange(count) for _ in range(64)]
+        candidates = list(dict.fromkeys(start + _random.randrange(count)
+                                        for _ in range(64 + wanted)))
     free = [uid for uid in candidates if uid not in live]
     fresh = [uid for uid in free if uid not in _used] or \
         (free if count <= SMALL_RANGE else [])
     if not fresh:
         raise NoFreeUid(f"no uid without a live process in {start}..{start + count - 1}")
-    _used.add(fresh[0])
-    return fresh[0]
+    chosen = fresh[:wanted]
+    _used.update(chosen)
+    return chosen

@@ -15,20 +15,29 @@ then builds what `config["mode"]` allows:
   a tmpfs becomes the new root with read-only binds of /usr (and /lib*), the server code and
   this learner's solution, and a few device files; `lo` is brought up; then it forks the
   "zygote" (PID 1 of the new PID namespace), which chroots into that tree. Servers are forked
-  from the zygote and drop to the unprivileged `uid` before any learner code runs.
+  from the zygote and drop to an unprivileged uid before any learner code runs: the test's own
+  (the grader gives each test a fresh one), in the sandbox's group, which reads the solution.
 - "userns" (not root, unprivileged user namespaces allowed): the same tree inside a new user
-  namespace; servers drop every capability instead of changing uid.
+  namespace; servers drop every capability instead of changing uid (one uid for every test).
 - "plain": no namespaces (a container that refuses them, as Gradescope's may). The zygote
   becomes a child subreaper (orphans stay its descendants) and, as root, checks that the
-  sandbox's private uid can reach its folders; servers drop to that uid (or, without root,
-  keep the grader's), with rlimits, a minimal environment, a private TMPDIR and umask 077. Its
-  seccomp filter also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX
-  message-queue IPC, so the server shows its setup page without a socket. Where the kernel
-  offers Landlock, the zygote confines itself (and everything it forks) to reading the system
-  folders, the server code and the solution, and to reading and writing its own work, data and
-  TMPDIR folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
-  `sweep` kills every process of the uid (`kill(-1)` as that uid, repeated until /proc shows
-  none) or, without a private uid, every descendant of the zygote.
+  sandbox's private uids can reach what they need; servers drop to their test's uid (or,
+  without root, keep the grader's), with rlimits, a minimal environment and umask 077. Where
+  the kernel offers Landlock, the zygote confines itself (and everything it forks) to reading
+  the system folders, the server code and the solution, and to its own work, data and TMPDIR
+  folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
+
+Nothing of the sandbox can serve a test as memory of another (grader/README.md, *No memory
+between tests*): the working folder (HOME, the current folder) and the TMPDIR are empty and
+read-only (a read-only bind in the namespaces, root's folders in plain mode); the data area
+lets the servers through to their own test's folder but not list or write it; with private
+uids, `release` ends every process of a test's uid when the test ends (`kill(-1)` as that uid,
+repeated until none is left: daemons in new sessions too). In every mode the seccomp filter
+also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX message-queue
+IPC, which outlive their processes or reach every process of the sandbox; the server shows its
+setup page over the private rpc channel, without a socket. `sweep` ends every process of the
+sandbox but the zygote: `kill(-1)` from PID 1 in the namespaces, every uid it handed out in
+plain mode, or, without a private uid, every descendant of the zygote.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
 `config["plan"]` (grader.sandbox.plan, computed once per mode) says: its own empty session
@@ -39,10 +48,9 @@ zygote reports the problem instead of "ready", and the grader does not use this 
 
 The zygote imports the server modules once, runs no learner code itself, and answers small
 JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
-the message), `browse` (fork a one-shot HTTP helper inside the sandbox's network namespace, so
-the grader can "open" the setup page that listens on the sandbox's own 127.0.0.1), `kill`,
-`status`, `sweep` (kill every process of the sandbox but the zygote) and `quit`. When the
-zygote dies, the kernel kills everything left in its PID namespace.
+the message: its command line is the submission's common one, this test's inputs reach only
+its options, see `op_spawn`), `kill`, `status`, `release` (a test is over), `sweep` and
+`quit`. When the zygote dies, the kernel kills everything left in its PID namespace.
 
 Deliberate simplifications: cgroup v1 only (pids, memory, cpu, made by the grader); the memory
 cap per process is RLIMIT_AS; the tmpfs size caps the disk the learner can fill.
@@ -61,7 +69,7 @@ import time
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MS_BIND, MS_REC, MS_PRIVATE, MS_NOEXEC = 4096, 16384, 1 << 18, 8
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 22, 47, 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -100,6 +108,9 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                 "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220},
 }
 # plain mode only (no network namespace, no IPC namespace): sockets and System V / POSIX IPC
+for _table in SYSCALLS.values():  # the same on both (tests refuse them, as old Docker did)
+    _table.update({"landlock_create_ruleset": 444, "landlock_add_rule": 445,
+                   "landlock_restrict_self": 446})
 SYSCALLS["x86_64"].update({
     "socket": 41, "socketpair": 53, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
     "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
@@ -115,6 +126,7 @@ SOCKETPAIR_RULE = "socketpair (except AF_UNIX)"
 AF_UNIX = 1
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 INNER = "/sandbox"
+PRIVATE_PROC = "/sandbox/.zygote/proc"  # the root mode's /proc of its PID namespace (root only)
 WARM_UP = "warm_up_solution.py"  # in the code copy (grader.sandbox.compiled_code writes it)
 DEVICES = ("null", "zero", "random", "urandom")
 
@@ -341,7 +353,6 @@ def build(cfg):
     for name in ("usr", "etc", "dev", "tmp", "sandbox/code", "sandbox/solution",
                  "sandbox/work", "sandbox/data"):
         os.makedirs(os.path.join(root, name), exist_ok=True)
-    os.chmod(os.path.join(root, "tmp"), 0o1777)
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         host = "/" + name
         if os.path.islink(host):
@@ -365,9 +376,14 @@ def build(cfg):
                        ("etc/nsswitch.conf", "passwd: files\ngroup: files\n")):
         with open(os.path.join(root, name), "w") as handle:
             handle.write(text)
-    if cfg["mode"] == "root":
-        for name in ("sandbox/work", "sandbox/data", "tmp"):
-            os.chown(os.path.join(root, name), cfg["uid"], cfg["uid"])
+    # Nothing here is a place to keep anything between tests: the working folder (HOME) and
+    # /tmp are empty and read-only, and the data area lets the learner's uids through to the
+    # folder of their own test (0700, made by the grader) but not list or write it.
+    for name in ("sandbox/work", "tmp"):
+        folder = os.path.join(root, name)
+        os.chmod(folder, 0o755)
+        bind(folder, folder, {**cfg, "mode": "root"})
+    os.chmod(os.path.join(root, "sandbox/data"), 0o711)
     loopback_up()
 
 
@@ -394,6 +410,7 @@ class Zygote:
         self.cfg, self.ctl = cfg, ctl
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
+        self.uids = set()    # the uids servers ran as (a private uid per test: `spawn`)
 
     def serve(self):
         while True:
@@ -430,13 +447,32 @@ class Zygote:
 
     # commands
     def op_spawn(self, request, fds):
-        pid = self._fork(fds, lambda: self._run_server(request["argv"]), learner=True)
+        """A server: `argv` (the same for every server of the submission) is all it sees of
+        its command line; `private` (this test's inputs) reach only the server's options;
+        `uid`, with a private uid per test, is the one it runs as."""
+        uid = self._uid(request.get("uid"))
+        pid = self._fork(fds, lambda: self._run_server(request["argv"],
+                                                       request.get("private", [])),
+                         uid=uid)
         return {"pid": pid}
 
-    def op_browse(self, request, fds):
-        pid = self._fork(fds[:1], lambda: _browse(request, fds[0]), learner=False,
-                         stdio=False)
-        return {"pid": pid}
+    def _uid(self, wanted):
+        """The uid a server runs as: the test's own when the sandbox has private uids (checked
+        against the grader's range: never root, never a real account), else the sandbox's."""
+        if not self.cfg["plan"]["unprivileged_uid"] or wanted is None:
+            return self.cfg["uid"]
+        if not isinstance(wanted, int) or not FIRST_PRIVATE_UID <= wanted < 0xFFFFFFFF:
+            raise ValueError(f"uid {wanted!r} is not a sandbox's")
+        self.uids.add(wanted)
+        return wanted
+
+    def op_release(self, request, fds):
+        """A test is over: end every process of its private uid (daemons in new sessions
+        included), so that nothing it started is there for the next test."""
+        uid = request.get("uid")
+        if self.cfg["plan"]["unprivileged_uid"] and uid in self.uids:
+            return {"ok": kill_uid(uid, SWEEP_SECONDS, self.reap)}
+        return {"ok": True}
 
     def op_kill(self, request, fds):
         pid = request["pid"]
@@ -465,7 +501,9 @@ class Zygote:
             except OSError:
                 pass
         elif self.cfg["plan"]["unprivileged_uid"]:
-            kill_uid(self.cfg["uid"], SWEEP_SECONDS)   # daemons in new sessions included
+            for uid in sorted(self.uids | {self.cfg["uid"]}):  # daemons in new sessions too
+                kill_uid(uid, SWEEP_SECONDS, self.reap)
+            self.uids.clear()
         else:
             kill_descendants(os.getpid(), SWEEP_SECONDS)  # orphans come back: subreaper
         deadline = time.monotonic() + 2
@@ -478,7 +516,7 @@ class Zygote:
         return None
 
     # forking
-    def _fork(self, fds, body, learner, stdio=True):
+    def _fork(self, fds, body, uid, stdio=True):
         sys.stderr.flush()
         pid = os.fork()
         if pid:
@@ -500,7 +538,7 @@ class Zygote:
                 if fd >= low:
                     os.closerange(low, fd)
                     low = fd + 1
-            self._confine(learner)
+            self._confine(uid)
             code = body()
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -517,15 +555,15 @@ class Zygote:
                     pass
             os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
 
-    def _confine(self, learner):
+    def _confine(self, uid):
         cfg = self.cfg
         private = cfg["plan"]["unprivileged_uid"]
-        if private:
-            uid = cfg["uid"] if learner else cfg["helper_uid"]
+        if private:  # the sandbox's group (gid = its own uid) reads the solution
+            gid = cfg["uid"]
             os.setgroups([])
-            os.setresgid(uid, uid, uid)
+            os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
-            if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid):
+            if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
                 raise OSError(EPERM, f"still not uid {uid}")
         elif cfg["mode"] == "userns":
             drop_capabilities()
@@ -541,18 +579,18 @@ class Zygote:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         if "RLIMIT_NPROC" in cfg["plan"]["rlimits"]:  # per uid: only a private uid works
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
-        os.chdir(cfg["work"] if learner else "/")
+        os.chdir(cfg["work"])
         os.umask(0o022 if self.isolated else 0o077)  # plain: what it makes is its own
         os.environ.clear()
         os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work"], "LANG": "C",
                            "PYTHONIOENCODING": "utf-8", "TMPDIR": cfg["tmp"]})
 
-    def _run_server(self, argv):
+    def _run_server(self, argv, private):
         import main
         if self.cfg["plan"].get("sockets_denied"):
             socket_free_setup_page()
-        sys.argv = ["main.py", *argv]
-        return main.main(argv)
+        sys.argv = ["main.py", *argv]  # what the learner's code can see: the same everywhere
+        return main.main([*argv, *private])
 
 
 def socket_free_setup_page():
@@ -563,44 +601,18 @@ def socket_free_setup_page():
     setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
 
 
-def _browse(request, fd):
-    """One HTTP request to the setup page, from inside the sandbox; JSON result on `fd`."""
-    import http.client
-    from urllib.parse import urlsplit
-    parts = urlsplit(request["url"])
-    result = {}
-    try:
-        if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
-            raise ValueError("only http://127.0.0.1 pages can be opened here")
-        conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=10)
-        body = request.get("data")
-        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
-        path = parts.path + ("?" + parts.query if parts.query else "")
-        conn.request(request.get("method", "GET"), path, body=body, headers=headers)
-        response = conn.getresponse()
-        result = {"status": response.status,
-                  "body": response.read(65536).decode("utf-8", "replace")}
-        conn.close()
-    except Exception as exc:
-        result = {"error": f"{type(exc).__name__}: {exc}"}
-    data = json.dumps(result).encode()
-    while data:
-        data = data[os.write(fd, data):]
-    return 0
-
-
 def unreachable(cfg):
     """Plain mode: can the sandbox's uid reach its folders (every folder above them must let
     others through)? None, or what it cannot reach."""
     wanted = [(os.path.join(cfg["code_inner"], "main.py"), os.R_OK),
-              (cfg["solution"], os.R_OK | os.X_OK)] + \
-        [(cfg[name], os.R_OK | os.W_OK | os.X_OK) for name in ("work", "data", "tmp")]
+              (cfg["solution"], os.R_OK | os.X_OK), (cfg["data"], os.X_OK)] + \
+        [(cfg[name], os.R_OK | os.X_OK) for name in ("work", "tmp")]
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(read_end)
-            uid = cfg["uid"]
+            uid = cfg["uid"]  # it owns nothing: a test's uid has the same rights (its group)
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
@@ -626,11 +638,15 @@ def unreachable(cfg):
 SWEEP_SECONDS = 3.0
 
 
+FIRST_PRIVATE_UID = 1 << 16  # below this, uids may be real accounts (grader/uids.py FIRST)
+PROC = ["/proc"]  # where the zygote reads its processes (the root mode mounts its own: `main`)
+
+
 def _runs_as(pid, uid):
     """Is `pid` a live (not zombie) process with `uid` as its real, effective, saved or
     filesystem uid?"""
     try:
-        with open(f"/proc/{pid}/status", "rb") as handle:
+        with open(f"{PROC[0]}/{pid}/status", "rb") as handle:
             text = handle.read()
     except OSError:
         return False
@@ -642,12 +658,15 @@ def _runs_as(pid, uid):
     return False
 
 
-def kill_uid(uid, seconds):
+def kill_uid(uid, seconds, reap):
     """SIGKILL every process of `uid` (a private uid: only learner code has it), repeatedly,
-    until none is left or `seconds` pass. A child that becomes `uid` does `kill(-1)`: the
-    kernel signals every process of that uid but the caller, and no one else's."""
+    until none is left or `seconds` pass (True: none left). A child that becomes `uid` does
+    `kill(-1)`: the kernel signals every process of that uid but the caller, and no one
+    else's (its result says nothing: it succeeds whenever anyone else is visible, so /proc
+    says who is left). `reap` collects the zombies the zygote inherits meanwhile."""
     deadline = time.monotonic() + seconds
     while True:
+        reap()
         alive = [pid for pid in _pids() if _runs_as(pid, uid)]
         if not alive or time.monotonic() > deadline:
             return not alive
@@ -657,7 +676,7 @@ def kill_uid(uid, seconds):
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)
-                if uid > 0 and os.getresuid() == (uid, uid, uid):  # never as root
+                if uid >= FIRST_PRIVATE_UID and os.getresuid() == (uid, uid, uid):
                     for signum in (signal.SIGSTOP, signal.SIGSTOP, signal.SIGKILL):
                         os.kill(-1, signum)  # stopped first: a process cannot fork
             finally:
@@ -696,7 +715,7 @@ def kill_descendants(root, seconds):
 
 
 def _pids():
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    return [int(name) for name in os.listdir(PROC[0]) if name.isdigit()]
 
 
 def warm_up(cfg):
@@ -740,6 +759,16 @@ def main():
                     continue
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         prctl(PR_SET_DUMPABLE, 0)
+        if cfg["mode"] == "root" and problem is None:  # its own /proc, where no test's uid
+            try:                                        # gets in (a folder of root's, 0700)
+                private = os.path.join(cfg["root"], PRIVATE_PROC.lstrip("/"))
+                os.mkdir(os.path.dirname(private), 0o700)
+                os.chmod(os.path.dirname(private), 0o700)
+                os.mkdir(private)
+                mount("proc", private, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                PROC[0] = PRIVATE_PROC
+            except OSError as exc:
+                problem = f"the zygote's /proc: {exc}"
         os.chroot(cfg["root"])
         os.chdir("/")
         cfg = {**cfg, "work": INNER + "/work", "tmp": "/tmp", "code_inner": INNER + "/code"}

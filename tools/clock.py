@@ -48,8 +48,8 @@ The rules (estimates by rule, not stopwatch measurements):
 
 Deliberate simplifications: words are whitespace-separated tokens with a letter or a digit;
 one and a half minutes per written line is a flat rate for lines that range from `return
-False` to a three-line call; outputs are not read from the notebooks (they are stored without them), so
-a long output costs what any run costs. Standard library only.
+False` to a three-line call; outputs are not read from the notebooks (they are stored without
+them), so a long output costs what any run costs. Standard library only.
 """
 
 from __future__ import annotations

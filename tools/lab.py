@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import os
 import platform
 import subprocess
@@ -35,6 +36,7 @@ LESSONS = REPO / "lessons"
 DEFAULT_VENV = REPO / ".venv-lab"
 STAMP = ".lab-installed"
 MINIMUM = (3, 11, 5)  # soupsieve 4.1.3 (JupyterLab's HTML sanitiser) needs 3.11.5
+WHEELS_ONLY = ["--only-binary=:all:"]  # pip's options: nothing is compiled on the laptop
 
 
 class LabError(Exception):
@@ -83,20 +85,27 @@ def create_venv(folder: Path) -> None:
                        "python.org") from None
 
 
-def install_command(python: Path) -> list[str]:
-    return [str(python), "-m", "pip", "install", "--disable-pip-version-check",
-            "--only-binary=:all:", "-r", str(REQUIREMENTS)]
-
-
 def install(folder: Path) -> None:
+    """pip, with a short progress (tools/pip_install.py, the same as `make venv`'s); its whole
+    log stays in the environment's pip-install.log, named if it fails."""
     python = venv_python(folder)
     if not python.exists():
         create_venv(folder)
-    say("instalando JupyterLab y lo que usan los cuadernos (la primera vez tarda unos minutos)")
-    if subprocess.call(install_command(python)) != 0:
-        raise LabError("pip no pudo instalar tools/requirements-lab.txt (¿hay conexión a "
-                       "internet?); vuelve a ejecutar el comando para reintentarlo")
+    say("instalando JupyterLab y lo que usan los cuadernos")
+    pip = sibling("pip_install")
+    if pip.install(python, REQUIREMENTS, WHEELS_ONLY, folder / pip.LOG_NAME, pip.SPANISH) != 0:
+        raise LabError(f"pip no pudo instalar tools/requirements-lab.txt (¿hay conexión a "
+                       f"internet?); lo que dijo está en {folder / pip.LOG_NAME}. Vuelve a "
+                       "ejecutar el comando para reintentarlo")
     (folder / STAMP).write_text(requirements_digest() + "\n")
+
+
+def sibling(name: str):
+    """A module of tools/ next to this one (standard library only, as this one)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def as_root() -> bool:

@@ -24,11 +24,16 @@ What the site holds is staged from a course folder (--from, default this reposit
 lite` gives the student edition, build/release/student, which `make release` builds first):
 code/*.py, lessons/ (notebooks and UI module) and the public grader (grader/ without its
 reference solutions and hidden tests, which the student edition does not have anyway: the
-in-browser `ui.revisar` runs the public checks in the page). Learner files (soluciones/) and
-caches are left out; the build fails if anything instructor-only got in (editions/common.py:
-`stage_content` and the one leak check, shared with the other editions). --content DIR instead
-copies a ready content folder as it is (the tests add a probe notebook that way). The built
-site never falls back to PyPI or a CDN: every URL it loads is relative to the site.
+in-browser `ui.revisar` runs the public checks in the page). It is staged from a clean copy
+of the course, never from the working files a learner has been using (`stage_course`): the
+last commit when the folder is a git checkout (what JupyterLab autosaved, a solution typed
+into a notebook, a scratch notebook stay out, and the build names what it left out), and
+every notebook stored without outputs (tools/strip_outputs.py's rule), so the site opens with
+nothing answered. Learner files (soluciones/) and caches are left out; the build fails if
+anything instructor-only got in (editions/common.py: `stage_content` and the one leak check,
+shared with the other editions). --content DIR instead copies a ready content folder as it is
+(the tests add a probe notebook that way). The built site never falls back to PyPI or a CDN:
+every URL it loads is relative to the site.
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
@@ -41,11 +46,13 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zipfile
@@ -179,6 +186,71 @@ def copy_content(source: Path, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)
     return dest
+
+
+def git(course: Path, *args: str) -> str | None:
+    """A git command's output in `course`, or None when it is no git checkout's top."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=course,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        if Path(top).resolve() != course.resolve():
+            return None
+        return subprocess.run(["git", *args], cwd=course, capture_output=True, text=True,
+                              check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def committed_course(course: Path, dest: Path) -> Path:
+    """The course as its last commit has it, in `dest`: never the working files. A folder
+    that is no git checkout is taken as it is (and said so)."""
+    if git(course, "rev-parse", "--verify", "-q", "HEAD") is None:
+        log(f"{course} is not a git checkout with a commit: staging its files as they are "
+            "(outputs stripped)")
+        return course
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=course,
+                             capture_output=True, check=True).stdout
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+            tar.extractall(dest, filter="data")
+        else:
+            tar.extractall(dest)  # noqa: S202 (our own repository's last commit)
+    changed = git(course, "status", "--porcelain", "--untracked-files=all", "--", "code",
+                  "lessons", "grader") or ""
+    left_out = sorted({line[3:].split(" -> ")[-1] for line in changed.splitlines()})
+    if left_out:
+        shown = ", ".join(left_out[:8]) + (f" and {len(left_out) - 8} more"
+                                           if len(left_out) > 8 else "")
+        log(f"built from the last commit: uncommitted changes stay out of the site ({shown})")
+    return dest
+
+
+def strip_notebooks(content: Path) -> list[str]:
+    """Store every notebook of the content without outputs (tools/strip_outputs.py's rule);
+    the ones that had some, by name."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import nbformat
+    from strip_outputs import strip
+
+    stripped = []
+    for path in sorted(content.rglob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        if strip(nb):
+            nbformat.write(nb, path)
+            stripped.append(path.relative_to(content).as_posix())
+    return stripped
+
+
+def stage_course(course: Path, dest: Path) -> Path:
+    """The site's content from a course folder: its last commit (committed_course), staged
+    (editions/common.py's stage_content) with every notebook stripped of outputs."""
+    with tempfile.TemporaryDirectory(prefix="lite-course-") as tmp:
+        content = stage_content(dest, committed_course(course, Path(tmp) / "course"))
+    stripped = strip_notebooks(content)
+    if stripped:
+        log(f"outputs stripped from {', '.join(stripped)}")
+    return content
 
 
 # ---------------------------------------------------------------- pyodide from npm
@@ -507,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.content is None:
                 if not (args.course / "code").is_dir():
                     raise BuildError(f"not a course folder (no code/): {args.course}")
-                content = stage_content(Path(tmp) / "content", args.course.resolve())
+                content = stage_course(args.course.resolve(), Path(tmp) / "content")
             elif not args.content.is_dir():
                 raise BuildError(f"content folder not found: {args.content}")
             else:

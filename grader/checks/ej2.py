@@ -1,7 +1,7 @@
 """Exercise 2 (`notes_archive`): the scenarios its public and hidden tests share.
 
 The positive scenario decides whether anything of the exercise counts: two notes titled
-"Informe TPS" in two roots (Notes and Otros), the user picks the one in Otros, accepts and
+"Informe TPS" in two roots (Notas and Otros), the user picks the one in Otros, accepts and
 confirms; that note, and only it, must end up intact in Otros/.archive/, and the form must have
 come before any note changed on disk. It is played once per submission and revision (its facts
 are an `ArchiveFacts` in the submission state) and every other exercise-2 test requires it, so a
@@ -9,6 +9,12 @@ tool that asks and never acts, or acts without asking, scores nothing: the tests
 NOT happen (decline, cancel, `confirm: false`, a bad answer...) only count once the tool is
 seen doing what it should. When it is not shown, the positive test says why, once; the others
 say only that they need it (grading.NEEDS).
+
+A tool that behaved once and then never acted again would pass every test of what must not
+happen; so each of them (`must_not=True`) ends on its own server with the legitimate action
+(`still_archives`: the user picks a note, accepts and confirms; it must land in its root's
+.archive/), without which it scores 0. Every test starts its own server: nothing a tool keeps
+in memory outlives its test.
 
 One cause, one test: what the form looks like is graded once (the positive scenario's form),
 folders made before the answer once, a refusal once per kind; other tests observe their own
@@ -22,7 +28,10 @@ outside the roots (a note offered from outside, a note whose root stopped being 
 whose folder was swapped for a link, while the form was open) are `severe=True`.
 
 Titles here are exact ("Informe TPS"); one public test checks that titles match ignoring case
-and surrounding spaces, as the statement says.
+and surrounding spaces, as the statement says, and only whole titles.
+
+What changed on disk is told apart by content: a note that did not move is not "another note
+that changed", and the chosen note in the wrong place is said as that (`changes_besides`).
 """
 
 import json
@@ -46,13 +55,13 @@ SEVERE_ROOTS = "no tocar ni enseñar nada de fuera de las roots"
 
 
 def notes(lab, *extra):
-    return lab.folders(("Notes", "informe-a.md", "n-inf-a", TITLE),
+    return lab.folders(("Notas", "informe-a.md", "n-inf-a", TITLE),
                        ("Otros", "informe-b.md", "n-inf-b", TITLE),
-                       ("Notes", "compra.md", ONE_ID, ONE_TITLE),
-                       ("Notes-evil", "secreto.md", "n-secreto", "Plan secreto"), *extra)
+                       ("Notas", "compra.md", ONE_ID, ONE_TITLE),
+                       ("Notas-privadas", "secreto.md", "n-secreto", "Plan secreto"), *extra)
 
 
-def roots(tree, folders=("Notes", "Otros")):
+def roots(tree, folders=("Notas", "Otros")):
     return [tree.uri(folder) for folder in folders]
 
 
@@ -100,6 +109,80 @@ def new_folders(before, after):
     return ", ".join(f"{folder}/" for folder in sorted(set(after) - set(before)))
 
 
+def changes_besides(before, after, path):
+    """What changed on disk to notes other than the one at `path` in `before` (Spanish, ''
+    when nothing): that note is left out wherever it is now (its content tells it), so a note
+    that did not move, or went to the wrong place, is never said to be another note."""
+    content = before[path][0]
+    return describe_changes({k: v for k, v in before.items() if v[0] != content},
+                            {k: v for k, v in after.items() if v[0] != content})
+
+
+def moved_from(before, after, path):
+    """What happened to the note at `path` (Spanish, '' when it is still there, intact): where
+    its content went, or that it is gone."""
+    if after.get(path) == before[path]:
+        return ""
+    went = next((k for k, v in sorted(after.items()) if v[0] == before[path][0]), "")
+    return f"{path} pasó a {went}" if went and went != path else \
+        f"{path} cambió" if went else f"{path} desapareció"
+
+
+def archived_path(path):
+    """Where a note at `path` ("Otros/2023/x.md") lands: the .archive/ of its root."""
+    root, _, rest = path.partition("/")
+    return f"{root}/.archive/{rest.rpartition('/')[2]}"
+
+
+def share(run, tree, folders):
+    """The user now shares `folders` of `tree` (between two calls): at 2025-11-25 the client
+    says its roots changed and the server asks them again; at 2026-07-28 each request asks."""
+    if run.revision == "2026-07-28":
+        run.client.roots = roots(tree, folders)
+    else:
+        run.set_roots(roots(tree, folders))
+
+
+LEGIT = ((CHOSEN, TITLE), ("n-inf-a", TITLE), (ONE_ID, ONE_TITLE))  # still_archives' choices
+
+
+def still_archives(grade, run, tree, *choices):
+    """The legitimate action that ends a must-not test (grading.Grade.still_works): on the same
+    server the user picks a note, accepts and confirms, and it must land, intact, in its root's
+    .archive/. The note is the first of `choices` ((note id, title) pairs; by default `LEGIT`)
+    still in its place with its archive name free: what a mistake of the test's own moved is
+    that test's to report, never a reason for this action to fail."""
+    before = tree.snapshot()
+    free = [(note, title) for note, title in choices or LEGIT
+            if tree.ids[note] in before and archived_path(tree.ids[note]) not in before]
+    if not free:
+        return grade.still_works(False, "después, en el mismo servidor, ya no quedaba ninguna "
+                                 "nota con la que comprobar que archivar sigue funcionando")
+    note, title = free[0]
+    path = tree.ids[note]
+    target = archived_path(path)
+    run.answer_with(accept(note))
+    call = run.call(TOOL, {"title": title})
+    after = tree.snapshot()
+    moved = path not in after and after.get(target, (None,))[0] == before[path][0]
+    if moved and not call.forms():  # nobody chose it: that is no legitimate archive
+        grade.check(False, "después, en el mismo servidor, " + (
+            "" if grade.hidden else f"{called(title)} ") + "archivó una nota sin preguntar",
+            severe=grade.severe is not None)
+        moved = False
+    if grade.hidden:  # nothing of this test's notes, titles or folders
+        return grade.still_works(moved, "después, en el mismo servidor, archivar una nota "
+                                 "elegida con accept y confirm verdadero " +
+                                 ("funcionó" if moved else "no la llevó a la .archive de su "
+                                  "root"))
+    said = f"después, en el mismo servidor, {called(title)}: el usuario eligió {note} con " \
+           "accept y confirm verdadero"
+    return grade.still_works(moved, f"{said} y la nota pasó a {target}" if moved else
+                             f"{said}, y la nota no llegó a {target} (respondió: "
+                             f"{short(call.text(), 160)}; en disco: "
+                             f"{describe_changes(before, after) or 'nada cambió'})")
+
+
 # -- the positive scenario ------------------------------------------------------------------------
 def positive(lab, revision):
     """The positive scenario's facts in `revision` (played once per submission). Raises what
@@ -129,7 +212,7 @@ def play_positive(lab, revision):
                 seen["broken"] = exc
         return accept(CHOSEN)
 
-    run = lab.shared_server(revision, roots=roots(tree), answers=[user])
+    run = lab.server(revision, roots=roots(tree), answers=[user])
     call = run.call(TOOL, {"title": TITLE})
     if "broken" in seen:
         raise seen["broken"]
@@ -147,9 +230,7 @@ def play_positive(lab, revision):
     facts.moved = CHOSEN_FILE not in after and after.get(CHOSEN_TARGET, ("",))[0] == content
     facts.landed = next((path for path, (digest, _) in sorted(after.items())
                          if digest == content), "")
-    expected = {k: v for k, v in before.items() if k != CHOSEN_FILE}
-    rest = {k: v for k, v in after.items() if k != CHOSEN_TARGET}
-    facts.other_changes = describe_changes(expected, rest)
+    facts.other_changes = changes_besides(before, after, CHOSEN_FILE)
     facts.changes = describe_changes(before, after)
     facts.listed = listed_ids(run)
     facts.tool = run.tools().get(TOOL)
@@ -198,11 +279,11 @@ def require_positive(lab, grade, revision):
     return facts
 
 
-def start(lab, grade, revision, tree, *answers, folders=("Notes", "Otros")):
-    """The shared server pointed at `tree` (its `folders` are the roots), once the positive
-    scenario is shown."""
+def start(lab, grade, revision, tree, *answers, folders=("Notas", "Otros")):
+    """This test's server on `tree` (its `folders` are the roots), once the positive scenario
+    is shown; its scripted user plays `answers` (then `still_archives` its own)."""
     require_positive(lab, grade, revision)
-    return lab.shared_server(revision, roots=roots(tree, folders), answers=answers)
+    return lab.server(revision, roots=roots(tree, folders), answers=answers)
 
 
 def asked(grade, call, title, tree=None, before=None, gate=None):

@@ -31,8 +31,8 @@ each is judged by its effect: after the step under test, is the user authorized 
 notes_backup makes the copy)?
 
 Decisions of the guard tables are memoised per submission: one server per 2025 handshake
-(stopped once it has answered), and one per SDK version for 2026-07-28, kept for the
-submission, where every case of that version rides on it as a stateless request.
+(stopped once it has answered), and one per SDK version for 2026-07-28 in each test (`lab.reuse`),
+where every case of that version rides on it as a stateless request.
 """
 
 import html
@@ -86,12 +86,9 @@ def decide(lab, sdk, protocol, caps):
 
 
 def observe(lab, sdk, protocol, caps):
-    servers = lab.state.url_servers  # SDK version -> its 2026-07-28 server, kept
     if protocol == "2026-07-28":
-        run = servers.get(sdk)
-        if run is None:
-            run = servers[sdk] = lab.server(protocol, roots=None, sdk=sdk,
-                                            elicitation=CAPS[caps], keep=True)
+        run = lab.reuse(("guard", sdk), lambda: lab.server(protocol, roots=None, sdk=sdk,
+                                                            elicitation=CAPS[caps]))
         run.client.capabilities = {} if CAPS[caps] is False else {"elicitation": CAPS[caps]}
         call = run.call("notes_setup", timeout=10.0)
     else:  # one handshake, one case: the server is stopped as soon as it answered
@@ -146,7 +143,6 @@ def table(lab, grade, cases, hidden=False):
 
 # == the flow ===================================================================================
 TOOL = "notes_backup"
-USER, OTHER = "ana-ej3", "beto-ej3"     # who uses the server (--user), the second user
 NOTES = (("Notas", "acta.md", "n-acta", "Acta"), ("Notas", "borrador.md", "n-borrador", "Borrador"),
          ("Notas/sub", "cuentas.md", "n-cuentas", "Cuentas"))
 FULL = {"form": {}, "url": {}}
@@ -278,16 +274,15 @@ class Browser:
         self.visits.append(Visit(url=url) if plan is None else browse(self.fetch, url, *plan))
 
 
-def flow_server(lab, revision, *, answers=(), elicitation=None, sdk="2.3.0", keep=False,
-                second=False, second_answers=(), url_ttl=None):
+def flow_server(lab, revision, *, answers=(), elicitation=None, sdk="2.3.0", second=False,
+                second_answers=()):
     """A server for the flow: the learner's solution, three notes in the root Notas, its pages on
     the rpc channel, its frames watched; `second`: a second user's session (`run.peer`)."""
     lab.require_tool(TOOL)
     tree = lab.folders(*NOTES)
     return lab.server(revision, roots=[tree.uri("Notas")], sdk=sdk, answers=answers,
-                      elicitation=FULL if elicitation is None else elicitation, keep=keep,
-                      pages=True, url_ttl=url_ttl, user=USER,
-                      second_user=OTHER if second else None, second_answers=second_answers)
+                      elicitation=FULL if elicitation is None else elicitation, watch=True,
+                      second=second, second_answers=second_answers)
 
 
 def ask(run):
@@ -330,7 +325,7 @@ def positive(lab, revision):
 
 
 def play_positive(lab, revision):
-    run = flow_server(lab, revision, answers=[ACCEPT], keep=True)
+    run = flow_server(lab, revision, answers=[ACCEPT])
     run.user.browser = browser = Browser(run.fetch, ("allow", None))
     facts = AuthFacts(expected_notes=len(NOTES))
     first = ask(run)

@@ -20,13 +20,20 @@ file is really outside; only `handle.current_path()` compared by components with
 
 Severity: a handle left alive whose note is outside the new roots is access outside the roots,
 the exercise's serious mistake (`severe=True`: at most half of the exercise). A handle revoked
-while still inside fails closed: it costs its test, nothing more.
+while still inside fails closed: it costs its test, nothing more. Every scenario test ends with
+the legitimate action on its server (`still_reads`: the handles whose note stayed inside still
+read it; where none stays, a new one opened after the roots are shared again survives the next
+change), without which it scores 0: a reaction that was exact once and then revoked everything
+gets nothing from the handles it killed.
 
-Feedback names each handle's note and folder («n-t2, en Trabajo/sub/») and says what happened to
-it, quoting the server's own message when a handle died (for instance «la reacción al cambio de
-roots falló» when the learner's reaction raised and the server revoked everything). Hidden
-scenarios say only how many handles went wrong, and how.
+Feedback names each handle's note by its file, where it was opened («la nota
+Trabajo/sub/t2.md»), and says what happened to it, quoting the server's own message when a
+handle died (for instance «la reacción al cambio de roots falló» when the learner's reaction
+raised and the server revoked everything). Hidden scenarios say only how many handles went
+wrong, and how.
 """
+
+from dataclasses import dataclass
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
@@ -65,8 +72,9 @@ def play(lab, notes, before, steps, survivors, layout=None):
     """notes: [(folder, file, id)]; `before`: the first roots; `steps`: the roots it changes to,
     in order; `survivors`: the notes whose handles must still work; `layout(tree)`, when given,
     changes the folders once the handles are open and before the roots change, and returns
-    {note id: the folder its file is in now}. Returns ([HandleFacts], what changed on disk
-    meanwhile). A root given as "A->B" is a link A to the folder B (B may be "C/D")."""
+    {note id: the folder its file is in now}. Returns the `Scenario` (its [HandleFacts], what
+    changed on disk meanwhile, and its server). A root given as "A->B" is a link A to the
+    folder B (B may be "C/D")."""
     links = [step for step in before if "->" in step]
     tree = lab.folders(*[(folder, file, note, f"Nota {note}") for folder, file, note in notes])
     for link in links:
@@ -86,24 +94,61 @@ def play(lab, notes, before, steps, survivors, layout=None):
     for roots in steps:
         run.set_roots(uris(roots))
     facts = []
-    for folder, _, note in notes:
+    for folder, file, note in notes:
         alive, text = read(run, handles[note], note)
         facts.append(HandleFacts(note, folder, note in survivors, alive, text,
-                                 now=moved.get(note, "")))
-    return facts, describe_changes(snapshot, tree.snapshot()) if snapshot is not None else ""
+                                 now=moved.get(note, ""), file=file))
+    changes = describe_changes(snapshot, tree.snapshot()) if snapshot is not None else ""
+    return Scenario(facts, changes, run, uris, notes)
+
+
+@dataclass
+class Scenario:
+    """A scenario played: what each handle read after the change (`handles`), what changed on
+    disk meanwhile, and its server, roots and notes (what `still_reads` goes on with)."""
+    handles: list
+    changes: str
+    run: object
+    uris: object   # folders -> their URIs in this scenario's tree
+    notes: list    # [(folder, file, id)]
+
+
+def still_reads(grade, played, reshare=None):
+    """The legitimate action that ends an exercise-4 test, on the same server: the handles
+    whose note stayed inside the roots still read it. When none stayed, `reshare` (the roots
+    shared again, the first of them kept in the next change): a new handle on a note of that
+    first root survives a change that removes the others."""
+    inside = [f for f in played.handles if f.should_live]
+    if inside or reshare is None:
+        works = all(f.alive for f in inside)
+        return grade.still_works(works, "los handles que siguen dentro de las roots siguen "
+                                 "leyendo su nota" if works else "algún handle que seguía "
+                                 "dentro de las roots dejó de funcionar: una prueba de lo que "
+                                 "debe morir también pide que lo demás siga vivo")
+    folder, _, note = next(n for n in played.notes if n[0] == reshare[0])
+    played.run.set_roots(played.uris(reshare))
+    handle = open_handle(played.run, note)
+    played.run.set_roots(played.uris(reshare[:1]))
+    works, text = read(played.run, handle, note)
+    where = "una root" if grade.hidden else f"{folder}/"
+    return grade.still_works(works, f"al volver a compartir las roots, un handle nuevo en "
+                             f"{where} sigue leyendo su nota tras quitar las demás" if works
+                             else f"al volver a compartir las roots, un handle nuevo en {where} "
+                             "dejó de funcionar al quitar otra root" +
+                             ("" if grade.hidden else f" (notes_read respondió: «{text}»)"))
 
 
 def sentence(fact):
-    """What happened to one handle, in one Spanish sentence naming its note and folder."""
-    where = f"{fact.note}, en {fact.where}/" + (
+    """What happened to one handle, in one Spanish sentence naming its note by its file."""
+    where = f"la nota {fact.shown}" + (
         f" (con el handle abierto, su carpeta se movió: el archivo está ahora en {fact.now}/)"
         if fact.now else "")
     if fact.alive == fact.should_live:
         return f"{where}: {'sigue leyendo su nota' if fact.alive else 'su handle ya no funciona'}"
     if fact.should_live:
-        return (f"{where}, sigue dentro de las roots pero su handle dejó de funcionar "
+        return (f"{where} sigue dentro de las roots pero su handle dejó de funcionar "
                 f"(notes_read respondió: «{fact.text}»)")
-    return (f"{where}, quedó fuera de las roots pero su handle siguió leyendo la nota en la "
+    return (f"{where} quedó fuera de las roots pero su handle siguió leyendo la nota en la "
             "primera llamada tras el cambio")
 
 
@@ -125,11 +170,11 @@ def summary(facts, change):
         return f"{change}, dejaron de funcionar todos los handles, también los de dentro{cause}"
     parts = []
     if died:
-        parts.append("murieron handles que debían seguir vivos ("
-                     + ", ".join(f"{f.note} en {f.where}/" for f in died) + ")")
+        parts.append("murieron handles que debían seguir vivos (los de "
+                     + ", ".join(f.shown for f in died) + ")")
     if lived:
-        parts.append("siguieron vivos handles que debían morir ("
-                     + ", ".join(f"{f.note} en {f.where}/" for f in lived) + ")")
+        parts.append("siguieron vivos handles que debían morir (los de "
+                     + ", ".join(f.shown for f in lived) + ")")
     return f"{change}, " + " y ".join(parts)
 
 
@@ -175,9 +220,8 @@ def main_scenario(lab):
 
 
 def play_main(lab):
-    handles, changes = play(lab, MAIN_NOTES, ["Trabajo", "Personal"], [["Trabajo"]],
-                            {"n-t1", "n-t2"})
-    return RemovalFacts(handles, changes)
+    played = play(lab, MAIN_NOTES, ["Trabajo", "Personal"], [["Trabajo"]], {"n-t1", "n-t2"})
+    return RemovalFacts(played.handles, played.changes)
 
 
 def require_main(lab, grade):

@@ -19,6 +19,13 @@ reported once, in that test, and every test that needs it says only that it need
 (a hidden test shows nothing else anyway). `Broken` means the server crashed, hung or sent
 garbage: the test scores 0 with status "error".
 
+A test of what must NOT happen (`@graded(..., must_not=True)`: nothing archived after a
+decline, a handle dead outside the roots...) could be passed by a server that stopped doing
+anything after the first test. So such a test ends with the legitimate action, on the same
+server, in the same test, and records it with `grade.still_works(ok, text)`: unless it
+succeeded the test scores 0, whatever its checks said (a serious mistake seen before still
+counts). A must-not test that ends without `still_works` is a grader bug (an internal error).
+
 Feedback is plain Spanish: values a learner's server sent are written out in words by `short`
 (never as Python or JSON literals such as None, null, True or a dict's repr).
 
@@ -72,13 +79,30 @@ class Broken(Exception):
     """The server crashed, hung or broke the protocol: zero for this test, status error."""
 
 
+class MissingFinal(Exception):
+    """A must-not test ended without its legitimate action (`Grade.still_works`): a grader bug."""
+
+
+class TooSlow(Exception):
+    """The grading machine was too slow for a lifetime the test relies on (a legitimate flow
+    outlived it on the grader's side): not the learner's doing, so an internal error (exit 3,
+    grade again on a quieter machine), never a lost point."""
+
+
+STILL_WORKS = ("una prueba de lo que no debe pasar solo cuenta si después, en el mismo servidor, "
+               "lo que sí debe pasar sigue funcionando")
+
+
 class Grade:
-    def __init__(self, hidden=False, severe=None):
+    def __init__(self, hidden=False, severe=None, must_not=False):
         self.hidden = hidden
         self.severe = severe  # the test's essential behaviour (see `essentials`), or None
+        self.must_not = must_not  # a test of what must not happen: it ends with `still_works`
         self.checks = []      # (passed, text)
         self.notes = []       # context lines shown before the checks
         self.violations = []  # texts of the failed checks marked severe
+        self.finals = []      # (passed, text): the legitimate action that ends the test (once
+        #                       per server when a must-not test uses several, in order)
 
     def note(self, text):
         self.notes.append(text)
@@ -103,6 +127,16 @@ class Grade:
     def require(self, passed, text, gate=None):
         if not passed:
             raise Abort(text, gate)
+
+    def still_works(self, passed, text):
+        """The legitimate action that ends a must-not test, on the same server (a test with
+        several servers ends each with one): it must have succeeded, or the test scores 0.
+        `text` says what was done and what happened (in a hidden test, without its inputs).
+        Returns whether it succeeded."""
+        if not self.must_not:
+            raise ValueError("still_works ends a test declared @graded(..., must_not=True)")
+        self.finals.append((bool(passed), text))
+        return bool(passed)
 
     def fraction(self):
         if not self.checks:
@@ -175,17 +209,18 @@ def plain(value, limit=300):
     return "".join(out)
 
 
-def graded(exercise, points, title, hidden=False, revisions=None, severe=None):
+def graded(exercise, points, title, hidden=False, revisions=None, severe=None, must_not=False):
     """Declare a graded test. `severe`: a Spanish phrase naming the essential behaviour some of
     its checks guard (`Grade.check(..., severe=True)`), e.g. "no archivar nada si el usuario
-    rechaza"; see `essentials`."""
+    rechaza"; see `essentials`. `must_not`: it tests what must not happen, so it ends with the
+    legitimate action on the same server (`Grade.still_works`), without which it scores 0."""
     def mark(function):
         waits = inspect.isgeneratorfunction(function)
         test = started_then_kept(function) if waits else function
         test.grading = {"exercise": exercise, "points": points, "title": title,
                         "hidden": bool(hidden),
                         "revisions": tuple(revisions) if revisions else None,
-                        "severe": severe, "waits": waits}
+                        "severe": severe, "must_not": bool(must_not), "waits": waits}
         return test
     return mark
 
@@ -215,16 +250,23 @@ def spec_for(function, module_file, revision=None):
 
 
 def new_grade(spec):
-    return Grade(hidden=spec["hidden"], severe=spec.get("severe"))
+    return Grade(hidden=spec["hidden"], severe=spec.get("severe"),
+                 must_not=spec.get("must_not", False))
 
 
 def score(state, spec, grade, exc):
     """The result of one test from its Grade and what it raised (None: it returned)."""
     points, hidden = spec["points"], spec["hidden"]
     lines = grade.lines()
+    if exc is None and grade.must_not and not grade.finals:
+        exc = MissingFinal(f"{spec['id']} is a must-not test and ended without still_works")
     if exc is None:
         value = round(points * grade.fraction(), 2)
         status = "passed" if grade.checks and grade.fraction() == 1 else "failed"
+        lines = lines + [("✔ " if works else "✘ ") + text for works, text in grade.finals]
+        if not all(works for works, _ in grade.finals):
+            value, status = 0.0, "failed"
+            lines.append(f"✘ {STILL_WORKS}")
     elif isinstance(exc, Abort):
         value, status = 0.0, "failed"
         if hidden and exc.gate:

@@ -3,20 +3,35 @@
 A graded test gets a `lab` and a `grade` (grader/checks/grading.py). `lab.require_tool(name)`
 gates on what the server's `tools/list` answered; `lab.folders(...)` lays out notes
 (grader/checks/notes_tree.py); `lab.server(revision, ...)` starts a server with the learner's
-solution and connects the grader's client (grader/checks/runs.py); `lab.shared_server(...)`
-reuses one per revision for the whole submission. `open_lab` and `close_lab` are the lifecycle
-both runners (the pytest plugin and grader/checks/direct.py) give each test. A test that waits
-on the clock hands its rest to `lab.wait_then`: its lab stays open until grader/checks/later.py
-finishes it.
+solution and connects the grader's client (grader/checks/runs.py). `open_lab` and `close_lab`
+are the lifecycle both runners (the pytest plugin and grader/checks/direct.py) give each test.
+A test that waits on the clock hands its rest to `lab.wait_then`: its lab stays open until
+grader/checks/later.py finishes it.
 
-Deliberate simplifications: one lab per test; a shared server that died is replaced, not
-repaired.
+No memory between tests (grader/README.md, *No memory between tests*): nothing of a test is
+there for the next one. No server outlives its test; each test's servers run as the test's own
+identity (with private uids, a fresh uid: `host.identity()`), whose every process ends with the
+test (`host.release`); its note folders are its own (a random name, that identity's, 0700) and
+are removed with it; HOME and TMPDIR are read-only in the sandbox.
+
+The grader's settings are not the learner's to see: every server of a submission starts with
+the same command line and environment (`common_settings`: the same lifetimes `URL_TTL` and
+`STATE_TTL`, the same setup page channel and wait, the same two user names, new in each run:
+`state.names`). What a test varies (the simulated SDK version; the requestState sealer, key and
+subject of the reto) reaches only the server's options (`private`), never its command line,
+environment or files: the learner's code sees it only where the lesson's API shows it
+(`ctx.sdk_version`, `binding.key`, `ctx.user`). A lifetime the learner must honour (`ctx.url_ttl`,
+`binding.ttl`) cannot be hidden from it, so it is the same everywhere; a legitimate flow that
+outlived it on the grader's side (a machine far too slow) is the grader's fault, not the
+learner's (`require_in_time`).
+
+Deliberate simplifications: one lab per test; a server that died is not restarted.
 """
 
 import collections
 import time
 
-from grader.checks.grading import Abort, Broken
+from grader.checks.grading import Abort, Broken, TooSlow
 from grader.checks.notes_tree import Tree
 from grader.checks.runs import InProcessRun, ServerRun, scripted_user
 from grader.errors import HostError
@@ -28,9 +43,40 @@ from grader.state import OUT_OF_TIME
 Waiting = collections.namedtuple("Waiting", "key spec lab grade steps deadline sweeps steps_of "
                                             "arguments")
 
-STATE_OPTIONS = {  # lab.server(state=...) -> (`main.py serve` option, server.Config field)
-    "sealer": ("--state-sealer", "state_sealer"), "key": ("--state-key", "state_key"),
-    "subject": ("--subject", "subject"), "ttl": ("--state-ttl", "state_ttl")}
+URL_TTL = 4.0      # seconds a URL elicitation lives, in every server (--url-ttl, ctx.url_ttl)
+STATE_TTL = 3.0    # seconds a 2026-07-28 requestState lives, in every server (binding.ttl)
+SETUP_WAIT = 30.0  # seconds a call may wait for the setup page, in every server
+DEFAULT_SDK = "2.3.0"
+# server.Config field -> its `main.py serve` option (a process gets its settings as options)
+OPTIONS = {"sdk_version": "--sdk-version", "setup_wait": "--setup-wait",
+           "setup_page": "--setup-page", "url_ttl": "--url-ttl", "state_ttl": "--state-ttl",
+           "subject": "--subject", "second_user": "--second-user",
+           "state_sealer": "--state-sealer", "state_key": "--state-key"}
+STATE_OPTIONS = {"sealer": "state_sealer", "key": "state_key", "subject": "subject"}
+UNSET = object()
+
+
+def common_settings(state):
+    """The settings every server of this submission starts with (server.Config fields)."""
+    return {"setup_wait": SETUP_WAIT, "setup_page": "rpc", "url_ttl": URL_TTL,
+            "state_ttl": STATE_TTL, "subject": state.names.user,
+            "second_user": state.names.other, "state_sealer": "server"}
+
+
+def as_options(settings):
+    """`serve` options for server.Config `settings`."""
+    options = []
+    for field, value in settings.items():
+        options += [OPTIONS[field], str(value)]
+    return options
+
+
+def require_in_time(since, lifetime):
+    """A legitimate flow failed: if `lifetime` seconds had passed since it started (`since`,
+    time.monotonic()), the grading machine was too slow for it and that is not the learner's
+    doing: TooSlow (an internal error, grade again), never a lost point."""
+    if time.monotonic() - since >= lifetime:
+        raise TooSlow(f"a legitimate flow took over {lifetime:g} s on the grader's side")
 
 
 class Lab:
@@ -42,6 +88,19 @@ class Lab:
         self.runs = []
         self.trees = []
         self.waiting = False  # kept open for the rest of its test (grader/checks/later.py)
+        self._identity = UNSET  # who its servers run as (taken from the host when first needed)
+        self._reused = {}       # key -> a server this test uses for several cases (`reuse`)
+
+    @property
+    def identity(self):
+        """Who this test's servers run as, and whose its folders are: the host's `identity()`
+        (a fresh uid with private uids, else None), taken once."""
+        if self._identity is UNSET:
+            try:
+                self._identity = self.state.host.identity()
+            except HostError as exc:
+                raise Broken(f"el entorno no pudo preparar esta prueba ({exc})") from None
+        return self._identity
 
     def require_solution(self):
         if self.state.broken:
@@ -58,71 +117,60 @@ class Lab:
     def folders(self, *notes):
         """A fresh folder tree; each note is (folder, filename, id, title)."""
         self.require_solution()
-        tree = Tree(self, f"t{self.index}-{len(self.trees) + 1}")
+        tree = Tree(self)
         self.trees.append(tree)
         for entry in notes:
             tree.add(*entry)
         return tree
 
-    def shared_server(self, revision, *, roots, answers=()):
-        """A server kept for the whole submission (one per revision) and re-pointed at this
-        test's folders: 2025-11-25 through roots/list_changed, 2026-07-28 per request. A
-        server that died or misbehaved is replaced, so one test's crash costs only itself."""
-        run = self.state.shared.get(revision)
-        if run is not None and not run.alive():
-            run.close()
-            run = None
-        if run is None:
-            run = self.state.shared[revision] = self.server(revision, roots=roots,
-                                                            answers=answers, keep=True)
-            return run
-        run.lab = self
-        run.user = run.client.user = scripted_user(answers)
-        if revision == "2026-07-28":
-            run.client.roots = list(roots)
-        else:
-            run.set_roots(list(roots))
-        return run
-
-    def server(self, revision, *, roots=(), sdk="2.3.0", setup_wait=30.0, elicitation=None,
-               answers=(), protocol=None, connect=True, keep=False, state=None, pages=False,
-               url_ttl=None, user=None, second_user=None, second_answers=()):
+    def server(self, revision, *, roots=(), sdk=DEFAULT_SDK, elicitation=None, answers=(),
+               protocol=None, connect=True, state=None, watch=False, second=False,
+               second_answers=()):
         """A server with the learner's solution, and the grader's client connected to it.
 
-        `state`: its requestState options (`sealer`: "server", the default, so that no exercise
-        depends on the optional challenge's file, or "solution"; `key`: a fleet's shared key in
-        hex; `subject`; `ttl` in seconds). `pages`: its pages are reachable through the private
-        rpc channel (`run.fetch`, the user's browser; `--setup-page rpc`) and every frame it
-        sends is scanned for the provider's credentials (`run.leaks`). `user` names who uses it
-        (`--user`); `second_user` adds a second session of that other user (`run.peer`, with its
-        own scripted user playing `second_answers`; `--second-user`). `url_ttl`: `--url-ttl`."""
+        Every server starts with the submission's common settings (`common_settings`); `sdk`
+        (the simulated SDK version) and `state` (the reto's requestState options: `sealer`,
+        "server" unless given, `key`, a fleet's shared key in hex, and `subject`) are this
+        test's inputs and reach only the server's options. Its pages are reached through the
+        private rpc channel (`run.fetch`, the user's browser). `watch`: every frame it sends to
+        a client is scanned for the provider's credentials (`run.leaks`). `second`: a second
+        session, of the other user (`state.names.other`), on the same server (`run.peer`, with
+        its own scripted user playing `second_answers`)."""
         self.require_solution()
         host = self.state.host
         scripted = scripted_user(answers)
-        second = scripted_user(second_answers) if second_user else None
+        other = scripted_user(second_answers) if second else None
         roots = list(roots) if roots is not None else None
-        state = {"sealer": "server", **(state or {})}
-        options = {"pages": pages, "url_ttl": url_ttl, "user": user, "second_user": second_user}
+        private = {"sdk_version": sdk,
+                   **{STATE_OPTIONS[option]: value for option, value in (state or {}).items()}}
         if host.processes:
-            argv = ["serve", "--solution", host.inner("solution"), "--sdk-version", sdk,
-                    "--setup-wait", str(setup_wait)] + server_flags(**options)
-            for option, value in state.items():
-                argv += [STATE_OPTIONS[option][0], str(value)]
-            run = ServerRun(self, revision, argv, roots, elicitation, scripted,
-                            protocol=protocol, watch=pages, second=second)
+            if self.state.argv is None:
+                self.state.argv = ["serve", "--solution", host.inner("solution"),
+                                   *as_options(common_settings(self.state))]
+            run = ServerRun(self, revision, self.state.argv, as_options(private), roots,
+                            elicitation, scripted, protocol=protocol, watch=watch, second=other)
         else:
-            config = {STATE_OPTIONS[option][1]: value for option, value in state.items()}
             try:
-                server = host.new_server(sdk, setup_wait, config, **options)
+                server = host.new_server({**common_settings(self.state), **private,
+                                          "sdk_version": sdk or None})
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
             run = InProcessRun(self, revision, server, roots, elicitation, scripted,
-                               protocol=protocol, watch=pages, second=second)
-        (self.state.kept if keep else self.runs).append(run)
+                               protocol=protocol, watch=watch, second=other)
+        self.runs.append(run)
         if connect:
             run.connect()
             if run.peer is not None:
                 run.peer.connect()
+        return run
+
+    def reuse(self, key, make):
+        """The server this test started for `key` with `make()` (a zero-argument callable),
+        started now if there is none yet or it died: several cases of one test on one server,
+        never beyond the test."""
+        run = self._reused.get(key)
+        if run is None or not run.alive():
+            run = self._reused[key] = make()
         return run
 
     def wait_then(self, seconds, steps, grade, steps_of, arguments):
@@ -146,27 +194,26 @@ class Lab:
             pass
 
     def close(self):
+        """Stop its servers, end every process of its identity, remove its folders."""
         for run in self.runs:
             try:
                 run.close()
             except Exception:
                 pass
         self.runs = []
+        host = self.state.host
+        if self._identity is not UNSET:
+            try:
+                host.release(self._identity)
+            except Exception:  # what it could not end, the sweep after this test ends
+                self.state.dirty = True
         for tree in self.trees:
             tree.close()
+            try:
+                host.data.remove(tree.name)
+            except Exception:
+                self.state.dirty = True
         self.trees = []
-
-
-def server_flags(pages=False, url_ttl=None, user=None, second_user=None):
-    """`serve` options for what `Lab.server` was asked (see main.py --help)."""
-    flags = ["--setup-page", "rpc"] if pages else []
-    if url_ttl is not None:
-        flags += ["--url-ttl", str(url_ttl)]
-    if user:
-        flags += ["--user", user]
-    if second_user:
-        flags += ["--second-user", second_user]
-    return flags
 
 
 def open_lab(state, spec, key=None):

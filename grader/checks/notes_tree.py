@@ -8,9 +8,16 @@ while a server runs (a folder moved or swapped for a link with a form or a handl
 through the host's data folder (in the sandbox, grader.boundary: descriptors, no links, no
 FIFOs, caps); a planted link or special file is a `Broken` test and a finding in the report.
 
+A tree is its test's alone: its folder has a random name (nothing in a root's path says which
+test is running), belongs to the test's identity (with private uids, no other test's server
+gets in: 0700) and is removed when the test ends (`Lab.close`), so nothing written in it is
+there for a later test. Reports name what is inside it relative to it ("Notas/a.md").
+
 Deliberate simplifications: notes are written in the lesson's own format (store.render); a
 snapshot compares contents by hash and inode, not timestamps.
 """
+
+import secrets
 
 import store
 from grader.checks.grading import Broken
@@ -23,13 +30,15 @@ class Tree:
     by it, both only through the host's data folder (in the sandbox, grader.boundary: see there
     why nothing can redirect them)."""
 
-    def __init__(self, lab, name):
+    def __init__(self, lab):
         self.lab = lab
         host = lab.state.host
-        self.inner = f"{host.inner('data')}/{name}"
+        self.name = secrets.token_hex(8)
+        self.inner = f"{host.inner('data')}/{self.name}"
         self.folders = {}
         self._retired = []  # folders moved away (closed with the tree)
-        self.folders[""] = self._guarded(lambda: host.data.make_dir(name))
+        self.folders[""] = self._guarded(lambda: host.data.make_dir(
+            self.name, owner=lab.identity, private=True, label=""))
         self.ids = {}  # note id -> relative path
 
     def _guarded(self, action):

@@ -365,9 +365,9 @@ def still_works(lab, grade, facts, *servers):
 
 
 def ended(grade, worked, text):
-    """A must-not test's legitimate action, recorded: unless it worked, the test scores 0.
-    (When the grading framework's `Grade.still_works` lands, this is where it is called.)"""
-    grade.require(worked, text)
+    """A must-not test's legitimate action, recorded (`Grade.still_works`): unless it worked,
+    the test scores 0."""
+    grade.still_works(worked, text)
 
 
 # -- the positive scenario ----------------------------------------------------------------------

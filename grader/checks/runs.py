@@ -114,7 +114,7 @@ class CallTrace:
 class ProcessRun:
     """A server process (sandbox or portable host) and the grader's client on its pipes."""
 
-    def __init__(self, lab, revision, argv, roots, elicitation, user, protocol=None,
+    def __init__(self, lab, revision, argv, private, roots, elicitation, user, protocol=None,
                  watch=False, second=None):
         self.lab, self.revision = lab, revision
         self.state = lab.state
@@ -134,7 +134,7 @@ class ProcessRun:
         self.dead = False
         self.closed = False
         try:
-            self.process = self.state.host.spawn(argv)
+            self.process = self.state.host.spawn(argv, private, identity=lab.identity)
         except HostError as exc:
             if self.state.expired:
                 raise Broken(OUT_OF_TIME) from None
@@ -394,6 +394,10 @@ class RunMixin:
 
     def mark(self, name):
         self.frames.append(("mark", name))
+
+    def answer_with(self, *answers):
+        """From now on the scripted user plays these answers (a test's next call)."""
+        self.user = self.client.user = scripted_user(answers)
 
     def _budget(self, wanted):
         """`wanted` seconds, or what is left of the budget if that is less."""

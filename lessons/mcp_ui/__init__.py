@@ -21,7 +21,8 @@ answers), lab.py and lab_client.py (the lab, its server and client), checks.py (
 checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
 review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
 tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
-diagnose.py (`ui.diagnostico()`: is this notebook set up?), weak_sealers.py and attacks.py
+diagnose.py (`ui.diagnostico()`: is this notebook set up?), interrupt.py (■ stops a waiting
+call at once), server_log.py (the server's log in Spanish), weak_sealers.py and attacks.py
 (notebook 6: deliberately broken requestState sealers, and the attacks that break them),
 prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
 first). env.py says where things

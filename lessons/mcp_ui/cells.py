@@ -110,18 +110,19 @@ def awaits(source: str) -> bool:
 
 def transform(lines: list[str]) -> list[str]:
     """IPython input transformer: a cell that awaits, or that comes while another still runs,
-    becomes `run(its source)`."""
+    becomes `run(its source, its number)`. The number is read here, before the cell runs:
+    IPython 9 counts the cell as run (execution_count + 1) before it executes it."""
     _route_streams()  # a kernel that replaced sys.stdout since gets the proxy back
     source = "".join(lines)
     if not _installed or not source.strip() or not (pending() or awaits(source)):
         return lines
-    return [f"{ENTRY}({source!r})\n"]
+    return [f"{ENTRY}({source!r}, {get_ipython().execution_count})\n"]
 
 
-def run(source: str) -> None:
-    """Start the cell as a task behind the unfinished ones; its panel goes in the cell now."""
+def run(source: str, number: int) -> None:
+    """Start the cell (its prompt's `number`) as a task behind the unfinished ones; its panel
+    goes in the cell now."""
     shell = get_ipython()
-    number = shell.execution_count
     panel = CellPanel(number)
     recent.append(panel)
     display(panel.box)

@@ -19,6 +19,9 @@ from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION
 
 from .env import scripted_mode
 
+START_AGAIN = ("Para volver a empezar con las notas del principio, ejecuta otra vez la celda de "
+               "ui.NotesLab() y la de lab.connect(...).")
+
 
 def check(ok: bool, good: str, bad: str) -> None:
     """Print ✓/✗. In unattended runs (LESSON_USER=scripted) a ✗ also fails the cell."""
@@ -34,15 +37,18 @@ def check_chosen_note_deleted(conn) -> None:
     gone = sorted(set(record.before) - set(record.after))
     added = sorted(set(record.after) - set(record.before))
     if not answers:
-        return check(False, "", "La llamada no mostró ningún formulario: ¿había varias notas "
-                     "con ese título?")
+        return check(False, "", "La llamada no mostró ningún formulario: ya no había varias "
+                     "notas con ese título (¿la ejecutaste más de una vez?). " + START_AGAIN)
     answer = answers[-1]
     content = answer.get("content") or {}
     chosen = content.get("note_id")
     if answer.get("action") != "accept" or not content.get("confirm"):
+        said = {"decline": "Rechazaste (decline)", "cancel": "Cancelaste (cancel)"}.get(
+            answer.get("action"), "Aceptaste sin marcar la confirmación")
         return check(not gone and not added,
-                     f"Respondiste {answer.get('action')} sin confirmar y no se borró nada. "
-                     "Vuelve a ejecutar la celda y acepta para ver el borrado.",
+                     f"{said} y no se borró nada. Para ver el borrado, vuelve a ejecutar la "
+                     "celda y acepta con la confirmación marcada (cada «sí» borra otra nota). "
+                     + START_AGAIN,
                      f"Se tocó el disco sin confirmación: {gone or added}")
     expected = [p for p, i in record.before.items() if i == chosen]
     return check(gone == expected and not added,

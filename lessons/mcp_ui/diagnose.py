@@ -41,6 +41,9 @@ from .text import esc
 PYTHON_MINIMUM = (3, 11, 5)  # tools/lab.py's (JupyterLab's HTML sanitiser needs it)
 WIDGET_PACKAGES = ("ipywidgets", "jupyterlab_widgets", "ipykernel")
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)", re.M)
+# A finding's status: a word too, since an emoji alone can render as an empty box
+MARKS = {True: "✅ bien", False: "❌ arréglalo", None: "ℹ️ información"}
+TEXT_MARKS = {True: "✓ bien", False: "✗ arréglalo", None: "· información"}
 
 
 @dataclass
@@ -57,13 +60,12 @@ class Diagnosis:
     probe: ClickProbe | None = None
 
     def to_text(self) -> str:
-        marks = {True: "✓", False: "✗", None: "·"}
-        return "\n".join(f"{marks[r.ok]} {r.what}: {r.found}" + (f" → {r.fix}" if r.fix else "")
-                         for r in self.rows)
+        return "\n".join(f"{TEXT_MARKS[r.ok]} {r.what}: {r.found}"
+                         + (f" → {r.fix}" if r.fix else "") for r in self.rows)
 
     def to_html(self) -> str:
-        marks = {True: "✅", False: "❌", None: "ℹ️"}
-        rows = "".join(f"<tr><td>{marks[r.ok]}</td><td><b>{esc(r.what)}</b></td>"
+        rows = "".join(f"<tr><td style='white-space:nowrap'>{MARKS[r.ok]}</td>"
+                       f"<td><b>{esc(r.what)}</b></td>"
                        f"<td style='text-align:left'>{esc(r.found)}</td>"
                        f"<td style='text-align:left'>{esc(r.fix)}</td></tr>" for r in self.rows)
         return ("<table style='font-size:92%'><tr><th></th><th>Qué</th><th>Encontrado</th>"
@@ -188,8 +190,8 @@ def selfcheck_finding(environ=os.environ) -> Finding:
         return Finding("Autoevaluación (ui.revisar)", False, "no está la carpeta grader/",
                        "usa la edición para estudiantes completa (incluye el corrector)")
     if in_browser():
-        return Finding("Autoevaluación (ui.revisar)", None, "en el propio navegador "
-                       "(inprocess): sin aislamiento ni límites",
+        return Finding("Autoevaluación (ui.revisar)", None, "en esta misma página del "
+                       "navegador, sin aislamiento ni límites",
                        "un bucle infinito en tu solución bloquea la pestaña; la nota la pone "
                        "el corrector oficial")
     import_grader()
@@ -200,12 +202,11 @@ def selfcheck_finding(environ=os.environ) -> Finding:
         return Finding("Autoevaluación (ui.revisar)", None, f"{forced} (GRADER_HOST)", "")
     if hosts.sandbox_possible():
         return Finding("Autoevaluación (ui.revisar)", True,
-                       "sandbox: el corrector aislado, como en la calificación",
-                       "si no puede arrancar (sin espacios de nombres), ui.revisar pasa solo "
-                       "al modo portátil y lo dice")
+                       "el corrector aislado, como en la calificación", "")
     return Finding("Autoevaluación (ui.revisar)", None,
-                   "modo portátil (portable): tu solución corre como un proceso normal, sin "
-                   "aislamiento", "es una autoevaluación; la nota la pone el corrector oficial")
+                   "modo local (sin aislamiento): tu solución corre como un programa normal "
+                   "de tu ordenador", "es una autoevaluación; la nota la pone el corrector "
+                   "oficial")
 
 
 class ClickProbe:
@@ -216,9 +217,10 @@ class ClickProbe:
         self.clicks = 0
         self.button = w.Button(description="Pulsa aquí para probar el clic",
                                button_style="primary", layout=w.Layout(width="auto"))
-        self.answer = w.HTML("<span style='color:#555'>⏳ Pulsa el botón: si no ves ✓ aquí "
-                             "en unos segundos, los clics no llegan al kernel (revisa "
-                             "ipywidgets y jupyterlab_widgets arriba).</span>")
+        self.answer = w.HTML("<span style='color:#555'>⏳ Esperando tu clic: pulsa el botón. "
+                             "Si en unos segundos no aparece aquí la confirmación, los clics no "
+                             "llegan al kernel (revisa ipywidgets y jupyterlab_widgets "
+                             "arriba).</span>")
         self.button.on_click(self.clicked)
         self.box = keep_selection(w.VBox([self.button, self.answer]))
         self.box.add_class("mcp-click-probe")

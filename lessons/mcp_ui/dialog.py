@@ -66,9 +66,11 @@ class Dialog:
         self.buttons[action].click()
 
 
-def answer_note(result: dict) -> str:
+def answer_note(result: dict, who: str = "Enviaste") -> str:
+    """What was sent, said in the dialog: «Enviaste Aceptar (accept): {...}» (`who` says
+    who sent it, e.g. a simulated user)."""
     action = result.get("action")
-    text = f"Enviaste <b>{ACTION_LABELS.get(action, action)}</b> (<code>{esc(action)}</code>)"
+    text = f"{who} <b>{ACTION_LABELS.get(action, action)}</b> (<code>{esc(action)}</code>)"
     if result.get("content"):
         text += f": <code>{esc(short_json(result['content']))}</code>"
     return f'<span style="color:#1e6b30">{text}</span>'

@@ -9,6 +9,9 @@ Output whose JavaScript (run once per page) does two things for every marked box
 - `mousedown`, `pointerdown` and `focusin` inside the box stop at the box: the widget handles
   them as usual, the notebook never sees them, so the active cell stays the one the learner
   had reached (after Shift+Enter, the cell below the call);
+- a press on something that cannot take the focus (an option's words, a label, the question's
+  text) moves the focus to the nearest thing that can: the widget's own cell. That focus
+  change, between the button going down in a box and going up, is kept from the notebook too;
 - after a click on anything but a text field, the keyboard goes back to that active cell
   (buttons are disabled once answered, and a disabled button drops the focus), so the next
   Shift+Enter runs the next cell.
@@ -26,8 +29,8 @@ import ipywidgets as w
 
 CLASS = "mcp-keep-selection"  # also spelled out in SCRIPT
 SCRIPT = """(() => {
-  if (window.__mcpKeepSelection) { return; }
-  window.__mcpKeepSelection = true;
+  if (window.__mcpKeepSelection2) { return; }
+  window.__mcpKeepSelection2 = true;
   const BOX = '.mcp-keep-selection';
   const TYPING = 'input:not([type]), input[type=text], input[type=number], input[type=email],'
     + ' input[type=url], input[type=date], input[type=password], textarea, select';
@@ -42,6 +45,14 @@ SCRIPT = """(() => {
   for (const type of ['mousedown', 'pointerdown', 'focusin']) {
     document.addEventListener(type, shield, true);
   }
+  let pressed = null;  // the marked box the mouse button went down in, until it goes up
+  document.addEventListener('pointerdown', event => {
+    pressed = event.target instanceof Element ? event.target.closest(BOX) : null;
+  }, true);
+  document.addEventListener('pointerup', () => { pressed = null; }, true);
+  document.addEventListener('focusin', event => {
+    if (pressed && !pressed.contains(event.target)) { event.stopPropagation(); }
+  }, true);
   document.addEventListener('click', event => {
     const target = event.target instanceof Element ? event.target : null;
     const box = target && target.closest(BOX);

@@ -164,7 +164,7 @@ class ElicitationForm(Dialog):
                              layout=w.Layout(**BOX))
 
     def accept(self) -> None:
-        content, problems = {}, []
+        content, problems, missing = {}, [], []
         for f in self.fields:
             try:
                 value = f.read()
@@ -174,7 +174,14 @@ class ElicitationForm(Dialog):
             if value is not FormField.MISSING:
                 content[f.name] = value
             elif f.required:
-                problems.append(f"falta «{f.title}» (obligatorio)")
+                missing.append(f"«{f.title}»")
+        if missing:  # every one of them, and what an unticked box will say
+            unticked = [f"«{f.title}»" for f in self.fields
+                        if f.required and f.kind == "boolean" and content.get(f.name) is False]
+            problems[:0] = [f"falta {missing[0]} (obligatorio)" if len(missing) == 1 else
+                            f"faltan {', '.join(missing[:-1])} y {missing[-1]} (obligatorios)"]
+            problems += [f"{' y '.join(unticked)} sin marcar se enviará como «no»"] \
+                if unticked else []
         result = {"action": "accept", "content": content}
         if not problems:
             try:

@@ -5,13 +5,17 @@ solution loaded by `extension.load`, or a requestState sealer the notebook hands
 `async_client.AsyncClient.local` on the kernel's event loop: no process, no thread of ours, the
 same single-threaded core as `main.py serve`. The frames still cross as JSON lines and are kept
 for the transcripts. `call` shows each question in the call's panel (users.py) and prints the
-result, the server's warnings (⚠ servidor) and what the solution printed (│).
+result, the server's warnings (⚠ servidor, in Spanish: server_log.py) and what the solution
+printed (│), each under the call or request that caused it.
 
 `await conn.call(...)` waits for the call to end, clicks included. In JupyterLite, where a cell
 that awaits cannot get a click, the cell itself runs as a task (cells.py), so the call still
 waits for the answer and what the cell prints after it reflects the answer. Stopping a cell
-(■ in JupyterLab, «⏹ Detener» in JupyterLite) cancels the call on the wire (AsyncClient sends
-notifications/cancelled); a question the server withdraws closes.
+(■ in JupyterLab, at once: interrupt.py; «⏹ Detener» in JupyterLite) cancels the call on the
+wire (AsyncClient sends notifications/cancelled); a question the server withdraws closes.
+`cancel_after` plays a client that stops waiting (an SDK's request timeout): the same
+cancellation, said as such, and the call returns once the server has withdrawn its question.
+After `lab.close()` a call says the connection is closed and how to start again.
 
 Deliberate simplifications: one call at a time per connection.
 """
@@ -33,16 +37,22 @@ from client_core import questions_in
 from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from server import NotesServer
 
-from . import checks
+from . import checks, server_log
 from .env import LESSONS, scripted_mode
+from .interrupt import waking_on_interrupt
 from .pages import PAGES
 from .prereqs import missing_exercise_hint
 from .text import esc, short_json
 from .transcript import frame_json, summarize_frame
 from .users import CallPanel, WidgetUser
 
-ROUTINE_LOG = ("setup page: ",)  # not repeated under each call
 ENDED = "La llamada terminó sin esta respuesta; el formulario se cerró."
+GAVE_UP = "El cliente dejó de esperar: pasó su tiempo máximo por petición."  # on the wire too
+STOPPED_CELL = ("Detuviste la celda: el cliente canceló la llamada (notifications/cancelled) y el "
+                "servidor la descarta.")
+CLOSED = ("✗ Esta conexión está cerrada: ejecutaste lab.close(), que para los servidores y "
+          "borra la carpeta de práctica. Vuelve a ejecutar la celda de ui.NotesLab() y la de "
+          "lab.connect(...).")
 
 
 @dataclass
@@ -102,6 +112,8 @@ class LabClient:
         self.server = self.client = None
         self._roots, self._elicitation = roots, elicitation_caps
         self._task: asyncio.Task | None = None   # the call in progress
+        self._after_cancel: set = set()           # _server_side_of_the_cancel tasks
+        self.closed = False                       # lab.close() stopped it
         self._asked_before = 0                    # len(user.history) when it started
         self._log_shown = 0
 
@@ -157,6 +169,7 @@ class LabClient:
                 self._show(f"  │ {self.lab.hide(line)}")
 
     def close(self) -> None:
+        self.closed = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
         if self.client is not None:
@@ -198,6 +211,9 @@ class LabClient:
         many seconds, like an SDK's request timeout, and cancels the call on the wire.
         """
         arguments = dict(arguments or {})
+        if self.closed:
+            print(CLOSED)
+            return ToolResult({}, {"code": None, "message": CLOSED})
         panel = CallPanel(visible=echo)
         if echo:
             print(f"» {tool} {self.lab.hide(short_json(arguments, 200))}")
@@ -209,19 +225,41 @@ class LabClient:
         self._asked_before = len(self.user.history)
         loop = asyncio.get_running_loop()
         self._task = task = loop.create_task(self._run(record, echo))
-        if cancel_after is not None:
-            timer = loop.call_later(cancel_after, task.cancel)
+        with waking_on_interrupt(loop):  # ■ stops the call at once, not at the next click
+            if cancel_after is None:
+                try:
+                    return await task  # stopping the cell cancels the task, and so the call
+                except asyncio.CancelledError:
+                    stop = self._cell_stop()
+                    if stop is not None:
+                        raise stop from None  # one short trace, as ■ gives anywhere else
+                    print(CLOSED)  # the cell goes on: lab.close() ended the call
+                    return ToolResult({}, {"code": None, "message": CLOSED})
+            timer = loop.call_later(cancel_after, task.cancel, GAVE_UP)
             task.add_done_callback(lambda _: timer.cancel())
             try:
                 return await asyncio.shield(task)
             except asyncio.CancelledError:
-                if not task.cancelled():  # the cell itself was stopped: the call goes too
+                stop = self._cell_stop()
+                if stop is not None:  # the cell itself was stopped: the call goes too
                     task.cancel()
-                    raise
-                if echo:
-                    print(f"« ⏹ el cliente abandonó la llamada a los {cancel_after:g} s")
-                return ToolResult({}, {"code": None, "message": "cancelada por el cliente"})
-        return await task  # stopping the cell cancels the task, and so the call
+                    raise stop from None
+        await self._server_side_of_the_cancel(record)  # its retraction, in the transcript
+        if echo:
+            print(f"« ⏹ El cliente dejó de esperar a los {cancel_after:g} s y canceló la "
+                  "llamada: el servidor no hará nada más con ella.")
+            self._show_log()
+        return ToolResult({}, {"code": None, "message": "cancelada por el cliente"})
+
+    @staticmethod
+    def _cell_stop() -> asyncio.CancelledError | None:
+        """What to raise when the call was cancelled under the cell: None if the cell is not
+        being stopped (lab.close() ended the call); else the cell's cancellation, raised
+        afresh so that it reads in one line (not a trace through the client's insides)."""
+        cell = asyncio.current_task()
+        if cell is None or not cell.cancelling():
+            return None
+        return asyncio.CancelledError(STOPPED_CELL)
 
     async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
         try:
@@ -230,15 +268,20 @@ class LabClient:
         except wire.RpcError as exc:
             result = ToolResult({}, {"code": exc.code, "message": exc.message,
                                      "data": exc.data})
-        except asyncio.CancelledError:
-            record.panel.note("⏹ Detuviste la celda: el cliente envió "
-                              "<code>notifications/cancelled</code> con el id de la llamada; "
-                              "el servidor la descarta sin hacer nada.", "#8a6d00")
-            self.user.end("Detuviste la celda: el formulario se cerró sin enviar nada.",
-                          answer=False)
+        except asyncio.CancelledError as exc:
+            gave_up = exc.args[:1] == (GAVE_UP,)
+            who = "El cliente dejó de esperar" if gave_up else "Detuviste la celda"
+            how = " y canceló" if gave_up else ": el cliente canceló"
+            record.panel.note(f"⏹ {who}{how} la llamada con <code>notifications/cancelled"
+                              "</code> (con su id); el servidor la descarta sin hacer nada.",
+                              "#8a6d00")
+            self.user.end(f"{who}: el formulario se cerró sin enviar nada.", answer=False)
             self._finish(record, None)
-            # the server's own account, once it has read the cancellation
-            asyncio.get_running_loop().call_soon(self._show_log, record.panel)
+            if not gave_up:  # call() is gone with the cell: the server's side shows later
+                task = asyncio.get_running_loop().create_task(
+                    self._server_side_of_the_cancel(record, show_log=True))
+                self._after_cancel.add(task)
+                task.add_done_callback(self._after_cancel.discard)
             raise
         except BaseException:
             self.user.end(ENDED)
@@ -252,6 +295,18 @@ class LabClient:
                 self._show(hint)
             self._show_log()
         return result
+
+    async def _server_side_of_the_cancel(self, record: CallRecord,
+                                         show_log: bool = False) -> None:
+        """Once the server has read a cancellation: its retraction of the question it had
+        asked (the form closes with it) joins the call's frames, and (for a stopped cell,
+        whose output is gone) its log goes into the call's panel."""
+        for _ in range(3):  # the loopback: our notification in, the server's retraction out
+            await asyncio.sleep(0)
+        await self.user.settled()  # withdrawn, or given up after users.WITHDRAW_GRACE
+        record.frames = (record.frames[0], len(self.frames))
+        if show_log:
+            self._show_log(record.panel)
 
     def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
         record.after = self.lab.snapshot()
@@ -267,11 +322,13 @@ class LabClient:
             print(line)
 
     def _show_log(self, panel: CallPanel | None = None) -> None:
-        """The server's log lines not shown yet (a crashed tool, a hook that failed...)."""
+        """The server's log lines not shown yet (a crashed tool, a hook that failed...), in
+        Spanish (server_log.py)."""
         lines, self._log_shown = self.log[self._log_shown:], len(self.log)
         for line in lines:
-            if line.strip() and not line.startswith(ROUTINE_LOG):
-                self._show(f"  ⚠ servidor: {self.lab.hide(line)}", panel)
+            said = server_log.spanish(line) if line.strip() else None
+            if said:
+                self._show(f"  ⚠ servidor: {self.lab.hide(said)}", panel)
 
     async def set_roots(self, roots) -> None:
         """The user changes what they share; at 2025-11-25 the server is told and re-asks."""
@@ -289,7 +346,11 @@ class LabClient:
         await checks.read_handles(self)
 
     async def request(self, method: str, params: dict | None = None) -> dict:
-        """One raw JSON-RPC request (no input_required loop); prints the answer's gist."""
+        """One raw JSON-RPC request (no input_required loop); prints the answer's gist and
+        what the server logged about it."""
+        if self.closed:
+            print(CLOSED)
+            return {"error": {"code": None, "message": CLOSED}}
         start = len(self.frames)
         try:
             result = await self.client.request(method, params or {})
@@ -298,6 +359,7 @@ class LabClient:
         answer = [summarize_frame(d, m, hide=self.lab.hide) for d, m in self.frames[start:]
                   if d == "←"]
         print(self.lab.hide(answer[-1] if answer else short_json(result)))
+        self._show_log()  # under this request, not under the next call
         return result
 
     # -- what crossed ------------------------------------------------------------------------
@@ -340,11 +402,12 @@ class LabClient:
             print(line)
 
     def show_frame(self, index: int, last_call: bool = True) -> None:
-        """Print one frame (of the last call, by default) as indented JSON."""
+        """Print one frame (of the last call, by default) as indented JSON, whole: nothing in
+        it is shortened (the transcripts shorten long tokens with …)."""
         start, end = (self.last.frames[0], None if self._busy() else self.last.frames[1]) \
             if last_call else (0, None)
         direction, msg = self.frames[start:end][index]
-        print(frame_json(direction, msg, indent=2, hide=self.lab.hide))
+        print(frame_json(direction, msg, indent=2, hide=self.lab.hide, whole=True))
 
     def last_url(self) -> str | None:
         """The URL of the most recent URL-mode elicitation this client received."""

@@ -141,6 +141,7 @@ CODE_GUIDE = {
     "request_state.py": "el requestState firmado con HMAC de 2026-07-28",
     "sealkit.py": "las piezas del reto del cuaderno 6: claves, cifrado y etiqueta (no es un AEAD)",
     "tooling.py": "qué es una herramienta: Tool, ok, ToolError",
+    "nube_copias.py": "Nube de Copias, el proveedor OAuth simulado del ejercicio 3",
     "context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",
     "server.py": "el servidor, su configuración y los dos ganchos de los ejercicios",
     "setup_page.py": "la página local que hace de proveedor en el modo URL",

@@ -12,18 +12,23 @@ grader/README.md, "Self-check hosts"):
 - JupyterLite (Pyodide: no processes, no threads): the in-process host, in this very
   interpreter, through `grader.selfcheck.run` (no isolation and no limits at all).
 
-`Review` turns the grader's JSON line into a score, one row per test with its Spanish feedback,
-and the grader's own notice: on a self-check host it says plainly that this is practice and
-which protections are off. Who runs the checks is `runner`, a function
+`Review` turns the grader's JSON line into a score, one row per test with its Spanish feedback
+and a status in words (not an emoji alone), and the grader's own notice: on a self-check host
+it says plainly that this is practice; which of the official grader's protections are off here
+is folded under it, in plain words. A test that only waits for another one to work first
+(«esta prueba necesita que antes funcione «…»») is folded under one line per such test, so the
+first cause is what a learner reads. Who runs the checks is `runner`, a function
 `(exercise, folder, timeout) -> (stdout, stderr)`; `runner = None` means none can run here.
 
 Deliberate simplifications: the output is read line by line, and a line that is not a JSON
-object is ignored (a warning printed by the grader, say), except `revisar:` notes.
+object is ignored (a warning printed by the grader, say), except `revisar:` notes; a test is
+recognised as waiting for another by the grader's wording (a test keeps the two in step).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -34,29 +39,35 @@ from .env import REPO, SOLUTIONS, import_grader, solution_path
 from .text import esc
 
 NOTE = "revisar: "  # a line of the runner's stdout that revisar shows as it is
-MODES = {
-    "root": "corrector aislado (sandbox completo)",
-    "userns": "corrector aislado (sandbox sin root)",
-    "plain": "corrector aislado (sandbox reducido)",
-    "portable": "modo portátil: autoevaluación sin aislamiento",
-    "inprocess": "en el navegador: autoevaluación sin aislamiento ni límites",
+# Where the checks ran, in a learner's words (grader/protections.py's modes).
+PLACES = {
+    "root": "en el corrector aislado, como en la corrección oficial",
+    "userns": "en el corrector aislado, sin permisos de administrador",
+    "plain": "en el corrector aislado, con las protecciones que este sistema permite",
+    "portable": "en tu ordenador, en modo local (sin aislamiento)",
+    "inprocess": "en esta misma página del navegador, junto a tu código",
 }
-# What each protection means to a learner (grader/sandbox.py's plan keys).
+# What each protection of the official grader does, in a learner's words (grader/sandbox.py's
+# plan keys): the ones off here are listed as what the official grader does and this does not.
 PROTECTIONS = {
-    "unprivileged_uid": "otro usuario para tu código",
-    "private_filesystem": "sistema de archivos privado",
-    "network_namespace": "red aislada",
-    "pid_namespace": "procesos aislados",
-    "rlimits": "límites de memoria, CPU y archivos",
-    "cgroups": "límite de procesos y memoria del grupo",
-    "seccomp_denied": "llamadas al sistema peligrosas bloqueadas",
-    "no_capabilities": "sin privilegios",
-    "no_new_privs": "sin escalar privilegios",
-    "timeouts": "tiempo máximo por llamada",
-    "budget_watchdog": "tiempo máximo por entrega",
-    "isolated_python": "Python aislado de tu configuración",
-    "grader_touches_data_only_through_descriptors": "acceso del corrector solo por descriptores",
+    "unprivileged_uid": "ejecuta tu código con otro usuario, sin acceso a tus archivos",
+    "private_filesystem": "le da un disco aparte, donde solo ve sus carpetas de prueba",
+    "network_namespace": "le corta la red",
+    "pid_namespace": "no le deja ver ni tocar otros programas",
+    "rlimits": "limita su memoria, su tiempo de CPU y los archivos que abre",
+    "cgroups": "limita cuántos procesos crea y cuánta memoria usan entre todos",
+    "seccomp_denied": "le bloquea las operaciones peligrosas del sistema",
+    "no_capabilities": "le quita cualquier privilegio de administrador",
+    "no_new_privs": "le impide ganar privilegios después",
+    "timeouts": "corta una llamada que tarda demasiado",
+    "budget_watchdog": "corta una entrega que tarda demasiado en total",
+    "isolated_python": "arranca Python sin tu configuración ni tus paquetes",
+    "grader_touches_data_only_through_descriptors": "abre los archivos de las pruebas sin dejarse "
+                                                    "engañar por enlaces que ponga tu código",
 }
+STATUS = {"passed": "✅ bien", "failed": "❌ falla", "error": "💥 se rompió"}
+# The grader's wording for a test that needs another one to work first (grader/checks/).
+WAITS_FOR = re.compile(r"necesita que antes funcione «([^»]+)»")
 
 
 @dataclass
@@ -108,39 +119,87 @@ class Review:
         return f"{self.exercise}: {_num(self.score)} de {_num(self.max_score)} puntos"
 
     def where(self) -> str:
-        """One Spanish line: where the checks ran and what was off."""
-        if not self.mode:
+        """One Spanish line: where the checks ran."""
+        return f"Dónde: {PLACES.get(self.mode, self.mode)}." if self.mode else ""
+
+    def missing(self) -> str:
+        """What the official grader does and this run did not, as one sentence ("" if
+        nothing is off)."""
+        if not self.off:
             return ""
-        line = f"Dónde: {MODES.get(self.mode, self.mode)}."
-        if self.off:
-            line += " Sin activar aquí: " + ", ".join(self.off) + "."
-        return line
+        return (f"Lo que el corrector oficial hace y aquí no ({len(self.off)}): "
+                + "; ".join(self.off) + ".")
+
+    def waiting(self) -> dict[str, list[dict]]:
+        """{the test they wait for: tests that failed only because it did not work yet}."""
+        found: dict[str, list[dict]] = {}
+        for test in self.tests:
+            lines = str(test.get("output", "")).strip().splitlines()
+            gate = WAITS_FOR.search(lines[-1]) if lines and test.get("status") != "passed" \
+                else None
+            if gate:
+                found.setdefault(gate.group(1), []).append(test)
+        return found
 
     def to_html(self) -> str:
-        notes = "".join(f"<div style='color:#8a6d00'>ℹ {esc(n)}</div>" for n in self.notes)
+        notes = "".join(f"<div style='color:#8a6d00'>ℹ nota: {esc(n)}</div>"
+                        for n in self.notes)
         if self.problem:
             return (notes + f"<div style='color:#8a6d00'>⚠ No pude revisar "
                     f"{esc(self.exercise)}: {esc(self.problem)}</div>")
         full = self.max_score and self.score == self.max_score
         color = "#1e6b30" if full else ("#8a6d00" if self.score else "#c0392b")
-        rows = []
-        for t in self.tests:
-            icon = {"passed": "✅", "failed": "❌", "error": "💥"}.get(t.get("status"), "•")
-            rows.append(f"<tr><td>{icon}</td><td><code>{esc(t.get('name', ''))}</code></td>"
-                        f"<td>{_num(t.get('score'))}/{_num(t.get('max_score'))}</td>"
-                        f"<td style='text-align:left'>{esc(t.get('output', ''))}</td></tr>")
+        waiting = self.waiting()
+        folded = {id(t) for tests in waiting.values() for t in tests}
+        rows = [self._row(t) for t in self.tests if id(t) not in folded]
         box = ""
-        if self.notice or self.where():
+        lines = [self.notice] if self.notice else []
+        if self.where() and not self.self_check:  # a self-check's notice already says where
+            lines.append(self.where())
+        if lines or self.off:
             border = "#8a6d00" if self.self_check else "#1e6b30"
+            more = (f"<details><summary>Lo que el corrector oficial hace y aquí no "
+                    f"({len(self.off)})</summary><ul style='margin:2px 0'>"
+                    + "".join(f"<li>{esc(item)}</li>" for item in self.off)
+                    + "</ul></details>") if self.off else ""
             box = (f"<div class='mcp-review-notice' style='border-left:4px solid {border};"
                    f"padding:4px 8px;margin:4px 0;font-size:90%'>"
-                   f"{esc(self.notice)}<br><i>{esc(self.where())}</i></div>")
+                   + "<br>".join(esc(line) for line in lines) + more + "</div>")
+        folds = "".join(
+            f"<details class='mcp-review-waiting' style='font-size:90%;margin:4px 0'><summary>"
+            f"⏸ espera: {len(tests)} prueba{'s' if len(tests) > 1 else ''} más "
+            f"necesita{'n' if len(tests) > 1 else ''} que antes funcione «{esc(gate)}»; "
+            "arréglala primero</summary><ul style='margin:2px 0'>"
+            + "".join(f"<li>{esc(self._name(t))}</li>" for t in tests) + "</ul></details>"
+            for gate, tests in waiting.items())
         return (notes + f"<div><b style='color:{color}'>{esc(self.summary())}</b></div>" + box
-                + "<table style='font-size:90%'>" + "".join(rows) + "</table>")
+                + "<table style='font-size:90%'>" + "".join(rows) + "</table>" + folds)
+
+    def _name(self, test: dict) -> str:
+        """A test's title without the exercise's name in front (the summary says it)."""
+        name = str(test.get("name", ""))
+        return name[len(self.exercise):].strip() if name.startswith(self.exercise) else name
+
+    def _row(self, test: dict) -> str:
+        status = STATUS.get(test.get("status"), "• sin estado")
+        score, top = test.get("score"), test.get("max_score")
+        if top:
+            points = f"{_num(score)}/{_num(top)}"
+        elif score:  # a zero-point row that takes points away: «lo imprescindible»
+            points = f"−{abs(score):g} puntos"
+        else:
+            points = "—"
+        return (f"<tr><td style='white-space:nowrap'>{status}</td>"
+                f"<td style='text-align:left'>{esc(self._name(test))}</td>"
+                f"<td style='white-space:nowrap'>{points}</td>"
+                f"<td style='text-align:left;white-space:pre-line'>"
+                f"{esc(test.get('output', ''))}</td></tr>")
 
     def to_text(self) -> str:
-        lines = [*(f"ℹ {n}" for n in self.notes), self.summary()]
-        lines += [text for text in (self.notice, self.where()) if text]
+        lines = [*(f"ℹ nota: {n}" for n in self.notes), self.summary()]
+        lines += [self.notice] if self.notice else []
+        lines += [self.where()] if self.where() and not self.self_check else []
+        lines += [self.missing()] if self.missing() else []
         return "\n".join(lines)
 
     def _ipython_display_(self):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import datetime, timezone
 
 import ipywidgets as w
 from IPython.display import display
@@ -46,9 +47,12 @@ def who(direction: str) -> str:
     return "C→S" if direction == "→" else "S→C"
 
 
-def frame_json(direction: str, msg: dict, indent=None, hide=lambda text: text) -> str:
-    return f"{who(direction)} " + json.dumps(abbreviate(hidden(msg, hide)), ensure_ascii=False,
-                                             indent=indent)
+def frame_json(direction: str, msg: dict, indent=None, hide=lambda text: text,
+               whole: bool = False) -> str:
+    """One frame as JSON; long tokens shortened with … unless `whole`."""
+    shown = hidden(msg, hide)
+    return f"{who(direction)} " + json.dumps(shown if whole else abbreviate(shown),
+                                             ensure_ascii=False, indent=indent)
 
 
 def summarize_frame(direction: str, msg: dict, hide=lambda text: text) -> str:
@@ -141,6 +145,16 @@ def side_by_side(left_title: str, left: list[str], right_title: str,
     display(w.HBox([column(left_title, left), column(right_title, right)]))
 
 
+def when(exp) -> str:
+    """A token's `exp` (seconds since 1970, UTC) as a person reads it, the raw value after."""
+    try:
+        moment = datetime.fromtimestamp(float(exp), timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return f"en {exp!r} (no es una hora)"
+    return f"el {moment:%Y-%m-%d} a las {moment:%H:%M:%S} UTC (exp={float(exp):.0f}, en segundos " \
+        "desde 1970)"
+
+
 def peek_state(token: str) -> None:
     """Open a requestState *without* the key: it is signed, not encrypted, so anyone can
     read it, but nobody can change it without breaking the HMAC tag."""
@@ -154,6 +168,6 @@ def peek_state(token: str) -> None:
         print("No es un requestState de este servidor.")
         return
     print(f"versión v1 · herramienta {body.get('tool')!r} · argumentos (huella) "
-          f"{body.get('args')} · caduca en {body.get('exp')} (segundos Unix) · "
+          f"{body.get('args')} · caduca {when(body.get('exp'))} · "
           f"firma HMAC de {len(unb64(tag))} bytes")
     print("datos: " + short_json(body.get("data"), 300))

@@ -25,7 +25,8 @@ from IPython.display import display
 import simulated_user
 
 from .consent import ConsentDialog
-from .dialog import Dialog
+from .dialog import Dialog, answer_note
+from .env import scripted_mode
 from .focus import keep_selection
 from .forms import ElicitationForm
 from .pages import PAGES, SimulatedPage, page_text
@@ -83,6 +84,7 @@ class WidgetUser:
         self.wait_after_open = False  # 2026-07-28: wait for «Ya terminé en la página»
         self.history: list[tuple[dict, dict]] = []  # (params, result) of every question
         self._open: list[Dialog] = []
+        self._closing: list[Dialog] = []  # closed by a cancelled call, not withdrawn yet
         self._questions: dict = {}    # the server's request id -> (dialog, its panel)
         self._tasks: set = set()
 
@@ -102,7 +104,15 @@ class WidgetUser:
         for dialog in dialogs:
             dialog.resolve({"action": "cancel"}, note) if answer else dialog.close(note)
         if dialogs and not answer:
+            self._closing += dialogs
             asyncio.get_running_loop().call_later(WITHDRAW_GRACE, self._give_up, dialogs)
+
+    async def settled(self) -> None:
+        """Until every dialog a cancelled call closed is withdrawn by the server (or given up
+        after WITHDRAW_GRACE)."""
+        dialogs, self._closing = self._closing, []
+        if dialogs:
+            await asyncio.wait([dialog.future for dialog in dialogs])
 
     @staticmethod
     def _give_up(dialogs) -> None:
@@ -114,7 +124,7 @@ class WidgetUser:
         dialog, panel = self._questions.pop(question_id, (None, None))
         if dialog is None:
             return
-        why = f": {reason}" if isinstance(reason, str) and reason else ""
+        why = f": {reason.rstrip('. ')}" if isinstance(reason, str) and reason.strip() else ""
         if dialog.answered:
             panel.note(f"📨 El servidor retiró su pregunta #{esc(question_id)} "
                        f"(<code>notifications/cancelled</code>){esc(why)}", "#8a6d00")
@@ -220,8 +230,9 @@ class WidgetUser:
             dialog.resolve({"action": "cancel"},
                            note=f"{dialog.status.value}<br>🤖 Se envió cancel.")
             return
-        dialog.status.value = "🤖 Usuario simulado (LESSON_USER=scripted): " \
-            + dialog.status.value
+        why = " (LESSON_USER=scripted)" if scripted_mode() else ""
+        dialog.status.value = "🤖 " + answer_note(dialog.future.result(),
+                                                  f"El usuario simulado{why} envió")
 
     # -- the official SDK's callback ------------------------------------------------------
     async def sdk_elicitation(self, context, params):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pytest
 
 from lab import (
+    OPEN_DIALOG,
     REPO,
     clear_all_outputs,
     copy_course,
@@ -44,7 +45,6 @@ expect.set_options(timeout=ms(PATIENCE))
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 # A form or consent dialog that still waits for an answer: its buttons are enabled.
-OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 
 
 # -- what a learner does ------------------------------------------------------------------

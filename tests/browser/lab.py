@@ -57,6 +57,7 @@ from urllib.parse import quote
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/, outside pytest too
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from course_notebooks import write_lessons  # noqa: E402
 from waits import PATIENCE, ms, wait_until_current  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -319,9 +320,37 @@ def copy_course(dest: str | os.PathLike) -> Path:
     skip = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
     for name in ("code", "lessons", "grader"):
         shutil.copytree(REPO / name, root / name, ignore=skip)
+    write_lessons(root / "lessons")  # the course's notebooks, not a learner's workspace
     return root
 
 
+def scratch_notebook(tmp_path: Path, name: str, cells: list[str]) -> tuple[Path, Path]:
+    """A private course in ``tmp_path`` with one more notebook in its lessons/, ``name``, made
+    of these code cells; returns (its lessons/ folder, an empty folder for the lab's TMPDIR)."""
+    import nbformat
+
+    lessons = copy_course(tmp_path / "curso") / "lessons"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nbformat.write(nb, lessons / name)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    return lessons, scratch
+
+
+def code_cell(page, index: int):
+    """The notebook's ``index``-th code cell."""
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+
+
+# A scratch notebook's first cells: the lab and its connection, then a call that asks a form.
+LAB_CELL = ("import mcp_ui as ui\n\nlab = ui.NotesLab(quiet=True)\n"
+            "conn = await lab.connect(quiet=True)")
+FORM_CALL = 'await conn.call("notes_delete", {"title": "TPS report"})'
+# An open dialog (a form or a consent) in the page: a box whose row of buttons still answers.
+OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+|reto)\.py)[ \t]*$")
 
 

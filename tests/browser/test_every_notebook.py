@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import pytest
 
+from course_notebooks import lesson_names
 from journeys import STARTERS, name_of, run_with_clicks, serve_course
-from lab import REPO
 from waits import TEST_TIMEOUT
 
 
@@ -38,8 +38,7 @@ def lab(course):
 
 # -- tests ---------------------------------------------------------------------------------
 def test_every_lesson_notebook_has_a_browser_journey():
-    assert sorted(j.notebook for j in STARTERS) == sorted(
-        p.name for p in (REPO / "lessons").glob("*.ipynb"))
+    assert sorted(j.notebook for j in STARTERS) == lesson_names()
 
 
 @pytest.mark.timeout(TEST_TIMEOUT)

@@ -83,7 +83,7 @@ def test_picking_the_2024_note_in_the_form_deletes_exactly_that_note(jupyter_lab
     cell.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
     cell.get_by_role("button", name="Aceptar", exact=True).click()
 
-    # exact: later cells' scripted answers also say "Enviaste Aceptar (accept): ..."
+    # exact: the words of a learner's own click («Enviaste»)
     sent = 'Enviaste Aceptar (accept): {"note_id":"note-7","confirm":true}'
     expect(cell.get_by_text(sent, exact=True)).to_be_visible()
     check = page.get_by_text("✓ Elegiste note-7 y solo desapareció Notas/tps-2024.md")

@@ -20,10 +20,19 @@ page's answer share the call's setup_wait, after which the call would end pendin
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
-from lab import copy_course, open_notebook, run_cell, screenshot, wait_for_cell
+from lab import (
+    FORM_CALL,
+    LAB_CELL,
+    OPEN_DIALOG,
+    code_cell,
+    open_notebook,
+    run_cell,
+    scratch_notebook,
+    screenshot,
+    wait_for_cell,
+)
 from waits import PATIENCE, SETUP_WAIT, TEST_TIMEOUT, Deadline, ms
 
 expect = pytest.importorskip(
@@ -31,14 +40,13 @@ expect = pytest.importorskip(
 ).expect
 expect.set_options(timeout=ms(PATIENCE))
 
-OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 CELLS = [
-    "import mcp_ui as ui\n\nlab = ui.NotesLab(quiet=True)\nconn = await lab.connect(quiet=True)",
+    LAB_CELL,
     'await conn.call("notes_delete", {"title": "TPS report"})\nlab.show("Notas")',
     "lab.check_chosen_note_deleted(conn)",
     'await conn.call("notes_setup")',
     "lab.check_url_flow(conn)",
-    'await conn.call("notes_delete", {"title": "TPS report"})',
+    FORM_CALL,
     'print("después de detener")',
     "lab.close()",
 ]
@@ -46,19 +54,7 @@ CELLS = [
 
 @pytest.fixture
 def notebook(tmp_path):
-    lessons = copy_course(tmp_path / "curso") / "lessons"
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(nb, lessons / "lite_mode.ipynb")
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    return lessons, scratch
-
-
-def code_cell(page, index: int):
-    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    return scratch_notebook(tmp_path, "lite_mode.ipynb", CELLS)
 
 
 def finished(page, index: int) -> str:
@@ -85,7 +81,8 @@ def test_cells_wait_for_the_answer_and_show_what_follows_it(jupyter_lab, page, n
     form = code_cell(page, 1).locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
     wait_for_cell(page, run_cell(page, 2))
-    expect(code_cell(page, 2)).to_contain_text("Espera su turno: la celda [")
+    prompt = code_cell(page, 1).locator(".jp-InputArea-prompt").inner_text().strip()  # [n]:
+    expect(code_cell(page, 2)).to_contain_text(f"Espera su turno: la celda {prompt[:-1]} ")
     assert "📁" not in code_cell(page, 1).inner_text()  # nothing from before the answer
     assert "Elegiste" not in code_cell(page, 2).inner_text()
 

@@ -49,25 +49,35 @@ class Mutant:
     says: str = ""  # a phrase the feedback of one of the lost tests contains
     severe: bool = False  # the exercise keeps at most half of its points
     base: str = REFERENCE  # the solution it starts from (REFERENCE, or BLIND for 2 and 4)
+    never_says: str = ""  # a phrase no feedback may contain (a cause that is not this bug's)
 
     @property
     def exercise(self):
         return self.file[:-3]
 
     def write(self, folder):
-        os.makedirs(folder)
-        for name in sorted(os.listdir(REFERENCE)):
-            source = os.path.join(self.base, name)
-            if not os.path.exists(source):
-                source = os.path.join(REFERENCE, name)
-            with open(source, encoding="utf-8") as handle:
-                text = handle.read()
-            if name == self.file:
-                assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
-                text = text.replace(self.find, self.replace)
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        return folder
+        source = os.path.join(self.base, self.file)
+        with open(source if os.path.exists(source) else os.path.join(REFERENCE, self.file),
+                  encoding="utf-8") as handle:
+            text = handle.read()
+        assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
+        return write_solutions(folder, {self.file: text.replace(self.find, self.replace)},
+                               self.base)
+
+
+def write_solutions(folder, texts, base=REFERENCE):
+    """A submission in `folder`: the solutions of `base` (the reference where it has none),
+    with `texts` ({file name: its text}) in place of theirs."""
+    os.makedirs(folder)
+    for name in sorted(os.listdir(REFERENCE)):
+        if name not in texts:
+            source = os.path.join(base, name)
+            with open(source if os.path.exists(source) else os.path.join(REFERENCE, name),
+                      encoding="utf-8") as handle:
+                texts = {**texts, name: handle.read()}
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+            handle.write(texts[name])
+    return folder
 
 
 def write_blind(folder, instead=None):
@@ -114,8 +124,10 @@ REACTION = """        where = handle.current_path()
         if where is None or not change.new_roots.contains(where):
             change.revoke(handle, "su nota quedó fuera de las roots")
 """
-MATCHES = "    matches = ctx.find_notes(title)  # solo notas dentro de las roots\n"
+MATCHES = ('    matches = [store.Note(*n) for n in ctx.memo("matches", '
+           'lambda: ctx.find_notes(title))]\n')
 BODY = _block("ejercicio2.py", MATCHES, '{"archived": note.summary()})\n')
+MODULE = _block("ejercicio2.py", "extension = Extension()\n", MATCHES)
 FINAL = "    return tuple(int(part or 0) for part in match.groups()[:3]), match.group(4) is None\n"
 STATELESS = """        if not at_least(version, STATELESS_SDK):
             return False
@@ -149,17 +161,21 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
        "ej4/test_revocation_changes_nothing_on_disk",
        "ej4/test_a_sibling_sharing_a_prefix_is_another_root",
        "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now",
-       "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_every_root_removed",
-       "ej4_hidden/test_root_through_a_symlinked_folder",
-       "ej4_hidden/test_root_narrowed_to_a_subfolder",
-       "ej4_hidden/test_a_root_folder_moved_away_and_replaced",
-       "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"}
+       "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now",
+       "ej4/test_every_root_removed",
+       "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder",
+       "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_root_narrowed_to_a_subfolder",
+       "ej4_hidden/test_other_roots_moved_replaced_or_reached_through_links"}
 # an exercise's «lo imprescindible» entries: lost when a severe bug took it past half
-SEVERE2, SEVERE2_HIDDEN = {"ej2/lo_imprescindible"}, {"ej2/lo_imprescindible_oculto"}
-SEVERE4, SEVERE4_HIDDEN = {"ej4/lo_imprescindible"}, {"ej4/lo_imprescindible_oculto"}
+# (no exercise-2 or exercise-4 bug is severe in a hidden test only: each kind has a public one)
+SEVERE2, SEVERE4 = {"ej2/lo_imprescindible"}, {"ej4/lo_imprescindible"}
 MOVED = "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now"
-REPLACED = "ej4_hidden/test_a_root_folder_moved_away_and_replaced"
-DOT_DOT = "ej4_hidden/test_a_root_uri_with_dot_dot_through_a_link"
+REPLACED = "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now"
+EVERY = "ej4/test_every_root_removed"
+LINKED = "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder"
+OTHER_FOLDERS = "ej4_hidden/test_other_roots_moved_replaced_or_reached_through_links"
+SEVERAL = "ej4_hidden/test_several_roots_remain"
+NARROWED = "ej4_hidden/test_root_narrowed_to_a_subfolder"
 RECHECK = both("ej2/test_rechecks_the_chosen_note_after_the_answer")
 
 RETO_SEVERE = "reto/lo_imprescindible"
@@ -252,20 +268,21 @@ MUTANTS = [
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {"ej4_hidden/test_several_roots_remain", MOVED, REPLACED},  # revokes too many (safe)
+""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS},  # revokes too many (safe)
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
-           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {EVERY} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     Mutant("reaccion_que_lanza", "ejercicio4.py", REACTION,
            "        if not change.new_roots.contains(handle.real_path):  # BUG: no such field\n"
            "            change.revoke(handle)\n",
            EX4, "la reacción al cambio de roots falló"),
     # -- the usual ones ---------------------------------------------------------------------------
     Mutant("compara_titulos_con_igual", "ejercicio2.py", MATCHES,
-           "    matches = [n for n in ctx.notes() if n.title == title]  # BUG: exact titles\n",
+           '    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: [\n'
+           "        n for n in ctx.notes() if n.title == title])]  # BUG: exact titles\n",
            both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
            "sin distinguir mayúsculas ni espacios"),
     Mutant("archiva_sin_preguntar_si_hay_una", "ejercicio2.py", ASK,
@@ -293,27 +310,50 @@ MUTANTS = [
            "tras accept con confirm falso cambió el disco", severe=True),
     Mutant("busca_con_prefijo_fuera_de_las_roots", "ejercicio2.py", MATCHES,
            """    import os
-    wanted, matches = title.strip().casefold(), []
+    wanted, found = title.strip().casefold(), []
     for root in ctx.roots.roots:  # BUG: any sibling folder whose name starts like the root
         parent = os.path.dirname(root.path)
         for name in sorted(os.listdir(parent)):
             folder = os.path.join(parent, name)
             if folder.startswith(root.path) and os.path.isdir(folder):
                 for file in sorted(os.listdir(folder)):
-                    import store
                     note = store.read_note(os.path.join(folder, file))
                     if note is not None and note.title.strip().casefold() == wanted:
-                        matches.append(note)
+                        found.append(note)
+    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: found)]
 """,
            both("ej2/test_titles_outside_the_roots_are_refused_without_asking")
            | both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive") | SEVERE2,
-           "Notes-evil, que no es una root", severe=True),
+           "Notas-privadas, que no es una root", severe=True),
+    Mutant("busca_por_subcadena", "ejercicio2.py", MATCHES,
+           '    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: [\n'
+           "        n for n in ctx.notes()  # BUG: basta con una parte del título\n"
+           "        if title.strip().casefold() in n.title.casefold()])]\n",
+           both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
+           "el título coincide entero, no una parte"),
+    Mutant("coincidencias_en_el_modulo", "ejercicio2.py", MODULE, MODULE.replace(
+        "extension = Extension()\n",
+        "extension = Extension()\nVISTAS = {}  # BUG: del módulo, no de la llamada (ctx.memo)\n")
+        .replace(MATCHES, "    if title not in VISTAS:\n"
+                          "        VISTAS[title] = ctx.find_notes(title)\n"
+                          "    matches = VISTAS[title]\n"),
+           both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
+           "nunca en una lista que guardaste de otra", severe=True),
+    Mutant("sin_memo", "ejercicio2.py", MATCHES,
+           "    matches = ctx.find_notes(title)  # BUG: sin ctx.memo, cada ejecución decide\n",
+           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
+            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo"),
     Mutant("vuelve_a_preguntar", "ejercicio2.py", ASK_BLOCK,
            "    while True:  # BUG: asks again until it hears a yes\n"
            + "".join("    " + line for line in ASK_BLOCK.splitlines(keepends=True))
            + '        if answer.action == "accept" and answer.content.get("confirm") is True:\n'
            "            break\n",
            both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
+    Mutant("no_mueve_la_nota", "ejercicio2.py", ARCHIVE_CALL,
+           "    target = ctx.recheck(current).path  # BUG: la comprueba, pero no la mueve\n",
+           EX2, "la nota siguió en Otros/informe-b.md",
+           never_says="cambió otra nota que nadie eligió"),
     Mutant("copia_y_borra", "ejercicio2.py", ARCHIVE_CALL,
            """    import os
     import shutil
@@ -347,7 +387,8 @@ MUTANTS = [
         raise ToolError("Ya hay una nota archivada con ese nombre; no archivé nada.")
     os.rename(current.path, target)
 """, EX2,
-           "la carpeta .archive de su root (Otros)", severe=True),
+           "la carpeta .archive de su root (Otros)",  # the chosen note, in a wrong place
+           never_says="cambió otra nota que nadie eligió"),
     Mutant("compara_versiones_como_texto", "ejercicio3.py", GUARD_VERSION,
            GUARD_VERSION + "    if not sdk_version_text or sdk_version_text < \"1.23.1\":\n"
            "        return False\n"
@@ -411,8 +452,9 @@ MUTANTS = [
            "for root in change.new_roots.roots):\n"
            "            change.revoke(handle)\n",
            # the stale text path too: the folder moved with the handle open stays "inside"
-           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED} | SEVERE4,
-           "Notes no contiene a Notes-evil", severe=True),
+           {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED,
+            OTHER_FOLDERS} | SEVERE4,
+           "Notas no contiene a Notas-privadas", severe=True),
     Mutant("usa_la_ruta_de_la_uri", "ejercicio4.py", REACTION,
            "        import os\n"
            "        from roots import is_within, uri_to_path\n"
@@ -420,9 +462,8 @@ MUTANTS = [
            "                   for root in change.new_roots.roots):  # BUG: the URI, not real\n"
            "            change.revoke(handle)\n",
            # the opening path resolved again: a root folder replaced keeps its handle alive
-           {"ej4_hidden/test_root_through_a_symlinked_folder", REPLACED, DOT_DOT}
-           | SEVERE4_HIDDEN, "algún handle que quedó fuera de las roots siguió funcionando",
-           severe=True),
+           {LINKED, REPLACED, OTHER_FOLDERS} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     Mutant("revoca_todos", "ejercicio4.py", REACTION, "        change.revoke(handle)\n", EX4,
            "también los de dentro"),
     Mutant("no_revoca_ninguno", "ejercicio4.py", REACTION, "        pass\n", EX4,
@@ -488,7 +529,8 @@ MUTANTS = [
 ]
 
 # -- written blind from the statements, as a learner would (base: blind/) ---------------------
-B_FIND = "    candidatas = ctx.find_notes(title)\n"
+B_FIND = ('    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", '
+          'lambda: ctx.find_notes(title))]\n')
 B_OPTIONS = ("    opciones = [(nota.id, f\"{nota.title} ({nota.created})\") "
              "for nota in candidatas]\n")
 B_CHOICE = 'choice(opciones, title="Nota", protocol=ctx.protocol_version)'
@@ -582,7 +624,9 @@ BLIND_MUTANTS = [
     blind2("a_ciegas_archiva_todas", B_ACT,
            "    for otra in candidatas:  # BUG: todas las que coinciden\n"
            "        destino = ctx.archive(ctx.recheck(otra))\n",
-           both("ej2/test_archives_only_the_chosen_note") | SEVERE2,
+           both("ej2/test_archives_only_the_chosen_note") | SEVERE2
+           | both("ej2/test_archiving_moves_the_file_and_never_overwrites")
+           | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
            "solo se archiva la nota que el usuario eligió", severe=True),
     blind2("a_ciegas_archiva_la_primera", B_PICK,
            "    elegida = candidatas[0]  # BUG: la primera, no la elegida\n",
@@ -679,13 +723,32 @@ BLIND_MUTANTS = [
 """, both("ej2_hidden/test_note_in_a_subfolder_goes_to_its_roots_archive"),
 "la de la root, no la de la subcarpeta"),
     blind2("a_ciegas_titulos_exactos", B_FIND,
-           "    candidatas = [n for n in ctx.notes() if n.title == title]  # BUG: tal cual\n",
+           '    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: [\n'
+           "        n for n in ctx.notes() if n.title == title])]  # BUG: tal cual\n",
            both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
            "sin distinguir mayúsculas ni espacios"),
+    blind2("a_ciegas_subcadena", B_FIND,
+           '    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: [\n'
+           "        n for n in ctx.notes()\n"
+           "        if title.lower().strip() in n.title.lower()])]  # BUG: «contiene»\n",
+           both("ej2/test_titles_match_ignoring_case_and_surrounding_spaces"),
+           "el título coincide entero, no una parte"),
+    blind2("a_ciegas_cache_del_modulo", B_FIND, """\
+    # BUG: para no buscar dos veces, las candidatas se guardan en el módulo
+    clave = title.strip().casefold()
+    if clave not in notes_archive.__dict__.setdefault("vistas", {}):
+        notes_archive.vistas[clave] = ctx.find_notes(title)
+    candidatas = notes_archive.vistas[clave]
+""", both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
+"nunca en una lista que guardaste de otra", severe=True),
+    blind2("a_ciegas_sin_memo", B_FIND,
+           "    candidatas = ctx.find_notes(title)  # BUG: sin ctx.memo\n",
+           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
+            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo"),
     blind2("a_ciegas_busca_en_carpetas_parecidas", B_FIND, """\
     import os
-    import store
-    candidatas = []
+    vistas = []
     for root in ctx.roots.roots:  # BUG: las carpetas que empiezan como la root
         arriba = os.path.dirname(root.path)
         for nombre in sorted(os.listdir(arriba)):
@@ -695,9 +758,10 @@ BLIND_MUTANTS = [
                 for archivo in sorted(archivos):
                     nota = store.read_note(os.path.join(carpeta, archivo))
                     if nota and nota.title.strip().casefold() == title.strip().casefold():
-                        candidatas.append(nota)
+                        vistas.append(nota)
+    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: vistas)]
 """, both("ej2/test_titles_outside_the_roots_are_refused_without_asking") | SEVERE2,
-"Notes-evil, que no es una root", severe=True),
+"Notas-privadas, que no es una root", severe=True),
     blind2("a_ciegas_sin_anotaciones", 'annotations={"readOnlyHint": False, '
            '"destructiveHint": True})',
            "annotations={})  # BUG: sin anunciar nada",
@@ -712,30 +776,30 @@ BLIND_MUTANTS = [
            "        elif not any(ruta.startswith(root.path)  # BUG: texto\n"
            "                     for root in change.new_roots.roots):\n",
            {"ej4/test_a_sibling_sharing_a_prefix_is_another_root"} | SEVERE4,
-           "Notes no contiene a Notes-evil", severe=True),
+           "Notas no contiene a Notas-privadas", severe=True),
     blind4("a_ciegas_usa_handle_path", B_PATH,
            "        ruta = handle.path  # BUG: la ruta de cuando se abrió\n",
-           {MOVED, REPLACED} | SEVERE4,
+           {MOVED, REPLACED, OTHER_FOLDERS} | SEVERE4,
            "handle.current_path() dice dónde está el archivo de verdad ahora", severe=True),
     blind4("a_ciegas_resuelve_handle_path", B4_BODY, loop4(
         "        ruta = os.path.realpath(handle.path)  # BUG: resuelve el texto de antes\n"),
-           {REPLACED} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {REPLACED, OTHER_FOLDERS} | SEVERE4,
+           "os.path.realpath(handle.path)", severe=True),
     blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"
         "                     for root in change.new_roots.roots):\n")),
-           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT},
+           {LINKED, OTHER_FOLDERS},
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     blind4("a_ciegas_normaliza_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, os.path.normpath(uri_to_path(root.uri)))\n"
         "                     for root in change.new_roots.roots):  # BUG: normaliza\n")),
-           {"ej4_hidden/test_root_through_a_symlinked_folder", DOT_DOT} | SEVERE4_HIDDEN,
+           {LINKED, OTHER_FOLDERS} | SEVERE4,
            "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
     blind4("a_ciegas_nada_sin_roots", B_LOOP,
            "    if not change.new_roots.roots:  # BUG: sin roots no hay con qué comparar\n"
            "        return\n" + B_LOOP,
-           {"ej4_hidden/test_every_root_removed"} | SEVERE4_HIDDEN,
-           "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
+           {EVERY} | SEVERE4,
+           "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     blind4("a_ciegas_solo_las_roots_quitadas", B4_BODY, """\
     from roots import is_within
     nuevas = [root.path for root in change.new_roots.roots]
@@ -746,7 +810,7 @@ BLIND_MUTANTS = [
         ruta = handle.current_path()  # dónde está el archivo ahora
         if ruta is None or any(is_within(ruta, quitada) for quitada in quitadas):
             change.revoke(handle, "su nota quedó fuera de las roots")
-""", {MOVED, "ej4_hidden/test_root_narrowed_to_a_subfolder"} | SEVERE4,
+""", {MOVED, NARROWED} | SEVERE4,
 "algún handle que quedó fuera de las roots siguió funcionando", severe=True),
     blind4("a_ciegas_solo_la_carpeta_de_la_root", B4_BODY, loop4(B_PATH, (
         "        elif os.path.dirname(ruta) not in [root.path for root in "

@@ -9,7 +9,9 @@ through grader.pool (the same path as `python -m grader --jobs 2`), public and h
 - every one-bug solution (tests/grader/mutants.py), graded on its own exercise, loses exactly
   the tests it should, and the feedback of one of them names the bug; a severe one (acting
   without or against the user's decision, access outside the roots) leaves its exercise with at
-  most half of its points.
+  most half of its points, and the public tests see it (the self-check agrees);
+- a submission that behaves once (tests/grader/cheats.py) earns no more than what it shows,
+  and one that would misbehave once it remembers an earlier test never remembers.
 
 The optional challenge (reto.py, notebook 6) is graded whenever a submission brings it and is
 counted apart: `score`/`max_score` are the exercises', `challenge` is the reto's own total.
@@ -21,6 +23,7 @@ import shutil
 import zipfile
 
 import pytest
+from cheats import CHEATS
 from mutants import MUTANTS, REFERENCE, write_blind
 from null_solutions import NULLS
 
@@ -65,6 +68,9 @@ def graded(tmp_path_factory):
         jobs[mutant.name] = (mutant.write(str(base / mutant.name)), [mutant.exercise])
     for null in NULLS:
         jobs[f"null-{null.name}"] = (null.write(str(base / "nulls" / null.name)), [null.exercise])
+    for cheat in CHEATS:
+        jobs[f"cheat-{cheat.name}"] = (cheat.write(str(base / "cheats" / cheat.name)),
+                                       [cheat.exercise])
     work = [{"path": path, "name": name, "only": only, "budget": 240.0}
             for name, (path, only) in jobs.items()]
     return {r["submission"]: r for r in pool.grade_all(work, workers=2)}
@@ -165,9 +171,31 @@ def test_each_bug_loses_exactly_its_tests_and_the_feedback_names_it(graded, muta
                                   if t["id"] in lost ^ mutant.loses}
     outputs = [t["output"] for t in result["tests"] if t["id"] in lost]
     assert any(mutant.says in output for output in outputs), outputs
+    assert not mutant.never_says or not any(mutant.never_says in t["output"]
+                                            for t in result["tests"]), outputs
     assert {t["exercise"] for t in result["tests"]} == {mutant.exercise}
     if mutant.severe:  # at most half of the exercise, whatever else passed
         assert result["score"] <= result["max_score"] / 2, result["score"]
+
+
+def test_no_severe_bug_is_seen_only_by_the_hidden_tests(graded):
+    """Every kind of serious mistake the statements of exercises 2 and 4 name has a public
+    test: the self-check and the official grade agree on which severe mistakes a solution
+    has (the hidden tests only vary the inputs)."""
+    for mutant in MUTANTS:
+        if mutant.severe and mutant.exercise in ("ejercicio2", "ejercicio4"):
+            public = next(t for t in graded[mutant.name]["tests"]
+                          if t["id"] == mutant.exercise.replace("ejercicio", "ej") +
+                          "/lo_imprescindible")
+            assert public["status"] == "failed", mutant.name
+
+
+@pytest.mark.parametrize("cheat", CHEATS, ids=[c.name for c in CHEATS])
+def test_behaving_once_or_remembering_earns_nothing(graded, cheat):
+    result = graded[f"cheat-{cheat.name}"]
+    assert cheat.at_least <= result["score"] <= cheat.at_most, \
+        {t["id"]: t["output"] for t in result["tests"] if t["score"] < t["max_score"]}
+    assert not cheat.says or any(cheat.says in t["output"] for t in result["tests"])
 
 
 def test_every_severe_bug_is_said_under_lo_imprescindible(graded):

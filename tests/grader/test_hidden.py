@@ -165,7 +165,8 @@ import sys
 from extension import Extension
 
 extension = Extension()
-PUBLIC = {"Trabajo", "Personal", "Notes", "Notes-evil", "Otros"}
+PUBLIC = {"Trabajo", "Personal", "Notas", "Notas-privadas", "Otros", "Club", "Archivo", "Casa",
+          "Monte", "Estudio"}
 
 
 @extension.on_roots_changed
@@ -254,7 +255,7 @@ def test_the_exercise_cells_show_no_hidden_input(exercise):
 
 def test_the_hidden_literals_are_found():
     literals = hidden_only_literals()
-    assert {"2.0.0rc2", "Acta semanal", "Atajo", "cocina", "2025-03-26"} <= literals
+    assert {"2.0.0rc2", "Acta semanal", "Senda", "cajas", "2025-03-26"} <= literals
     assert "informe-a.md" not in literals  # public (the positive scenario's)
 
 

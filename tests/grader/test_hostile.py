@@ -62,7 +62,10 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "notebook_roto": "no es un notebook válido",
     "no_utf8": "no está en UTF-8",
     "bucle_infinito_en_una_herramienta": "no respondió",
-    "precrea_las_carpetas_como_enlaces": "ya existía antes de que el corrector",
+    # the data area is the grader's and a test's folder has a random name: nothing to plant
+    # before it; in its own folder, what it planted is found when the grader looks
+    "precrea_las_carpetas_como_enlaces": ("carpeta de datos de tu servidor",
+                                          "no envió ningún formulario"),
     # their tool does nothing: when the grader laid out a folder before the planter struck (its
     # links then find the names taken), the zero's reason is that no form came
     "enlaza_carpetas_al_host": ("carpeta de datos de tu servidor", "no envió ningún formulario"),
@@ -71,7 +74,9 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
     "cambia_carpetas_por_enlaces": "carpeta de datos de tu servidor",
     "enlaces_a_proc_self": "carpeta de datos de tu servidor",
     "cadena_de_carpetas_profunda": "carpeta de datos de tu servidor",
-    "llena_el_disco": "está lleno",
+    # nothing it can write at start (HOME, TMPDIR, the data area); its own test's folder,
+    # when its tool runs: that test only, and the grader writes nothing more there
+    "llena_el_disco": ("está lleno", "no envió ningún formulario"),
     "sustitutos_y_escapes_ansi": "según tu servidor",
     "meta_con_tipos_raros": "no ofrece la herramienta notes_archive",
     "meta_presume_de_todo": "no ofrece la herramienta notes_archive",
@@ -99,7 +104,8 @@ REASONS = {  # what the report must say (in the problems or in some test's outpu
 # Plain mode has no private tmpfs: a full disk is not what stops these there (the server loads
 # the solution after writing 512 MiB, or, on a slow disk, not within the start-up timeout)
 PLAIN_REASONS = {
-    "llena_el_disco": ("no define ningún Extension()", "no arrancó"),
+    "llena_el_disco": ("no define ningún Extension()", "no arrancó",
+                       "no envió ningún formulario"),
     # 1,100 folders on a real disk take longer than on a tmpfs: the grader may be done first
     "cadena_de_carpetas_profunda": ("carpeta de datos de tu servidor",
                                     "no envió ningún formulario"),
@@ -683,9 +689,10 @@ def test_a_daemon_flooding_files_and_forks_does_not_hold_the_run_past_its_budget
 
 
 def test_a_uid_comes_back_only_when_nothing_of_its_last_learner_lives(world, tmp_path):
-    """One uid for the whole class (GRADER_UID_RANGE=U:1), as if the range had run out: the
-    first learner leaves a daemon that waits for the next sandbox of its uid to steal and
-    replace its solution and to plant a link where root once wrote its warm-up file."""
+    """Eight uids for the whole class (GRADER_UID_RANGE=U:8: a sandbox and the tests that run
+    at once), as if the range had run out: the first learner leaves a daemon that waits for the
+    next sandbox of its uid to steal and replace its solution and to plant a link where root
+    once wrote its warm-up file."""
     batch = tmp_path / "clase"
     write_one(str(batch / "a_demonio"), "a_demonio", AGAINST_PLAIN["demonio_reutiliza_el_uid"],
               world["host"])
@@ -694,7 +701,7 @@ def test_a_uid_comes_back_only_when_nothing_of_its_last_learner_lives(world, tmp
     uid = world["uids"][0] + (1 << 15)
     code, stdout, stderr = run_grader(world, "--batch", str(batch), "--jobs", "1", "--format",
                                       "json", "--out", str(tmp_path / "notas"),
-                                      env={"GRADER_UID_RANGE": f"{uid}:1"})
+                                      env={"GRADER_UID_RANGE": f"{uid}:8"})
     results = {r["submission"]: r for r in map(json.loads, stdout.splitlines())}
     assert code == 1, stderr[-3000:]
     assert results["referencia"]["score"] == TOTAL, everything(results["referencia"])

@@ -3,11 +3,15 @@
 A probe "solution" tries things at import time and prints what happened as one JSON line on
 its stderr, which the grader captures. With the full sandbox (root on Linux) every attempt
 to reach the network, read the grader's files or other submissions, write outside, or grow
-without bound must fail; the probe itself must still be able to run a server.
+without bound must fail; the probe itself must still be able to run a server. It runs as two
+tests' servers, one after the other, with different options: the second finds nothing the
+first left (the first tries every place), its command line and environment are the same, and
+each test's processes (a daemon included) end when its test is released.
 """
 
 import json
 import os
+import secrets
 import socket
 import tempfile
 import time
@@ -29,9 +33,10 @@ def full_sandbox():
 
 
 PROBE = '''
-import json, os, socket, sys, threading, http.server
+import json, os, socket, sys, threading
 
-report = {{"uid": os.getuid(), "euid": os.geteuid(), "ppid": os.getppid(), "cwd": os.getcwd()}}
+report = {{"uid": os.getuid(), "euid": os.geteuid(), "ppid": os.getppid(), "cwd": os.getcwd(),
+          "argv": sys.argv, "environ": dict(os.environ)}}
 
 def attempt(name, action):
     try:
@@ -39,8 +44,18 @@ def attempt(name, action):
     except BaseException as exc:
         report[name] = type(exc).__name__
 
+# what an earlier test's server could have left for this one (`remember` below)
+PLACES = [os.environ.get("HOME", "/"), os.environ.get("TMPDIR", "/tmp"), "/tmp", os.getcwd(),
+          "/sandbox/data", "/sandbox", "/dev/shm", "/var/tmp"]
+report["found"] = sorted(os.path.join(place, name) for place in set(PLACES)
+                         if os.path.isdir(place) and os.access(place, os.R_OK)
+                         for name in os.listdir(place) if name.startswith("recuerdo"))
+
 attempt("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
 attempt("host_loopback", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
+attempt("listen_loopback", lambda: socket.create_server(("127.0.0.1", 0)))
+attempt("abstract_socket", lambda: socket.socket(socket.AF_UNIX).bind("\\0recuerdo"))
+attempt("socketpair", lambda: socket.socketpair())
 attempt("read_checks",
         lambda: open({repo!r} + "/grader/checks/hidden/test_ej2_hidden.py").read())
 attempt("read_reference",
@@ -49,23 +64,33 @@ attempt("list_repo", lambda: os.listdir({repo!r}))
 attempt("read_other_submission", lambda: open({other!r}).read())
 attempt("list_root_home", lambda: os.listdir("/root"))
 attempt("read_proc", lambda: open("/proc/1/environ").read())
+attempt("list_data", lambda: os.listdir("/sandbox/data"))
+attempt("read_zygote_proc", lambda: os.listdir("/sandbox/.zygote/proc"))
 attempt("write_repo", lambda: open({repo!r} + "/sandbox-was-here", "w"))
 attempt("write_solution", lambda: open("/sandbox/solution/x.py", "w"))
 attempt("write_usr", lambda: open("/usr/x", "w"))
+for place in sorted(set(PLACES)):  # memory for the next test, if anywhere takes it
+    attempt("remember " + place, lambda place=place: open(os.path.join(place, "recuerdo"),
+                                                          "w").write("ya estuve"))
+attempt("write_own_tree", lambda: open("/sandbox/data/" + {tree!r} + "/propio", "w").write("x"))
 attempt("chroot", lambda: os.chroot("/tmp"))
 attempt("memory_2gib", lambda: len(bytearray(2 << 30)))
-attempt("big_file", lambda: open("big", "wb").write(b"x" * (64 << 20)))
+attempt("big_file", lambda: open("/sandbox/data/" + {tree!r} + "/big", "wb").write(
+    b"x" * (64 << 20)))
 import ctypes, errno, subprocess, threading
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 NUMBERS = {{"x86_64": {{"keyctl": 250, "add_key": 248, "io_uring_setup": 425, "userfaultfd": 323,
                       "bpf": 321, "perf_event_open": 298, "ptrace": 101, "unshare": 272,
-                      "process_vm_readv": 310, "mount": 165, "setns": 308}},
+                      "process_vm_readv": 310, "mount": 165, "setns": 308, "shmget": 29,
+                      "msgget": 68}},
            "aarch64": {{"keyctl": 219, "add_key": 217, "io_uring_setup": 425, "userfaultfd": 282,
                        "bpf": 280, "perf_event_open": 241, "ptrace": 117, "unshare": 97,
-                       "process_vm_readv": 270, "mount": 40, "setns": 268}}}}[os.uname().machine]
+                       "process_vm_readv": 270, "mount": 40, "setns": 268, "shmget": 194,
+                       "msgget": 186}}}}[os.uname().machine]
 ARGS = {{"keyctl": (0, -3, 0), "add_key": (b"user", b"k", b"v", 1, -3), "unshare": (0x10000000,),
-        "io_uring_setup": (1, 0), "ptrace": (16, 1, 0, 0)}}
+        "io_uring_setup": (1, 0), "ptrace": (16, 1, 0, 0), "shmget": (1234, 4096, 0o1666),
+        "msgget": (1234, 0o1666)}}
 report["syscalls"] = {{}}
 for name, number in NUMBERS.items():
     result = libc.syscall(number, *ARGS.get(name, (0, 0, 0, 0)))
@@ -92,24 +117,41 @@ report["forks"] = len(children)
 for pid in children:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
-
-
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.end_headers()
-        self.wfile.write(b"pagina-del-sandbox")
-
-    def log_message(self, *args):
-        pass
-
-
-page = http.server.HTTPServer(("127.0.0.1", 0), Page)
-threading.Thread(target=page.serve_forever, daemon=True).start()
-report["page_port"] = page.server_address[1]
+if os.fork() == 0:  # a daemon that outlives its server: it must not outlive its test
+    os.setsid()
+    if os.fork() == 0:
+        import time
+        time.sleep(60)
+    os._exit(0)
 sys.stderr.write("PROBE " + json.dumps(report) + "\\n")
 sys.stderr.flush()
 '''
+
+
+def run_probe(box, private=()):
+    """One test's server with the probe as its solution: its report, its uid."""
+    identity = box.identity()
+    tree = secrets.token_hex(4)
+    box.data.make_dir(tree, owner=identity, private=True).close()
+    with open(os.path.join(box.solution_dir, "probe.py"), "w") as handle:
+        handle.write(PROBE_TEXT[0].replace("@TREE@", tree))
+    server = box.spawn(["serve", "--solution", box.inner("solution")], private, identity)
+    deadline = time.monotonic() + 60
+    while "PROBE " not in server.stderr() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    line = next(x for x in server.stderr().splitlines() if x.startswith("PROBE "))
+    server.kill()
+    alive_before = [pid for pid in filter(str.isdigit, os.listdir("/proc"))
+                    if owner(pid) == identity]
+    box.release(identity)
+    box.data.remove(tree)
+    return {**json.loads(line[len("PROBE "):]), "identity": identity,
+            "alive_before_release": alive_before,
+            "alive_after_release": [pid for pid in filter(str.isdigit, os.listdir("/proc"))
+                                    if owner(pid) == identity]}
+
+
+PROBE_TEXT = [""]
 
 
 @pytest.fixture(scope="module")
@@ -123,29 +165,17 @@ def probed():
         handle.write("# another learner's work\n")
     folder = tempfile.mkdtemp(prefix="grader-probe-")
     os.chmod(folder, 0o755)
+    PROBE_TEXT[0] = PROBE.format(port=listener.getsockname()[1], repo=REPO_DIR, other=other,
+                                 tree="@TREE@")
     with open(os.path.join(folder, "probe.py"), "w") as handle:
-        handle.write(PROBE.format(port=listener.getsockname()[1], repo=REPO_DIR, other=other))
+        handle.write(PROBE_TEXT[0])
     os.chmod(os.path.join(folder, "probe.py"), 0o644)
     box = Sandbox(folder).start()
-    server = box.spawn(["serve", "--solution", box.inner("solution")])
-    deadline = time.monotonic() + 60
-    while "PROBE " not in server.stderr() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    line = next(x for x in server.stderr().splitlines() if x.startswith("PROBE "))
-    report = json.loads(line[len("PROBE "):])
-    report["browse"] = box.browse(f"http://127.0.0.1:{report['page_port']}/")
-    try:
-        with socket.create_connection(("127.0.0.1", report["page_port"]), timeout=2) as sock:
-            sock.sendall(b"GET / HTTP/1.0\r\n\r\n")
-            report["host_sees_page"] = b"pagina-del-sandbox" in sock.recv(4096)
-    except OSError:
-        report["host_sees_page"] = False
-    uid = box.uid
+    first = run_probe(box, ["--sdk-version", "1.0.0"])
+    second = run_probe(box, ["--sdk-version", "2.0.0", "--state-sealer", "solution"])
     box.close()
-    report["left_processes"] = [pid for pid in filter(str.isdigit, os.listdir("/proc"))
-                                if owner(pid) == uid]
     listener.close()
-    yield report
+    yield {**first, "second": second}
     for path in (other, os.path.join(folder, "probe.py")):
         os.unlink(path)
     os.rmdir(other_dir)
@@ -170,8 +200,15 @@ def test_learner_code_has_no_network_not_even_the_hosts_loopback(probed):
     assert not probed["host_loopback"].startswith("ok")
 
 
+@pytest.mark.parametrize("attempt", ["listen_loopback", "abstract_socket"])
+def test_learner_code_opens_no_socket_another_test_could_reach(probed, attempt):
+    assert probed[attempt] == "PermissionError"
+    assert probed["socketpair"].startswith("ok")  # a connected pair reaches nobody else
+
+
 @pytest.mark.parametrize("attempt", ["read_checks", "read_reference", "list_repo",
-                                     "read_other_submission", "list_root_home", "read_proc"])
+                                     "read_other_submission", "list_root_home", "read_proc",
+                                     "list_data", "read_zygote_proc"])
 def test_learner_code_cannot_read_the_grader_or_other_submissions(probed, attempt):
     assert probed[attempt] in ("FileNotFoundError", "PermissionError")
 
@@ -180,6 +217,31 @@ def test_learner_code_cannot_read_the_grader_or_other_submissions(probed, attemp
 def test_learner_code_cannot_write_outside_its_work_folder(probed, attempt):
     assert probed[attempt] in ("FileNotFoundError", "PermissionError", "OSError")
     assert not os.path.exists(os.path.join(REPO_DIR, "sandbox-was-here"))
+
+
+def test_nothing_is_a_place_to_remember_anything_for_the_next_test(probed):
+    remembered = {name: got for name, got in probed.items() if name.startswith("remember ")}
+    assert remembered and all(got in ("PermissionError", "OSError", "FileNotFoundError")
+                              for got in remembered.values()), remembered
+    assert probed["write_own_tree"].startswith("ok")  # its own test's notes: writable
+    assert probed["found"] == [] and probed["second"]["found"] == []
+
+
+def test_every_test_runs_as_its_own_uid_and_its_processes_end_with_it(probed):
+    second = probed["second"]
+    assert probed["uid"] == probed["identity"] and second["uid"] == second["identity"]
+    assert probed["identity"] != second["identity"]
+    assert probed["alive_before_release"]  # the daemon outlived its server...
+    assert probed["alive_after_release"] == [] and second["alive_after_release"] == []
+
+
+def test_every_server_starts_with_the_same_command_line_and_environment(probed):
+    """The second server got other options (a test's own inputs); what its code can read of
+    its command line and environment is the same."""
+    second = probed["second"]
+    assert probed["argv"] == second["argv"] and "--sdk-version" not in probed["argv"]
+    assert probed["environ"] == second["environ"]
+    assert probed["cwd"] == second["cwd"]
 
 
 def test_learner_code_sees_only_a_minimal_tree(probed):
@@ -193,15 +255,9 @@ def test_memory_files_and_processes_are_capped(probed):
     assert probed["forks"] < 200
 
 
-def test_the_grader_reaches_the_sandboxs_loopback_page_and_the_host_does_not(probed):
-    assert probed["browse"].get("status") == 200
-    assert "pagina-del-sandbox" in probed["browse"].get("body", "")
-    assert probed["host_sees_page"] is False
-
-
 @pytest.mark.parametrize("call", ["keyctl", "add_key", "io_uring_setup", "userfaultfd", "bpf",
                                   "perf_event_open", "ptrace", "unshare", "process_vm_readv",
-                                  "mount", "setns"])
+                                  "mount", "setns", "shmget", "msgget"])
 def test_the_seccomp_filter_denies_kernel_interfaces_learner_code_never_needs(probed, call):
     assert probed["syscalls"][call] == "EPERM"
 
@@ -223,4 +279,4 @@ def test_the_protections_listed_are_the_ones_the_zygote_applied():
 
 
 def test_no_process_of_the_sandbox_survives_it(probed):
-    assert probed["left_processes"] == []
+    assert probed["alive_after_release"] == []

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
+
+from course_notebooks import starter_files
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
@@ -27,12 +28,7 @@ def write_starters(folder: Path) -> Path:
     """The notebooks' starter cells (`%%writefile soluciones/ejercicioN.py`) as a learner's
     soluciones/ folder, exactly as a learner who ran them without changing them has it."""
     folder.mkdir(parents=True, exist_ok=True)
-    for notebook in sorted(LESSONS.glob("*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) \
-                else cell["source"]
-            first, _, body = source.partition("\n")
-            match = WRITEFILE.match(first) if cell["cell_type"] == "code" else None
-            if match:
-                (folder / f"{match[1]}.py").write_text(body + "\n", encoding="utf-8")
+    for name, text in starter_files().items():
+        if WRITEFILE.match(f"%%writefile soluciones/{name}"):
+            (folder / name).write_text(text, encoding="utf-8")
     return folder

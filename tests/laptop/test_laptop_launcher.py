@@ -28,13 +28,16 @@ import pytest
 from laptop_helpers import REPO
 
 LAB = REPO / "tools" / "lab.py"
+PIP_INSTALL = REPO / "tools" / "pip_install.py"
 spec = importlib.util.spec_from_file_location("lab_launcher", LAB)
 lab = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lab)
 
 
-def test_the_launcher_uses_only_the_standard_library():
-    tree = ast.parse(LAB.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("tool", [LAB, PIP_INSTALL], ids=lambda p: p.name)
+def test_the_launcher_uses_only_the_standard_library(tool):
+    # tools/pip_install.py too: the launcher loads it (its short progress, like make venv's)
+    tree = ast.parse(tool.read_text(encoding="utf-8"))
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
                 for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree)
@@ -56,9 +59,16 @@ def test_the_environment_python_is_where_each_system_puts_it(tmp_path):
     assert lab.venv_python(tmp_path, windows=False) == tmp_path / "bin" / "python"
 
 
-def test_pip_installs_wheels_only_from_the_pinned_file():
-    cmd = lab.install_command(Path("py"))
-    assert "--only-binary=:all:" in cmd and cmd[-2:] == ["-r", str(lab.REQUIREMENTS)]
+def test_pip_installs_wheels_only_from_the_pinned_file(tmp_path, monkeypatch):
+    asked = []
+    pip = lab.sibling("pip_install")
+    monkeypatch.setattr(lab, "sibling", lambda name: pip)
+    monkeypatch.setattr(pip, "install", lambda *args: asked.append(args) or 0)
+    lab.venv_python(tmp_path).parent.mkdir(parents=True)
+    lab.venv_python(tmp_path).write_text("")
+    lab.install(tmp_path)
+    (python, requirements, options, _, _), = asked
+    assert requirements == lab.REQUIREMENTS and "--only-binary=:all:" in options
     pins = [line for line in lab.REQUIREMENTS.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
     assert pins and all(re.match(r"^[A-Za-z0-9_.-]+==[^ ;]+( ; .+)?$", p) for p in pins), pins
@@ -162,6 +172,29 @@ def test_one_command_installs_and_opens_jupyterlab_on_the_lessons(seeded_venv):
     text = "".join(seen)
     assert "instalando JupyterLab" in text
     assert (seeded_venv / lab.STAMP).read_text().strip() == lab.requirements_digest()
+    # pip's account is a few lines, its whole log a file (it was about 330 lines on screen)
+    before_lab = text.split("[lab] abriendo JupyterLab")[0].splitlines()
+    assert len(before_lab) <= 12 and all(line.startswith("[lab]") for line in before_lab)
+    assert "Requirement already satisfied" in (seeded_venv / "pip-install.log").read_text()
+
+
+def test_a_failed_install_names_the_file_with_pips_whole_log(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "v"
+    lab.venv.EnvBuilder(with_pip=False).create(folder)
+    site = Path(subprocess.run([str(lab.venv_python(folder)), "-c",
+                                "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "dev-venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    broken = tmp_path / "requirements-lab.txt"
+    broken.write_text("./no-existe-0.1-py3-none-any.whl\n")  # fails at once, offline
+    monkeypatch.setattr(lab, "REQUIREMENTS", broken)
+    with pytest.raises(lab.LabError) as failed:
+        lab.install(folder)
+    log = folder / "pip-install.log"
+    assert str(log) in str(failed.value)
+    assert "no-existe-0.1-py3-none-any.whl" in log.read_text()
+    assert not (folder / lab.STAMP).exists()
+    assert f"su registro completo está en {log}" in capsys.readouterr().err
 
 
 def test_the_launcher_says_plainly_that_intel_macs_have_no_wheels():

@@ -14,8 +14,8 @@ from laptop_helpers import EXERCISES, import_mcp_ui, write_starters
 from grading_points import PUBLIC
 
 ui = import_mcp_ui()
-OFF_ON_A_LAPTOP = {"otro usuario para tu código", "sistema de archivos privado", "red aislada",
-                   "límites de memoria, CPU y archivos"}
+OFF_ON_A_LAPTOP = {ui.review.PROTECTIONS[key] for key in (
+    "unprivileged_uid", "private_filesystem", "network_namespace", "rlimits")}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_portable_revisar_says_it_is_a_self_check_and_which_protections_are_off(
     assert "la nota la pone el corrector oficial" in review.notice
     assert OFF_ON_A_LAPTOP <= set(review.off)
     shown = review.to_html()
-    assert "modo portátil" in shown and "Sin activar aquí:" in shown and "red aislada" in shown
+    assert "Lo que el corrector oficial hace y aquí no" in shown and "le corta la red" in shown
     assert "Autoevaluación en modo portátil" in review.to_text()
 
 
@@ -99,5 +99,5 @@ def test_in_browser_runner_grades_in_this_interpreter_and_labels_it(starters):
     assert review.mode == "inprocess" and review.score == 0
     assert review.max_score == PUBLIC["ejercicio4"]
     assert "Autoevaluación en el navegador" in review.notice
-    assert "sin aislamiento ni límites" in review.where()
-    assert "tiempo máximo por llamada" in review.off
+    assert "en esta misma página del navegador" in review.where()
+    assert "corta una llamada que tarda demasiado" in review.off

@@ -111,7 +111,7 @@ def student_edition(dest: Path) -> Path:
 def stage_probe_content(dest: Path, course: Path = REPO) -> Path:
     """The site's content as `make lite` stages it from ``course``, plus the probe notebook
     in probe/."""
-    content = load_build_module().stage_content(Path(dest), Path(course))
+    content = load_build_module().stage_course(Path(course), Path(dest))
     (content / "probe").mkdir()
     shutil.copy2(PROBE_NOTEBOOK, content / "probe" / PROBE_NOTEBOOK.name)
     return content

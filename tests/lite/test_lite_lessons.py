@@ -7,13 +7,14 @@ and later cells wait their turn: lessons/mcp_ui/cells.py):
 
 - 02: the disambiguation form (pick note-7, confirm, Aceptar): only that note is gone; the
   check run before the answer waits its turn and then says ✓; Shift+Enter after the clicks
-  runs the next cells, not the call again;
+  (on the options' words) runs the next cells, not the call again;
 - 03: the URL consent, the setup page drawn in the notebook (labelled a simulation), its
   Autorizar button, and the completion notification;
 - 01: the swap attack (the shared folder replaced by a link while the form is open): refused,
   nothing deleted; `ui.revisar` on the exercise-4 starter, run in the page by the grader's
   in-process host: 0 points, each public test with its feedback, labelled as a formative
-  self-check.
+  self-check; a correct exercise 4, typed into the starter cell, gets every public point there
+  too (a folder moved with its handle open is judged where it is now, as in JupyterLab).
 
 Results are asserted as tests/browser asserts them in JupyterLab. Every notebook opens with the
 JupyterLite first cell (test_lite_every_notebook.py runs each of them whole).
@@ -153,9 +154,9 @@ def test_shift_enter_after_answering_a_form_in_the_browser_runs_the_next_cells(l
     press_shift_enter(page)  # the call's cell runs; the selection moves to the text below
     form = form_cell.locator(OPEN_DIALOG)
     expect(form).to_have_count(1)
-    form.locator(".widget-radio-box label", has_text="2024-04-10 · note-7").locator(
-        "input").check()
-    form.locator(".widget-checkbox", has_text="Sí, bórrala").locator("input").check()
+    # the options' words, where a learner clicks (not the little circle and square)
+    form.get_by_text("2024-04-10 · note-7", exact=True).click()
+    form.locator(".widget-checkbox span", has_text="Sí, bórrala").click()
     form.get_by_role("button", name="Aceptar", exact=True).click()
     expect(form_cell.get_by_text("« ✓ Borrada la nota note-7")).to_be_visible()
     ran_once = form_cell.locator(".jp-InputArea-prompt").inner_text()
@@ -216,8 +217,46 @@ def test_revisar_in_the_browser_self_checks_the_starter_in_the_page(lite_page):
     assert "la nota la pone el corrector oficial" in shown
     rows = cell(page, review).locator("table tr")
     expect(rows.first).to_be_visible()
-    assert rows.count() >= 3  # the public tests of exercise 4, each with its feedback
+    # the public tests of exercise 4: a row each, or folded under the test they wait for
+    waiting = cell(page, review).locator(".mcp-review-waiting li")
+    assert rows.count() + waiting.count() >= 3
     assert "💥" not in shown  # failed checks of the learner's code, not crashed checks
     assert "tu reacción no revocó ninguno" in shown
     screenshot(page, "lite-lesson-01-revisar")
+    assert_stayed_on_the_machine(lite_page)
+
+
+# A correct exercise 4, written the way a learner might (not the reference's wording): it asks
+# each handle where its file is now.
+MY_EXERCISE_4 = '''%%writefile soluciones/ejercicio4.py
+from extension import Extension
+
+extension = Extension()
+
+
+@extension.on_roots_changed
+def revoke_what_left(change):
+    for handle in change.handles:
+        now = handle.current_path()
+        if not (now and change.new_roots.contains(now)):
+            change.revoke(handle, "ya no está dentro de tus roots")
+'''
+
+
+@pytest.mark.timeout(TEST_TIMEOUT)
+def test_a_correct_exercise_4_gets_every_public_point_in_the_browser(lite_page):
+    page = lite_page.page
+    start_lesson(lite_page, "01_roots.ipynb")
+    starter = cell(page, "%%writefile soluciones/ejercicio4.py")
+    starter.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(MY_EXERCISE_4)
+    run_cell(page, starter)
+    assert "soluciones/ejercicio4.py" in wait_ran(page, starter)
+    review = 'ui.revisar("ejercicio4")'
+    run_cell(page, review)
+    shown = wait_ran(page, review)
+    points = PUBLIC["ejercicio4"]
+    assert f"ejercicio4: {points:g} de {points:g} puntos" in shown, shown
+    screenshot(page, "lite-lesson-01-ejercicio4-correct")
     assert_stayed_on_the_machine(lite_page)

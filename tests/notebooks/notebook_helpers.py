@@ -11,6 +11,8 @@ from pathlib import Path
 
 import nbformat
 
+from course_notebooks import notebook_text
+
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
 CHECK_TAG = "nbval-check-output"
@@ -33,7 +35,9 @@ WRITEFILE = re.compile(r"^%%writefile soluciones/(ejercicio[234]|reto)\.py\s*$")
 
 
 def read(name: str) -> nbformat.NotebookNode:
-    return nbformat.read(LESSONS / name, as_version=4)
+    """A lesson notebook as the course has it (in the student edition, its last commit, not a
+    learner's workspace: tests/course_notebooks.py)."""
+    return nbformat.reads(notebook_text(name), as_version=4)
 
 
 def with_checked_outputs(name: str) -> nbformat.NotebookNode:

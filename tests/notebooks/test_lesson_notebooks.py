@@ -20,6 +20,8 @@ import nbformat
 import pytest
 from notebook_helpers import CHECK_TAG, LESSONS, NOTEBOOKS, REPO, read, with_checked_outputs
 
+from course_notebooks import lesson_names
+
 
 def run_nbval(notebook, tmp_path, extra_env=None):
     """nbval on `notebook` (a path, or an nbformat node written next to the lessons for the
@@ -51,7 +53,7 @@ def untracked_in_lessons() -> set[str]:
 
 
 def test_the_lesson_has_one_notebook_per_part_in_order():
-    assert sorted(p.name for p in LESSONS.glob("*.ipynb")) == list(NOTEBOOKS)
+    assert lesson_names() == list(NOTEBOOKS)
 
 
 @pytest.mark.timeout(900)

@@ -4,8 +4,12 @@ this process (the same core as `main.py serve`), so every test drives the real w
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import json
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -134,6 +138,21 @@ def test_accept_sends_nothing_while_a_required_field_is_empty():
         assert not form.answered
         assert "Nombre" in form.status.value and "obligatorio" in form.status.value
     in_loop(go)
+
+
+def test_a_refused_form_names_every_missing_field_and_what_an_unticked_box_sends():
+    async def go():
+        schema = {"type": "object", "required": ["note_id", "plan", "confirm"], "properties": {
+            "note_id": {"type": "string", "title": "Nota", "enum": ["a", "b"]},
+            "plan": {"type": "string", "title": "Plan", "enum": ["s", "l"]},
+            "confirm": {"type": "boolean", "title": "Sí, bórrala"}}}
+        form = ui.ElicitationForm(form_params(schema))
+        form.buttons["accept"].click()
+        return form
+    form = in_loop(go)
+    assert not form.answered
+    assert "faltan «Nota» y «Plan» (obligatorios)" in form.status.value
+    assert "«Sí, bórrala» sin marcar se enviará como «no»" in form.status.value
 
 
 @pytest.mark.parametrize("field,value,problem", [
@@ -320,8 +339,21 @@ def test_the_scripted_user_plays_its_answers_through_the_form(lab, monkeypatch):
     result, (params, answer), shown = in_loop(go)
     assert result.data["deleted"]["id"] == "note-7"
     assert answer == TPS and params["requestedSchema"]["required"] == ["note_id", "confirm"]
-    assert "Usuario simulado (LESSON_USER=scripted)" in shown
+    assert "El usuario simulado (LESSON_USER=scripted) envió <b>Aceptar</b>" in shown
+    assert "Enviaste" not in shown  # the learner sent nothing
     assert "Notas/tps-2024.md" not in lab.snapshot()
+
+
+def test_a_cells_simulated_user_is_not_said_to_be_lesson_user_scripted(lab, monkeypatch):
+    monkeypatch.delenv("LESSON_USER", raising=False)
+
+    async def go():
+        conn = await lab.connect(quiet=True)
+        await conn.call("notes_delete", {"title": "TPS report"}, scripted=[TPS], simulate=True)
+        return texts(conn.last.panel.box)
+    shown = in_loop(go)
+    assert "El usuario simulado envió <b>Aceptar</b>" in shown
+    assert "LESSON_USER" not in shown and "Enviaste" not in shown
 
 
 def test_scripted_answers_the_form_refuses_are_sent_as_cancel(lab):
@@ -378,12 +410,13 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
         form = conn.user._open[-1]
         question = received(conn, "elicitation/create")[-1]["id"]
         call.cancel()
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError) as stopped:
             await call
         await until(lambda: received(conn, "notifications/cancelled"))
         await asyncio.sleep(0.05)
-        return conn, form, question
-    conn, form, question = in_loop(go)
+        return conn, form, question, stopped.value
+    conn, form, question, stopped = in_loop(go)
+    assert str(stopped).startswith("Detuviste la celda: el cliente canceló la llamada")
     call_id = sent(conn, "tools/call")[-1]["id"]
     assert [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")] == [call_id]
     assert [m["params"]["requestId"] for m in received(conn, "notifications/cancelled")] \
@@ -391,7 +424,9 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
     assert form.answered and all(b.disabled for b in form.buttons.values())
     shown = texts(conn.last.panel.box)
     assert "Detuviste la celda" in shown and "notifications/cancelled" in shown
-    assert "cancelled by the client" in shown  # the server's own log line, under the call
+    assert "⚠ servidor: el cliente canceló la llamada" in shown  # its own account, in Spanish
+    assert "cancelled by the client" not in shown
+    assert "S→C notifications/cancelled" in "\n".join(conn.transcript_lines(last_call=True))
     assert not [m for d, m in conn.frames if d == "→" and m.get("id") == question
                 and "method" not in m]  # a withdrawn question gets no answer
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
@@ -501,9 +536,12 @@ def lite_shell(monkeypatch):
 async def run_cell(shell, source):
     """One cell, as the kernel runs it; the CellPanel it made if it ran as a task."""
     made = len(ui.cells.recent)
-    await shell.run_cell_async(source, store_history=True,
-                               transformed_cell=shell.transform_cell(source))
-    return ui.cells.recent[-1] if len(ui.cells.recent) > made else None
+    result = await shell.run_cell_async(source, store_history=True,
+                                        transformed_cell=shell.transform_cell(source))
+    panel = ui.cells.recent[-1] if len(ui.cells.recent) > made else None
+    if panel is not None:
+        panel.prompt = result.execution_count  # the number the notebook shows, [n]
+    return panel
 
 
 def shown(panel) -> str:
@@ -537,7 +575,8 @@ def test_in_jupyterlite_what_a_cell_shows_after_its_call_comes_after_the_answer(
         check_cell = await run_cell(lite_shell, "lab.check_chosen_note_deleted(conn)")
         conn = await opened_form(lite_shell)
         assert "📁" not in shown(form_cell)  # nothing from before the answer
-        assert "Espera su turno: la celda [" in check_cell.line.value
+        # it names the cell it waits for by the number that cell shows
+        assert f"Espera su turno: la celda [{form_cell.prompt}]" in check_cell.line.value
         assert shown(check_cell) == ""
         form = conn.user._open[-1]
         form.fill({"note_id": "note-7", "confirm": True})
@@ -670,16 +709,26 @@ def test_in_jupyterlite_the_probes_reach_the_server_that_issued_the_link(
         return other
     other = in_loop(go)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "HTTP 410: Enlace no válido este enlace ya se usó."
-    assert out[1] == ("POST → HTTP 400: No se pudo completar el estado no coincide "
+    # the page's title and its text are told apart
+    assert out[0] == "HTTP 410: Enlace no válido — este enlace ya se usó."
+    assert out[1] == ("POST → HTTP 400: No se pudo completar — el estado no coincide "
                       "(¿enlace manipulado?). No se vinculó ninguna cuenta.")
-    assert out[2] == "HTTP 410: Enlace no válido enlace desconocido."
-    assert out[3].startswith("HTTP 200: Autorizar Notas Sync Notas Sync (proveedor simulado")
+    assert out[2] == "HTTP 410: Enlace no válido — enlace desconocido."
+    assert out[3].startswith("HTTP 200: Autorizar Notas Sync — Notas Sync (proveedor simulado")
     assert other.page_visits() == 2  # the unknown link and the real one: both its page
     assert other.last.result.data["status"] == "not_configured"
 
 
 # -- the official SDK ------------------------------------------------------------------------
+def test_a_pages_text_keeps_words_that_touch_together_and_a_heading_apart():
+    from mcp_ui.text import visible_text
+
+    page = ("<html><head><title>T</title></head><body><h1>Hecho</h1><p>con el servidor MCP "
+            "<b>notas-roots-elicitacion</b>. Tu clave</p><p>se queda aquí.</p></body></html>")
+    assert visible_text(page) == ("Hecho — con el servidor MCP notas-roots-elicitacion. Tu "
+                                  "clave se queda aquí.")
+
+
 def test_the_sdk_elicitation_callback_returns_the_widget_answer():
     import mcp.types as types
 
@@ -761,7 +810,7 @@ def test_a_crash_in_the_solution_is_shown_under_the_call_with_its_prints(lab, ca
     out = capsys.readouterr().out
     assert "« ✗ Error interno en la herramienta notes_archive." in out
     assert "  │ buscando TPS report" in out
-    assert "⚠ servidor: tool notes_archive crashed: ZeroDivisionError" in out
+    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError" in out
 
 
 def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
@@ -830,9 +879,91 @@ def test_a_client_timeout_cancels_a_call_whose_form_was_left_open(lab, capsys):
         return conn, result
     conn, result = in_loop(go)
     assert result.error == {"code": None, "message": "cancelada por el cliente"}
-    assert "el cliente abandonó la llamada a los 0.3 s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "« ⏹ El cliente dejó de esperar a los 0.3 s y canceló la llamada" in out
     assert len(sent(conn, "notifications/cancelled")) == 1
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_a_client_timeout_is_told_as_such_and_shows_the_servers_retraction(lab, capsys):
+    # notebook 02 §4: what its text promises, and nothing it does not
+    async def go():
+        conn = await lab.connect("2025-11-25", quiet=True)
+        await conn.call("notes_delete", {"title": "TPS report"}, simulate=True,
+                        scripted=[ui.NoAnswer()], cancel_after=0.3)
+        conn.transcript(last_call=True)  # at once, as the notebook's cell does
+        return conn
+    conn = in_loop(go)
+    out = capsys.readouterr().out
+    last = [line for line in out.splitlines() if "notifications/cancelled" in line]
+    assert [line.split()[0] for line in last] == ["C→S", "S→C"]  # the client's, the server's
+    assert "El cliente dejó de esperar" in last[0]
+    panel = texts(conn.last.panel.box)
+    assert "Detuviste" not in panel and "persona" not in panel
+    assert "El cliente dejó de esperar" in panel and "El servidor retiró esta pregunta" in panel
+    assert ".." not in panel.replace("…", "")
+    assert "cancelled by the client" not in out + panel
+
+
+def test_a_request_shows_what_the_server_logged_about_it_and_the_next_call_does_not(
+        lab, capsys):
+    async def go():
+        conn = await lab.connect("2026-07-28", quiet=True)
+        call = {"name": "notes_delete", "arguments": {"title": "TPS report"}}
+        first = await conn.request("tools/call", call)
+        tampered = first["requestState"][:-3] + "AAA"
+        await conn.request("tools/call", {**call, "requestState": tampered, "inputResponses": {
+            "roots": {"roots": [{"uri": lab.uri("Notas")}]}}})
+        refused = capsys.readouterr().out
+        await conn.call("notes_list")
+        return refused, capsys.readouterr().out
+    refused, later = in_loop(go)
+    assert "⚠ servidor: rechazó un requestState: " in refused
+    assert "refused" not in refused
+    assert "⚠ servidor" not in later
+
+
+def test_a_call_after_lab_close_says_the_lab_is_closed_and_how_to_start_again(lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        lab.close()
+        return await conn.call("notes_list")
+    result = in_loop(go)
+    out = capsys.readouterr().out
+    assert "lab.close()" in out and "ui.NotesLab()" in out and "roots" not in out
+    assert result.is_error
+
+
+def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
+    from mcp_ui import server_log
+
+    unknown = []
+    for module in sorted((REPO / "code").glob("*.py")):
+        if module.name == "main.py":  # `serve`'s own start-up lines: never in a notebook
+            continue
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args and (
+                    getattr(node.func, "attr", None) == "log"
+                    or getattr(node.func, "id", None) == "log")):
+                continue
+            line = sample_of(node.args[0])
+            said = None if line is None else server_log.spanish(line)
+            if said is not None and said.startswith(server_log.UNKNOWN):
+                unknown.append(f"{module.name}:{node.lineno}: {line}")
+    assert unknown == []
+
+
+def sample_of(node):
+    """A line a log call could write: each {…} of an f-string filled in with "x"."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else "x"
+                       for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = sample_of(node.left), sample_of(node.right)
+        return None if left is None else left + (right or "")
+    return None
 
 
 def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
@@ -976,10 +1107,15 @@ def test_diagnostico_reports_kernel_widgets_against_the_pins_and_the_self_check_
     from grader import hosts  # diagnostico put the repository on sys.path
 
     host = found["Autoevaluación (ui.revisar)"]
-    assert ("sandbox" in host.found) == hosts.sandbox_possible()
+    assert ("corrector aislado" in host.found) == hosts.sandbox_possible()
     assert shown[-1] is diagnosis.probe.box
     assert "mcp-keep-selection" in diagnosis.probe.box._dom_classes
-    assert "<table" in diagnosis.to_html() and "Qué hacer" in diagnosis.to_html()
+    page = diagnosis.to_html()
+    assert "<table" in page and "Qué hacer" in page
+    marks = [row.split("</td>")[0].rsplit(">", 1)[1] for row in page.split("<tr>")[2:]]
+    assert marks and all(" " in mark and mark.split(" ", 1)[1].isalpha() for mark in marks)
+    passing = " ".join(row.fix for row in diagnosis.rows if row.ok)
+    assert "espacios de nombres" not in passing and "sandbox" not in host.found
 
 
 def test_diagnostico_says_what_to_fix_when_a_widget_package_is_not_the_pinned_one(
@@ -1116,3 +1252,90 @@ def test_other_unknown_tools_get_no_exercise_hint(lab, capsys):
         await conn.call("notes_nothing")
     in_loop(go)
     assert "💡" not in capsys.readouterr().out
+
+
+def test_an_interrupt_wakes_a_loop_that_only_waits_for_a_click():
+    # ipykernel's SIGINT handler only queues the cell's cancellation (a plain call_soon): a
+    # loop asleep in select(), as it is while a form waits, would run it at its next event
+    # only (here, after the 30 s hang detector), not within a moment of the interrupt
+    from mcp_ui.interrupt import waking_on_interrupt
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        stopped, sent = loop.create_future(), []
+
+        def kernels_handler(signum, frame):
+            loop.call_soon(lambda: stopped.done() or stopped.set_result(loop.time()))
+
+        def interrupt():
+            sent.append(loop.time())
+            os.kill(os.getpid(), signal.SIGINT)
+        previous = signal.signal(signal.SIGINT, kernels_handler)
+        try:
+            with waking_on_interrupt(loop):
+                threading.Timer(0.2, interrupt).start()
+                ran = await asyncio.wait_for(stopped, 30)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return ran - sent[0]
+    assert in_loop(go) < 5
+
+
+def review_of(*tests, **extra):
+    line = {"score": sum(t["score"] for t in tests), "tests": list(tests),
+            "max_score": sum(t["max_score"] for t in tests), **extra}
+    return ui.Review.from_output("ejercicio2", json.dumps(line) + "\n")
+
+
+def result(name, status, score, top, output):
+    return {"name": f"ejercicio2 {name}", "status": status, "score": score, "max_score": top,
+            "output": output}
+
+
+def test_a_self_check_report_shows_the_first_cause_and_folds_the_tests_waiting_for_it():
+    from grader.checks.grading import NEEDS  # the grader's own wording, kept in step
+
+    waiting = "✘ " + NEEDS.format(gate="con varias coincidencias archiva la elegida")
+    review = review_of(
+        result("con varias coincidencias archiva la elegida", "failed", 0, 2,
+             "✘ no envió ningún formulario (respondió: Sin implementar)"),
+        *[result(f"caso {n}", "failed", 0, 1, waiting) for n in range(5)],
+        result("otro caso", "passed", 1, 1, "✔ bien hecho"))
+    page = review.to_html()
+    table, _, folded = page.partition("</table>")
+    assert "no envió ningún formulario" in table and "otro caso" in table
+    assert "caso 3" not in table and "caso 3" in folded
+    assert "<details" in folded and "5 pruebas más necesitan que antes funcione" in folded
+    assert "ejercicio2 con varias" not in table  # the summary names the exercise once
+
+
+def test_every_row_of_a_report_says_its_status_in_words_and_zero_point_rows_read_naturally():
+    review = review_of(result("pide confirmación", "passed", 1, 1, "✔"),
+                       result("archiva", "failed", 0, 2, "✘ no"),
+                       result("se cuelga", "error", 0, 1, "✘ no respondió"),
+                       result("lo imprescindible", "passed", 0, 0, "✔ ningún error grave"),
+                       result("(oculta) lo imprescindible", "failed", -3.1, 0, "✘ un error"))
+    rows = review.to_html().split("<tr>")[1:]
+    assert [row.split("</td>")[0].rsplit(">", 1)[1] for row in rows] == [
+        "✅ bien", "❌ falla", "💥 se rompió", "✅ bien", "❌ falla"]
+    assert "0/0" not in rows[3] and "—" in rows[3]
+    assert "−3.1 puntos" in rows[4] and "/0" not in rows[4]
+
+
+def test_a_self_check_says_once_that_it_is_one_and_folds_what_is_off_in_plain_words():
+    review = review_of(result("x", "failed", 0, 1, "✘"), notice="Autoevaluación en el navegador: "
+                       "las pruebas corren aquí mismo, sin aislamiento ni límites.",
+                       protections={"mode": "inprocess", "rlimits": None, "seccomp_denied": None,
+                                    "grader_touches_data_only_through_descriptors": False})
+    page = review.to_html()
+    assert page.count("sin aislamiento") == 1 and "Dónde" not in page
+    assert "<details><summary>Lo que el corrector oficial hace y aquí no (3)" in page
+    for jargon in ("descriptores", "llamadas al sistema", "seccomp", "namespace"):
+        assert jargon not in page
+
+
+def test_the_code_tour_describes_every_module_of_code(capsys):
+    ui.code_tour()
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == len(list((REPO / "code").glob("*.py")))
+    assert [row for row in rows if row.rstrip().endswith("líneas")] == []  # none left blank

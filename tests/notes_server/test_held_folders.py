@@ -141,6 +141,17 @@ def test_without_kernel_help_the_opening_path_counts_only_if_it_is_the_same_file
     assert handle.current_path() is None
 
 
+def test_a_kernel_answer_that_goes_through_a_link_is_where_the_link_leads(
+        root, opened, monkeypatch):
+    # Pyodide's /proc/self/fd repeats the opening path: after the folder moved and a link took
+    # its name, that text still reaches the same file, but the file is where the link leads
+    handles, handle = opened
+    (root / "sub").rename(root.parent / "Fuera" / "llevada")
+    (root / "sub").symlink_to(root.parent / "Fuera" / "llevada")
+    monkeypatch.setattr(store, "_kernel_paths", lambda fd: iter([handle.path]))
+    assert handle.current_path() == str(root.parent / "Fuera" / "llevada" / "b.md")
+
+
 # -- what the mutation benchmark found untested ---------------------------------------------
 needs_dir_fd = pytest.mark.skipif(not dirfd.HAVE_DIR_FD, reason="this platform has no dir_fd")
 

@@ -8,7 +8,8 @@ from grader.checks.grading import REVISIONS, graded
 
 
 @graded("ejercicio2", 2, "si las roots cambian mientras el formulario está abierto, no archiva "
-        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",), severe=SEVERE_ROOTS)
+        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",), severe=SEVERE_ROOTS,
+        must_not=True)
 def test_roots_change_while_the_form_is_open(lab, grade, revision):
     tree = lab.folders(("Cajon", "acta-1.md", "n-acta-1", "Acta semanal"),
                        ("Cajon", "acta-3.md", "n-acta-3", "Acta semanal"),
@@ -40,6 +41,12 @@ def test_roots_change_while_the_form_is_open(lab, grade, revision):
                                                                "Cajon/acta-3.md"))
     grade.check(others, "las otras notas no se tocan" if others else
                 "se tocó una nota que nadie eligió", severe=True)
+    grade.check(len(call.forms()) == 1, "el formulario abierto no se cambió por otro"
+                if len(call.forms()) == 1 else "con el formulario abierto cambiaron las roots "
+                "y llegó otro formulario distinto: decide las coincidencias una vez por "
+                "llamada (ctx.memo)")
+    ej2.still_archives(grade, run, tree, ("n-acta-1", "Acta semanal"),
+                       ("n-acta-3", "Acta semanal"))
 
 
 @graded("ejercicio2", 1, "una nota de una subcarpeta va a la .archive de su root", hidden=True,

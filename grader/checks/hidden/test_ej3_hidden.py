@@ -27,9 +27,8 @@ from grader.checks.ej3 import (
     table,
 )
 from grader.checks.grading import REVISIONS, graded
+from grader.checks.lab import URL_TTL as TTL  # every server's link lifetime (ctx.url_ttl)
 from protocol import STATELESS_VERSION
-
-TTL = 1.0  # seconds a link lives in the expiry test (--url-ttl)
 
 
 @graded("ejercicio3", 1, "versiones de dos componentes y números de varias cifras", hidden=True)
@@ -80,8 +79,7 @@ def test_other_revisions_and_declarations(lab, grade):
 def test_a_link_and_its_state_expire(lab, grade, revision):
     require_positive(lab, grade, revision)
     stateless = revision == STATELESS_VERSION
-    run = flow_server(lab, revision, url_ttl=TTL,
-                      answers=[ACCEPT, ACCEPT, DECLINE] if stateless else ())
+    run = flow_server(lab, revision, answers=[ACCEPT, ACCEPT, DECLINE] if stateless else ())
     if stateless:
         run.user.browser = Browser(run.fetch, ("allow", "callback"), None)
     first = ask(run)

@@ -11,7 +11,8 @@ REPLAY = "que una ronda ya usada no se pueda repetir"
 MOVED = "que el token de una llamada no llegue a borrar nada en otra llamada ni por otro usuario"
 
 
-@graded("reto", 2, "otros cambios, recortes y re-codificaciones se rechazan", hidden=True)
+@graded("reto", 2, "otros cambios, recortes y re-codificaciones se rechazan", hidden=True,
+        must_not=True)
 def test_other_changes_cuts_and_spellings_are_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     token = flow.first()
@@ -29,7 +30,7 @@ def test_other_changes_cuts_and_spellings_are_refused(lab, grade):
 
 
 @graded("reto", 2, "tokens llevados a otras herramientas, otros argumentos y otro usuario se "
-        "rechazan", hidden=True, severe=MOVED)
+        "rechazan", hidden=True, severe=MOVED, must_not=True)
 def test_tokens_moved_elsewhere_are_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)
@@ -57,7 +58,7 @@ def test_tokens_moved_elsewhere_are_refused(lab, grade):
 
 
 @graded("reto", 2, "otras rondas ya usadas tampoco se pueden repetir", hidden=True,
-        severe=REPLAY)
+        severe=REPLAY, must_not=True)
 def test_other_used_rounds_cannot_be_replayed(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)
@@ -67,7 +68,7 @@ def test_other_used_rounds_cannot_be_replayed(lab, grade):
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "tokens caducados hace un momento se rechazan", hidden=True)
+@graded("reto", 2, "tokens caducados hace un momento se rechazan", hidden=True, must_not=True)
 def test_tokens_expired_a_moment_ago_are_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     reto.expired_copies(lab, grade, facts, past=1.5, hidden=True)

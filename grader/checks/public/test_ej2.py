@@ -3,8 +3,9 @@
 Every test runs under both protocol revisions (one under 2025-06-18, the revision `choice`'s
 `protocol=` is for) and, except the positive scenario's own test, first requires that scenario
 (grader/checks/ej2.py): a tool that never archives, or archives without asking, scores nothing
-here. The notes: "Informe TPS" in the roots Notes and Otros, "Lista de la compra" in Notes, and
-a sibling folder "Notes-evil" that is never a root.
+here. The notes: "Informe TPS" in the roots Notas and Otros, "Lista de la compra" in Notas,
+and a sibling folder "Notas-privadas" that is never a root. Every test of what must not happen
+(`must_not=True`) ends on its own server with a legitimate archive (`ej2.still_archives`).
 
 Each behaviour is graded in one test, and a test observes its own behaviour without relying on
 another's (the form's shape is the form test's, folders made early are the early-changes
@@ -16,6 +17,7 @@ import elicitation
 from grader.checks import ej2
 from grader.checks.ej2 import (
     CHOSEN,
+    CHOSEN_FILE,
     EVIL_ID,
     ONE_ID,
     ONE_TITLE,
@@ -46,7 +48,7 @@ def test_archives_only_the_chosen_note(lab, grade, revision):
     grade.require(facts.shown, ej2.why_not_shown(facts))
     grade.check(facts.prompts == 1, "una sola pregunta en la llamada" if facts.prompts == 1
                 else f"se esperaba una sola pregunta en la llamada y hubo {facts.prompts}")
-    grade.check(not facts.other_changes, "ninguna otra nota cambia (n-inf-a sigue en Notes/)"
+    grade.check(not facts.other_changes, "ninguna otra nota cambia (n-inf-a sigue en Notas/)"
                 if not facts.other_changes else
                 f"además de archivar la nota elegida ({CHOSEN}) cambió esto: "
                 f"{facts.other_changes}; solo se archiva la nota que el usuario eligió",
@@ -94,7 +96,8 @@ def test_the_form_offers_exactly_the_matching_notes(lab, grade, revision):
                 "el formulario de la llamada con dos coincidencias: " + "; ".join(problems))
 
 
-@graded("ejercicio2", 1, ej2.ONE_MATCH, revisions=REVISIONS, severe=SEVERE_DECISION)
+@graded("ejercicio2", 1, ej2.ONE_MATCH, revisions=REVISIONS, severe=SEVERE_DECISION,
+        must_not=True)
 def test_asks_to_confirm_even_with_one_match(lab, grade, revision):
     tree = ej2.notes(lab)
     before = tree.snapshot()
@@ -116,6 +119,7 @@ def test_asks_to_confirm_even_with_one_match(lab, grade, revision):
     grade.check(not changed, "con una sola coincidencia pregunta antes de tocar nada"
                 if not changed else f"{called(ONE_TITLE)} cambió notas antes de preguntar "
                 f"({changed})", severe=True)
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "anuncia notes_archive como destructiva, con el título como entrada",
@@ -146,37 +150,45 @@ def test_archives_single_match_after_confirmation(lab, grade, revision):
     call = run.call(TOOL, {"title": ONE_TITLE})
     asked(grade, call, ONE_TITLE, gate=ej2.ONE_MATCH)
     after = tree.snapshot()
-    moved = after.get("Notes/.archive/compra.md")
+    moved = after.get("Notas/.archive/compra.md")
     grade.check(not call.is_error, "la llamada termina sin error", got=call.text(),
                 expected="un resultado sin error")
-    grade.check("Notes/compra.md" not in after and moved is not None
-                and moved[0] == before["Notes/compra.md"][0],
-                "la nota pasa, intacta, a Notes/.archive/compra.md",
+    grade.check("Notas/compra.md" not in after and moved is not None
+                and moved[0] == before["Notas/compra.md"][0],
+                "la nota pasa, intacta, a Notas/.archive/compra.md",
                 got=describe_changes(before, after) or "nada cambió",
-                expected="Notes/compra.md movida a Notes/.archive/compra.md")
-    others = {k: v for k, v in before.items() if k != "Notes/compra.md"}
-    rest = {k: v for k, v in after.items() if k != "Notes/.archive/compra.md"}
-    grade.check(others == rest, "ninguna otra nota cambia",
-                got=describe_changes(others, rest), expected="el resto igual")
+                expected="Notas/compra.md movida a Notas/.archive/compra.md")
+    others = ej2.changes_besides(before, after, "Notas/compra.md")
+    grade.check(not others, "ninguna otra nota cambia", got=others, expected="el resto igual")
     grade.check(ONE_ID not in ej2.listed_ids(run), "notes_list ya no la muestra",
                 expected=f"{ONE_ID} fuera de notes_list", got="sigue en la lista")
 
 
-@graded("ejercicio2", 1, "encuentra el título sin distinguir mayúsculas ni espacios alrededor",
-        revisions=REVISIONS)
+@graded("ejercicio2", 1, "encuentra el título entero sin distinguir mayúsculas ni espacios "
+        "alrededor", revisions=REVISIONS)
 def test_titles_match_ignoring_case_and_surrounding_spaces(lab, grade, revision):
-    tree = ej2.notes(lab)
+    tree = ej2.notes(lab, ("Notas", "informe-anual.md", "n-inf-anual", f"{TITLE} anual"))
     run = ej2.start(lab, grade, revision, tree, {"action": "cancel"})
     spelled = "  INFORME tps "
     call = run.call(TOOL, {"title": spelled})
     choices = offered(call.forms()[0]) if call.forms() else None
     found = bool(call.forms()) and choices in (None, sorted(TWO_IDS))
-    grade.check(found, f"con el título «{spelled}» pregunta por las dos notas «{TITLE}»" if found
-                else f"con el título «{spelled}» se esperaba un formulario con las dos notas "
-                f"«{TITLE}» (los títulos coinciden sin distinguir mayúsculas ni espacios "
-                "alrededor, como hace ctx.find_notes), y "
+    grade.check(found, f"con el título «{spelled}» pregunta por las dos notas «{TITLE}» (y no "
+                f"por «{TITLE} anual»)" if found else
+                f"con el título «{spelled}» se esperaba un formulario con las dos notas "
+                f"«{TITLE}» y ninguna otra (los títulos coinciden enteros, sin distinguir "
+                "mayúsculas ni espacios alrededor, como hace ctx.find_notes), y "
                 + (f"ofreció {short(choices)}" if call.forms() else
                    f"no preguntó (respondió: {short(call.text(), 160)})"))
+    run.answer_with({"action": "cancel"})
+    part = "Informe"
+    call = run.call(TOOL, {"title": part})
+    whole = not call.prompts  # (that it ends with an error is the outside-the-roots test's)
+    grade.check(whole, f"con el título «{part}», que solo es el principio de otros títulos, "
+                "no pregunta por ninguna nota" if whole else
+                f"con el título «{part}», que solo es el principio de «{TITLE}», preguntó por "
+                f"{short(offered(call.forms()[0]) or 'una nota') if call.forms() else 'algo'}: "
+                "ninguna nota se titula así (el título coincide entero, no una parte)")
 
 
 def refused(lab, grade, revision, answer, what):
@@ -186,29 +198,30 @@ def refused(lab, grade, revision, answer, what):
     call = run.call(TOOL, {"title": TITLE})
     asked(grade, call, TITLE, tree, before)
     ej2.unchanged(grade, tree, before, what, severe=True)
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "no archiva nada si el usuario rechaza (decline)", revisions=REVISIONS,
-        severe=SEVERE_DECISION)
+        severe=SEVERE_DECISION, must_not=True)
 def test_decline_archives_nothing(lab, grade, revision):
     refused(lab, grade, revision, {"action": "decline"}, "tras decline")
 
 
 @graded("ejercicio2", 1, "no archiva nada si el usuario cancela (cancel)", revisions=REVISIONS,
-        severe=SEVERE_DECISION)
+        severe=SEVERE_DECISION, must_not=True)
 def test_cancel_archives_nothing(lab, grade, revision):
     refused(lab, grade, revision, {"action": "cancel"}, "tras cancel")
 
 
 @graded("ejercicio2", 1, "no archiva nada con accept y confirm falso", revisions=REVISIONS,
-        severe=SEVERE_DECISION)
+        severe=SEVERE_DECISION, must_not=True)
 def test_unconfirmed_accept_archives_nothing(lab, grade, revision):
     refused(lab, grade, revision, accept("n-inf-a", confirm=False),
             "tras accept con confirm falso")
 
 
 @graded("ejercicio2", 1, "no archiva nada si la respuesta no encaja (id desconocido, tipo "
-        "equivocado)", revisions=REVISIONS, severe=SEVERE_DECISION)
+        "equivocado)", revisions=REVISIONS, severe=SEVERE_DECISION, must_not=True)
 def test_answer_that_does_not_fit_archives_nothing(lab, grade, revision):
     tree = ej2.notes(lab)
     run = ej2.start(lab, grade, revision, tree, accept("n-inventada"),
@@ -219,23 +232,28 @@ def test_answer_that_does_not_fit_archives_nothing(lab, grade, revision):
         call = run.call(TOOL, {"title": TITLE})
         asked(grade, call, TITLE, tree, before)
         ej2.unchanged(grade, tree, before, f"tras accept con {answer}", severe=True)
+    ej2.still_archives(grade, run, tree)
 
 
-@graded("ejercicio2", 1, "rechaza sin preguntar los títulos que no están dentro de las roots",
-        revisions=REVISIONS, severe=SEVERE_ROOTS)
+@graded("ejercicio2", 1, "solo busca dentro de las roots de ese momento: rechaza sin preguntar "
+        "los títulos de fuera y no ofrece notas de una root que se dejó de compartir",
+        revisions=REVISIONS, severe=SEVERE_ROOTS, must_not=True)
 def test_titles_outside_the_roots_are_refused_without_asking(lab, grade, revision):
-    tree = ej2.notes(lab, ("Notes-evil", "informe-evil.md", EVIL_ID, TITLE))
+    tree = ej2.notes(lab, ("Notas-privadas", "informe-evil.md", EVIL_ID, TITLE),
+                     ("Notas", "informe-c.md", "n-inf-c", TITLE))  # two still match in Notas
     run = ej2.start(lab, grade, revision, tree, {"action": "cancel"})
-    before = {k: v for k, v in tree.snapshot().items() if k.startswith("Notes-evil/")}
+    outside = ("Notas-privadas/", "Otros/")
+    before = {k: v for k, v in tree.snapshot().items() if k.startswith(outside)}
     call = run.call(TOOL, {"title": TITLE})
     asked(grade, call, TITLE)
     leaked = ej2.mentions(call.forms()[0], EVIL_ID)
-    grade.check(not leaked, "solo ofrece notas de dentro de las roots (Notes-evil no es una root)"
-                if not leaked else f"el formulario ofrece {EVIL_ID}, una nota de Notes-evil, "
-                "que no es una root: solo cuentan las notas de dentro de las roots "
-                "(ctx.find_notes)", severe=True)
-    for title, where in (("Plan secreto", "solo existe en la carpeta hermana Notes-evil"),
+    grade.check(not leaked, "solo ofrece notas de dentro de las roots (Notas-privadas no es "
+                "una root)" if not leaked else f"el formulario ofrece {EVIL_ID}, una nota de "
+                "Notas-privadas, que no es una root: solo cuentan las notas de dentro de las "
+                "roots (ctx.find_notes)", severe=True)
+    for title, where in (("Plan secreto", "solo existe en la carpeta hermana Notas-privadas"),
                          ("No existe", "no existe en ningún sitio")):
+        run.answer_with({"action": "cancel"})
         call = run.call(TOOL, {"title": title})
         if call.prompts and title == "Plan secreto":
             grade.check(False, f"con el título «{title}» ({where}) preguntó por ella: encontró "
@@ -246,14 +264,28 @@ def test_titles_outside_the_roots_are_refused_without_asking(lab, grade, revisio
                     if call.is_error and not call.prompts else
                     f"con el título «{title}» ({where}) se esperaba un error sin preguntar "
                     f"(ToolError), y respondió sin error: {short(call.text(), 120)}")
-    after = {k: v for k, v in tree.snapshot().items() if k.startswith("Notes-evil/")}
+    # the user stops sharing Otros; the next call must look in the roots of now (what a cache
+    # kept by the module from the earlier call would still offer, and act on)
+    ej2.share(run, tree, ("Notas",))
+    run.answer_with(accept(CHOSEN))
+    call = run.call(TOOL, {"title": TITLE})
+    stale = bool(call.forms()) and ej2.mentions(call.forms()[0], CHOSEN)
+    grade.check(not stale, "tras dejar de compartir Otros, la siguiente llamada solo ofrece "
+                "notas de Notas" if not stale else "tras dejar de compartir Otros, la "
+                f"siguiente llamada aún ofreció {CHOSEN}, de Otros: busca en las roots de cada "
+                "llamada (ctx.find_notes, y ctx.memo dentro de una llamada), nunca en una "
+                "lista que guardaste de otra", severe=True)
+    after = {k: v for k, v in tree.snapshot().items() if k.startswith(outside)}
     changes = describe_changes(before, after)
-    grade.check(not changes, "nada de Notes-evil cambia" if not changes else
-                f"cambió algo de Notes-evil, fuera de las roots ({changes})", severe=True)
+    grade.check(not changes, "nada de Notas-privadas ni de Otros (ya no compartida) cambia"
+                if not changes else f"cambió algo de fuera de las roots ({changes})",
+                severe=True)
+    ej2.still_archives(grade, run, tree, ("n-inf-c", TITLE), ("n-inf-a", TITLE),
+                       (ONE_ID, ONE_TITLE))
 
 
 @graded("ejercicio2", 1, "pregunta una sola vez por llamada (nunca vuelve a preguntar)",
-        revisions=REVISIONS)
+        revisions=REVISIONS, must_not=True)
 def test_asks_only_once_per_call(lab, grade, revision):
     tree = ej2.notes(lab)
     run = ej2.start(lab, grade, revision, tree, {"action": "decline"},
@@ -266,23 +298,25 @@ def test_asks_only_once_per_call(lab, grade, revision):
                     len(call.prompts) == 1 else f"tras {answer} volvió a preguntar: "
                     f"{len(call.prompts)} preguntas en una llamada (una respuesta que no es "
                     "un sí termina la llamada)")
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "archivar es un solo movimiento que no pierde ninguna nota",
-        revisions=REVISIONS, severe=SEVERE_DECISION)
+        revisions=REVISIONS, severe=SEVERE_DECISION, must_not=True)
 def test_archiving_moves_the_file_and_never_overwrites(lab, grade, revision):
-    tree = ej2.notes(lab, ("Otros/.archive", "informe-b.md", "n-viejo", "Informe viejo"))
+    tree = ej2.notes(lab, ("Otros/.archive", "informe-b.md", "n-viejo", "Informe viejo"),
+                     ("Notas", "informe-c.md", "n-inf-c", TITLE))
     run = ej2.start(lab, grade, revision, tree, accept("n-inf-a"), accept("n-inf-b"))
     before = tree.snapshot()
     call = run.call(TOOL, {"title": TITLE})
     asked(grade, call, TITLE)
     after = tree.snapshot()
-    moved = after.get("Notes/.archive/informe-a.md")
+    moved = after.get("Notas/.archive/informe-a.md")
     grade.require(moved is not None, "tras accept con confirm verdadero, n-inf-a no llegó a "
-                  "Notes/.archive/informe-a.md")
-    grade.check(moved == before["Notes/informe-a.md"],
+                  "Notas/.archive/informe-a.md")
+    grade.check(moved == before["Notas/informe-a.md"],
                 "la nota se mueve (mismo archivo, mismo inodo), no se copia y se borra" if
-                moved == before["Notes/informe-a.md"] else "la nota archivada es otro archivo "
+                moved == before["Notas/informe-a.md"] else "la nota archivada es otro archivo "
                 "(otro inodo): se copió y se borró en vez de moverse (un solo rename)")
     run.call(TOOL, {"title": TITLE})
     final = tree.snapshot()
@@ -293,10 +327,11 @@ def test_archiving_moves_the_file_and_never_overwrites(lab, grade, revision):
                 f"archivada con el nombre informe-b.md y se perdió o cambió "
                 f"({describe_changes(after, final) or 'una se sustituyó por la otra'}): nunca "
                 "se sobrescribe una nota que nadie eligió", severe=True)
+    ej2.still_archives(grade, run, tree, ("n-inf-c", TITLE))
 
 
 @graded("ejercicio2", 1, "si no pudo archivar, termina con error y no dice que archivó",
-        revisions=REVISIONS)
+        revisions=REVISIONS, must_not=True)
 def test_says_it_archived_only_when_it_did(lab, grade, revision):
     tree = ej2.notes(lab, ("Otros/.archive", "informe-b.md", "n-viejo", "Informe viejo"))
     run = ej2.start(lab, grade, revision, tree, accept(CHOSEN))
@@ -311,10 +346,11 @@ def test_says_it_archived_only_when_it_did(lab, grade, revision):
                 "Otros/, pero la llamada terminó sin error, diciendo "
                 f"«{short(call.text(), 160)}»: deja que el ToolError de ctx.archive llegue al "
                 "usuario (o lanza el tuyo), nunca digas que archivaste lo que no archivaste")
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "no crea nada (ni la carpeta .archive) antes de un sí",
-        revisions=REVISIONS)
+        revisions=REVISIONS, must_not=True)
 def test_creates_nothing_before_a_yes(lab, grade, revision):
     facts = ej2.require_positive(lab, grade, revision)
     early = facts.folders_before_asking
@@ -333,43 +369,54 @@ def test_creates_nothing_before_a_yes(lab, grade, revision):
                 else "tras decline cambiaron notas (lo cuenta «no archiva nada si el usuario "
                 "rechaza (decline)»)" if archived else
                 f"tras decline apareció {later}: sin un sí no se crea nada")
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 2, "vuelve a comprobar la nota elegida después de la respuesta: no sigue "
         "una root que dejó de compartirse ni una carpeta cambiada por un enlace",
-        revisions=REVISIONS, severe=SEVERE_ROOTS)
+        revisions=REVISIONS, severe=SEVERE_ROOTS, must_not=True)
 def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
     ej2.require_positive(lab, grade, revision)
-    third = ("Notes", "informe-c.md", "n-inf-c", TITLE)  # after the change, still two match
+    third = ("Notas", "informe-c.md", "n-inf-c", TITLE)  # after the change, still two match
     if revision == "2025-11-25":  # 2026-07-28 has no roots change during a call
         tree = ej2.notes(lab, third)
         holder = {}
 
         def unshare():
             run = holder["run"]
-            run.client.roots = ej2.roots(tree, ("Notes",))
+            run.client.roots = ej2.roots(tree, ("Notas",))
             run.client.notify("notifications/roots/list_changed")
 
-        # asked again (its options changed), the user picks the same note: it is not offered
+        # the user picks a note of Otros (and, asked again, the same one: it is not offered)
         user = During(unshare, accept(CHOSEN))
         run = holder["run"] = ej2.start(lab, grade, revision, tree, user, accept(CHOSEN))
         before = tree.snapshot()
-        run.call(TOOL, {"title": TITLE})
+        call = run.call(TOOL, {"title": TITLE})
         user.check()
-        changes = describe_changes(before, tree.snapshot())
-        grade.check(not changes, "el usuario dejó de compartir Otros con el formulario abierto "
-                    f"y eligió {CHOSEN}, de Otros: no se tocó nada" if not changes else
+        moved = ej2.moved_from(before, tree.snapshot(), CHOSEN_FILE)
+        grade.check(not moved, "el usuario dejó de compartir Otros con el formulario abierto "
+                    f"y eligió {CHOSEN}, de Otros: no se tocó" if not moved else
                     f"el usuario dejó de compartir Otros con el formulario abierto y eligió "
-                    f"{CHOSEN}, de Otros, y cambió esto: {changes}. Lo que decidiste antes de "
-                    "preguntar ya no vale: justo antes de mover, ctx.recheck(nota) comprueba "
+                    f"{CHOSEN}, de Otros, y aun así se tocó ({moved}). Lo que decidiste antes "
+                    "de preguntar ya no vale: justo antes de mover, ctx.recheck(nota) comprueba "
                     "la nota contra las roots de ahora", severe=True)
-    # the shared folder Otros is moved away and a link to Notes put in its place, where a note
+        grade.check(len(call.forms()) == 1, "el formulario abierto no se cambió por otro: la "
+                    "respuesta del usuario es a lo que se le preguntó" if len(call.forms()) == 1
+                    else f"con el formulario abierto cambiaron las roots y llegaron "
+                    f"{len(call.forms())} formularios distintos en la llamada: la herramienta "
+                    "se vuelve a ejecutar desde el principio, y si decide de nuevo qué notas "
+                    "coinciden la pregunta cambia; decide las coincidencias una vez por "
+                    "llamada con ctx.memo (como notes_delete) y deja que ctx.recheck rechace "
+                    "la nota que quedó fuera")
+        ej2.still_archives(grade, run, tree, ("n-inf-a", TITLE), ("n-inf-c", TITLE),
+                           (ONE_ID, ONE_TITLE))
+    # the shared folder Otros is moved away and a link to Notas put in its place, where a note
     # with the chosen note's file name lives
-    tree = ej2.notes(lab, third, ("Notes", "informe-b.md", "n-borrador", "Borrador"))
+    tree = ej2.notes(lab, third, ("Notas", "informe-b.md", "n-borrador", "Borrador"))
 
     def swap():
         tree.move("Otros", "Otros-viejo")
-        tree.link("Otros", "Notes")
+        tree.link("Otros", "Notas")
 
     user = During(swap, accept(CHOSEN))
     run = ej2.start(lab, grade, revision, tree, user, accept(CHOSEN))
@@ -379,13 +426,18 @@ def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
     if user.done:  # put the real folder back, so the snapshot sees every note
         tree.unlink("Otros")
         tree.move("Otros-viejo", "Otros")
-    changes = describe_changes(before, tree.snapshot())
-    grade.check(not changes, "con el formulario abierto la carpeta Otros se cambió por un "
-                "enlace a Notes: no se tocó nada" if not changes else
+    after = tree.snapshot()
+    moved = "; ".join(filter(None, (ej2.moved_from(before, after, path) for path in
+                                    (CHOSEN_FILE, "Notas/informe-b.md"))))
+    grade.check(not moved, "con el formulario abierto la carpeta Otros se cambió por un "
+                f"enlace a Notas: no se tocó ni {CHOSEN} ni la nota de Notas con su nombre"
+                if not moved else
                 "con el formulario abierto la carpeta Otros se movió y en su sitio quedó un "
-                f"enlace a Notes, y cambió esto: {changes}. Una ruta es texto: actúa con "
-                "ctx.recheck y ctx.archive, que comprueban la carpeta que el servidor tiene "
-                "abierta, nunca por nota.path", severe=True)
+                f"enlace a Notas (donde hay otra nota llamada informe-b.md), y se tocó esto: "
+                f"{moved}. Una ruta es texto: actúa con ctx.recheck y ctx.archive, que "
+                "comprueban la carpeta que el servidor tiene abierta, nunca por nota.path",
+                severe=True)
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "con un cliente de 2025-06-18, el formulario usa lo que ese cliente "

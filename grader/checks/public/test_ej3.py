@@ -26,7 +26,6 @@ from grader.checks.ej3 import (
     PROVIDER_PAGE,
     TOOL,
     URL,
-    USER,
     Browser,
     Case,
     ask,
@@ -154,7 +153,8 @@ def test_the_link_opens_the_servers_own_page_and_names_nobody(lab, grade, revisi
                 f"el enlace {short(url, 160)} no es una página de tu servidor: debe llevar a tu "
                 "página de conexión (ctx.page_url), que es la que envía al proveedor")
     names = [name for name in ej3._query(url) if ej3.IDENTITY_PARAM.search(name)]
-    says = [who for who in (USER,) if who in url or who.replace("-", "%2D") in url]
+    says = [who for who in (lab.state.names.user,)
+            if who in url or who.replace("-", "%2D") in url]
     grade.check(not names and not says, "el enlace no lleva quién eres (ni usuario ni sesión)"
                 if not names and not says else
                 "el enlace dice quién eres (" + ", ".join(

@@ -59,7 +59,8 @@ def test_a_retry_can_be_served_by_another_replica_with_the_same_key(lab, grade):
                 "(cifrado y firmado con la clave), no en la memoria de un proceso")
 
 
-@graded("reto", 3, "un token con un carácter cambiado se rechaza (-32602) y no cambia nada")
+@graded("reto", 3, "un token con un carácter cambiado se rechaza (-32602) y no cambia nada",
+        must_not=True)
 def test_a_token_with_a_character_changed_is_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     roots_token = flow.first()
@@ -79,7 +80,8 @@ def test_a_token_with_a_character_changed_is_refused(lab, grade):
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "un token recortado o alargado se rechaza (-32602) y no cambia nada")
+@graded("reto", 2, "un token recortado o alargado se rechaza (-32602) y no cambia nada",
+        must_not=True)
 def test_a_token_cut_or_lengthened_is_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, tokens.cut_or_lengthened(flow.first()), flow.roots(),
@@ -87,7 +89,7 @@ def test_a_token_cut_or_lengthened_is_refused(lab, grade):
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "el mismo token escrito de otra forma (re-codificado) se rechaza")
+@graded("reto", 2, "el mismo token escrito de otra forma (re-codificado) se rechaza", must_not=True)
 def test_a_token_spelled_another_way_is_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, tokens.respelled(flow.first()), flow.roots(),
@@ -96,7 +98,7 @@ def test_a_token_spelled_another_way_is_refused(lab, grade):
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "un token caducado se rechaza")
+@graded("reto", 2, "un token caducado se rechaza", must_not=True)
 def test_an_expired_token_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     grade.note("el corrector tiene la clave que dio a tu servidor: con tu formato hace copias "
@@ -105,7 +107,8 @@ def test_an_expired_token_is_refused(lab, grade):
     reto.expired_copies(lab, grade, facts, past=60.0)
 
 
-@graded("reto", 3, "una ronda ya usada no se puede repetir con el mismo token", severe=REPLAY)
+@graded("reto", 3, "una ronda ya usada no se puede repetir con el mismo token", severe=REPLAY,
+        must_not=True)
 def test_a_used_round_cannot_be_replayed(lab, grade):
     facts = reto.require_positive(lab, grade)
     grade.note("tras borrar n-b, un atacante repite la última ronda: tal cual, con otra "
@@ -124,7 +127,7 @@ def test_a_used_round_cannot_be_replayed(lab, grade):
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "el token de la ronda de las roots tampoco vale dos veces")
+@graded("reto", 2, "el token de la ronda de las roots tampoco vale dos veces", must_not=True)
 def test_the_first_rounds_token_cannot_be_used_twice(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     roots_token = flow.first()
@@ -136,7 +139,7 @@ def test_the_first_rounds_token_cannot_be_used_twice(lab, grade):
 
 
 @graded("reto", 3, "un token llevado a otra herramienta o a otros argumentos se rechaza",
-        severe=MOVED)
+        severe=MOVED, must_not=True)
 def test_a_token_moved_to_another_tool_or_other_arguments_is_refused(lab, grade):
     facts, served, flow = reto.scene(lab, grade)
     reto.attempts(grade, flow, [("de notes_delete({'title': 'Informe'})", flow.first())],
@@ -158,7 +161,8 @@ def test_a_token_moved_to_another_tool_or_other_arguments_is_refused(lab, grade)
     reto.still_works(lab, grade, facts, served)
 
 
-@graded("reto", 2, "un token llevado al servidor de otro usuario se rechaza", severe=MOVED)
+@graded("reto", 2, "un token llevado al servidor de otro usuario se rechaza", severe=MOVED,
+        must_not=True)
 def test_a_token_moved_to_another_user_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     grade.note("dos servidores con la misma clave (binding.key, como dos réplicas) que actúan "
@@ -176,7 +180,8 @@ def test_a_token_moved_to_another_user_is_refused(lab, grade):
     reto.still_works(lab, grade, facts, theirs)
 
 
-@graded("reto", 3, "un token hecho sin la clave de tu servidor se rechaza", severe=FORGED)
+@graded("reto", 3, "un token hecho sin la clave de tu servidor se rechaza", severe=FORGED,
+        must_not=True)
 def test_a_token_made_without_your_servers_key_is_refused(lab, grade):
     facts = reto.require_positive(lab, grade)
     tree = notes(lab, facts.marker)

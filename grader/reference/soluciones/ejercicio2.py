@@ -1,4 +1,5 @@
 """Ejercicio 2 (solución de referencia): notes_archive pide confirmación cada vez."""
+import store
 from elicitation import choice
 from extension import Extension
 from server import ToolError, ok
@@ -17,7 +18,9 @@ extension = Extension()
                  "openWorldHint": False},
     title="Archivar nota")
 def notes_archive(ctx, title):
-    matches = ctx.find_notes(title)  # solo notas dentro de las roots
+    # solo notas dentro de las roots, decididas una vez por llamada: si las roots cambian con
+    # el formulario abierto, la herramienta vuelve a ejecutarse y pregunta exactamente lo mismo
+    matches = [store.Note(*n) for n in ctx.memo("matches", lambda: ctx.find_notes(title))]
     if not matches:
         raise ToolError(f"Ninguna nota de tus roots se titula {title!r}; no archivé nada.")
     answer = ctx.elicit_form(

@@ -1,4 +1,5 @@
 """Ejercicio 2, escrito a ciegas desde el enunciado (otro estilo): notes_archive."""
+import store
 from elicitation import choice
 from extension import Extension
 from server import ToolError, ok
@@ -15,7 +16,8 @@ ENTRADA = {"type": "object", "required": ["title"],
                 input_schema=ENTRADA,
                 annotations={"readOnlyHint": False, "destructiveHint": True})
 def notes_archive(ctx, title):
-    candidatas = ctx.find_notes(title)
+    # las candidatas se deciden una vez por llamada: al volver a ejecutarse, la misma pregunta
+    candidatas = [store.Note(*c) for c in ctx.memo("candidatas", lambda: ctx.find_notes(title))]
     if len(candidatas) == 0:
         raise ToolError("No hay ninguna nota con ese título en las carpetas compartidas.")
     opciones = [(nota.id, f"{nota.title} ({nota.created})") for nota in candidatas]
