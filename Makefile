@@ -91,10 +91,15 @@ release:
 	@test -f editions/release/build.py || { echo "make release: only in the instructors' source"; exit 2; }
 	$(PYTHON) editions/release/build.py
 
+# The whole suite as groups of pytest processes run side by side, each group's duration (wall
+# and CPU) in one summary (tools/run_tests.py; TEST_ARGS: e.g. "--jobs 1" or "--only grader").
+# PYTEST_ARGS instead runs one plain pytest with them, e.g. PYTEST_ARGS="tests/notes_server -k fuzz".
+# exec: a SIGTERM that make passes on reaches the runner, which stops every group by PID.
 # The lint `make test` runs is tools/lint_course.py: in a learner's clone it checks the lesson
 # notebooks as committed, never the cells the learner typed there (`make lint` checks all).
 test: venv chromium clients lite-venv lint-course
-	LESSON_USER=scripted $(BIN)/python -m pytest $(PYTEST_ARGS)
+	exec env LESSON_USER=scripted $(BIN)/python \
+	  $(if $(strip $(PYTEST_ARGS)),-m pytest $(PYTEST_ARGS),tools/run_tests.py $(TEST_ARGS))
 
 lab: venv
 	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)

@@ -128,9 +128,10 @@ def source_clone(work: Path) -> Path:
 
 def command(tree: Path, suites: list[str], pytest_args: list[str], make_test: bool) -> list[str]:
     """What one run executes in `tree`: pytest on `suites`, or `make test`."""
-    if make_test:
+    if make_test:  # without pytest arguments, make test's own groups (each logs its slowest)
         return ["make", "--no-print-directory", "test",
-                "PYTEST_ARGS=" + " ".join(["--durations=10", *pytest_args])]
+                *(["PYTEST_ARGS=" + " ".join(["--durations=10", *pytest_args])]
+                  if pytest_args else [])]
     return [str(tree / ".venv" / "bin" / "python"), "-m", "pytest", "--durations=10", *suites,
             *pytest_args]
 
