@@ -32,6 +32,7 @@ def ask(ctx, key, request):
     """One question under the name the suite expects (its `inputRequests` key)."""
     return ctx.ask_together(**{key: request})[key]
 
+
 # A 1x1 PNG and a silent WAV (made here, with the standard library).
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5Er"
        "kJggg==")
