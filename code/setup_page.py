@@ -362,8 +362,11 @@ IDLE_SECONDS = 10.0    # a connection that sends nothing for this long is droppe
 ERRORS = {400: "Petición mal formada", 408: "Petición demasiado lenta",
           414: "Dirección demasiado larga", 431: "Cabeceras demasiado grandes",
           501: "Método no admitido", 505: "Versión de HTTP no admitida"}
+# Referrer-Policy same-origin, not no-referrer: a page's URL (its nonce, a state) never
+# reaches another site, and the page's own forms keep their Origin (with no-referrer a
+# browser sends `Origin: null` on a POST, which the cross-site check must refuse).
 HEADERS = (("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-           ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+           ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
            ("X-Content-Type-Options", "nosniff"),
            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
             "form-action 'self'; frame-ancestors 'none'"))
