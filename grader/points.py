@@ -8,7 +8,7 @@ scores it. `totals()` adds up the exercises that make the grade, or the optional
 those is graded apart, so their sum is only a check figure).
 
 grader/README.md's Points table, README.md's table and every figure a notebook states for an
-exercise are held against `declared()` (tests/grader/test_points_documented.py), and the
+exercise are held against `declared()` (tests/grader/test_points.py), and the
 tests' own totals (tests/grading_points.py) are this call.
 
 Deliberate simplifications: the check files are the grader's own code, imported as the
