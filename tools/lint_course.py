@@ -8,8 +8,8 @@ there), so each lesson notebook is linted as the last commit has it (`git show H
 ruff's stdin), and a learner's scratch cell or new notebook never makes `make test` fail. In
 the instructors' source (editions/release/build.py is there) the notebooks are the authors'
 working copy and are linted as they are, like everything else. tests/course_notebooks.py
-applies the same rule to what the tests read (it uses this module's functions). Then
-tools/check_hints.py, as `make lint` runs it: the learner's API keeps its type hints.
+applies the same rule to what the tests read (it uses this module's functions). It also runs
+tools/check_hints.py, as `make lint` does: the learner's API keeps its type hints.
 
 Deliberate simplifications: outside a git checkout everything is linted as it is; ruff is the
 one next to this Python (the course's .venv), else the one on PATH.
@@ -51,13 +51,12 @@ def ruff() -> str:
 
 
 def lint(repo: Path = REPO) -> int:
-    """Exit status of the lint: 0 when clean."""
-    hints = subprocess.run([sys.executable, "tools/check_hints.py"], cwd=repo).returncode
+    """Exit status of ruff's lint: 0 when clean."""
     command = [ruff(), "check", "--no-cache"]
     if not learners_workspace(repo):
-        return hints | subprocess.run([*command, "."], cwd=repo).returncode
-    status = hints | subprocess.run([*command, "--extend-exclude", "lessons/*.ipynb", "."],
-                                    cwd=repo).returncode
+        return subprocess.run([*command, "."], cwd=repo).returncode
+    status = subprocess.run([*command, "--extend-exclude", "lessons/*.ipynb", "."],
+                            cwd=repo).returncode
     for notebook in committed_notebooks(repo):
         committed = git(repo, "show", f"HEAD:{notebook}") or ""
         status |= subprocess.run([*command, "--quiet", "--stdin-filename", notebook, "-"],
@@ -65,5 +64,11 @@ def lint(repo: Path = REPO) -> int:
     return status
 
 
+def hints(repo: Path = REPO) -> int:
+    """Exit status of tools/check_hints.py: 0 when the learner's API keeps its type hints."""
+    return subprocess.run([sys.executable, str(repo / "tools" / "check_hints.py")],
+                          cwd=repo).returncode
+
+
 if __name__ == "__main__":
-    sys.exit(lint())
+    sys.exit(lint() | hints())
