@@ -115,13 +115,17 @@ class ToolContext:
     capabilities, and the answers, question digests and memos gathered so far.
     """
 
+    protocol_version: str                 # this call's revision, e.g. "2025-11-25"
+    client_capabilities: dict[str, Any]   # what the client declared
+    stateless: bool                       # a 2026-07-28 request (no session)
+
     def __init__(self, session: Session, call: Call) -> None:
         self.session = session
         self.server = session.server
         self.call = call
-        self.protocol_version: str = call.protocol
-        self.client_capabilities: dict[str, Any] = call.capabilities
-        self.stateless: bool = call.stateless
+        self.protocol_version = call.protocol
+        self.client_capabilities = call.capabilities
+        self.stateless = call.stateless
         self.handles = session.handles
         self._roots = None
         self._roots_answer = None  # 2026-07-28: a roots/list answer got in a batch
