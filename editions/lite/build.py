@@ -78,6 +78,8 @@ SDK_PINS = LITE / "sdk-wheels.txt"            # the official MCP SDK (notebook 0
 SDK_WASM_PINS = LITE / "sdk-wasm-wheels.txt"  # ...and its one compiled piece, pydantic-core
 SHIMS = LITE / "shims"                        # stand-ins packed as wheels (shims/<package>/)
 SHIM_DIST = "course-lite-shims"  # shims/cryptography and shims/rpds: see their __init__.py
+BYTECODE = LITE / "bytecode.py"          # adds each module's .pyc to what the kernel loads...
+BYTECODE_RUNNER = LITE / "bytecode.mjs"  # ...run inside Pyodide under Node
 # What the kernel loads from Pyodide's lock file: micropip first, then (through piplite)
 # ipython and jedi, which Pyodide's lock provides (micropip vendors its packaging).
 KERNEL_ROOTS = ("micropip", "ipython", "jedi")
@@ -158,7 +160,8 @@ def content_files(folder: Path) -> list[Path]:
 def fingerprint(content: Path, sourcemaps: bool) -> str:
     """A digest of everything the site is made from: a rebuild is skipped when it matches."""
     digest = hashlib.sha256(f"sourcemaps={sourcemaps}\n".encode())
-    inputs = [LITE / name for name in ("build.py", "course_lite.py", "requirements-lite.txt",
+    inputs = [LITE / name for name in ("build.py", "course_lite.py", "bytecode.py",
+                                       "bytecode.mjs", "requirements-lite.txt",
                                        "package-lock.json", "pyodide-wheels.txt",
                                        "piplite-wheels.txt", "sdk-wheels.txt",
                                        "sdk-wasm-wheels.txt", "jupyter-lite.json",
@@ -459,6 +462,47 @@ def preload_kernel_packages(site: Path) -> None:
                          f"provides {sorted(wanted)}")
 
 
+# ---------------------------------------------------------------- bytecode
+
+
+def add_bytecode(site: Path, npm_package: Path, cache: Path) -> None:
+    """Add their modules' bytecode to the standard library's zip and every wheel the kernel
+    loads (bytecode.py, run in Pyodide under Node by bytecode.mjs: Pyodide's own bytecode),
+    and give the lock file their new sha256. Without it each page load compiles again every
+    module it imports. Results are cached by the input's sha256 (in CACHE/bytecode), so a
+    rebuild compiles only what changed, usually the course wheel alone."""
+    static = site / "static" / "pyodide"
+    files = [static / "python_stdlib.zip", *sorted(static.glob("*.whl"))]
+    tool = hashlib.sha256(BYTECODE.read_bytes() + BYTECODE_RUNNER.read_bytes()
+                          + (npm_package / "package.json").read_bytes()).hexdigest()[:16]
+    folder = cache / "bytecode"
+    folder.mkdir(parents=True, exist_ok=True)
+    compiled = {path: folder / f"{sha256(path)}-{tool}{path.suffix}" for path in files}
+    missing = {path: out for path, out in compiled.items() if not out.exists()}
+    if missing:
+        node = shutil.which("node")
+        if node is None:
+            raise BuildError("node not found: the build compiles the site's Python in Pyodide "
+                             "under Node (Debian: apt-get install nodejs)")
+        with tempfile.TemporaryDirectory(prefix="bytecode-", dir=folder) as tmp:
+            targets = {path: Path(tmp) / path.name for path in missing}
+            job = {"stdlib": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".zip"],
+                   "wheels": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".whl"]}
+            (Path(tmp) / "job.json").write_text(json.dumps(job))
+            log(f"compiling the bytecode of {len(missing)} files in Pyodide (node)")
+            run([node, str(BYTECODE_RUNNER), str(npm_package), str(Path(tmp) / "job.json")],
+                quiet=True)
+            for path, target in targets.items():
+                target.replace(missing[path])
+    for path, out in compiled.items():
+        shutil.copyfile(out, path)
+    lock_file = static / "pyodide-lock.json"
+    lock = json.loads(lock_file.read_text())
+    for entry in lock["packages"].values():
+        entry["sha256"] = sha256(static / entry["file_name"])
+    lock_file.write_text(json.dumps(lock, indent=1, sort_keys=True))
+
+
 # ---------------------------------------------------------------- the build
 
 
@@ -513,6 +557,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
         log(f"jupyter lite build --contents {content}")
         run(cmd, quiet=True, cwd=work)
         preload_kernel_packages(site)
+        add_bytecode(site, npm_package, cache)
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")
