@@ -1,7 +1,7 @@
 """Build the course's JupyterLite site: static files that run the notebooks in the browser.
 
     .venv-lite/bin/python editions/lite/build.py [--from COURSE | --content DIR] [--out DIR]
-                                                 [--force] [--sourcemaps]
+                                                 [--force] [--sourcemaps] [--no-bytecode]
 
 Run it through `make lite` (which makes .venv-lite from editions/lite/requirements-lite.txt). Every
 input is pinned and checked; downloads come only from the package registries, through
@@ -34,6 +34,10 @@ anything instructor-only got in (editions/common.py: `stage_content` and the one
 shared with the other editions). --content DIR instead copies a ready content folder as it is
 (the tests add a probe notebook that way). The built site never falls back to PyPI or a CDN:
 every URL it loads is relative to the site.
+
+The standard library's zip and the kernel's wheels get each module's bytecode, made by
+Pyodide itself under Node (bytecode.py, add_bytecode()), so a page load does not compile
+them again; --no-bytecode leaves it out (the baseline of benchmarks/lite_bench.py).
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
@@ -157,9 +161,9 @@ def content_files(folder: Path) -> list[Path]:
                   and p.suffix != ".pyc" and p.name != ".DS_Store")
 
 
-def fingerprint(content: Path, sourcemaps: bool) -> str:
+def fingerprint(content: Path, sourcemaps: bool, bytecode: bool = True) -> str:
     """A digest of everything the site is made from: a rebuild is skipped when it matches."""
-    digest = hashlib.sha256(f"sourcemaps={sourcemaps}\n".encode())
+    digest = hashlib.sha256(f"sourcemaps={sourcemaps}\nbytecode={bytecode}\n".encode())
     inputs = [LITE / name for name in ("build.py", "course_lite.py", "bytecode.py",
                                        "bytecode.mjs", "requirements-lite.txt",
                                        "package-lock.json", "pyodide-wheels.txt",
@@ -527,7 +531,8 @@ def check_site(site: Path) -> None:
             raise BuildError(f"{project} is missing from the site's package index")
 
 
-def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path = CACHE) -> None:
+def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path = CACHE,
+          bytecode: bool = True) -> None:
     npm_package = npm_pyodide(cache)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="lite-work-", dir=out.parent) as tmp:
@@ -557,7 +562,8 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
         log(f"jupyter lite build --contents {content}")
         run(cmd, quiet=True, cwd=work)
         preload_kernel_packages(site)
-        add_bytecode(site, npm_package, cache)
+        if bytecode:
+            add_bytecode(site, npm_package, cache)
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")
@@ -613,6 +619,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="download cache (default: build/lite-cache)")
     parser.add_argument("--sourcemaps", action="store_true",
                         help="keep the JavaScript source maps (about 45 MB more)")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="ship sources only, compiled at each page load (the baseline "
+                             "benchmarks/lite_bench.py measures the bytecode against)")
     parser.add_argument("--update-pins", action="store_true", help=update_pins.__doc__)
     args = parser.parse_args(argv)
     try:
@@ -630,14 +639,14 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 content = copy_content(args.content.resolve(), Path(tmp) / "content")
                 check_content(content)
-            digest = fingerprint(content, args.sourcemaps)
+            digest = fingerprint(content, args.sourcemaps, args.bytecode)
             stamp = stamp_path(out)
             if (not args.force and (out / "index.html").exists() and stamp.exists()
                     and stamp.read_text().strip() == digest):
                 log(f"{out} is up to date")
                 return 0
             start = time.monotonic()
-            build(content, out, args.sourcemaps, digest, args.cache.resolve())
+            build(content, out, args.sourcemaps, digest, args.cache.resolve(), args.bytecode)
         total, without_maps, count = site_size(out)
         log(f"built {out} in {time.monotonic() - start:.1f}s: {count} files, "
             f"{total / 1e6:.1f} MB ({without_maps / 1e6:.1f} MB without source maps)")
