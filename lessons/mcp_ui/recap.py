@@ -137,7 +137,7 @@ CODE_GUIDE = {
     "roots.py": "qué carpetas permitió el usuario, si una ruta real está dentro; abrirlas",
     "store.py": "las notas en disco, siempre desde la carpeta abierta, y los handles abiertos",
     "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
-    "url_mode.py": "modo URL: la guarda de la demo, la política de URLs y el estado de cada flujo",
+    "url_mode.py": "modo URL: la guarda de la demo, la política de URL y el estado de cada flujo",
     "request_state.py": "el requestState firmado con HMAC de 2026-07-28",
     "sealkit.py": "las piezas del reto del cuaderno 6: claves, cifrado y etiqueta (no es un AEAD)",
     "tooling.py": "qué es una herramienta: Tool, ok, ToolError",

@@ -9,7 +9,8 @@ machinery: its results, tool errors, forms and their checks, `MissingCapability`
 2026-07-28 `input_required` rounds and the server's requestState sealer.
 
 Where the suite fixes the name of a question (`user_name`, `confirm`, ...) the tool asks it with
-`ctx.ask_together(user_name=...)`, whose keyword is the question's key; what each tool asks and returns follows the suite's reference server
+`ctx.ask_together(user_name=...)`, whose keyword is the question's key (`ask` below); what each
+tool asks and returns follows the suite's reference server
 (examples/servers/typescript/everything-server.ts in modelcontextprotocol/conformance).
 
 Deliberate simplifications: no logging, prompts, resources or tasks here (the server has none;
