@@ -135,7 +135,7 @@ def starter_lines(files):
                 if cell.get("cell_type") == "code" and source.startswith("%%writefile"):
                     for line in source.splitlines():
                         # the line as given, and its code without a trailing comment
-                        # (`from server import ToolError, ok  # noqa: F401`)
+                        # (an import line that ends in a linter directive, say)
                         found.update((normalise(line), normalise(line.split("  #")[0])))
     return found
 
