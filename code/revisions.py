@@ -99,7 +99,10 @@ class Revision:
 
 class Handshake(Revision):
     """2025-11-25 (and 2025-06-18, older): `initialize` negotiates once per session; the
-    server sends its questions as its own requests in the middle of a call."""
+    server sends its questions as its own requests in the middle of a call
+    (`elicitation/create`, `sampling/createMessage`). The questions of one round go out
+    together and the call runs again once all are answered; if one fails, the call ends and
+    the others are withdrawn with `notifications/cancelled`."""
 
     methods = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 
@@ -148,7 +151,8 @@ class Handshake(Revision):
 class Stateless(Revision):
     """2026-07-28: no handshake; every request carries `_meta` with the version and the
     client's capabilities; the server sends no requests. The questions of a round end the
-    request with `input_required`, and the retry brings the answers and the sealed state."""
+    request with `input_required`, and the retry brings the answers and the sealed state
+    (request_state.py: the server's sealer, or the one a solution brings)."""
 
     stateless = True
     methods = frozenset({"server/discover", "tools/list", "tools/call"})
