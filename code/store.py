@@ -88,16 +88,16 @@ class Note(namedtuple("Note", "id title created path dev ino ctime_ns")):
 
     __slots__ = ()
 
-    def file(self):
+    def file(self) -> tuple[int, int, int]:
         """Which file this is: (device, inode, inode change time)."""
         return self.dev, self.ino, self.ctime_ns
 
     @property
-    def uri(self):
+    def uri(self) -> str:
         """The note's `file://` URI (from its path when listed)."""
         return path_to_uri(self.path)
 
-    def summary(self):
+    def summary(self) -> dict[str, str]:
         """What a tool result shows of a note: id, title, created and uri."""
         return {"id": self.id, "title": self.title, "created": self.created, "uri": self.uri}
 
@@ -169,7 +169,8 @@ def _read_header(folder, name, path):
         os.close(fd)
 
 
-def read_note(path):
+def read_note(path: str) -> Note | None:
+
     """The Note stored at `path`, or None. By path: for showing files (the notebooks), not
     for deciding what the server may touch (that is `recheck`, through the roots)."""
     try:
