@@ -138,6 +138,14 @@ def test_server_discover_without_what_its_meta_requires_is_invalid_params(params
     assert result_of(peer.take(), asked)["error"]["code"] == -32602
 
 
+def test_server_discover_without_a_version_in_its_meta_is_told_what_its_meta_needs():
+    peer = Peer(server())
+    asked = peer.request("server/discover", {"_meta": {}})
+    assert result_of(peer.take(), asked)["error"]["message"] == (
+        "server/discover needs _meta with io.modelcontextprotocol/protocolVersion and "
+        "io.modelcontextprotocol/clientCapabilities")
+
+
 @pytest.mark.parametrize("method", ["server/discover", "tools/list"])
 def test_minus_32022_lists_only_the_versions_that_path_accepts_and_a_retry_as_told_works(
         method):
