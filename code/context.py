@@ -46,7 +46,7 @@ import elicitation
 import store
 import wire
 from request_state import digest
-from tooling import MissingCapability, ToolError, URLElicitationRequired, json_problem
+from tooling import MissingCapability, ToolError, json_problem
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
@@ -54,9 +54,11 @@ if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from contextlib import AbstractContextManager
     from typing import Any
 
+    from calls import Call
     from nube_copias import Provider, RemoteProvider
+    from revisions import Revision
     from roots import RootSet
-    from session import Call, Session
+    from session import Session
     from url_mode import FlowRecord
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
@@ -111,13 +113,15 @@ class WaitFlow(BaseException):
 class ToolContext:
     """Everything a tool may use: the roots, the notes, the user (through elicitation).
 
-    `call` is the session's record of this tools/call: its revision, the client's
+    `call` is the session's record of this tools/call (calls.py): its revision
+    (revisions.py, which answers where 2025-11-25 and 2026-07-28 differ), the client's
     capabilities, and the answers, question digests and memos gathered so far.
     """
 
     protocol_version: str                 # this call's revision, e.g. "2025-11-25"
     client_capabilities: dict[str, Any]   # what the client declared
     stateless: bool                       # a 2026-07-28 request (no session)
+    revision: Revision                    # where the revisions differ (revisions.py)
 
     def __init__(self, session: Session, call: Call) -> None:
         self.session = session
@@ -126,6 +130,7 @@ class ToolContext:
         self.protocol_version = call.protocol
         self.client_capabilities = call.capabilities
         self.stateless = call.stateless
+        self.revision = call.revision
         self.handles = session.handles
         self._roots = None
         self._roots_answer = None  # 2026-07-28: a roots/list answer got in a batch
@@ -137,7 +142,11 @@ class ToolContext:
     def roots(self) -> RootSet:
         """The RootSet this call acts against (it cannot change during one run)."""
         if self._roots is None:
-            self._roots = self.session.roots_for(self)
+            request = self.roots_request()
+            if request.request is not None and self._roots_answer is not None:
+                request.read(self._roots_answer)  # a batch of this run already got them
+            else:
+                self._ask_one(request, "roots")
         return self._roots
 
     def hold(self) -> AbstractContextManager[RootSet]:
@@ -280,10 +289,9 @@ class ToolContext:
         if not elicitation.supports_url(self.client_capabilities):
             raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {"url": {}}})
         params = self.url_params(message, url, elicitation_id)
-        if required and not self.stateless:
-            return InputRequest(local=lambda: _raise(URLElicitationRequired([params])))
-        return InputRequest({"method": "elicitation/create", "params": params},
-                            lambda result: self._answer(None, result))
+        request = InputRequest({"method": "elicitation/create", "params": params},
+                               lambda result: self._answer(None, result))
+        return self.revision.require_url(params, request) if required else request
 
     def sampling_request(self, prompt: str | list[dict[str, Any]], max_tokens: int = 100,
                          system_prompt: str | None = None) -> InputRequest:
@@ -312,14 +320,21 @@ class ToolContext:
         """The client's roots, to ask with `ask_together`; the answer is this call's RootSet
         (`ctx.roots`, which then needs no round of its own). Asked only at 2026-07-28 from a
         client that declared roots: otherwise they are already known (the session's roots,
-        or the server's own folders) and nothing is sent."""
-        if not (self.stateless and isinstance(self.client_capabilities.get("roots"), dict)):
-            return InputRequest(local=lambda: self.roots)
-        return InputRequest(ROOTS_REQUEST, self._roots_from)
+        or the server's own folders) and nothing is sent. Where they come from is the
+        revision's to say (revisions.py); the first RootSet a run gets is kept as `ctx.roots`."""
+        made = self.revision.roots_request(self)
+        if made.request is None:
+            return InputRequest(local=lambda: self._keep_roots(made.local))
 
-    def _roots_from(self, result):
-        self._roots_answer = result
-        return self.roots
+        def read(result):
+            self._roots_answer = result  # for ctx.ask_roots, without another round
+            return self._keep_roots(lambda: made.read(result))
+        return InputRequest(made.request, read)
+
+    def _keep_roots(self, make: Callable[[], RootSet]) -> RootSet:
+        if self._roots is None:
+            self._roots = make()
+        return self._roots
 
     # -- URL mode and the provider of exercise 3 ------------------------------------------------
     @property
@@ -357,11 +372,9 @@ class ToolContext:
         return self.session.completion_notifier()
 
     def url_params(self, message: str, url: str, elicitation_id: str) -> dict[str, str]:
-        """The params of a URL-mode elicitation/create for this call's revision."""
-        params = {"mode": "url", "message": message, "url": url}
-        if not self.stateless:
-            params["elicitationId"] = elicitation_id  # gone in 2026-07-28
-        return params
+        """The params of a URL-mode elicitation/create for this call's revision (2026-07-28
+        dropped `elicitationId`)."""
+        return self.revision.url_params(message, url, elicitation_id)
 
     def require_url(self, message: str, url: str, elicitation_id: str) -> elicitation.Answer:
         """This request cannot go on until the user finishes a URL-mode step.
@@ -422,8 +435,8 @@ class ToolContext:
 
     # -- questions -----------------------------------------------------------------------------
     def ask_roots(self) -> dict[str, Any]:
-        """2026-07-28: this request's roots (a roots/list result), asked as an input request
-        unless a batch of this run already got them."""
+        """2026-07-28: this request's roots as the client sent them (a roots/list result),
+        asked as an input request unless a batch of this run already got them."""
         if self._roots_answer is not None:
             return self._roots_answer
         return self._ask_one(InputRequest(ROOTS_REQUEST, lambda result: result), "roots")
@@ -476,10 +489,6 @@ class ToolContext:
 
 ROOTS_REQUEST = {"method": "roots/list", "params": {}}
 UNANSWERED = object()
-
-
-def _raise(exc):
-    raise exc
 
 
 def _is_text_message(message):

@@ -9,11 +9,12 @@ import threading
 
 import pytest
 
+from calls import NOT_JSON
 from extension import Extension
 from hand_client import ENVELOPE_2026, REVISIONS, Talk
+from revisions import ROOTS_FAILED
 from server import Config, NotesServer
 from server_support import RawPipe, write_solution
-from session import NOT_JSON, ROOTS_FAILED
 from test_session_core import CAPS, Peer, result_of
 from tooling import NOT_JSON_PROBLEMS, ok
 from transport import Loopback, ThreadClock
@@ -337,7 +338,7 @@ def test_a_core_timer_that_fails_is_logged_and_the_session_goes_on(home, monkeyp
 
     def broken(question):
         raise RuntimeError("a bug in a timer")
-    monkeypatch.setattr(talk.session, "_question_late", broken)
+    monkeypatch.setattr(talk.session.cycle, "_question_late", broken)
     talk.peer.clock.advance(6)
     assert logs[-1] == (f"internal error in timer question-{talk.question['id']} of "
                         "notes_delete: RuntimeError: a bug in a timer")
@@ -406,7 +407,7 @@ def test_a_question_that_cannot_be_sent_ends_its_call_with_an_internal_tool_erro
         "isError": True}}]
     assert logs == ["internal error running notes_delete: BrokenPipeError: the client went "
                     "away"]
-    assert talk.session.calls == {} and talk.session._questions == {}
+    assert talk.session.calls == {} and talk.session.cycle._questions == {}
 
 
 @pytest.mark.parametrize("method", ["notifications/cancelled", "notifications/initialized",
@@ -428,7 +429,7 @@ def test_a_call_cancelled_while_it_waits_for_the_roots_leaves_no_trace(home):
     [asked] = [f for f in talk.peer.take() if f.get("method") == "roots/list"]
     assert talk.call("notes_list")[0] == "waits"
     talk.peer.notify("notifications/cancelled", {"requestId": talk.call_id})
-    assert talk.session._roots_waiters == [] and talk.session.calls == {}
+    assert talk.session.cycle._roots_waiters == [] and talk.session.calls == {}
     talk.peer.answer(asked["id"], {"roots": [{"uri": f"file://{home}/Notas"}]})
     assert talk.peer.take() == [] and logs == [
         f"tools/call {talk.call_id!r} (notes_list) cancelled by the client"]

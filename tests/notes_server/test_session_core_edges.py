@@ -9,8 +9,8 @@ import pytest
 import extension
 from demo import write_lesson_notes
 from protocol import SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
+from revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from server import Config, NotesServer
-from session import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from test_session_core import (
     CAPS,
     ENVELOPE,
@@ -136,6 +136,14 @@ def test_server_discover_without_what_its_meta_requires_is_invalid_params(params
     peer = Peer(server())
     asked = peer.request("server/discover", params)
     assert result_of(peer.take(), asked)["error"]["code"] == -32602
+
+
+def test_server_discover_without_a_version_in_its_meta_is_told_what_its_meta_needs():
+    peer = Peer(server())
+    asked = peer.request("server/discover", {"_meta": {}})
+    assert result_of(peer.take(), asked)["error"]["message"] == (
+        "server/discover needs _meta with io.modelcontextprotocol/protocolVersion and "
+        "io.modelcontextprotocol/clientCapabilities")
 
 
 @pytest.mark.parametrize("method", ["server/discover", "tools/list"])

@@ -128,6 +128,34 @@ def test_at_2025_when_one_question_fails_the_call_ends_and_the_other_is_withdraw
     assert done["content"][0]["text"] == "El cliente no pudo responder: sin modelo"
 
 
+TERCO = """
+from extension import Extension
+from tooling import ToolError
+extension = Extension()
+
+@extension.tool("terco", description="si una pregunta falla, sigue con la otra")
+def terco(ctx):
+    nombre = ctx.form_request("¿Cómo te llamas?", {"name": {"type": "string"}},
+                              required=["name"])
+    try:
+        ctx.ask_together(nombre=nombre, saludo=ctx.sampling_request("Escribe un saludo"))
+    except ToolError:
+        pass  # no greeting: the name is enough
+    return ctx.ask_together(nombre=nombre)["nombre"].content["name"]
+"""
+
+
+def test_at_2025_a_question_still_waiting_for_its_answer_is_never_sent_again(tmp_path, home):
+    peer = Peer(server_with(tmp_path, TERCO)).start([f"{home}/Notas"], caps=ALL_CAPS)
+    asked = call(peer, "terco")
+    frames = peer.take()
+    [form], [sampling] = sent(frames, "elicitation/create"), sent(frames, "sampling/createMessage")
+    peer.send({"id": sampling["id"], "error": {"code": -32603, "message": "sin modelo"}})
+    assert peer.take() == []  # the tool ran again and asks for the name: still waiting for it
+    peer.answer(form["id"], NAME)
+    assert result_of(peer.take(), asked)["result"]["content"][0]["text"] == "Ana"
+
+
 MAL = """
 from extension import Extension
 extension = Extension()

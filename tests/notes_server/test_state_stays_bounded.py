@@ -77,7 +77,7 @@ def test_many_setups_leave_only_the_flows_that_have_not_expired(home, protocol):
         kind, done = talk.answer({"action": "decline"})
         assert done["result"]["structuredContent"]["reason"] == "decline"
     assert len(server.flows) == 2
-    assert talk.session.calls == {} and talk.session._flow_waiters == {}
+    assert talk.session.calls == {} and talk.session.cycle._flow_waiters == {}
 
 
 def test_waits_that_run_out_leave_no_trace_in_the_session(home):
@@ -88,7 +88,7 @@ def test_waits_that_run_out_leave_no_trace_in_the_session(home):
         talk.answer({"action": "accept"})
         talk.peer.clock.advance(1)
         assert talk.outcome()[1]["result"]["structuredContent"] == {"status": "pending"}
-    assert talk.session._flow_waiters == {} and talk.session.calls == {}
+    assert talk.session.cycle._flow_waiters == {} and talk.session.calls == {}
     assert [t for t in talk.peer.clock.timers if not t.cancelled] == []
 
 
@@ -98,9 +98,9 @@ def test_a_call_cancelled_while_it_waits_for_the_page_is_forgotten_by_its_flow(h
     talk = Talk(server, protocol, [f"{home}/Notas"])
     talk.call("notes_setup")
     assert talk.answer({"action": "accept"})[0] == "waits"
-    assert len(talk.session._flow_waiters) == 1
+    assert len(talk.session.cycle._flow_waiters) == 1
     talk.peer.notify("notifications/cancelled", {"requestId": talk.call_id})
-    assert talk.session._flow_waiters == {} and talk.session.calls == {}
+    assert talk.session.cycle._flow_waiters == {} and talk.session.calls == {}
 
 
 # -- timers -----------------------------------------------------------------------------------
