@@ -70,7 +70,8 @@ DO_NOT_MUTATE = [r"self\.server\.log\(", r"server\.log\("]
 PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
 
 
-MODULES = ["roots", "elicitation", "request_state", "url_mode", "session", "store", "dirfd"]
+MODULES = ["roots", "elicitation", "request_state", "url_mode", "session", "note_format",
+           "place", "handles", "store", "dirfd"]
 
 # Preloaded before forking: what every test run imports and nothing from code/.
 PRELOAD = ["pytest", "anyio", "anyio.pytest_plugin", "hypothesis", "_hypothesis_pytestplugin",
@@ -488,7 +489,7 @@ STATUS = {"failed": "killed", "passed": "survived", "timeout": "timeout"}
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--module", action="append", choices=MODULES,
-                        help="only this module (repeatable); default: all six")
+                        help="only this module (repeatable); default: all of them")
     parser.add_argument("--key", action="append", default=[], help="only these mutants")
     parser.add_argument("--survivors", action="store_true",
                         help="re-run what survived in the last run and run what it did not get "

@@ -12,6 +12,7 @@ import threading
 import pytest
 
 import dirfd
+import place
 import store
 from roots import RootSet
 
@@ -78,7 +79,7 @@ def test_a_note_given_another_id_is_not_the_note_that_was_listed(roots, note):
 
 
 def test_a_file_that_no_longer_reads_as_a_note_is_refused(roots, note, monkeypatch):
-    monkeypatch.setattr(store, "_read_in", lambda *args: None)
+    monkeypatch.setattr(place, "note_in", lambda *args: None)
     with pytest.raises(store.StoreError, match="cambió: ya no es la que se listó"):
         store.recheck(roots, note)
 
