@@ -139,8 +139,11 @@ stress-full:
 
 # --no-cache: a cached verdict hid an import order that depends on build/ existing (isort
 # counts a top-level folder as first-party), so a second `make test` in one tree failed here.
+# tools/check_hints.py: every callable of the learner's API (its LEARNER_API) keeps its type
+# hints, so an editor completes `ctx.`, `page.`, `binding.`...; lint-course runs it too.
 lint: venv
 	$(BIN)/ruff check --no-cache .
+	$(BIN)/python tools/check_hints.py
 
 .PHONY: lint-course
 lint-course: venv

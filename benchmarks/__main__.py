@@ -10,7 +10,8 @@ in the same run (every goal is a ratio, or seconds after opening):
 - serve: `serve` / the SDK's MCPServer doing the same work (benchmarks/serve_bench.py), at
   most 0.5;
 - lite: the JupyterLite lesson's first answered form, seconds after opening
-  (benchmarks/lite_bench.py --quick), at most 15 s. `--full-lite` also times the cold build.
+  (benchmarks/lite_bench.py --quick), at most 15 s, beside the same site without its
+  bytecode (build.py --no-bytecode) loaded in turn. `--full-lite` also times the cold build.
 
 Each benchmark's own report is printed as it runs (one that is not in this edition, like the
 grading benchmark in the student edition, is skipped and said so); then one table: each goal,

@@ -2,19 +2,23 @@
 
     .venv/bin/python benchmarks/lite_bench.py [--loads N] [--quick] [--json FILE]
 
-`make bench` runs it with --quick: one build from the download cache, only step 4.
+`make bench` runs it with --quick: the two builds of step 5 from the download cache, then
+steps 3 and 4 on both sites.
 
 1. Build time. The cold build uses an empty download cache and no pip or npm cache, so
    Pyodide and every wheel come from the registries. The warm build (`--force`) uses the
    cache the cold build filled. A third build keeps the source maps, to measure them.
 2. Site size, with and without source maps.
-3. Time to kernel idle: the probe notebook opened in a fresh browser context (an empty HTTP
-   cache, as on a learner's first visit) until the status bar reads
-   "Python (Pyodide) | Idle". Measured N times.
+3. Time to kernel idle: the lesson opened in a fresh browser context (an empty HTTP cache, as
+   on a learner's first visit) until the status bar reads "Python (Pyodide) | Idle".
 4. Time to the first answered form on the real lesson (lessons/02_formularios.ipynb of the
-   student edition), on the first load: its JupyterLite first cell, the setup cell (lab and
+   student edition), in that same load: its JupyterLite first cell, the setup cell (lab and
    connection), the disambiguation form, real clicks on note-7, the confirmation and
    «Aceptar», the result in the call's panel. Also the click-to-result time alone.
+5. What the bytecode gains: steps 3 and 4 on the site as built and, side by side, on the same
+   site built with --no-bytecode (sources only, compiled at each page load: the baseline).
+   Each round loads both, in turn, the order swapped every round; medians of N rounds (2 with
+   --quick) and their ratio.
 
 The site is built as tests/lite builds it (the student edition plus tests/lite/probe/), into a
 temporary folder, served by `python3 -m http.server` on 127.0.0.1 and driven in Debian's
@@ -91,10 +95,12 @@ def first_answered_form(page, base: str) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--loads", type=int, default=3, help="fresh page loads to time")
+    parser.add_argument("--loads", type=int,
+                        help="rounds of fresh page loads to time, each site once a round "
+                             "(default 3, with --quick 2)")
     parser.add_argument("--quick", action="store_true",
-                        help="one build with the download cache (build/lite-cache), no cold or "
-                             "source-map builds: only the first answered form (make bench)")
+                        help="builds with the download cache (build/lite-cache), no cold or "
+                             "source-map builds, 2 rounds (make bench)")
     parser.add_argument("--json", metavar="FILE", help="also write the result there (make bench)")
     args = parser.parse_args()
     if not L.LITE_PYTHON.exists():
@@ -111,14 +117,16 @@ def main() -> int:
         content = L.stage_probe_content(tmp / "content", L.student_edition(tmp / "release"))
         site, cache = tmp / "site", tmp / "cache"
         no_caches = {"PIP_NO_CACHE_DIR": "1", "npm_config_cache": str(tmp / "npm-cache")}
+        baseline = tmp / "site-sources"
+        load = L.load_build_module()
         if args.quick:
-            built = timed_build(content, site, L.load_build_module().CACHE)
+            cache = load.CACHE
+            built = timed_build(content, site, cache)
             print(f"build (download cache build/lite-cache): {built:6.1f} s")
         else:
             cold = timed_build(content, site, cache, env=no_caches)
             warm = timed_build(content, site, cache)
             maps = timed_build(content, tmp / "site-maps", cache, "--sourcemaps")
-            load = L.load_build_module()
             total, _, files = load.site_size(site)
             with_maps, without_maps, files_maps = load.site_size(tmp / "site-maps")
             print(f"build, cold (registries, no caches): {cold:6.1f} s")
@@ -127,47 +135,58 @@ def main() -> int:
             print(f"site size: {mb(total)} in {files} files as built (no source maps); "
                   f"with source maps {mb(with_maps)} in {files_maps} files "
                   f"({mb(with_maps - without_maps)} of maps)")
+        sources = timed_build(content, baseline, cache, "--no-bytecode")
+        print(f"build without bytecode (the baseline): {sources:6.1f} s; site "
+              f"{mb(load.site_size(site)[1])} with bytecode, "
+              f"{mb(load.site_size(baseline)[1])} without (no source maps)")
 
-        server = L.serve(site)
-        runs = []
+        sites = {"bytecode": site, "sources": baseline}
+        servers = {name: L.serve(folder) for name, folder in sites.items()}
+        runs = {name: [] for name in sites}
         try:
             with L.NetworkRecorder() as proxy, sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium,
                                             args=L.chromium_args(proxy.port))
-                for i in range(1 if args.quick else max(1, args.loads)):
-                    context = browser.new_context(viewport={"width": 1400, "height": 900})
-                    seen = L.guard_network(context, server.url)
-                    page = context.new_page()
-                    page.set_default_timeout(60_000)
-                    if i == 0:
-                        runs.append(first_answered_form(page, server.url))
-                    else:
-                        runs.append({"idle": L.open_notebook(page, server.url, LESSON)})
-                    context.close()
-                    if seen["blocked"]:
-                        print(f"WARNING: blocked requests: {seen['blocked']}")
+                rounds = args.loads or (2 if args.quick else 3)
+                for i in range(max(1, rounds)):
+                    for name in (list(sites) if i % 2 == 0 else list(sites)[::-1]):
+                        url = servers[name].url
+                        context = browser.new_context(viewport={"width": 1400, "height": 900})
+                        seen = L.guard_network(context, url)
+                        page = context.new_page()
+                        page.set_default_timeout(60_000)
+                        runs[name].append(first_answered_form(page, url))
+                        context.close()
+                        if seen["blocked"]:
+                            print(f"WARNING: blocked requests: {seen['blocked']}")
                 browser.close()
                 outside = L.left_the_machine(proxy.attempts)
         finally:
-            server.stop()
-        idles = [r["idle"] for r in runs]
-        first = runs[0]
-        print(f"kernel idle after opening ({len(idles)} fresh loads): "
-              f"min {min(idles):.1f} s, median {statistics.median(idles):.1f} s, "
-              f"max {max(idles):.1f} s")
-        print(f"first answered form (first load): idle {first['idle']:.1f} s, "
-              f"first cell done {first['first cell done']:.1f} s, "
-              f"lab connected {first['connected']:.1f} s, "
-              f"form shown {first['form shown']:.1f} s, "
-              f"answered {first['answered']:.1f} s after opening; "
-              f"click to result {first['click to result']:.2f} s")
+            for server in servers.values():
+                server.stop()
+        median = {name: {key: statistics.median(r[key] for r in loads) for key in loads[0]}
+                  for name, loads in runs.items()}
+        print(f"median of {len(runs['bytecode'])} fresh loads each, the two sites in turn "
+              "(seconds after opening):")
+        print(f"{'':22} {'bytecode':>9} {'sources':>9} {'ratio':>6}")
+        for key in ("idle", "first cell done", "connected", "form shown", "answered",
+                    "click to result"):
+            mine, base = median["bytecode"][key], median["sources"][key]
+            print(f"{key:22} {mine:9.2f} {base:9.2f} {mine / base:6.2f}")
+        for name, loads in runs.items():
+            print(f"  {name}: idle " + ", ".join(f"{r['idle']:.1f}" for r in loads)
+                  + "; answered " + ", ".join(f"{r['answered']:.1f}" for r in loads))
+        first = median["bytecode"]
         met = first["answered"] <= FORM_GOAL
-        print(f"first answered form: {first['answered']:.1f} s after opening "
-              f"(goal: at most {FORM_GOAL:g} s) {'OK' if met else 'MISSED'}")
+        print(f"first answered form: {first['answered']:.1f} s after opening, median "
+              f"(goal: at most {FORM_GOAL:g} s) {'OK' if met else 'MISSED'}; without the "
+              f"bytecode {median['sources']['answered']:.1f} s in this run")
         print(f"requests that tried to leave 127.0.0.1: {len(outside)}")
     phases = (f"kernel idle {first['idle']:.1f} s, first cell done {first['first cell done']:.1f}"
               f" s, lab connected {first['connected']:.1f} s, form shown "
-              f"{first['form shown']:.1f} s, answered {first['answered']:.1f} s")
+              f"{first['form shown']:.1f} s, answered {first['answered']:.1f} s (without the "
+              f"bytecode, same run: idle {median['sources']['idle']:.1f} s, answered "
+              f"{median['sources']['answered']:.1f} s)")
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"goal": "JupyterLite: first answered form after opening",

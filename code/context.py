@@ -35,6 +35,8 @@ the order in which the tool asks (`ask-1`, `ask-2`, ...; `roots` for the roots, 
 for waits); only `ask_together` names its keys.
 """
 
+from __future__ import annotations
+
 import json
 import unicodedata
 from contextlib import nullcontext
@@ -45,6 +47,17 @@ import store
 import wire
 from request_state import digest
 from tooling import MissingCapability, ToolError, URLElicitationRequired, json_problem
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Callable, Iterable
+    from contextlib import AbstractContextManager
+    from typing import Any
+
+    from nube_copias import Provider, RemoteProvider
+    from roots import RootSet
+    from session import Call, Session
+    from url_mode import FlowRecord
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
 MAX_MEMO_BYTES = 1024 * 1024  # all memos of one call, encoded: requestState must fit a frame
@@ -77,7 +90,9 @@ class InputRequest:
     client's answer into what the tool gets; or, when nothing needs asking (the 2025-11-25
     roots, the server's own folders), `request` is None and `local()` gives the value."""
 
-    def __init__(self, request=None, read=None, local=None):
+    def __init__(self, request: dict[str, Any] | None = None,
+                 read: Callable[[Any], Any] | None = None,
+                 local: Callable[[], Any] | None = None) -> None:
         self.request, self.read, self.local = request, read, local
 
 
@@ -100,7 +115,11 @@ class ToolContext:
     capabilities, and the answers, question digests and memos gathered so far.
     """
 
-    def __init__(self, session, call):
+    protocol_version: str                 # this call's revision, e.g. "2025-11-25"
+    client_capabilities: dict[str, Any]   # what the client declared
+    stateless: bool                       # a 2026-07-28 request (no session)
+
+    def __init__(self, session: Session, call: Call) -> None:
         self.session = session
         self.server = session.server
         self.call = call
@@ -115,13 +134,13 @@ class ToolContext:
 
     # -- roots and notes ---------------------------------------------------------------------
     @property
-    def roots(self):
+    def roots(self) -> RootSet:
         """The RootSet this call acts against (it cannot change during one run)."""
         if self._roots is None:
             self._roots = self.session.roots_for(self)
         return self._roots
 
-    def hold(self):
+    def hold(self) -> AbstractContextManager[RootSet]:
         """`with ctx.hold() as roots:` mark where a tool acts; `roots` is `ctx.roots`.
 
         It locks nothing (one run never overlaps a roots change); the safety of the action
@@ -130,7 +149,7 @@ class ToolContext:
         """
         return nullcontext(self.roots)
 
-    def notes(self, skipped=None):
+    def notes(self, skipped: list[str] | None = None) -> list[store.Note]:
         """Every note inside the roots (a list of store.Note, sorted by title and date).
 
         What the listing had to leave out (names that are not UTF-8, links, ids claimed by
@@ -141,21 +160,21 @@ class ToolContext:
         except store.StoreError as exc:
             raise ToolError(f"No pude leer las notas: {exc}.") from None
 
-    def find_notes(self, title):
+    def find_notes(self, title: str) -> list[store.Note]:
         """Notes inside the roots whose title matches, ignoring case, surrounding spaces and
         how its characters are encoded (Unicode NFKC: «Café» typed as one character or as
         «e» plus a combining accent is the same title)."""
         wanted = title_key(title)
         return [note for note in self.notes() if title_key(note.title) == wanted]
 
-    def find_note(self, note_id):
+    def find_note(self, note_id: str) -> store.Note:
         """The note with this id inside the roots; ToolError when there is none."""
         note = next((n for n in self.notes() if n.id == note_id), None)
         if note is None:
             raise ToolError(f"No hay ninguna nota con id {note_id!r} dentro de las roots.")
         return note
 
-    def recheck(self, note):
+    def recheck(self, note: store.Note | list[Any]) -> store.Note:
         """The note as it is right now, if it is still the one that was listed.
 
         `note` is a store.Note, or its fields as `ctx.memo` gives them back. It must still be
@@ -165,12 +184,12 @@ class ToolContext:
         nothing was done. Call it right before acting, after the user answered."""
         return self._on_note(store.recheck, note)
 
-    def delete(self, note):
+    def delete(self, note: store.Note | list[Any]) -> store.Note:
         """Delete the note: re-checked as `recheck` does, on the same held folder; returns
         the note as it was. ToolError (nothing changed) when the re-check fails."""
         return self._on_note(store.delete, note)
 
-    def archive(self, note):
+    def archive(self, note: store.Note | list[Any]) -> str:
         """Move the note into the `.archive/` folder of its root in one rename, never
         overwriting; re-checked as `recheck` does, on the same held folder. Returns the
         archived file's path. ToolError (nothing changed) when it cannot."""
@@ -182,25 +201,27 @@ class ToolContext:
         except store.StoreError as exc:
             raise ToolError(f"No hice nada: {exc}.") from None
 
-    def release(self):
+    def release(self) -> None:
         """The run is over: close what this run opened (2026-07-28: its request's roots)."""
         for roots in self._opened:
             roots.close()
 
     # -- the user ------------------------------------------------------------------------------
-    def elicit_form(self, message, properties, required=(), quoted=()):
+    def elicit_form(self, message: str, properties: dict[str, dict[str, Any]],
+                    required: Iterable[str] = (), quoted: Iterable[str] = ()
+                    ) -> elicitation.Answer:
         """Ask the user to fill a form; returns an elicitation.Answer, checked on our side.
 
         `quoted`: texts from the user's data that `message` quotes (a note's title), which
         the secret-word check leaves out (elicitation.check_schema)."""
         return self._ask_one(self.form_request(message, properties, required, quoted))
 
-    def elicit_url(self, message, url, elicitation_id):
+    def elicit_url(self, message: str, url: str, elicitation_id: str) -> elicitation.Answer:
         """Ask the user to open a URL; `accept` only means they agreed to open it."""
         return self._ask_one(self.url_request(message, url, elicitation_id))
 
     # -- several questions in one round ---------------------------------------------------------
-    def ask_together(self, **requests):
+    def ask_together(self, **requests: InputRequest) -> dict[str, Any]:
         """Ask several independent things in one round; returns {name: answer}.
 
             answers = ctx.ask_together(
@@ -234,7 +255,9 @@ class ToolContext:
             raise NeedInput(missing)
         return values
 
-    def form_request(self, message, properties, required=(), quoted=()):
+    def form_request(self, message: str, properties: dict[str, dict[str, Any]],
+                     required: Iterable[str] = (), quoted: Iterable[str] = ()
+                     ) -> InputRequest:
         """A form to ask with `ask_together` (as `elicit_form`); its answer is an
         elicitation.Answer, checked on our side."""
         if not elicitation.supports_form(self.client_capabilities):
@@ -249,7 +272,8 @@ class ToolContext:
         return InputRequest({"method": "elicitation/create", "params": params},
                             lambda result: self._answer(params["requestedSchema"], result))
 
-    def url_request(self, message, url, elicitation_id, required=False):
+    def url_request(self, message: str, url: str, elicitation_id: str,
+                    required: bool = False) -> InputRequest:
         """A URL to open, to ask with `ask_together` (as `elicit_url`); its answer is an
         elicitation.Answer. `required=True`: the request cannot go on without it (as
         `require_url`: at 2025-11-25 the call ends with -32042 instead of asking)."""
@@ -261,7 +285,8 @@ class ToolContext:
         return InputRequest({"method": "elicitation/create", "params": params},
                             lambda result: self._answer(None, result))
 
-    def sampling_request(self, prompt, max_tokens=100, system_prompt=None):
+    def sampling_request(self, prompt: str | list[dict[str, Any]], max_tokens: int = 100,
+                         system_prompt: str | None = None) -> InputRequest:
         """A completion the client's model writes (`sampling/createMessage`), to ask with
         `ask_together`. `prompt` is the user message's text (or a list of sampling messages);
         the answer is the client's CreateMessageResult (a dict with `role`, `content`,
@@ -283,7 +308,7 @@ class ToolContext:
         return InputRequest({"method": "sampling/createMessage", "params": params},
                             _sampled)
 
-    def roots_request(self):
+    def roots_request(self) -> InputRequest:
         """The client's roots, to ask with `ask_together`; the answer is this call's RootSet
         (`ctx.roots`, which then needs no round of its own). Asked only at 2026-07-28 from a
         client that declared roots: otherwise they are already known (the session's roots,
@@ -298,47 +323,47 @@ class ToolContext:
 
     # -- URL mode and the provider of exercise 3 ------------------------------------------------
     @property
-    def user(self):
+    def user(self) -> str:
         """Who uses this connection: the identity a flow and a credential are bound to (in a
         remote server, the `sub` of MCP authorization; here the server's local user, or the
         grader's second simulated user)."""
         return self.session.user
 
     @property
-    def provider(self):
+    def provider(self) -> Provider | RemoteProvider:
         """The server's Nube de Copias (nube_copias.Provider): `backup(token, notes)`."""
         return self.server.provider
 
     @property
-    def url_ttl(self):
+    def url_ttl(self) -> float:
         """Seconds a URL-mode link (and its state) may live on this server (`--url-ttl`)."""
         return self.server.config.url_ttl
 
-    def url_mode_allowed(self):
+    def url_mode_allowed(self) -> bool:
         """Does the solution's URL-mode guard allow URL mode for this call (SDK version,
         protocol, declared capabilities)? No guard, or a guard that fails, means no."""
         return self.server.allow_url_mode(self.protocol_version, self.client_capabilities)
 
-    def page_url(self, path, **params):
+    def page_url(self, path: str, **params: str) -> str:
         """The absolute URL of `path` on the server's own pages (where a driver serves them
         now), with `params` as its query."""
         page = self.server.setup_page()
         return page.base + path + ("?" + urlencode(params) if params else "")
 
-    def completion_notifier(self):
+    def completion_notifier(self) -> Callable[[str], None]:
         """A function `notify(elicitation_id)` that sends `notifications/elicitation/complete`
         to this connection's client, from any thread (a page's): keep it with the flow and
         call it when the flow really ended. It sends whatever it is told, at any revision."""
         return self.session.completion_notifier()
 
-    def url_params(self, message, url, elicitation_id):
+    def url_params(self, message: str, url: str, elicitation_id: str) -> dict[str, str]:
         """The params of a URL-mode elicitation/create for this call's revision."""
         params = {"mode": "url", "message": message, "url": url}
         if not self.stateless:
             params["elicitationId"] = elicitation_id  # gone in 2026-07-28
         return params
 
-    def require_url(self, message, url, elicitation_id):
+    def require_url(self, message: str, url: str, elicitation_id: str) -> elicitation.Answer:
         """This request cannot go on until the user finishes a URL-mode step.
 
         2025-11-25: ends the request with the -32042 error carrying the URL elicitation (the
@@ -347,7 +372,7 @@ class ToolContext:
         """
         return self._ask_one(self.url_request(message, url, elicitation_id, required=True))
 
-    def wait_flow(self, record, seconds):
+    def wait_flow(self, record: FlowRecord, seconds: float) -> str:
         """Give the user up to `seconds` to finish the URL flow `record`; returns its status.
 
         The run is parked, never blocked: it runs again when the page completes the flow or
@@ -361,7 +386,7 @@ class ToolContext:
             return record.status
         raise WaitFlow(key, record.elicitation_id, seconds)
 
-    def memo(self, key, make):
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
         """A value that stays the same on every run of this call (e.g. a flow id).
 
         `key` is a string and the value JSON (text, numbers, booleans, None, lists, dicts with
@@ -382,7 +407,8 @@ class ToolContext:
         return self.call.memos[key]
 
     # -- progress (the conformance suite's test tools use it too) ------------------------------
-    def progress(self, progress, total=None, message=None):
+    def progress(self, progress: float, total: float | None = None,
+                 message: str | None = None) -> bool:
         """Tell the client how far this call got (`notifications/progress`), when it asked
         for progress (a `progressToken`); returns whether it was sent. A run starts again
         after each answer, so what a run sent before its question is sent again."""
@@ -395,14 +421,15 @@ class ToolContext:
         return True
 
     # -- questions -----------------------------------------------------------------------------
-    def ask_roots(self):
+    def ask_roots(self) -> dict[str, Any]:
         """2026-07-28: this request's roots (a roots/list result), asked as an input request
         unless a batch of this run already got them."""
         if self._roots_answer is not None:
             return self._roots_answer
         return self._ask_one(InputRequest(ROOTS_REQUEST, lambda result: result), "roots")
 
-    def accepted(self, roots):
+    def accepted(self, roots: RootSet) -> RootSet:
+
         """`roots`, opened for this run only (2026-07-28): closed when the run is over."""
         self._opened.append(roots)
         return roots

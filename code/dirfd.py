@@ -30,11 +30,16 @@ descriptor is inherited by a child process (Python's default since 3.4).
 import errno
 import os
 import stat
+import sys
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+# The folders above the one being opened are only passed through: O_PATH (Linux) opens them
+# with search permission alone, as a path lookup would (a folder may be 0711: enterable, not
+# listable). Elsewhere, and in Pyodide's emulated descriptors, they are opened for reading.
+PASS_THROUGH = getattr(os, "O_PATH", 0) if sys.platform == "linux" else 0
 LINK_ON_THE_WAY = "hay un enlace simbólico en la ruta"
 SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)  # "/", and "\\" on Windows
 HAVE_DIR_FD = (all(f in os.supports_dir_fd for f in (os.open, os.stat, os.unlink, os.rename,
@@ -68,11 +73,13 @@ def _split(path):
     return top, names[::-1]
 
 
-def _below(fd, name, path):
+def _below(fd, name, path, passing=False):
     """A descriptor of the subfolder `name` of the folder `fd`, opened without following a
-    link: a link is refused as ELOOP, naming the whole `path` being opened."""
+    link: a link is refused as ELOOP, naming the whole `path` being opened. `passing`: only
+    to go further down (PASS_THROUGH), not to read it."""
+    flags = (PASS_THROUGH if passing and PASS_THROUGH else os.O_RDONLY) | DIRECTORY | NOFOLLOW
     try:
-        return os.open(name, os.O_RDONLY | DIRECTORY | NOFOLLOW, dir_fd=fd)
+        return os.open(name, flags, dir_fd=fd)
     except OSError as exc:
         if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(fd, name):
             raise OSError(errno.ELOOP, LINK_ON_THE_WAY, path) from None
@@ -103,10 +110,10 @@ class Folder:
         if not HAVE_DIR_FD:
             return cls._open_by_path(path)
         top, names = _split(path)
-        fd = os.open(top, os.O_RDONLY | DIRECTORY)
-        for name in names:
+        fd = os.open(top, (PASS_THROUGH if names and PASS_THROUGH else os.O_RDONLY) | DIRECTORY)
+        for depth, name in enumerate(names, 1):
             try:
-                below = _below(fd, name, path)
+                below = _below(fd, name, path, passing=depth < len(names))
             finally:
                 os.close(fd)
             fd = below

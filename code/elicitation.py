@@ -11,10 +11,17 @@ Deliberate simplifications: secret detection is a word list (English and Spanish
 classifier; `format` values are checked loosely (email has an @, date parses, ...).
 """
 
+from __future__ import annotations
+
 import datetime
 import re
 
 from protocol import FORM_ONLY, LATEST_HANDSHAKE
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Sequence
+    from typing import Any
 
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 ACTIONS = ("accept", "decline", "cancel")
@@ -40,7 +47,7 @@ class SchemaError(ValueError):
 
 
 # -- which mode may we use? -------------------------------------------------------------------
-def supports_form(capabilities):
+def supports_form(capabilities: dict[str, Any]) -> bool:
     """A bare `elicitation: {}` (the 2025-06-18 shape) means form mode."""
     elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
     if not isinstance(elicitation, dict):
@@ -48,7 +55,7 @@ def supports_form(capabilities):
     return "form" in elicitation or "url" not in elicitation
 
 
-def supports_url(capabilities):
+def supports_url(capabilities: dict[str, Any]) -> bool:
     """Did the client declare URL mode (`elicitation.url`, an object)? Only that: whether URL
     mode may be used also depends on the protocol and the SDK version (exercise 3)."""
     elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
@@ -56,7 +63,9 @@ def supports_url(capabilities):
 
 
 # -- building forms ---------------------------------------------------------------------------
-def choice(options, title=None, description=None, protocol=LATEST_HANDSHAKE):
+def choice(options: Sequence[tuple[str, str]], title: str | None = None,
+           description: str | None = None, protocol: str = LATEST_HANDSHAKE
+           ) -> dict[str, Any]:
     """A single-select string property from (value, label) pairs, for a form's properties.
 
     `choice([("note-3", "TPS report (2023)"), ("note-7", "TPS report (2024)")],
@@ -224,7 +233,8 @@ class Answer:
     """What the user did: `action` ("accept", "decline" or "cancel") and `content`, the form's
     fields, only meaningful when action == "accept" (an empty dict otherwise)."""
 
-    def __init__(self, action, content=None):
+    def __init__(self, action: str, content: dict[str, Any] | None = None) -> None:
+
         self.action, self.content = action, content or {}
 
     def __repr__(self):

@@ -92,11 +92,28 @@ Deliberate simplifications: a solution runs inside the server process with its f
 (the grader isolates the whole process instead); a file that fails is skipped, not retried.
 """
 
+from __future__ import annotations
+
 import os
 import runpy
 import traceback
 
 from tooling import Tool
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from server import RootsChange
+    from setup_page import PageRequest
+
+    # Each decorator gives back what it got, so a decorated function keeps its own type.
+    ToolHandler = TypeVar("ToolHandler", bound=Callable[..., Any])  # (ctx, **arguments)
+    Guard = TypeVar("Guard", bound=Callable[[str, str, dict[str, Any]], Any])
+    Route = TypeVar("Route", bound=Callable[[PageRequest], Any])
+    Reaction = TypeVar("Reaction", bound=Callable[[RootsChange], Any])
+    Sealer = TypeVar("Sealer")  # a class, or an object, with seal() and open()
 
 
 class Extension:
@@ -107,7 +124,7 @@ class Extension:
     its decorators; the server finds it when it loads the file (`load`).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tools = []
         self.page_routes = []  # (path, handler, origin)
         self.url_guard = None
@@ -116,7 +133,9 @@ class Extension:
         self.files = []
         self.errors = {}  # file -> why it did not load
 
-    def tool(self, name, description, input_schema=None, annotations=None, title=None):
+    def tool(self, name: str, description: str, input_schema: dict[str, Any] | None = None,
+             annotations: dict[str, Any] | None = None, title: str | None = None
+             ) -> Callable[[ToolHandler], ToolHandler]:
         """Decorator: register `handler(ctx, **arguments)` as the tool `name`.
 
         `description`, `input_schema` (a JSON Schema object; default: no arguments),
@@ -126,14 +145,14 @@ class Extension:
         again from the start after each answer the user gives, so it asks before it changes
         anything. The function itself is returned unchanged.
         """
-        def register(handler):
+        def register(handler: ToolHandler) -> ToolHandler:
             self.tools.append(Tool(name, description, handler,
                                    input_schema or {"type": "object", "properties": {}},
                                    annotations or {}, title=title, origin="solution"))
             return handler
         return register
 
-    def url_mode_guard(self, function):
+    def url_mode_guard(self, function: Guard) -> Guard:
         """Decorator: `function(sdk_version, protocol_version, client_capabilities)` decides
         whether URL mode may be used (True) or the manual fallback is given (anything else).
 
@@ -144,7 +163,7 @@ class Extension:
         self.url_guard = function
         return function
 
-    def page_route(self, path):
+    def page_route(self, path: str) -> Callable[[Route], Route]:
         """Decorator: serve `path` (e.g. "/copias/conectar") on the server's pages with
         `handler(page)`, a `setup_page.PageRequest`; it returns `page.reply(status, title,
         text)` or `page.redirect(url)`. Exercise 3: the connect page and the provider's
@@ -152,12 +171,12 @@ class Extension:
         if not isinstance(path, str) or not path.startswith("/") or "?" in path:
             raise ValueError(f"page_route necesita una ruta que empiece por /: {path!r}")
 
-        def register(handler):
+        def register(handler: Route) -> Route:
             self.page_routes.append((path, handler, "solution"))
             return handler
         return register
 
-    def on_roots_changed(self, function):
+    def on_roots_changed(self, function: Reaction) -> Reaction:
         """Decorator: `function(change)` reacts to a roots change (a `server.RootsChange`).
 
         It reads `change.old_roots`, `change.new_roots` and `change.handles` and calls
@@ -168,7 +187,7 @@ class Extension:
         self.roots_reaction = function
         return function
 
-    def request_state(self, sealer):
+    def request_state(self, sealer: Sealer) -> Sealer:
         """Decorator: `sealer` seals and opens every 2026-07-28 requestState of this server.
 
         A class (created once, when the solution is loaded, so `self` may keep what it needs,
@@ -184,7 +203,8 @@ class Extension:
         return sealer
 
 
-def load(path):
+def load(path: str) -> Extension:
+
     """Load a solution file or every .py file in a folder; never raises for learner errors."""
     if os.path.isdir(path):
         files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".py"))

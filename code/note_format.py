@@ -54,16 +54,16 @@ class Note(namedtuple("Note", "id title created path dev ino ctime_ns")):
 
     __slots__ = ()
 
-    def file(self):
+    def file(self) -> tuple[int, int, int]:
         """Which file this is: (device, inode, inode change time)."""
         return self.dev, self.ino, self.ctime_ns
 
     @property
-    def uri(self):
+    def uri(self) -> str:
         """The note's `file://` URI (from its path when listed)."""
         return path_to_uri(self.path)
 
-    def summary(self):
+    def summary(self) -> dict[str, str]:
         """What a tool result shows of a note: id, title, created and uri."""
         return {"id": self.id, "title": self.title, "created": self.created, "uri": self.uri}
 

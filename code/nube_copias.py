@@ -34,6 +34,8 @@ provider's account holder), one registered client (this server) with one redirec
 same page base, no scopes, no refresh tokens; codes, tokens and copies live in memory, bounded.
 """
 
+from __future__ import annotations
+
 import html
 import secrets
 import threading
@@ -42,6 +44,14 @@ from collections import OrderedDict
 from urllib.parse import urlencode
 
 from protocol import SERVER_INFO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from setup_page import PageRequest, PageResponse
+    from store import Note
 
 PROVIDER = "nube-copias"                 # its name in paths
 TITLE = "Nube de Copias"                 # its name for people
@@ -66,13 +76,13 @@ class Address:
     asked. `base()` gives the base URL of the server's page router (where the server's callback
     is served), so the registered redirect URI is `base() + REDIRECT_PATH`."""
 
-    def __init__(self, base):
+    def __init__(self, base: Callable[[], str]) -> None:
         self.base = base
 
-    def redirect_uri(self):
+    def redirect_uri(self) -> str:
         return self.base() + REDIRECT_PATH
 
-    def authorize_url(self, state):
+    def authorize_url(self, state: str) -> str:
         """Where the server's connect page sends the browser: this provider's authorization
         page, for this server, coming back to its callback with this `state`."""
         if not isinstance(state, str) or not state:
@@ -86,7 +96,8 @@ class Provider(Address):
     """Nube de Copias itself: its authorization page, its token endpoint, its API, and the
     record of every copy made (`copies`: (account, note ids), oldest first)."""
 
-    def __init__(self, base, clock=time.monotonic):
+    def __init__(self, base: Callable[[], str],
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(base)
         self.clock = clock
         self._codes = OrderedDict()   # code -> (redirect_uri, expires_at, account), oldest first
@@ -95,7 +106,7 @@ class Provider(Address):
         self._lock = threading.Lock()
 
     # -- for the server ------------------------------------------------------------------------
-    def exchange(self, code):
+    def exchange(self, code: str) -> str:
         """The token endpoint: a valid, unexpired, unused `code` becomes an access token,
         once. ProviderError otherwise. Only the server calls this; the token goes nowhere
         else."""
@@ -114,7 +125,7 @@ class Provider(Address):
                 self._tokens.popitem(last=False)
             return token
 
-    def backup(self, token, notes):
+    def backup(self, token: str, notes: Iterable[Note | str]) -> int:
         """The provider's API: store a copy of `notes` (store.Note, or their ids) with `token`,
         in the account that authorized it; returns how many. ProviderError for a token this
         provider never issued."""
@@ -126,18 +137,18 @@ class Provider(Address):
             del self.copies[:-MAX_COPIES]
         return len(ids)
 
-    def revoke(self, code):
+    def revoke(self, code: str) -> None:
         """Forget an unused `code`: the provider will refuse it (a grader's way to make the
         exchange fail after «Autorizar»)."""
         with self._lock:
             self._codes.pop(code, None)
 
-    def copies_of(self, account):
+    def copies_of(self, account: str | None) -> list[list[str]]:
         """The note ids of each copy made in `account`, oldest first."""
         with self._lock:
             return [ids for owner, ids in self.copies if owner == account]
 
-    def answer(self, params):
+    def answer(self, params: dict[str, Any]) -> dict[str, Any]:
         """One request of a RemoteProvider (PROVIDER_METHOD's params): {"op": "exchange",
         "code"} -> {"token"}; {"op": "backup", "token", "notes": [ids]} -> {"notes": count}.
         ProviderError for anything it refuses, or does not understand."""
@@ -151,7 +162,7 @@ class Provider(Address):
         raise ProviderError("petición no válida")
 
     # -- its page ------------------------------------------------------------------------------
-    def authorize(self, page):
+    def authorize(self, page: PageRequest) -> PageResponse | tuple[int, str, str]:
         """`AUTHORIZE_PATH`: GET shows the consent page; POST takes the decision and sends the
         browser back to the server's callback (303) with a code of the account at the browser
         (`page.user`), or with access_denied."""
@@ -193,7 +204,7 @@ class Provider(Address):
         return None
 
 
-def rpc_answer(provider, params):
+def rpc_answer(provider: Provider, params: dict[str, Any]) -> dict[str, Any]:
     """The client's side of PROVIDER_METHOD (`serve --provider rpc`): what `provider` (a
     `Provider`, the client's) answers, as a JSON-RPC result, or a wire.RpcError
     (PROVIDER_ERROR) that carries its refusal."""
@@ -209,21 +220,22 @@ class RemoteProvider(Address):
     rpc`): its address, and `exchange` and `backup` asked through `attach(call)`, where
     `call(params)` returns the provider's answer or raises ProviderError."""
 
-    def __init__(self, base):
+    def __init__(self, base: Callable[[], str]) -> None:
         super().__init__(base)
         self._call = None
 
-    def attach(self, call):
+    def attach(self, call: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         self._call = call
 
-    def exchange(self, code):
+    def exchange(self, code: str) -> str:
         token = self._ask({"op": "exchange", "code": code}).get("token")
         if not isinstance(token, str):
             raise ProviderError("Nube de Copias no dio ningún token")
         return token
 
-    def backup(self, token, notes):
-        ids = [str(getattr(note, "id", note)) for note in list(notes)[:MAX_NOTES + 1]]
+    def backup(self, token: str, notes: Iterable[Note | str]) -> int:
+        ids = [
+str(getattr(note, "id", note)) for note in list(notes)[:MAX_NOTES + 1]]
         copied = self._ask({"op": "backup", "token": token, "notes": ids}).get("notes")
         if not isinstance(copied, int):
             raise ProviderError("Nube de Copias no dijo cuántas notas copió")

@@ -28,12 +28,18 @@ it does not stop replays (a state opens again until it expires).
 safe) unless a fleet of workers shares one (`serve --state-key`).
 """
 
+from __future__ import annotations
+
 import base64
 import hashlib
 import hmac
 import json
 import secrets
 import time
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from typing import Any
 
 
 class StateError(ValueError):
@@ -84,7 +90,8 @@ class Binding:
     server's clock, seconds since the epoch; `ttl`: how long a state may live, seconds;
     `one_time`: the tool changes things, so each of its states may be opened only once."""
 
-    def __init__(self, key, key_id, tool, arguments, principal, now, ttl, one_time):
+    def __init__(self, key: bytes, key_id: str, tool: str, arguments: str, principal: str,
+                 now: float, ttl: float, one_time: bool) -> None:
         self.key, self.key_id, self.tool, self.arguments = key, key_id, tool, arguments
         self.principal, self.now, self.ttl, self.one_time = principal, now, ttl, one_time
 
@@ -94,7 +101,7 @@ class Binding:
                 f"ttl={self.ttl!r}, one_time={self.one_time!r})")
 
     @property
-    def expires_at(self):
+    def expires_at(self) -> float:
         """When a state sealed now stops being valid."""
         return self.now + self.ttl
 
@@ -123,15 +130,16 @@ class Sealer:
     """The server's own sealer: signed with HMAC-SHA256 and bound to the tool, the arguments'
     digest and an expiry (see the module docstring for what it deliberately does not do)."""
 
-    def seal(self, payload, binding):
+    def seal(self, payload: dict[str, Any], binding: Binding) -> str:
         body = {"tool": binding.tool, "args": binding.arguments,
                 "exp": binding.expires_at, "data": payload}  # exact: a state lives its whole ttl
         raw = json.dumps(body, separators=(",", ":")).encode()
         tag = hmac.new(binding.key, raw, hashlib.sha256).digest()
         return f"v1.{_b64(raw)}.{_b64(tag)}"
 
-    def open(self, token, binding):
-        """The payload sealed for exactly this tool and these arguments, or StateError."""
+    def open(self, token: str, binding: Binding) -> dict[str, Any]:
+        """The payload sealed for exactly
+ this tool and these arguments, or StateError."""
         try:
             version, raw_b64, tag_b64 = token.split(".")
             raw, tag = _unb64(raw_b64), _unb64(tag_b64)

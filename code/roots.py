@@ -34,12 +34,19 @@ fallback); a root folder that does not exist yet is opened on first use; a sessi
 the oldest pins beyond MAX_PINS.
 """
 
+from __future__ import annotations
+
 import errno
 import os
 from collections import namedtuple
 from urllib.parse import quote, unquote, urlsplit
 
 from dirfd import Folder
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Iterable
+    from typing import Any
 
 MAX_PINS = 256  # root URIs a session remembers the folder of
 MAX_ROOTS = 100  # roots in one answer: far above what a person shares
@@ -153,7 +160,7 @@ class RootSet:
     are the server's: they hold the folders open (see the module docstring).
     """
 
-    def __init__(self, roots=(), source="client"):
+    def __init__(self, roots: Iterable[Root] = (), source: str = "client") -> None:
         self.roots = tuple(roots)
         self.source = source
         self._held = {}      # root path -> dirfd.Folder
@@ -162,7 +169,7 @@ class RootSet:
         self._closed = False
 
     @classmethod
-    def from_list_result(cls, result, source="client"):
+    def from_list_result(cls, result: dict[str, Any], source: str = "client") -> RootSet:
         """Build from a `roots/list` result; anything malformed raises RootError, only that."""
         entries = result.get("roots") if isinstance(result, dict) else None
         if not isinstance(entries, list):
@@ -183,39 +190,39 @@ class RootSet:
         return cls(roots, source)
 
     @classmethod
-    def from_paths(cls, paths, source="config"):
+    def from_paths(cls, paths: Iterable[str], source: str = "config") -> RootSet:
         """Build from folder paths (the server's --root)."""
         return cls.from_list_result({"roots": [{"uri": path_to_uri(os.path.abspath(p))}
                                                for p in paths]}, source)
 
-    def contains(self, path):
+    def contains(self, path: str) -> bool:
         """Is this resolved path inside one of the roots (by whole components)?"""
         return any(is_within(path, root.path) for root in self.roots)
 
-    def root_of(self, path):
+    def root_of(self, path: str) -> Root | None:
         """The first root whose folder holds this resolved path, or None."""
         return next((root for root in self.roots if is_within(path, root.path)), None)
 
-    def resolve(self, uri):
+    def resolve(self, uri: str) -> str:
         """The real path of `uri` when it lies inside a root; otherwise RootError."""
         path = real_path(uri)
         if not self.contains(path):
             raise RootError(f"{uri} está fuera de las roots permitidas: {self.describe()}")
         return path
 
-    def intersect(self, other):
+    def intersect(self, other: RootSet) -> RootSet:
         """Keep only what both sets allow (used when the server also has a configured limit)."""
         kept = [r for r in self.roots if other.contains(r.path)]
         kept += [r for r in other.roots
                  if self.contains(r.path) and all(k.path != r.path for k in kept)]
         return RootSet(kept, f"{self.source}+{other.source}")
 
-    def describe(self):
+    def describe(self) -> str:
         """The roots' URIs, for messages."""
         return ", ".join(r.uri for r in self.roots) or "(ninguna)"
 
     # -- the folders, held open (the server's side) --------------------------------------------
-    def open(self, pins=None):
+    def open(self, pins: dict[str, list[Any]] | None = None) -> RootSet:
         """Accept these roots: open every root folder now. Returns the RootSet itself.
 
         `pins` is the session's memory ({unresolved path: [real path, device, inode]}),
@@ -231,7 +238,7 @@ class RootSet:
                 pass  # missing now: tried again on first use; refused: remembered
         return self
 
-    def folder(self, root):
+    def folder(self, root: Root) -> Folder:
         """The held folder of `root`, checked: RootError if it was moved or replaced."""
         if self._closed:
             raise RootError(CLOSED)
@@ -242,12 +249,13 @@ class RootSet:
             raise RootError(REPLACED.format(uri=root.uri))
         return held
 
-    def refusals(self):
+    def refusals(self) -> list[str]:
         """Why some roots are refused (moved or replaced since first accepted)."""
         return list(self._refused.values())
 
-    def close(self):
-        """Close every held folder; this RootSet refuses to act from now on."""
+    def close(self) -> None:
+        """Close every held folder
+; this RootSet refuses to act from now on."""
         self._closed = True
         held, self._held = self._held, {}
         for folder in held.values():

@@ -33,40 +33,47 @@ such as AES-GCM): it is slow in pure Python, nobody has reviewed it, and it only
 shape of encrypt-then-MAC. No key rotation (the SDK writes a key id in its tokens).
 """
 
+from __future__ import annotations
+
 import base64
 import hashlib
 import hmac
 import json
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from typing import Any
+
 NONCE, TAG = 16, 32  # bytes: the nonce at the start of a token, the tag at its end
 BLOCK = hashlib.sha256().digest_size
 
 
-def keys_from(secret):
+def keys_from(secret: bytes) -> tuple[bytes, bytes]:
     """(the key that encrypts, the key that tags), both taken from the server's `secret`."""
     return (hmac.new(secret, b"requestState cifrar", hashlib.sha256).digest(),
             hmac.new(secret, b"requestState firmar", hashlib.sha256).digest())
 
 
-def stream_xor(key, nonce, data):
+def stream_xor(key: bytes, nonce: bytes, data: bytes) -> bytes:
     """`data` XOR the keystream of (`key`, `nonce`): encrypts, and decrypts what it encrypted."""
     stream = b"".join(hmac.new(key, nonce + counter.to_bytes(8, "big"), hashlib.sha256).digest()
                       for counter in range(-(-len(data) // BLOCK)))
     return bytes(a ^ b for a, b in zip(data, stream[:len(data)], strict=True))
 
 
-def tag_of(key, bound, nonce, encrypted):
+def tag_of(key: bytes, bound: list[Any], nonce: bytes, encrypted: bytes) -> bytes:
     """The HMAC-SHA256 of what the token is bound to (`bound`, a JSON list), its nonce and its
     encrypted content."""
     head = json.dumps(bound, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return hmac.new(key, head + nonce + encrypted, hashlib.sha256).digest()
 
 
-def encode(data):
+def encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
-def decode(text):
+def decode(text: str) -> bytes:
+
     """The bytes of `text`, only if `text` is exactly how `encode` writes them (ValueError)."""
     if not isinstance(text, str) or not text.isascii():
         raise ValueError("a token is ASCII text")

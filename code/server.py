@@ -30,6 +30,8 @@ too, and the in-process drivers (the browser, the loopback) leave it inline.
 Deliberate simplifications: everything is in one process and in memory; one page per server.
 """
 
+from __future__ import annotations
+
 import os
 import threading
 
@@ -47,6 +49,12 @@ from tooling import (  # noqa: F401  (re-exported for solutions)
     error_result,
     ok,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Iterable
+
+    from store import Handle
 
 MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 
@@ -103,12 +111,14 @@ class RootsChange:
     """What a roots-change reaction sees. It stages revocations; the session applies them
     together with the new RootSet once the reaction returns."""
 
-    def __init__(self, old_roots, new_roots, handles):
+    def __init__(self, old_roots: RootSet, new_roots: RootSet, handles: Iterable[Handle]
+                 ) -> None:
         self.old_roots, self.new_roots = old_roots, new_roots
         self.handles = list(handles)
         self.revoked = {}
 
-    def revoke(self, handle, reason="su nota quedó fuera de las roots"):
+    def revoke(self, handle: Handle, reason: str = "su nota quedó fuera de las roots") -> None:
+
         """Close `handle` (one of `self.handles`) when the change is applied; a later
         `notes_read` on it answers with `reason`."""
         self.revoked[handle.id] = (handle, reason)

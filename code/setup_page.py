@@ -32,6 +32,8 @@ account. Here, being on loopback and started by the same local user stands in fo
 "rpc" mode whoever writes on the pipe can press the buttons: it is for tests, never for users).
 """
 
+from __future__ import annotations
+
 import html
 import threading
 from collections import namedtuple
@@ -39,6 +41,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
 from url_mode import FlowError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from nube_copias import Provider, RemoteProvider
 
 MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
@@ -50,6 +56,11 @@ class PageResponse(namedtuple("PageResponse", "status title html location",
     for a redirect (303), the `location` the browser goes to next (else None)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # the fields' types, for an editor (a namedtuple declares none)
+        status: int
+        title: str
+        html: str
+        location: str | None
 
 
 class PageRequest(namedtuple("PageRequest", "method path query form user base provider",
@@ -60,19 +71,28 @@ class PageRequest(namedtuple("PageRequest", "method path query form user base pr
     router's `base` URL and the server's Nube de Copias (`provider`)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # the fields' types, for an editor (a namedtuple declares none)
+        method: str
+        path: str
+        query: dict[str, str]
+        form: dict[str, str]
+        user: str | None
+        base: str
+        provider: Provider | RemoteProvider  # the server always gives its own
 
-    def url_for(self, path, **params):
+    def url_for(self, path: str, **params: str) -> str:
         """An absolute URL of this server's page router: `base + path`, with `params` as its
         query (encoded)."""
         return self.base + path + ("?" + urlencode(params) if params else "")
 
-    def reply(self, status, title, text):
+    def reply(self, status: int, title: str, text: str) -> PageResponse:
         """A page that says `text` (plain text, escaped here) with this HTTP status: 200 when
         it did what was asked, 4xx when it did nothing."""
         return PageResponse(int(status), str(title),
                             f'<p id="result">{html.escape(str(text))}</p>')
 
-    def redirect(self, url):
+    def redirect(self, url: str) -> PageResponse:
+
         """Send the browser on to `url` (HTTP 303: a GET there, even after a POST)."""
         if not isinstance(url, str) or not url.startswith(("http://", "https://", "/")):
             raise ValueError("redirect necesita una URL http(s) o una ruta")
@@ -362,8 +382,11 @@ IDLE_SECONDS = 10.0    # a connection that sends nothing for this long is droppe
 ERRORS = {400: "Petición mal formada", 408: "Petición demasiado lenta",
           414: "Dirección demasiado larga", 431: "Cabeceras demasiado grandes",
           501: "Método no admitido", 505: "Versión de HTTP no admitida"}
+# Referrer-Policy same-origin, not no-referrer: a page's URL (its nonce, a state) never
+# reaches another site, and the page's own forms keep their Origin (with no-referrer a
+# browser sends `Origin: null` on a POST, which the cross-site check must refuse).
 HEADERS = (("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-           ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+           ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
            ("X-Content-Type-Options", "nosniff"),
            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
             "form-action 'self'; frame-ancestors 'none'"))

@@ -75,7 +75,7 @@ TEMP_PREFIX = ".tmp-notas-"    # only this server makes names like this (hidden:
 MAX_DEPTH = 16                 # folders below a root that a listing goes into
 
 
-def read_note(path):
+def read_note(path: str) -> Note | None:
     """The Note stored at `path`, or None. By path: for showing files (the notebooks), not
     for deciding what the server may touch (that is `recheck`, through the roots)."""
     try:

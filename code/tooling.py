@@ -16,7 +16,13 @@ Deliberate simplifications: arguments are checked against a small subset of JSON
 (required keys, unknown keys, primitive types), which is all the lesson's tools use.
 """
 
+from __future__ import annotations
+
 import wire
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from typing import Any
 
 
 class ToolError(Exception):
@@ -26,7 +32,7 @@ class ToolError(Exception):
 class MissingCapability(ToolError):
     """The tool needs a client capability that was not declared."""
 
-    def __init__(self, message, required):
+    def __init__(self, message: str, required: dict[str, Any]) -> None:
         super().__init__(message)
         self.required = required
 
@@ -39,7 +45,7 @@ class URLElicitationRequired(Exception):
     at 2026-07-28, where -32042 is retired.
     """
 
-    def __init__(self, elicitations):
+    def __init__(self, elicitations: list[dict[str, Any]]) -> None:
         super().__init__("URL elicitation required")
         self.elicitations = elicitations
 
@@ -65,7 +71,8 @@ def json_problem(value, limit=wire.MAX_LINE_BYTES - 1024):
     return None
 
 
-def ok(text, structured=None):
+def ok(text: str, structured: dict[str, Any] | None = None) -> dict[str, Any]:
+
     """A successful tool result: `text` for the model and, if given, `structured` as the
     result's `structuredContent` (a dict)."""
     result = {"content": [{"type": "text", "text": text}], "isError": False}

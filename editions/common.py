@@ -133,7 +133,10 @@ def starter_lines(files):
             for cell in json.loads(read(name))["cells"]:
                 source = "".join(cell.get("source", []))
                 if cell.get("cell_type") == "code" and source.startswith("%%writefile"):
-                    found.update(normalise(line) for line in source.splitlines())
+                    for line in source.splitlines():
+                        # the line as given, and its code without a trailing comment
+                        # (an import line that ends in a linter directive, say)
+                        found.update((normalise(line), normalise(line.split("  #")[0])))
     return found
 
 

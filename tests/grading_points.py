@@ -1,16 +1,29 @@
-"""The points of each graded exercise, public and hidden: the one place the tests read them.
+"""The points of each graded exercise, public and hidden, as the tests read them: derived from
+the `@graded` declarations of the checks (grader/points.py), never typed here.
 
-grader/README.md's Points table, the notebooks' «Qué se califica» and README.md say the same;
-a change of points changes this file and those texts (the tests that assert totals import
-these numbers instead of repeating them).
+tests/grader/test_points.py holds grader/README.md's Points table, README.md's table and the
+notebooks' figures against the same call. In the student edition, which has no hidden tests,
+the hidden points are 0 (its own tests read only PUBLIC).
 """
 
-FULL = {"ejercicio2": 41, "ejercicio3a": 8, "ejercicio3b": 24, "ejercicio4": 13}
-PUBLIC = {"ejercicio2": 37, "ejercicio3a": 5, "ejercicio3b": 19, "ejercicio4": 10}
-TOTAL = sum(FULL.values())
-PUBLIC_TOTAL = sum(PUBLIC.values())
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from grader import points  # noqa: E402  (the repository root is on sys.path only now)
+
+DECLARED = points.declared()
+REQUIRED = {name: p for name, p in DECLARED.items() if not p.optional}
+OPTIONAL = {name: p for name, p in DECLARED.items() if p.optional}
+
+FULL = {name: p.total for name, p in REQUIRED.items()}
+PUBLIC = {name: p.public for name, p in REQUIRED.items()}
+TOTAL = points.totals(DECLARED).total
+PUBLIC_TOTAL = points.totals(DECLARED).public
 CHALLENGE = "reto"  # the optional challenge: graded apart, never part of TOTAL
-CHALLENGE_FULL, CHALLENGE_PUBLIC = 39, 29
 # every optional exercise (graded apart, never part of TOTAL): exercise 3B's 2026-07-28 part too
-OPTIONAL_FULL = {"ejercicio3b_2026": 8, CHALLENGE: CHALLENGE_FULL}
-OPTIONAL_PUBLIC = {"ejercicio3b_2026": 7, CHALLENGE: CHALLENGE_PUBLIC}
+OPTIONAL_FULL = {name: p.total for name, p in OPTIONAL.items()}
+OPTIONAL_PUBLIC = {name: p.public for name, p in OPTIONAL.items()}

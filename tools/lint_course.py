@@ -8,7 +8,8 @@ there), so each lesson notebook is linted as the last commit has it (`git show H
 ruff's stdin), and a learner's scratch cell or new notebook never makes `make test` fail. In
 the instructors' source (editions/release/build.py is there) the notebooks are the authors'
 working copy and are linted as they are, like everything else. tests/course_notebooks.py
-applies the same rule to what the tests read (it uses this module's functions).
+applies the same rule to what the tests read (it uses this module's functions). It also runs
+tools/check_hints.py, as `make lint` does: the learner's API keeps its type hints.
 
 Deliberate simplifications: outside a git checkout everything is linted as it is; ruff is the
 one next to this Python (the course's .venv), else the one on PATH.
@@ -50,7 +51,7 @@ def ruff() -> str:
 
 
 def lint(repo: Path = REPO) -> int:
-    """Exit status of the lint: 0 when clean."""
+    """Exit status of ruff's lint: 0 when clean."""
     command = [ruff(), "check", "--no-cache"]
     if not learners_workspace(repo):
         return subprocess.run([*command, "."], cwd=repo).returncode
@@ -63,5 +64,11 @@ def lint(repo: Path = REPO) -> int:
     return status
 
 
+def hints(repo: Path = REPO) -> int:
+    """Exit status of tools/check_hints.py: 0 when the learner's API keeps its type hints."""
+    return subprocess.run([sys.executable, str(repo / "tools" / "check_hints.py")],
+                          cwd=repo).returncode
+
+
 if __name__ == "__main__":
-    sys.exit(lint())
+    sys.exit(lint() | hints())

@@ -1,7 +1,7 @@
 """Build the course's JupyterLite site: static files that run the notebooks in the browser.
 
     .venv-lite/bin/python editions/lite/build.py [--from COURSE | --content DIR] [--out DIR]
-                                                 [--force] [--sourcemaps]
+                                                 [--force] [--sourcemaps] [--no-bytecode]
 
 Run it through `make lite` (which makes .venv-lite from editions/lite/requirements-lite.txt). Every
 input is pinned and checked; downloads come only from the package registries, through
@@ -34,6 +34,10 @@ anything instructor-only got in (editions/common.py: `stage_content` and the one
 shared with the other editions). --content DIR instead copies a ready content folder as it is
 (the tests add a probe notebook that way). The built site never falls back to PyPI or a CDN:
 every URL it loads is relative to the site.
+
+The standard library's zip and the kernel's wheels get each module's bytecode, made by
+Pyodide itself under Node (bytecode.py, add_bytecode()), so a page load does not compile
+them again; --no-bytecode leaves it out (the baseline of benchmarks/lite_bench.py).
 
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
@@ -78,6 +82,8 @@ SDK_PINS = LITE / "sdk-wheels.txt"            # the official MCP SDK (notebook 0
 SDK_WASM_PINS = LITE / "sdk-wasm-wheels.txt"  # ...and its one compiled piece, pydantic-core
 SHIMS = LITE / "shims"                        # stand-ins packed as wheels (shims/<package>/)
 SHIM_DIST = "course-lite-shims"  # shims/cryptography and shims/rpds: see their __init__.py
+BYTECODE = LITE / "bytecode.py"          # adds each module's .pyc to what the kernel loads...
+BYTECODE_RUNNER = LITE / "bytecode.mjs"  # ...run inside Pyodide under Node
 # What the kernel loads from Pyodide's lock file: micropip first, then (through piplite)
 # ipython and jedi, which Pyodide's lock provides (micropip vendors its packaging).
 KERNEL_ROOTS = ("micropip", "ipython", "jedi")
@@ -155,10 +161,11 @@ def content_files(folder: Path) -> list[Path]:
                   and p.suffix != ".pyc" and p.name != ".DS_Store")
 
 
-def fingerprint(content: Path, sourcemaps: bool) -> str:
+def fingerprint(content: Path, sourcemaps: bool, bytecode: bool = True) -> str:
     """A digest of everything the site is made from: a rebuild is skipped when it matches."""
-    digest = hashlib.sha256(f"sourcemaps={sourcemaps}\n".encode())
-    inputs = [LITE / name for name in ("build.py", "course_lite.py", "requirements-lite.txt",
+    digest = hashlib.sha256(f"sourcemaps={sourcemaps}\nbytecode={bytecode}\n".encode())
+    inputs = [LITE / name for name in ("build.py", "course_lite.py", "bytecode.py",
+                                       "bytecode.mjs", "requirements-lite.txt",
                                        "package-lock.json", "pyodide-wheels.txt",
                                        "piplite-wheels.txt", "sdk-wheels.txt",
                                        "sdk-wasm-wheels.txt", "jupyter-lite.json",
@@ -459,6 +466,47 @@ def preload_kernel_packages(site: Path) -> None:
                          f"provides {sorted(wanted)}")
 
 
+# ---------------------------------------------------------------- bytecode
+
+
+def add_bytecode(site: Path, npm_package: Path, cache: Path) -> None:
+    """Add their modules' bytecode to the standard library's zip and every wheel the kernel
+    loads (bytecode.py, run in Pyodide under Node by bytecode.mjs: Pyodide's own bytecode),
+    and give the lock file their new sha256. Without it each page load compiles again every
+    module it imports. Results are cached by the input's sha256 (in CACHE/bytecode), so a
+    rebuild compiles only what changed, usually the course wheel alone."""
+    static = site / "static" / "pyodide"
+    files = [static / "python_stdlib.zip", *sorted(static.glob("*.whl"))]
+    tool = hashlib.sha256(BYTECODE.read_bytes() + BYTECODE_RUNNER.read_bytes()
+                          + (npm_package / "package.json").read_bytes()).hexdigest()[:16]
+    folder = cache / "bytecode"
+    folder.mkdir(parents=True, exist_ok=True)
+    compiled = {path: folder / f"{sha256(path)}-{tool}{path.suffix}" for path in files}
+    missing = {path: out for path, out in compiled.items() if not out.exists()}
+    if missing:
+        node = shutil.which("node")
+        if node is None:
+            raise BuildError("node not found: the build compiles the site's Python in Pyodide "
+                             "under Node (Debian: apt-get install nodejs)")
+        with tempfile.TemporaryDirectory(prefix="bytecode-", dir=folder) as tmp:
+            targets = {path: Path(tmp) / path.name for path in missing}
+            job = {"stdlib": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".zip"],
+                   "wheels": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".whl"]}
+            (Path(tmp) / "job.json").write_text(json.dumps(job))
+            log(f"compiling the bytecode of {len(missing)} files in Pyodide (node)")
+            run([node, str(BYTECODE_RUNNER), str(npm_package), str(Path(tmp) / "job.json")],
+                quiet=True)
+            for path, target in targets.items():
+                target.replace(missing[path])
+    for path, out in compiled.items():
+        shutil.copyfile(out, path)
+    lock_file = static / "pyodide-lock.json"
+    lock = json.loads(lock_file.read_text())
+    for entry in lock["packages"].values():
+        entry["sha256"] = sha256(static / entry["file_name"])
+    lock_file.write_text(json.dumps(lock, indent=1, sort_keys=True))
+
+
 # ---------------------------------------------------------------- the build
 
 
@@ -483,7 +531,8 @@ def check_site(site: Path) -> None:
             raise BuildError(f"{project} is missing from the site's package index")
 
 
-def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path = CACHE) -> None:
+def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path = CACHE,
+          bytecode: bool = True) -> None:
     npm_package = npm_pyodide(cache)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="lite-work-", dir=out.parent) as tmp:
@@ -513,6 +562,8 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
         log(f"jupyter lite build --contents {content}")
         run(cmd, quiet=True, cwd=work)
         preload_kernel_packages(site)
+        if bytecode:
+            add_bytecode(site, npm_package, cache)
         check_site(site)
         if course.name not in {p.name for p in (site / "pypi").glob("*.whl")}:
             raise BuildError("the course wheel did not reach the site")
@@ -568,6 +619,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="download cache (default: build/lite-cache)")
     parser.add_argument("--sourcemaps", action="store_true",
                         help="keep the JavaScript source maps (about 45 MB more)")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="ship sources only, compiled at each page load (the baseline "
+                             "benchmarks/lite_bench.py measures the bytecode against)")
     parser.add_argument("--update-pins", action="store_true", help=update_pins.__doc__)
     args = parser.parse_args(argv)
     try:
@@ -585,14 +639,14 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 content = copy_content(args.content.resolve(), Path(tmp) / "content")
                 check_content(content)
-            digest = fingerprint(content, args.sourcemaps)
+            digest = fingerprint(content, args.sourcemaps, args.bytecode)
             stamp = stamp_path(out)
             if (not args.force and (out / "index.html").exists() and stamp.exists()
                     and stamp.read_text().strip() == digest):
                 log(f"{out} is up to date")
                 return 0
             start = time.monotonic()
-            build(content, out, args.sourcemaps, digest, args.cache.resolve())
+            build(content, out, args.sourcemaps, digest, args.cache.resolve(), args.bytecode)
         total, without_maps, count = site_size(out)
         log(f"built {out} in {time.monotonic() - start:.1f}s: {count} files, "
             f"{total / 1e6:.1f} MB ({without_maps / 1e6:.1f} MB without source maps)")

@@ -33,6 +33,14 @@ def graded_functions(module):
             and value.__module__ == module.__name__]
 
 
+def graded_runs(module, path):
+    """(spec, function, revision) for each run of the module's @graded tests, in file order: a
+    test declared with `revisions` runs (and scores) once per revision."""
+    return [(grading.spec_for(function, path, revision), function, revision)
+            for function in graded_functions(module)
+            for revision in function.grading["revisions"] or (None,)]
+
+
 def run(state, files):
     tests = []
     for path in files:
@@ -42,16 +50,13 @@ def run(state, files):
             state.internal_errors.append(f"grading tests did not import: {path}:\n"
                                          f"{grading.trace_now()}")
             continue
-        functions = graded_functions(module)
-        state.collected[os.path.basename(path)] = sum(
-            len(f.grading["revisions"] or (None,)) for f in functions)
-        for function in functions:
-            for revision in function.grading["revisions"] or (None,):
-                spec = grading.spec_for(function, path, revision)
-                if state.only and spec["exercise"] not in state.only:
-                    continue
-                state.expected[spec["id"]] = spec  # the report's order: the files'
-                tests.append((spec, function, revision))
+        runs = graded_runs(module, path)
+        state.collected[os.path.basename(path)] = len(runs)
+        for spec, function, revision in runs:
+            if state.only and spec["exercise"] not in state.only:
+                continue
+            state.expected[spec["id"]] = spec  # the report's order: the files'
+            tests.append((spec, function, revision))
     for spec, function, revision in later.waiting_first(tests, lambda test: test[0]):
         later.run_due(state)
         result = run_one(state, spec, function, revision)

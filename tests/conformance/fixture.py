@@ -25,12 +25,13 @@ import wave
 from extension import Extension
 from server import ToolError, ok
 
-extension = Extension()
+extension = Extension()  # the tools the conformance suite calls
 
 
 def ask(ctx, key, request):
     """One question under the name the suite expects (its `inputRequests` key)."""
     return ctx.ask_together(**{key: request})[key]
+
 
 # A 1x1 PNG and a silent WAV (made here, with the standard library).
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5Er"

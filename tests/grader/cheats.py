@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from mutants import REFERENCE, write_solutions
 
+from grading_points import FULL
+
 MEMORY = r'''
 import os
 import sys
@@ -192,16 +194,17 @@ class Cheat:
 
 
 CHEATS = [
-    Cheat("una_vez_sin_mirar_la_decision", "ejercicio2.py", ONCE_BLIND, at_most=41 / 2,
+    Cheat("una_vez_sin_mirar_la_decision", "ejercicio2.py", ONCE_BLIND,
+          at_most=FULL["ejercicio2"] / 2,
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
     Cheat("recuerda_y_deja_de_preguntar", "ejercicio2.py", REMEMBERS_THEN_SKIPS_ASKING,
-          at_most=41, at_least=41),
+          at_most=FULL["ejercicio2"], at_least=FULL["ejercicio2"]),
     Cheat("exacta_solo_en_el_escenario_principal", "ejercicio4.py",
           EXACT_IN_THE_MAIN_SCENARIO, at_most=4, at_least=4,
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
-    Cheat("exacta_hasta_que_recuerda", "ejercicio4.py", EXACT_UNTIL_IT_REMEMBERS, at_most=13,
-          at_least=13),
-    Cheat("flujo_una_vez", "ejercicio3b.py", FLOW_ONCE, at_most=24 / 2,
+    Cheat("exacta_hasta_que_recuerda", "ejercicio4.py", EXACT_UNTIL_IT_REMEMBERS,
+          at_most=FULL["ejercicio4"], at_least=FULL["ejercicio4"]),
+    Cheat("flujo_una_vez", "ejercicio3b.py", FLOW_ONCE, at_most=FULL["ejercicio3b"] / 2,
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
     Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
 ]

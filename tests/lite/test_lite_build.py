@@ -142,6 +142,11 @@ def test_fingerprint_changes_with_content_and_source_maps(fake_repo, tmp_path):
     assert build.fingerprint(content, sourcemaps=False) != first
 
 
+def test_a_site_built_without_bytecode_is_never_reused_as_one_with_it(fake_repo, tmp_path):
+    content = build.stage_content(tmp_path / "content", repo=fake_repo)
+    assert build.fingerprint(content, False, bytecode=False) != build.fingerprint(content, False)
+
+
 @pytest.fixture
 def isolated_path(monkeypatch):
     monkeypatch.setattr(sys, "path", list(sys.path))

@@ -377,3 +377,41 @@ def test_in_the_fallback_a_folder_replaced_at_its_path_is_not_the_held_one(tmp_p
         assert not folder.same_as(str(tmp_path / "a"))
         with pytest.raises(FileNotFoundError):
             folder.entries()
+
+
+def test_a_folder_under_an_enterable_but_unlistable_folder_opens_as_a_path_lookup_would(
+        tmp_path, mode):
+    """The walk needs what a path lookup needs: search permission on the folders above, not
+    read permission (a grader's job folder may be 0711). Tried by an ordinary user in a child
+    process: as root (the CI), as nobody; otherwise as this user, the folder above searchable
+    and unreadable for its owner."""
+    above = tmp_path / "enterable"
+    make(above / "Notas", "a.md", "note-a")
+    for folder in (tmp_path.parents[1], tmp_path.parent, tmp_path):  # nobody may pass by
+        os.chmod(folder, os.stat(folder).st_mode | 0o111)
+    os.chmod(above, 0o711 if os.geteuid() == 0 else 0o311)
+    os.chmod(above / "Notas", 0o755)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: drop to nobody (as root), try, report through the pipe
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setresgid(65534, 65534, 65534)
+                os.setresuid(65534, 65534, 65534)
+            try:
+                os.listdir(above)
+                said = "listable"
+            except PermissionError:
+                with dirfd.Folder.open(above / "Notas") as notas:
+                    said = ",".join(sorted(name for name, _ in notas.entries()))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            said = f"{type(exc).__name__}: {exc}"
+        os.write(write, said.encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    with os.fdopen(read, "rb") as pipe:
+        said = pipe.read().decode()
+    os.chmod(above, 0o700)
+    assert said == "a.md"

@@ -20,7 +20,7 @@ from server import Config, NotesServer
 from setup_page import HttpPage, SetupPage
 from url_mode import FlowStore
 
-PROTECTIVE = {"cache-control": "no-store", "referrer-policy": "no-referrer",
+PROTECTIVE = {"cache-control": "no-store", "referrer-policy": "same-origin",
               "x-frame-options": "DENY", "x-content-type-options": "nosniff"}
 
 
