@@ -14,7 +14,7 @@ who can write to the disk may rename a shared folder and put a link to another f
 place (during a form that stays open for minutes, say). That check-then-act gap is closed by
 holding each root open: when the roots are accepted, `open()` opens every root folder as a
 directory descriptor (dirfd.Folder), and every note operation starts from that descriptor
-and goes down one name at a time without following links (store.py). Before each use,
+and goes down one name at a time without following links (place.py). Before each use,
 `folder(root)` checks that the root's path still names the held folder (same device and
 inode, no link at any level); a root that was moved or replaced is refused with its reason,
 never followed. A root folder that does not exist yet is opened later by a walk from `/`

@@ -71,7 +71,7 @@ PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
 
 
 MODULES = ["roots", "elicitation", "request_state", "url_mode", "revisions", "calls", "session",
-           "store", "dirfd"]
+           "note_format", "place", "handles", "store", "dirfd"]
 
 # Preloaded before forking: what every test run imports and nothing from code/.
 PRELOAD = ["pytest", "anyio", "anyio.pytest_plugin", "hypothesis", "_hypothesis_pytestplugin",

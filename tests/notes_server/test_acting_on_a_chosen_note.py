@@ -12,6 +12,7 @@ import threading
 import pytest
 
 import dirfd
+import place
 import store
 from roots import RootSet
 
@@ -78,7 +79,7 @@ def test_a_note_given_another_id_is_not_the_note_that_was_listed(roots, note):
 
 
 def test_a_file_that_no_longer_reads_as_a_note_is_refused(roots, note, monkeypatch):
-    monkeypatch.setattr(store, "_read_in", lambda *args: None)
+    monkeypatch.setattr(place, "note_in", lambda *args: None)
     with pytest.raises(store.StoreError, match="cambió: ya no es la que se listó"):
         store.recheck(roots, note)
 
@@ -132,6 +133,29 @@ def test_a_write_into_a_missing_folder_names_it(roots, root):
     with pytest.raises(store.StoreError, match=re.escape(
             f"la carpeta {root}/falta/otra no existe")):
         store.write_note(roots, str(root / "falta" / "otra" / "n.md"), "T", "", "")
+
+
+def test_a_write_through_a_folder_that_is_a_link_names_that_folder(roots, root):
+    (root / "sub").rename(root / "sub-movida")
+    (root / "sub").symlink_to(root / "sub-movida")
+    with pytest.raises(store.StoreError, match=re.escape(
+            "sub no es una carpeta normal (¿un enlace?)")):
+        store.write_note(roots, str(root / "sub" / "n.md"), "T", "", "")
+    assert os.listdir(root / "sub-movida") == ["a.md"]
+
+
+def test_a_listed_note_whose_folder_became_a_link_names_that_folder(roots, root, note):
+    (root / "sub").rename(root / "sub-movida")
+    (root / "sub").symlink_to(root / "sub-movida")
+    with pytest.raises(store.StoreError, match=re.escape(
+            "la carpeta sub de la nota note-a ya no es una carpeta normal")):
+        store.recheck(roots, note)
+
+
+def test_a_written_note_holds_its_header_then_its_body(roots, root):
+    written = store.write_note(roots, str(root / "n.md"), "T", "2025-03-02", "cuerpo\n")
+    assert (root / "n.md").read_text() == (
+        f"id: {written.id}\ntitle: T\ncreated: 2025-03-02\n\ncuerpo\n")
 
 
 def test_a_write_under_a_replaced_root_names_the_root(roots, root, tmp_path):

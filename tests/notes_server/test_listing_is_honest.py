@@ -189,6 +189,16 @@ def test_no_descriptor_left_to_reach_a_chosen_note_is_an_error(tmp_path, monkeyp
     assert (tmp_path / "sub" / "a.md").exists()
 
 
+def test_no_descriptor_left_to_reach_the_folder_of_a_write_is_that_error(tmp_path, monkeypatch):
+    # the write goes down the same walk as a chosen note (place.Place): not «no es una carpeta»
+    (tmp_path / "sub").mkdir()
+    with RootSet.from_paths([tmp_path]) as roots:
+        monkeypatch.setattr(dirfd.Folder, "child", out_of_descriptors)
+        with pytest.raises(store.StoreError, match="no puede abrir más archivos"):
+            store.write_note(roots, str(tmp_path / "sub" / "n.md"), "T", "", "")
+    assert os.listdir(tmp_path / "sub") == []
+
+
 def test_no_descriptor_left_to_open_a_root_is_said_as_such(tmp_path, monkeypatch):
     roots = RootSet.from_paths([tmp_path])
     monkeypatch.setattr(dirfd.Folder, "open", classmethod(out_of_descriptors))

@@ -291,8 +291,8 @@ def test_an_unchanged_note_is_not_read_again(tmp_path, monkeypatch):
     roots = RootSet.from_paths([tmp_path])
     assert [n.id for n in store.scan(roots)] == ["note-1"]
     reads = []
-    real = store._read_in
-    monkeypatch.setattr(store, "_read_in", lambda *args: reads.append(args) or real(*args))
+    real = store.header_in  # what the listing reads a file's header with
+    monkeypatch.setattr(store, "header_in", lambda *args: reads.append(args) or real(*args))
     assert [n.id for n in store.scan(roots)] == ["note-1"]
     assert reads == []
 
