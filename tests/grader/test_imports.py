@@ -56,13 +56,23 @@ def modules_of(tree):
     return found
 
 
+def typing_only(tree):
+    """The nodes under `if TYPE_CHECKING:` (read by editors and type checkers, never run):
+    their imports cannot make an import cycle."""
+    return {inner for node in ast.walk(tree) if isinstance(node, ast.If)
+            and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING"
+            for stmt in node.body for inner in ast.walk(stmt)}
+
+
 def imports_of(path, dotted, modules):
     """The modules of the same tree that the module at `path` imports (anywhere in it)."""
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read(), path)
     package = dotted if path.endswith("__init__.py") else dotted.rpartition(".")[0]
-    found = set()
+    found, skipped = set(), typing_only(tree)
     for node in ast.walk(tree):
+        if node in skipped:
+            continue
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -126,6 +136,13 @@ def cycles(graph):
 def test_the_cycle_finder_finds_a_cycle_and_nothing_else():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_an_import_only_for_type_checkers_is_no_edge_and_a_real_one_is(tmp_path):
+    module = tmp_path / "a.py"
+    module.write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from b import B\n"
+                      "import c\n")
+    assert imports_of(str(module), "a", {"a", "b", "c"}) == {"c"}
 
 
 @pytest.mark.parametrize("tree", ["code", "grader", "lessons"])

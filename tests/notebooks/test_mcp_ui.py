@@ -939,7 +939,9 @@ def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
 
     unknown = []
     for module in sorted((REPO / "code").glob("*.py")):
-        if module.name == "main.py":  # `serve`'s own start-up lines: never in a notebook
+        # `serve`'s start-up lines and the `serve --http` driver's: an operator's stderr, never
+        # under a notebook's call (notebook 06's replicas run it as processes, logs unread)
+        if module.name in ("main.py", "streamable_http.py"):
             continue
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and node.args and (
