@@ -155,7 +155,7 @@ CODE_GUIDE = {
     "transport.py": "cómo llega el núcleo al mundo: stdio con hilos, o un bucle asyncio",
     "http_headers.py": "las cabeceras HTTP de MCP: qué viaja en ellas y cuándo deben coincidir",
     "spent_states.py": "réplicas: un requestState de un solo uso se gasta una vez en todas",
-    "streamable_http.py": "el mismo núcleo por Streamable HTTP (`serve --http`), las dos revisiones",
+    "streamable_http.py": "el núcleo por Streamable HTTP (`serve --http`), las dos revisiones",
     "extension.py": "cómo se enchufa tu solución al servidor sin tocar code/",
     "client_core.py": "el cliente sin E/S: una llamada con formulario, de principio a fin",
     "client.py": "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",
