@@ -342,7 +342,7 @@ def test_a_signal_stops_the_server_cleanly_and_frees_its_port(tmp_path, signum, 
     assert server.stop(signum) == code, server.log
     with pytest.raises(OSError):
         socket.create_connection((server.host, server.port), timeout=2)
-    assert not [line for line in server.log if line and "Traceback" in line]
+    assert not [line for line in server.log if line and "Traceback" in line], server.log
 
 
 def test_a_wildcard_listen_address_is_refused(tmp_path):
