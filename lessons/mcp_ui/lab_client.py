@@ -418,7 +418,7 @@ class LabClient:
         """How many times this server's setup page was loaded (GET): its HTTP log, or the
         loads of its simulated page."""
         served = sum("setup page: GET /connect" in line for line in self.log)
-        return served + PAGES.visits.get(id(self.server), 0)
+        return served + PAGES.visits_of(self.server)
 
 
 def _relative(arg: str) -> str:

@@ -15,6 +15,7 @@ buttons post the fields of the page's own form (found with `simulated_user.FORM_
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+from weakref import WeakKeyDictionary
 
 import ipywidgets as w
 
@@ -30,7 +31,9 @@ class Pages:
 
     def __init__(self):
         self.servers = []
-        self.visits = {}  # id(server) -> GET /connect of its inline page
+        # server -> GET /connect of its inline page; held weakly, so a new server never
+        # inherits the count of a closed one (an id() can be reused once its object is gone)
+        self.visits = WeakKeyDictionary()
 
     def add(self, server) -> None:
         self.servers.append(server)
@@ -45,8 +48,11 @@ class Pages:
         if server is None:
             return simulated_user.http_fetch(url, method, data)
         if method == "GET" and urlsplit(url).path == "/connect":
-            self.visits[id(server)] = self.visits.get(id(server), 0) + 1
+            self.visits[server] = self.visits_of(server) + 1
         return server.setup_page().fetch(url, method, data)
+
+    def visits_of(self, server) -> int:
+        return self.visits.get(server, 0)
 
     def _inline_server(self, url, data):
         inline = [s for s in self.servers if s.config.setup_page == "inline"]

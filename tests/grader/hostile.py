@@ -494,11 +494,14 @@ raise RuntimeError("llaves: " + " | ".join(found) + " errno " + str(ctypes.get_e
 DAEMON = r"""
 import fcntl
 import os
+import time
 
 
-def daemon(body, seconds=240):
+def daemon(body, seconds=240, hold=1.5):
     # one per sandbox while a lock in TMPDIR could be taken; TMPDIR is read-only now, so one
-    # per server (each dies with its test)
+    # per server (each dies with its test). The import returns once the daemon runs, and then
+    # lingers `hold` seconds: a server without tools is done with in a moment, and the daemon
+    # must be seen alive for the tests that kill the grader under it.
     try:
         lock = os.open(os.path.join(os.environ.get("TMPDIR", "/tmp"), ".demonio"),
                        os.O_RDWR | os.O_CREAT, 0o600)
@@ -515,9 +518,13 @@ def daemon(body, seconds=240):
             os.wait()
         except OSError:
             pass
+        time.sleep(hold)
         return
     os.setsid()
+    started, ready = os.pipe()  # `ready` closes on the daemon's exec (not inheritable)
     if os.fork():
+        os.close(ready)
+        os.read(started, 1)  # end of file: the daemon is running, or its exec failed
         os._exit(0)
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):

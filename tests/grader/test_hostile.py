@@ -664,7 +664,9 @@ def test_a_killed_grader_leaves_no_learner_daemon_once_the_next_run_starts(world
     proc = grader(world, daemon, "--budget", "120")
     deadline = time.monotonic() + 60
     while not our_processes(TOKEN.encode()):
-        assert time.monotonic() < deadline, "the daemon never started"
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("the daemon never started: " + proc.communicate()[0].decode())
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()

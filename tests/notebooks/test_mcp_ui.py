@@ -977,6 +977,33 @@ def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
     assert result.data == {"status": "pending"} and conn.page_visits() == 0
 
 
+class InlineServer:
+    """Just what `Pages` asks of a lab server whose setup page is inline."""
+    config = type("Config", (), {"setup_page": "inline"})()
+
+    def __init__(self):
+        self.flows = {"e-1": object()}
+
+    def setup_page(self):
+        return type("Page", (), {"fetch": staticmethod(lambda *_: {"status": 200, "body": ""})})
+
+
+def test_a_new_server_never_inherits_the_page_visits_of_a_closed_one():
+    import gc
+    pages = ui.pages.Pages()
+    first = InlineServer()
+    pages.add(first)
+    pages.fetch(f"{ui.pages.INLINE_BASE}/connect?elicitation=e-1")
+    assert pages.visits_of(first) == 1
+    pages.remove(first)
+    del first
+    gc.collect()
+    assert len(pages.visits) == 0  # nothing keyed by an id a new object could be given
+    second = InlineServer()
+    pages.add(second)
+    assert pages.visits_of(second) == 0
+
+
 def test_transcripts_hide_the_practice_folder_before_shortening(lab):
     async def go():
         conn = await lab.connect("2026-07-28", quiet=True)
