@@ -46,10 +46,9 @@ import string
 import time
 from dataclasses import dataclass
 
-from grader.checks.grading import Abort, Broken, short
+from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
-from grader.state import RetoFacts, RetoSource
 from request_state import Binding, Sealer, ServerKey, digest
 
 REVISION = "2026-07-28"
@@ -69,6 +68,22 @@ NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como en
                   "stream_xor ({why}). Sigue la receta de «Qué escribes»")
 MARKER_LETTERS = string.ascii_lowercase
 MAX_LITERALS = 40     # constants of reto.py tried as keys
+
+
+@dataclass
+class RetoSource:
+    """What the grader reads in the challenge's file (parsed as text, never run): whether it was
+    handed in, whether it defines and registers the sealer, whether that sealer's `open`
+    reaches `compare_digest`, and its constants (an attacker with the code knows them)."""
+    present: bool = False
+    sealer_here: bool = False
+    compare_digest: bool = False
+    literals: tuple = ()
+
+
+def source_of(lab):
+    """What the grader read in this submission's reto.py (grader/checks/sources.py)."""
+    return lab.state.sources.get("reto.py") or RetoSource()
 
 
 # -- what the grader reads in reto.py (as text, never run) -------------------------------------
@@ -370,22 +385,27 @@ def ended(grade, worked, text):
     grade.still_works(worked, text)
 
 
+@dataclass
+class RetoFacts:
+    """The challenge's positive scenario: notes_delete played round by round with the learner's
+    sealer, and its round-2 token read with the statement's format and the server's key."""
+    marker: str = ""                  # the secret-looking part of n-b's file name
+    principal: str = ""               # the user every server of this submission acts for
+    intruder: str = ""                # another user, for the servers of the other-user tests
+    problem: str = ""                 # why the positive scenario failed ("" when it worked)
+    form_token: str = ""              # T2: the state of the round that asks which note
+    reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
+
+
 # -- the positive scenario ----------------------------------------------------------------------
 def positive(lab):
     """The positive scenario's facts (played once per submission)."""
-    if lab.state.reto is None:
-        try:
-            lab.state.reto = play_positive(lab)
-        except Broken as exc:
-            lab.state.reto = exc
-    if isinstance(lab.state.reto, Broken):
-        raise lab.state.reto
-    return lab.state.reto
+    return lab.once(("reto", "positive"), lambda: play_positive(lab))
 
 
 def play_positive(lab):
     lab.require_solution()
-    source = lab.state.reto_source
+    source = source_of(lab)
     facts = RetoFacts(marker=new_marker(), principal=new_user(), intruder=new_user())
     if not source.present:
         facts.problem = NO_FILE
@@ -519,7 +539,7 @@ def expired_copies(lab, grade, facts, past, hidden=False):
     tree = notes(lab, facts.marker)
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
-    literals = lab.state.reto_source.literals
+    literals = source_of(lab).literals
     roots_token = flow.first()
     first = read(roots_token, served, flow.binding(), literals)
     grade.require(first is not None, "el token de la ronda de las roots no se lee con el formato")
@@ -611,7 +631,7 @@ def forgery_with_your_code(lab, grade, facts, served, hidden=False):
     tree = notes(lab, facts.marker)
     flow = Flow(served, tree)
     form_token, _ = flow.second(flow.first())
-    mine = read(form_token, served, flow.binding(), lab.state.reto_source.literals)
+    mine = read(form_token, served, flow.binding(), source_of(lab).literals)
     token = forged(mine, served, flow.binding(), "n-a") if mine is not None else None
     if token is None:
         grade.check(False, f"tu etiqueta se rehace sin la clave del servidor (con "
