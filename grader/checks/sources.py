@@ -11,9 +11,9 @@ Nothing here runs, imports or evaluates the learner's code: the readers use `ast
 Deliberate simplifications: one reader per file; a file with no reader is not read here.
 """
 
-from grader.checks import reto
+from grader.checks import reto_source
 
-READERS = {"reto.py": reto.source_facts}
+READERS = {"reto.py": reto_source.source_facts}
 
 
 def read(files):
