@@ -308,12 +308,15 @@ def _meta(msg):
 class ServerProcess:
     """`main.py serve --http 127.0.0.1:0 ARGS` as a child process (tests, the notebook's
     replicas): `url` once it listens (the log line that names it), `log` its stderr lines,
-    `stop()` ends it by its PID (SIGTERM: a clean stop) and returns its exit code."""
+    `stop()` ends it by its PID (SIGTERM: a clean stop) and returns its exit code; a server
+    that does not stop in time gets SIGABRT, so that Python's fault handler writes where each
+    thread was stuck into the log the error shows."""
 
     def __init__(self, *args, listen="127.0.0.1:0", cwd=None, env=None, timeout=20.0):
         main = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", main, "serve", "--http", listen, *map(str, args)],
+            [sys.executable, "-I", "-X", "faulthandler", main, "serve", "--http", listen,
+             *map(str, args)],
             cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)
         self.log, self._new = [], threading.Condition()
@@ -349,9 +352,18 @@ class ServerProcess:
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise RuntimeError("the server did not stop on its signal") from None
+            # SIGABRT: the fault handler writes where every thread is stuck to its stderr
+            self.proc.send_signal(signal.SIGABRT)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            with self._new:
+                self._new.wait_for(lambda: None in self.log, 5)
+                log = "\n".join(line for line in self.log[-80:] if line is not None)
+            raise RuntimeError(f"the server did not stop on its signal; its log:\n{log}") \
+                from None
 
 
 def connect(url, timeout=30.0):

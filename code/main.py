@@ -239,6 +239,10 @@ def serve_http(server, args, log):
     trace = open(args.trace, "ab", buffering=0) if args.trace else None
 
     def ready(http):
+        def stop_soon(signum, frame):  # the stop happens between two turns of the server loop
+            http.stop_soon(KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum))
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, stop_soon)
         loopback = host in ("127.0.0.1", "::1")
         log(f"ready on {http.url} (simulated SDK {server.config.sdk_version or 'unknown'}, "
             f"--root {args.root or 'none'})" + ("" if loopback else

@@ -288,6 +288,12 @@ class StreamableHttp:
         self.httpd.serving = True
         self.httpd.serve_forever(poll_interval=0.2)
 
+    def stop_soon(self, exception):
+        """For a signal handler: `serve_forever` raises `exception` at its next turn (within
+        0.2 s), never in the middle of accepting a connection or starting its thread, where
+        an exception raised by the handler itself could be lost or leave a slot taken."""
+        self.httpd.stop_with = exception
+
     def close(self):
         """End every session and stream, stop listening and stop the clock."""
         if self._closed:
@@ -380,19 +386,29 @@ class StreamableHttp:
 
 
 class _Server(ThreadingHTTPServer):
-    """http.server with a bounded number of connection threads (beyond them: 503 at once)."""
+    """http.server with a bounded number of connection threads (beyond them: 503 at once).
+
+    A connection holds its slot until its thread ends, or until starting that thread failed;
+    giving it back twice is harmless (an exception, say a signal's, can reach `process_request`
+    after the thread started, and then both would give it back)."""
 
     daemon_threads = True
     block_on_close = False
+    serving = False
+    stop_with = None  # what serve_forever raises at its next turn (`StreamableHttp.stop_soon`)
 
     def __init__(self, host, port, handler, log):
         self.log = log
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._held, self._held_lock = set(), threading.Lock()
         super().__init__((host, port), handler)
 
     def process_request(self, request, client_address):
-        if not self._slots.acquire(blocking=False):
+        with self._held_lock:
+            busy = len(self._held) >= MAX_CONNECTIONS
+            if not busy:
+                self._held.add(request)
+        if busy:
             try:
                 request.sendall(BUSY)
             except OSError:
@@ -402,16 +418,23 @@ class _Server(ThreadingHTTPServer):
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            self._free(request)
             raise
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._free(request)
 
-    serving = False
+    def _free(self, request):
+        with self._held_lock:
+            self._held.discard(request)
+
+    def service_actions(self):
+        """Between two turns of serve_forever: where a signal's stop takes effect."""
+        if self.stop_with is not None:
+            raise self.stop_with
 
     def handle_error(self, request, client_address):
         """A connection that broke (a client that left mid-request): one line, no traceback."""

@@ -345,6 +345,36 @@ def test_a_signal_stops_the_server_cleanly_and_frees_its_port(tmp_path, signum, 
     assert not [line for line in server.log if line and "Traceback" in line], server.log
 
 
+def test_a_signal_that_lands_as_a_connection_thread_starts_gives_its_slot_back_once(
+        monkeypatch):
+    """The stop of a signal can be raised in the main thread just after a connection's thread
+    started: the slot is given back once, and nothing fails in that thread."""
+    import socketserver
+
+    import streamable_http
+    failures, start = [], threading.Thread.start
+
+    def start_then_interrupted(thread):
+        start(thread)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    httpd = streamable_http._Server("127.0.0.1", 0, socketserver.BaseRequestHandler, print)
+    ours, theirs = socket.socketpair()
+    try:
+        monkeypatch.setattr(threading.Thread, "start", start_then_interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            httpd.process_request(theirs, ("127.0.0.1", 1))
+        monkeypatch.setattr(threading.Thread, "start", start)
+        deadline = time.monotonic() + 10
+        while httpd._held and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)  # the thread's own ending, after it gave its slot back
+        assert not httpd._held and failures == []
+    finally:
+        ours.close()
+        httpd.server_close()
+
+
 def test_a_wildcard_listen_address_is_refused(tmp_path):
     run = subprocess.run(serve_argv("--http", "0.0.0.0:0"), capture_output=True, text=True,
                          timeout=30, cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})
