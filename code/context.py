@@ -45,6 +45,7 @@ from urllib.parse import urlencode
 import elicitation
 import store
 import wire
+from protocol import FORM_MODE, URL_MODE
 from request_state import digest
 from tooling import MissingCapability, ToolError, json_problem
 
@@ -272,7 +273,7 @@ class ToolContext:
         if not elicitation.supports_form(self.client_capabilities):
             raise MissingCapability(
                 "Este cliente no declaró la capacidad elicitation (modo formulario): no puedo "
-                "preguntarte, así que no hice nada.", {"elicitation": {"form": {}}})
+                "preguntarte, así que no hice nada.", {"elicitation": {FORM_MODE: {}}})
         try:
             params = elicitation.form(message, properties, required, self.protocol_version,
                                       quoted)
@@ -287,7 +288,7 @@ class ToolContext:
         elicitation.Answer. `required=True`: the request cannot go on without it (as
         `require_url`: at 2025-11-25 the call ends with -32042 instead of asking)."""
         if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {"url": {}}})
+            raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {URL_MODE: {}}})
         params = self.url_params(message, url, elicitation_id)
         request = InputRequest({"method": "elicitation/create", "params": params},
                                lambda result: self._answer(None, result))

@@ -22,6 +22,7 @@ from notebook_helpers import REPO, import_mcp_ui
 
 import simulated_user
 from demo import LESSON_NOTES
+from protocol import REVISIONS
 
 ui = import_mcp_ui()
 SHIMS = REPO / "editions" / "lite" / "shims"  # JupyterLite's stand-ins for compiled packages
@@ -641,7 +642,7 @@ def test_in_jupyterlite_a_cell_that_does_not_wait_runs_as_ever_when_nothing_is_p
     assert ui.cells.transform(["await x\n"])[0].startswith(ui.cells.ENTRY)
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_posts(
         lite_lab, protocol, capsys, no_thread_process_or_socket):
     async def go():
@@ -675,7 +676,7 @@ def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_p
             in texts(conn.last.panel.box)
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_scripted_runs_answer_at_once_in_jupyterlite_too(lite_lab, monkeypatch, protocol,
                                                          no_thread_process_or_socket):
     monkeypatch.setenv("LESSON_USER", "scripted")

@@ -19,8 +19,8 @@ import pytest
 
 from client import Client
 from demo import write_lesson_notes
-from hand_client import REVISIONS, Talk
-from protocol import SETUP_PAGE_METHOD
+from hand_client import Talk
+from protocol import REVISIONS, SETUP_PAGE_METHOD
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
 from setup_page import INLINE_BASE, HttpPage, SetupPage, rpc_fetch

@@ -15,11 +15,11 @@ import pytest
 from async_client import AsyncClient
 from client import Client
 from demo import write_lesson_notes
+from protocol import REVISIONS
 from server import Config, NotesServer
 from simulated_user import Browser, ScriptedUser
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
-REVISIONS = ("2025-11-25", "2026-07-28")
 
 
 @pytest.fixture
