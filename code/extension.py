@@ -44,8 +44,9 @@ What a tool receives (`ctx`, see context.py):
   `ctx.archive(note)` or `ctx.delete(note)`, which check again and act on the same folder
   held open since the roots were accepted. Never act on `note.path` yourself: a path is
   text, and the folder it names may have been swapped while the form was open.
-- `ctx.roots` (a RootSet: `contains(path)`, `root_of(path)`, `resolve(uri)`), `ctx.hold()`,
-  `ctx.handles`, `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
+- `ctx.roots` (a RootSet: `contains(path)`, `root_of(path)`, `resolve(uri)`; the same during
+  one run, its root folders held open), `ctx.handles`,
+  `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
   `ctx.memo(key, make)`, `ctx.protocol_version`, `ctx.client_capabilities`.
 
 It returns `ok(text, data)` or a string, or raises `ToolError(message)` (both importable from
@@ -60,7 +61,10 @@ connection), `ctx.provider` (the server's Nube de Copias: `backup(token, notes)`
 (how long a link may live, `--url-ttl`), `ctx.url_params(message, url, elicitation_id)` (the
 URL-mode params of this revision), `ctx.elicit_url(message, url, elicitation_id)` and
 `ctx.completion_notifier()` (a function that sends `notifications/elicitation/complete` to this
-client, callable from a page).
+client, callable from a page). The lesson's own `notes_setup` and `notes_sync` (tools.py) use
+the server's flow store through the same `ctx`: `ctx.start_flow(provider)`, `ctx.flow(id)`,
+`ctx.flow_url(id)`, `ctx.wait_flow(record)`, `ctx.retire_flow(id)`,
+`ctx.is_configured(provider)` and `ctx.sdk_version`.
 
 A page route gets a `setup_page.PageRequest` (`page.method`, `page.query`, `page.form`,
 `page.user`: who is at the browser, `page.provider`: Nube de Copias with

@@ -77,17 +77,17 @@ def notes_write(ctx, uri, title, body, created=None):
         raise ToolError(f"'created' debe ser una fecha AAAA-MM-DD (llegó {created!r}).")
     if not title.strip():
         raise ToolError("El título no puede estar vacío.")
-    with ctx.hold() as roots:
-        try:
-            path = roots.resolve(uri)
-        except RootError as exc:
-            raise ToolError(f"No escribí nada: {exc}") from None
-        if not path.endswith(store.SUFFIX):
-            raise ToolError(f"Las notas son archivos {store.SUFFIX}; no escribí nada.")
-        try:
-            note = store.write_note(roots, path, title.strip(), created, body)
-        except (store.StoreError, OSError) as exc:
-            raise ToolError(f"No escribí nada: {exc}") from None
+    roots = ctx.roots
+    try:
+        path = roots.resolve(uri)
+    except RootError as exc:
+        raise ToolError(f"No escribí nada: {exc}") from None
+    if not path.endswith(store.SUFFIX):
+        raise ToolError(f"Las notas son archivos {store.SUFFIX}; no escribí nada.")
+    try:
+        note = store.write_note(roots, path, title.strip(), created, body)
+    except (store.StoreError, OSError) as exc:
+        raise ToolError(f"No escribí nada: {exc}") from None
     return ok(f"Nota {note.id} guardada en {note.uri}.", {"note": note.summary()})
 
 
@@ -112,11 +112,10 @@ def notes_delete(ctx, title):
         if refusal:
             return refusal
         target = next(n for n in matches if n.id == answer.content["note_id"])
-    with ctx.hold() as roots:
-        try:  # the same file, inside the current roots, checked and deleted on one held folder
-            store.delete(roots, target)
-        except store.StoreError as exc:
-            raise ToolError(f"No se borró nada: {exc}.") from None
+    try:  # the same file, inside the current roots, checked and deleted on one held folder
+        store.delete(ctx.roots, target)
+    except store.StoreError as exc:
+        raise ToolError(f"No se borró nada: {exc}.") from None
     return ok(f"Borrada la nota {target.id} ({target.title}, {target.created}).",
               {"deleted": target.summary()})
 
@@ -136,24 +135,23 @@ def refusal_of(answer, nothing_done):
 
 def notes_setup(ctx):
     """First-run setup of the (simulated) sync service, through URL mode when allowed."""
-    config = ctx.server.config
     # decided once per call: a later run must not mistake its own success for "already"
     if ctx.memo("configured_before", lambda: configured(ctx)):
         return ok("La sincronización ya estaba configurada.",
                   {"status": "configured", "already": True})
-    if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
+    if not ctx.url_mode_allowed():
         return ok(manual_setup(ctx), {"status": "manual", "reason": "url_mode_not_available"})
     record, url = start_flow(ctx)
     answer = ctx.elicit_url(CONNECT_MESSAGE, url, record.elicitation_id)
     if answer.action != "accept":
-        ctx.server.flows.retire(record.elicitation_id)  # that link is dead from now on
+        ctx.retire_flow(record.elicitation_id)  # that link is dead from now on
         return ok("No se configuró nada: " + ("rechazaste abrir la página."
                                                if answer.action == "decline"
                                                else "cancelaste la configuración."),
                   {"status": "not_configured", "reason": answer.action})
     # accept only means "I agreed to open it": the page itself confirms the end. Wait a little
     # (parked, never blocking) so a quick user gets the final answer in this same call.
-    status = ctx.wait_flow(record, config.setup_wait)
+    status = ctx.wait_flow(record)  # up to the server's --setup-wait
     if status == "completed":
         return ok(CONFIGURED, {"status": "configured"})
     if status == "denied":
@@ -170,7 +168,7 @@ def notes_sync(ctx):
     asks the roots (which the sync needs anyway) in the same round.
     """
     if not configured(ctx):
-        if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
+        if not ctx.url_mode_allowed():
             raise ToolError("La sincronización aún no está configurada y este cliente no puede "
                             "usar el modo URL: " + manual_setup(ctx))
         record, url = start_flow(ctx)
@@ -178,10 +176,10 @@ def notes_sync(ctx):
             consent=ctx.url_request(CONNECT_MESSAGE, url, record.elicitation_id, required=True),
             roots=ctx.roots_request())["consent"]
         if answer.action != "accept":
-            ctx.server.flows.retire(record.elicitation_id)
+            ctx.retire_flow(record.elicitation_id)
             return ok("No se sincronizó nada: antes hay que autorizar Notas Sync.",
                       {"synced": None, "reason": answer.action})
-        if ctx.wait_flow(record, ctx.server.config.setup_wait) != "completed":
+        if ctx.wait_flow(record) != "completed":
             return ok(pending(ctx, "notes_sync"), {"synced": None, "status": "pending"})
     notes = ctx.notes()
     return ok(f"Sincronizadas {len(notes)} nota(s) con Notas Sync (simulado).",
@@ -190,20 +188,17 @@ def notes_sync(ctx):
 
 def configured(ctx):
     """Did this call's user (never another one of a shared server) authorize Notas Sync?"""
-    return ctx.server.flows.is_configured(ctx.user, SYNC_PROVIDER)
+    return ctx.is_configured(SYNC_PROVIDER)
 
 
 def start_flow(ctx):
     """The URL flow of this call (the same one on every run) and its checked URL."""
-    flows = ctx.server.flows
-    flow_id = ctx.memo("flow", lambda: flows.start(
-        ctx.session.id, ctx.user, SYNC_PROVIDER,
-        ctx.session.flow_listener(ctx.stateless)).elicitation_id)
-    record = flows.get(flow_id)
+    flow_id = ctx.memo("flow", lambda: ctx.start_flow(SYNC_PROVIDER).elicitation_id)
+    record = ctx.flow(flow_id)
     if record is None:
         raise ToolError("Este intento de configuración ya no existe; vuelve a llamar a la "
                         "herramienta.")
-    url = ctx.server.setup_page().url_for(flow_id)
+    url = ctx.flow_url(flow_id)
     problems = url_mode.url_problems(url)
     if problems:
         raise ToolError("No envío esta URL: " + "; ".join(problems))
@@ -211,7 +206,7 @@ def start_flow(ctx):
 
 
 def manual_setup(ctx):
-    return MANUAL_SETUP.format(version=ctx.server.config.sdk_version or "desconocida",
+    return MANUAL_SETUP.format(version=ctx.sdk_version or "desconocida",
                                protocol=ctx.protocol_version)
 
 
@@ -239,26 +234,25 @@ MANUAL_SETUP = (
 
 def notes_open(ctx, note_id):
     note = ctx.find_note(note_id)
-    with ctx.hold() as roots:
-        try:
-            handle = ctx.handles.open(roots, note)
-        except store.StoreError as exc:
-            raise ToolError(f"No abrí la nota: {exc}.") from None
+    try:
+        handle = ctx.handles.open(ctx.roots, note)
+    except store.StoreError as exc:
+        raise ToolError(f"No abrí la nota: {exc}.") from None
     return ok(f"Abierta la nota {note_id} como {handle.id}.", handle.summary())
 
 
 def notes_read(ctx, handle):
-    with ctx.hold() as roots:
-        try:
-            # where the note's file is now (asked through its descriptor), not where it was:
-            # 2026-07-28 has no list_changed, so every request checks it against its roots;
-            # at 2025-11-25 a roots change judges the handles it keeps (exercise 4), and a
-            # note moved out of the roots in between stops reading here
-            ctx.handles.recheck(roots, handle, OUTSIDE_2026 if ctx.stateless else OUTSIDE,
-                                always=ctx.stateless)
-            text, size = ctx.handles.read_part(handle)
-        except store.StoreError as exc:
-            raise ToolError(str(exc)) from None
+    roots = ctx.roots
+    try:
+        # where the note's file is now (asked through its descriptor), not where it was:
+        # 2026-07-28 has no list_changed, so every request checks it against its roots;
+        # at 2025-11-25 a roots change judges the handles it keeps (exercise 4), and a
+        # note moved out of the roots in between stops reading here
+        ctx.handles.recheck(roots, handle, OUTSIDE_2026 if ctx.stateless else OUTSIDE,
+                            always=ctx.stateless)
+        text, size = ctx.handles.read_part(handle)
+    except store.StoreError as exc:
+        raise ToolError(str(exc)) from None
     if size is None:
         return ok(text, {"handle": handle, "body": text})
     return ok(f"{text}\n\n[{PARTIAL_NOTE.format(shown=store.MAX_READ_BYTES, size=size)}]",
@@ -273,11 +267,12 @@ PARTIAL_NOTE = ("Nota parcial: solo caben en una respuesta los primeros {shown} 
 
 
 def notes_close(ctx, handle):
-    with ctx.hold():
-        try:
-            ctx.handles.close(handle)
-        except store.StoreError as exc:
-            raise ToolError(str(exc)) from None
+    # the roots first, as for every handle tool (a roots change under way may revoke it)
+    ctx.roots  # noqa: B018
+    try:
+        ctx.handles.close(handle)
+    except store.StoreError as exc:
+        raise ToolError(str(exc)) from None
     return ok(f"Cerrado {handle}.", {"handle": handle, "closed": True})
 
 

@@ -306,7 +306,7 @@ def test_in_jupyterlab_the_server_runs_in_the_kernel_and_the_page_is_a_real_loca
                         echo=False)
         return conn
     conn = in_loop(go)
-    assert conn.server.config.setup_page == "http" and conn.server.config.demo_url_guard
+    assert conn.server.config.page_transport == "http" and conn.server.config.demo_url_guard
     assert conn.last_url().startswith("http://127.0.0.1:")
     assert conn.page_visits() == 0
 
@@ -980,12 +980,12 @@ def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
 
 class InlineServer:
     """Just what `Pages` asks of a lab server whose setup page is inline."""
-    config = type("Config", (), {"setup_page": "inline"})()
+    config = type("Config", (), {"page_transport": "inline"})()
 
     def __init__(self):
         self.flows = {"e-1": object()}
 
-    def setup_page(self):
+    def page(self):
         return type("Page", (), {"fetch": staticmethod(lambda *_: {"status": 200, "body": ""})})
 
 
