@@ -8,6 +8,10 @@ roots). A tool runs again from the start after each answer (context.py), so aski
 also what makes that safe. The tool contract (names, arguments, results) is what the
 notebooks, the grader and external clients rely on.
 
+Each tool is declared with the decorator a learner's solution uses (`Extension.tool`,
+extension.py) and reaches the server only through `ctx` (context.py): this file is the model
+a solution can copy.
+
 Deliberate simplifications: the "sync" is simulated (it counts the notes it would send), and
 the provider's credential never leaves url_mode.FlowStore.
 """
@@ -18,11 +22,23 @@ import json
 import elicitation
 import store
 import url_mode
+from extension import Extension
 from protocol import SYNC_PROVIDER
 from roots import RootError
-from tooling import Tool, ToolError, ok
+from tooling import ToolError, ok
+
+LESSON = Extension(origin="base")  # the lesson's tools, declared as a solution declares its own
+NOTE_OUT = {"type": "object", "required": ["id", "title", "created", "uri"],
+            "properties": {k: {"type": "string"} for k in ("id", "title", "created", "uri")}}
+STRING = {"type": "string"}
+READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}  # the handle tools'
 
 
+@LESSON.tool("notes_list", "Lista las notas que hay dentro de las roots del cliente.",
+             annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+             output_schema={"type": "object", "required": ["notes"],
+                            "properties": {"notes": {"type": "array", "items": NOTE_OUT}}},
+             title="Listar notas")
 def notes_list(ctx):
     skipped = []
     notes = ctx.notes(skipped)
@@ -71,6 +87,15 @@ class Room:
         return taken
 
 
+@LESSON.tool("notes_write",
+             "Escribe (o reemplaza) una nota en una URI file:// dentro de las roots.",
+             {"type": "object", "required": ["uri", "title", "body"],
+              "properties": {"uri": {"type": "string",
+                                     "description": "URI file:// o ruta absoluta"},
+                             "title": STRING, "body": STRING,
+                             "created": {"type": "string", "description": "AAAA-MM-DD"}}},
+             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+              "openWorldHint": False}, title="Escribir nota")
 def notes_write(ctx, uri, title, body, created=None):
     created = created or datetime.date.today().isoformat()
     if not store.valid_date(created):
@@ -91,6 +116,10 @@ def notes_write(ctx, uri, title, body, created=None):
     return ok(f"Nota {note.id} guardada en {note.uri}.", {"note": note.summary()})
 
 
+@LESSON.tool("notes_delete", "Borra la nota con ese título; si hay varias, pregunta cuál.",
+             {"type": "object", "required": ["title"], "properties": {"title": STRING}},
+             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+              "openWorldHint": False}, title="Borrar nota")
 def notes_delete(ctx, title):
     # Which notes match is decided once per call: every run after an answer follows the same
     # path (a roots change while the form is open must not turn "ask" into "delete the one
@@ -133,6 +162,10 @@ def refusal_of(answer, nothing_done):
     return ok(f"{nothing_done}: {text}.", {"deleted": None, "reason": code})
 
 
+@LESSON.tool("notes_setup", "Configura la sincronización de notas (primer uso) por modo URL.",
+             annotations={"readOnlyHint": False, "destructiveHint": False,
+                          "idempotentHint": True, "openWorldHint": True},
+             title="Configurar sincronización")
 def notes_setup(ctx):
     """First-run setup of the (simulated) sync service, through URL mode when allowed."""
     # decided once per call: a later run must not mistake its own success for "already"
@@ -160,6 +193,10 @@ def notes_setup(ctx):
     return ok(pending(ctx, "notes_setup"), {"status": "pending"})
 
 
+@LESSON.tool("notes_sync", "Sincroniza las notas con Notas Sync; antes hace falta "
+             "configurarla (modo URL).",
+             annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": True},
+             title="Sincronizar notas")
 def notes_sync(ctx):
     """Send the notes to the (simulated) sync service; it needs notes_setup done first.
 
@@ -232,6 +269,9 @@ MANUAL_SETUP = (
     "en el servidor.")
 
 
+@LESSON.tool("notes_open", "Abre una nota y devuelve un handle para leerla luego.",
+             {"type": "object", "required": ["note_id"], "properties": {"note_id": STRING}},
+             READ_ONLY)
 def notes_open(ctx, note_id):
     note = ctx.find_note(note_id)
     try:
@@ -241,6 +281,9 @@ def notes_open(ctx, note_id):
     return ok(f"Abierta la nota {note_id} como {handle.id}.", handle.summary())
 
 
+@LESSON.tool("notes_read", "Lee una nota a través de su handle abierto.",
+             {"type": "object", "required": ["handle"], "properties": {"handle": STRING}},
+             READ_ONLY)
 def notes_read(ctx, handle):
     roots = ctx.roots
     try:
@@ -266,6 +309,9 @@ PARTIAL_NOTE = ("Nota parcial: solo caben en una respuesta los primeros {shown} 
                 "{size}; el resto no se muestra.")
 
 
+@LESSON.tool("notes_close", "Cierra un handle.",
+             {"type": "object", "required": ["handle"], "properties": {"handle": STRING}},
+             READ_ONLY)
 def notes_close(ctx, handle):
     # the roots first, as for every handle tool (a roots change under way may revoke it)
     ctx.roots  # noqa: B018
@@ -276,48 +322,7 @@ def notes_close(ctx, handle):
     return ok(f"Cerrado {handle}.", {"handle": handle, "closed": True})
 
 
-NOTE_OUT = {"type": "object", "required": ["id", "title", "created", "uri"],
-            "properties": {k: {"type": "string"} for k in ("id", "title", "created", "uri")}}
-STRING = {"type": "string"}
-
-
 def register(server):
-    server.add_tool(Tool(
-        "notes_list", "Lista las notas que hay dentro de las roots del cliente.", notes_list,
-        annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-        output_schema={"type": "object", "required": ["notes"],
-                       "properties": {"notes": {"type": "array", "items": NOTE_OUT}}},
-        title="Listar notas"))
-    server.add_tool(Tool(
-        "notes_write", "Escribe (o reemplaza) una nota en una URI file:// dentro de las roots.",
-        notes_write,
-        {"type": "object", "required": ["uri", "title", "body"],
-         "properties": {"uri": {"type": "string", "description": "URI file:// o ruta absoluta"},
-                        "title": STRING, "body": STRING,
-                        "created": {"type": "string", "description": "AAAA-MM-DD"}}},
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-         "openWorldHint": False}, title="Escribir nota"))
-    server.add_tool(Tool(
-        "notes_delete", "Borra la nota con ese título; si hay varias, pregunta cuál.",
-        notes_delete, {"type": "object", "required": ["title"], "properties": {"title": STRING}},
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-         "openWorldHint": False}, title="Borrar nota"))
-    server.add_tool(Tool(
-        "notes_setup", "Configura la sincronización de notas (primer uso) por modo URL.",
-        notes_setup, annotations={"readOnlyHint": False, "destructiveHint": False,
-                                  "idempotentHint": True, "openWorldHint": True},
-        title="Configurar sincronización"))
-    server.add_tool(Tool(
-        "notes_sync", "Sincroniza las notas con Notas Sync; antes hace falta configurarla "
-        "(modo URL).", notes_sync, annotations={"readOnlyHint": True, "idempotentHint": True,
-                                                "openWorldHint": True},
-        title="Sincronizar notas"))
-    for name, handler, text, props in (
-            ("notes_open", notes_open, "Abre una nota y devuelve un handle para leerla luego.",
-             {"note_id": STRING}),
-            ("notes_read", notes_read, "Lee una nota a través de su handle abierto.",
-             {"handle": STRING}),
-            ("notes_close", notes_close, "Cierra un handle.", {"handle": STRING})):
-        server.add_tool(Tool(name, text, handler,
-                             {"type": "object", "required": list(props), "properties": props},
-                             {"readOnlyHint": True, "openWorldHint": False}))
+    """Add the lesson's tools, declared above with the decorator a solution uses, to `server`."""
+    for tool in LESSON.tools:
+        server.add_tool(tool)
