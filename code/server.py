@@ -66,8 +66,7 @@ class Config:
     def __init__(self, roots=None, sdk_version=SIMULATED_SDK_VERSION, demo_url_guard=False,
                  elicit_timeout=600.0, roots_timeout=30.0, setup_wait=10.0, url_ttl=600.0,
                  state_ttl=600.0, state_key=None, state_sealer="solution",
-                 page_transport="http",
-                 subject=None, second_user=None, provider="local"):
+                 page_transport="http", subject=None, second_user=None, provider="local"):
         self.roots = [] if roots is None else roots  # --root: the boundary for clients
         #                                      that do not declare roots
         self.sdk_version = sdk_version        # the simulated SDK version (None: unknown)
