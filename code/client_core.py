@@ -40,6 +40,7 @@ import os
 import wire
 from protocol import (
     CLIENT_INFO,
+    FORM_MODE,
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE,
     META_CAPABILITIES,
@@ -48,10 +49,11 @@ from protocol import (
     META_VERSION,
     STATELESS_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
+    URL_MODE,
 )
 from roots import path_to_uri
 
-ALL_ELICITATION = {"form": {}, "url": {}}
+ALL_ELICITATION = {FORM_MODE: {}, URL_MODE: {}}
 MAX_NOTIFICATIONS = 10_000  # kept for inspection; beyond, they are no longer recorded
 CANCEL = {"action": "cancel"}  # what a client with nobody to ask answers
 
@@ -121,9 +123,9 @@ class Question:
         if self.settled or (self.call is not None and self.call.done):
             return  # answered already, or its call ended (out of time, failed, abandoned)
         self.settled = True
-        if self.mode == "form":
+        if self.mode == FORM_MODE:
             result = with_defaults(self.params.get("requestedSchema"), result)
-        consented = self.mode == "url" and isinstance(result, dict) \
+        consented = self.mode == URL_MODE and isinstance(result, dict) \
             and result.get("action") == "accept"
         if self.call is None:
             if self.request_id in self.core.cancelled:
@@ -429,10 +431,10 @@ class ClientCore:
 
     def _check_elicitation(self, params):
         """The mode must be one we declared (a bare `{}` is form only)."""
-        mode = params.get("mode", "form")
+        mode = params.get("mode", FORM_MODE)
         declared = self.capabilities.get("elicitation")
-        if declared is None or (mode == "url" and "url" not in declared) or (
-                mode == "form" and "form" not in declared and "url" in declared):
+        if declared is None or (mode == URL_MODE and URL_MODE not in declared) or (
+                mode == FORM_MODE and FORM_MODE not in declared and URL_MODE in declared):
             raise wire.RpcError(wire.INVALID_PARAMS, f"Elicitation mode {mode!r} not declared")
         return mode
 

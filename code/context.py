@@ -39,19 +39,18 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from contextlib import nullcontext
 from urllib.parse import urlencode
 
 import elicitation
 import store
 import wire
+from protocol import FORM_MODE, URL_MODE
 from request_state import digest
 from tooling import MissingCapability, ToolError, json_problem
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from collections.abc import Callable, Iterable
-    from contextlib import AbstractContextManager
     from typing import Any
 
     from calls import Call
@@ -140,7 +139,10 @@ class ToolContext:
     # -- roots and notes ---------------------------------------------------------------------
     @property
     def roots(self) -> RootSet:
-        """The RootSet this call acts against (it cannot change during one run)."""
+        """The RootSet this call acts against. It cannot change during one run (a roots change
+        is applied between two runs), and it holds its root folders open: an action through
+        it (`ctx.recheck`, `ctx.delete`, `ctx.archive`, `store.write_note(ctx.roots, ...)`)
+        checks and acts on those held folders, never on a path that may have been swapped."""
         if self._roots is None:
             request = self.roots_request()
             if request.request is not None and self._roots_answer is not None:
@@ -148,15 +150,6 @@ class ToolContext:
             else:
                 self._ask_one(request, "roots")
         return self._roots
-
-    def hold(self) -> AbstractContextManager[RootSet]:
-        """`with ctx.hold() as roots:` mark where a tool acts; `roots` is `ctx.roots`.
-
-        It locks nothing (one run never overlaps a roots change); the safety of the action
-        comes from `ctx.recheck`, `ctx.delete` and `ctx.archive`, which act through the
-        root folders held open since the roots were accepted.
-        """
-        return nullcontext(self.roots)
 
     def notes(self, skipped: list[str] | None = None) -> list[store.Note]:
         """Every note inside the roots (a list of store.Note, sorted by title and date).
@@ -272,7 +265,7 @@ class ToolContext:
         if not elicitation.supports_form(self.client_capabilities):
             raise MissingCapability(
                 "Este cliente no declaró la capacidad elicitation (modo formulario): no puedo "
-                "preguntarte, así que no hice nada.", {"elicitation": {"form": {}}})
+                "preguntarte, así que no hice nada.", {"elicitation": {FORM_MODE: {}}})
         try:
             params = elicitation.form(message, properties, required, self.protocol_version,
                                       quoted)
@@ -287,7 +280,7 @@ class ToolContext:
         elicitation.Answer. `required=True`: the request cannot go on without it (as
         `require_url`: at 2025-11-25 the call ends with -32042 instead of asking)."""
         if not elicitation.supports_url(self.client_capabilities):
-            raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {"url": {}}})
+            raise MissingCapability(NO_URL_CAPABILITY, {"elicitation": {URL_MODE: {}}})
         params = self.url_params(message, url, elicitation_id)
         request = InputRequest({"method": "elicitation/create", "params": params},
                                lambda result: self._answer(None, result))
@@ -354,6 +347,12 @@ class ToolContext:
         """Seconds a URL-mode link (and its state) may live on this server (`--url-ttl`)."""
         return self.server.config.url_ttl
 
+    @property
+    def sdk_version(self) -> str | None:
+        """The SDK version this server says it runs on (`--sdk-version`; None: unknown): the
+        one the URL-mode guard is given."""
+        return self.server.config.sdk_version
+
     def url_mode_allowed(self) -> bool:
         """Does the solution's URL-mode guard allow URL mode for this call (SDK version,
         protocol, declared capabilities)? No guard, or a guard that fails, means no."""
@@ -362,8 +361,36 @@ class ToolContext:
     def page_url(self, path: str, **params: str) -> str:
         """The absolute URL of `path` on the server's own pages (where a driver serves them
         now), with `params` as its query."""
-        page = self.server.setup_page()
+        page = self.server.page()
         return page.base + path + ("?" + urlencode(params) if params else "")
+
+    # -- the server's own URL flows (url_mode.FlowStore: the lesson's notes_setup and sync) -----
+    def start_flow(self, provider: str) -> FlowRecord:
+        """A new URL-mode flow of this call's user with `provider`, kept by the server
+        (url_mode.FlowStore: an unguessable `elicitation_id`, single use, expiring after
+        `url_ttl`). When its page ends it, this connection hears of it (the tool's parked run
+        wakes; at 2025-11-25 the client gets `notifications/elicitation/complete`). Keep its
+        id with `ctx.memo`: every run of the call must use the same flow."""
+        return self.server.flows.start(self.session.id, self.user, provider,
+                                       self.session.flow_listener(self.stateless))
+
+    def flow(self, elicitation_id: str) -> FlowRecord | None:
+        """The server's flow with this id; None when it expired or never existed."""
+        return self.server.flows.get(elicitation_id)
+
+    def flow_url(self, elicitation_id: str) -> str:
+        """The absolute URL of the server's consent page for this flow (where a driver
+        serves the page now)."""
+        return self.server.page().url_for(elicitation_id)
+
+    def retire_flow(self, elicitation_id: str) -> None:
+        """The user said no: this flow's link stops working now."""
+        self.server.flows.retire(elicitation_id)
+
+    def is_configured(self, provider: str) -> bool:
+        """Did this call's user (never another user of a shared server) finish a flow with
+        `provider`?"""
+        return self.server.flows.is_configured(self.user, provider)
 
     def completion_notifier(self) -> Callable[[str], None]:
         """A function `notify(elicitation_id)` that sends `notifications/elicitation/complete`
@@ -385,8 +412,9 @@ class ToolContext:
         """
         return self._ask_one(self.url_request(message, url, elicitation_id, required=True))
 
-    def wait_flow(self, record: FlowRecord, seconds: float) -> str:
-        """Give the user up to `seconds` to finish the URL flow `record`; returns its status.
+    def wait_flow(self, record: FlowRecord, seconds: float | None = None) -> str:
+        """Give the user up to `seconds` (None: the server's `--setup-wait`) to finish the URL
+        flow `record`; returns its status.
 
         The run is parked, never blocked: it runs again when the page completes the flow or
         the time is up, whichever comes first, and then this returns "completed", "denied"
@@ -397,6 +425,8 @@ class ToolContext:
         key = self._next("wait")
         if key in self.call.answers:  # this wait is over: the time ran out
             return record.status
+        if seconds is None:
+            seconds = self.server.config.setup_wait
         raise WaitFlow(key, record.elicitation_id, seconds)
 
     def memo(self, key: str, make: Callable[[], Any]) -> Any:

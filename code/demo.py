@@ -21,7 +21,7 @@ import textwrap
 import store
 import wire
 from client import Client
-from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
+from protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
 from simulated_user import Browser, ScriptedUser
 
@@ -108,7 +108,7 @@ class Demo:
                 key: request for key, (request, _) in requests.items()}}}, SAME_FORM
         params = msg.get("params") if isinstance(msg, dict) else None
         if msg.get("method") != "elicitation/create" or not isinstance(params, dict) \
-                or params.get("mode", "form") != "form":
+                or params.get("mode", FORM_MODE) != FORM_MODE:
             return msg, ""
         if params == self.form:
             return {**msg, "params": "…"}, SAME_FORM

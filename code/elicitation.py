@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from protocol import FORM_ONLY, LATEST_HANDSHAKE
+from protocol import FORM_MODE, FORM_ONLY, LATEST_HANDSHAKE, URL_MODE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
@@ -52,14 +52,14 @@ def supports_form(capabilities: dict[str, Any]) -> bool:
     elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
     if not isinstance(elicitation, dict):
         return False
-    return "form" in elicitation or "url" not in elicitation
+    return FORM_MODE in elicitation or URL_MODE not in elicitation
 
 
 def supports_url(capabilities: dict[str, Any]) -> bool:
     """Did the client declare URL mode (`elicitation.url`, an object)? Only that: whether URL
     mode may be used also depends on the protocol and the SDK version (exercise 3)."""
     elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
-    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    return isinstance(elicitation, dict) and isinstance(elicitation.get(URL_MODE), dict)
 
 
 # -- building forms ---------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def form(message, properties, required=(), protocol=LATEST_HANDSHAKE, quoted=())
     schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
-    params = {"mode": "form", "message": message, "requestedSchema": schema}
+    params = {"mode": FORM_MODE, "message": message, "requestedSchema": schema}
     if protocol == FORM_ONLY:
         del params["mode"]  # the field did not exist yet
     check_schema(message, schema, protocol, quoted)

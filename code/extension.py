@@ -44,8 +44,9 @@ What a tool receives (`ctx`, see context.py):
   `ctx.archive(note)` or `ctx.delete(note)`, which check again and act on the same folder
   held open since the roots were accepted. Never act on `note.path` yourself: a path is
   text, and the folder it names may have been swapped while the form was open.
-- `ctx.roots` (a RootSet: `contains(path)`, `root_of(path)`, `resolve(uri)`), `ctx.hold()`,
-  `ctx.handles`, `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
+- `ctx.roots` (a RootSet: `contains(path)`, `root_of(path)`, `resolve(uri)`; the same during
+  one run, its root folders held open), `ctx.handles`,
+  `ctx.elicit_form(message, properties, required)`, `ctx.elicit_url(...)`,
   `ctx.memo(key, make)`, `ctx.protocol_version`, `ctx.client_capabilities`.
 
 It returns `ok(text, data)` or a string, or raises `ToolError(message)` (both importable from
@@ -60,7 +61,10 @@ connection), `ctx.provider` (the server's Nube de Copias: `backup(token, notes)`
 (how long a link may live, `--url-ttl`), `ctx.url_params(message, url, elicitation_id)` (the
 URL-mode params of this revision), `ctx.elicit_url(message, url, elicitation_id)` and
 `ctx.completion_notifier()` (a function that sends `notifications/elicitation/complete` to this
-client, callable from a page).
+client, callable from a page). The lesson's own `notes_setup` and `notes_sync` (tools.py) use
+the server's flow store through the same `ctx`: `ctx.start_flow(provider)`, `ctx.flow(id)`,
+`ctx.flow_url(id)`, `ctx.wait_flow(record)`, `ctx.retire_flow(id)`,
+`ctx.is_configured(provider)` and `ctx.sdk_version`.
 
 A page route gets a `setup_page.PageRequest` (`page.method`, `page.query`, `page.form`,
 `page.user`: who is at the browser, `page.provider`: Nube de Copias with
@@ -95,8 +99,6 @@ Deliberate simplifications: a solution runs inside the server process with its f
 from __future__ import annotations
 
 import os
-import runpy
-import traceback
 
 from tooling import Tool
 
@@ -121,10 +123,12 @@ class Extension:
     hooks.
 
     Create one at the top level of a solution file (`extension = Extension()`) and register with
-    its decorators; the server finds it when it loads the file (`load`).
+    its decorators; the server finds it when it loads the file (`load`). The lesson's own tools
+    are declared the same way (tools.py), with `origin="base"`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, origin: str = "solution") -> None:
+        self.origin = origin  # whose tools: a solution's (named by its file once loaded), "base"
         self.tools = []
         self.page_routes = []  # (path, handler, origin)
         self.url_guard = None
@@ -134,21 +138,23 @@ class Extension:
         self.errors = {}  # file -> why it did not load
 
     def tool(self, name: str, description: str, input_schema: dict[str, Any] | None = None,
-             annotations: dict[str, Any] | None = None, title: str | None = None
+             annotations: dict[str, Any] | None = None, title: str | None = None,
+             output_schema: dict[str, Any] | None = None
              ) -> Callable[[ToolHandler], ToolHandler]:
         """Decorator: register `handler(ctx, **arguments)` as the tool `name`.
 
         `description`, `input_schema` (a JSON Schema object; default: no arguments),
-        `annotations` (e.g. `{"destructiveHint": True}`) and `title` are what `tools/list`
-        shows. The handler gets a `ctx` (context.py) and the call's arguments by name, and
-        returns `ok(text, data)` or a string, or raises `ToolError(message)`. It may run
-        again from the start after each answer the user gives, so it asks before it changes
-        anything. The function itself is returned unchanged.
+        `annotations` (e.g. `{"destructiveHint": True}`), `title` and `output_schema` (the
+        JSON Schema of the result's `data`, if you promise one) are what `tools/list` shows.
+        The handler gets a `ctx` (context.py) and the call's arguments by name, and returns
+        `ok(text, data)` or a string, or raises `ToolError(message)`. It may run again from
+        the start after each answer the user gives, so it asks before it changes anything.
+        The function itself is returned unchanged.
         """
         def register(handler: ToolHandler) -> ToolHandler:
             self.tools.append(Tool(name, description, handler,
                                    input_schema or {"type": "object", "properties": {}},
-                                   annotations or {}, title=title, origin="solution"))
+                                   annotations or {}, output_schema, title, self.origin))
             return handler
         return register
 
@@ -206,6 +212,8 @@ class Extension:
 def load(path: str) -> Extension:
 
     """Load a solution file or every .py file in a folder; never raises for learner errors."""
+    import runpy  # here, not at the top: tools.py imports this module at every start-up
+
     if os.path.isdir(path):
         files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".py"))
     else:
@@ -218,7 +226,8 @@ def load(path: str) -> Extension:
         except BaseException as exc:  # SyntaxError, SystemExit, anything: report, go on
             merged.errors[name] = _describe(exc, file)
             continue
-        found = [v for v in namespace.values() if isinstance(v, Extension)]
+        found = [v for v in namespace.values()  # not the lesson's own, if a file imports it
+                 if isinstance(v, Extension) and v.origin == "solution"]
         if not found:
             merged.errors[name] = "no define ningún Extension() (extension = Extension())"
             continue
@@ -244,6 +253,8 @@ def _merge(merged, ext, name):
 
 
 def _describe(exc, file):
+    import traceback  # only when a solution fails to load
+
     if isinstance(exc, SyntaxError):
         return f"SyntaxError en la línea {exc.lineno}: {exc.msg}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == file]

@@ -117,7 +117,8 @@ def parse_args(argv):
                         default=DEFAULTS.state_sealer,
                         help="who seals requestState: the solution's sealer when it brings one "
                              "(default), or always the server's own")
-    parser.add_argument("--setup-page", choices=("http", "rpc"), default=DEFAULTS.setup_page,
+    parser.add_argument("--setup-page", choices=("http", "rpc"),
+                        default=DEFAULTS.page_transport,
                         help="how the URL-mode setup page is served: http on 127.0.0.1 "
                              f"(default), or rpc: no socket, the private request "
                              f"{SETUP_PAGE_METHOD} on this same pipe, for graders' scripted "
@@ -196,7 +197,7 @@ def serve(args):
                     demo_url_guard=args.demo_url_guard,
                     setup_wait=args.setup_wait, url_ttl=args.url_ttl, state_ttl=args.state_ttl,
                     state_key=args.state_key, state_sealer=args.state_sealer,
-                    subject=args.subject, setup_page=args.setup_page,
+                    subject=args.subject, page_transport=args.setup_page,
                     second_user=args.second_user or None, provider=args.provider)
     solution = None
     if args.solution:
@@ -247,7 +248,7 @@ def serve_http(server, args, log):
         log(f"ready on {http.url} (simulated SDK {server.config.sdk_version or 'unknown'}, "
             f"--root {args.root or 'none'})" + ("" if loopback else
                                                "; WARNING: not loopback, and no authentication"))
-    if server.config.setup_page == "http":
+    if server.config.page_transport == "http":
         server.serve_page_http()
     try:
         streamable_http.serve(server, host, port, log, trace, ready)

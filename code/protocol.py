@@ -11,6 +11,12 @@ LATEST_HANDSHAKE = "2025-11-25"      # negotiated with `initialize`; has URL mod
 FORM_ONLY = "2025-06-18"             # the first revision with elicitation: forms only
 HANDSHAKE_VERSIONS = (LATEST_HANDSHAKE, FORM_ONLY, "2025-03-26", "2024-11-05")
 STATELESS_VERSION = "2026-07-28"     # no handshake: `_meta` on every request, input_required
+REVISIONS = (LATEST_HANDSHAKE, STATELESS_VERSION)  # the two the lesson teaches, side by side;
+                                                   # both have URL mode
+
+# -- elicitation modes (`params.mode`, and the keys of `capabilities.elicitation`) -------------
+FORM_MODE = "form"                   # the client shows a form; the answer comes back in-band
+URL_MODE = "url"                     # the user goes to a page; nothing secret crosses the client
 
 # -- the 2026-07-28 `_meta` envelope ----------------------------------------------------------
 META_VERSION = "io.modelcontextprotocol/protocolVersion"

@@ -32,6 +32,7 @@ from protocol import (
     STATELESS_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
     URL_ELICITATION_REQUIRED,
+    URL_MODE,
 )
 from request_state import StateError
 from roots import RootError, RootSet
@@ -139,7 +140,7 @@ class Handshake(Revision):
         return InputRequest(local=local)
 
     def url_params(self, message, url, elicitation_id):
-        return {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        return {"mode": URL_MODE, "message": message, "url": url, "elicitationId": elicitation_id}
 
     def require_url(self, params, request):
         """The request cannot go on without the page: it ends with -32042 instead of asking."""
@@ -261,7 +262,7 @@ class Stateless(Revision):
         return InputRequest(ROOTS_REQUEST, listed)
 
     def url_params(self, message, url, elicitation_id):
-        return {"mode": "url", "message": message, "url": url}  # no elicitationId any more
+        return {"mode": URL_MODE, "message": message, "url": url}  # no elicitationId any more
 
     def require_url(self, params, request):
         """-32042 is retired: the URL is asked in-band, like any question."""

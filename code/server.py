@@ -65,8 +65,8 @@ class Config:
 
     def __init__(self, roots=None, sdk_version=SIMULATED_SDK_VERSION, demo_url_guard=False,
                  elicit_timeout=600.0, roots_timeout=30.0, setup_wait=10.0, url_ttl=600.0,
-                 state_ttl=600.0, state_key=None, state_sealer="solution", setup_page="http",
-                 subject=None, second_user=None, provider="local"):
+                 state_ttl=600.0, state_key=None, state_sealer="solution",
+                 page_transport="http", subject=None, second_user=None, provider="local"):
         self.roots = [] if roots is None else roots  # --root: the boundary for clients
         #                                      that do not declare roots
         self.sdk_version = sdk_version        # the simulated SDK version (None: unknown)
@@ -81,9 +81,10 @@ class Config:
         #                                       a new one at every start)
         self.state_sealer = state_sealer      # who seals requestState: a solution's sealer when
         #                                       it brings one, or always the server's ("server")
-        self.setup_page = setup_page          # how a driver shows the page: "http" (127.0.0.1,
-        #                                       the stdio driver), "inline" (no socket) or "rpc"
-        #                                       (SETUP_PAGE_METHOD on the MCP pipe): setup_page.py
+        self.page_transport = page_transport  # how a driver shows the server's page(): "http"
+        #                                       (127.0.0.1, the stdio driver), "inline" (no
+        #                                       socket) or "rpc" (SETUP_PAGE_METHOD on the MCP
+        #                                       pipe), `serve --setup-page`: setup_page.py
         self.subject = "local:" + _os_user() if subject is None else subject  # who uses it
         self.second_user = second_user        # `serve --second-user`: a second session (grader)
         self.provider = provider              # Nube de Copias: "local" (in this server) or "rpc"
@@ -149,7 +150,7 @@ class NotesServer:
             else ServerKey.new()
         self.states = States(Sealer(), key, self.config.state_ttl)
         self.flows = url_mode.FlowStore(ttl_seconds=self.config.url_ttl)
-        base = lambda: self.setup_page().base  # noqa: E731  (where the callback is served)
+        base = lambda: self.page().base  # noqa: E731  (where the callback is served)
         self.provider = nube_copias.RemoteProvider(base) if self.config.provider == "rpc" \
             else nube_copias.Provider(base)
         self.page_routes = {}  # path -> handler, from solutions (exercise 3)
@@ -210,7 +211,7 @@ class NotesServer:
             return False
         return answer is True
 
-    def setup_page(self):
+    def page(self):
         """The server's pages: Notas Sync's consent page, Nube de Copias's authorization page
         and a solution's routes. Pure, created on first use; its URLs point wherever a driver
         serves it (`inline` until one does)."""
@@ -230,7 +231,7 @@ class NotesServer:
         """For drivers (`serve`, JupyterLab, the demo), never the core: serve the setup page on
         127.0.0.1 from a background thread, once per server; closed by `close()`. If no socket
         can be opened here, the page stays inline and the reason is logged."""
-        page = self.setup_page()
+        page = self.page()
         with self._page_lock:
             if self._http_page is None:
                 import setup_page

@@ -74,7 +74,7 @@ class Session:
         self._roots_timer = None
         self._roots_again = False          # a list_changed came while it was unanswered
         self._next_id = 0
-        self._private = PRIVATE_METHODS if self.config.setup_page == "rpc" else {}
+        self._private = PRIVATE_METHODS if self.config.page_transport == "rpc" else {}
         self._core_thread = None           # the thread inside `_enter` now, if any
 
     # -- the one way in ---------------------------------------------------------------------------
@@ -188,7 +188,7 @@ class Session:
                 not target.startswith("/") or not isinstance(body, str):
             raise wire.RpcError(wire.INVALID_PARAMS, "setupPage needs method GET or POST, a "
                                 "target path and a string body")
-        page = self.server.setup_page()
+        page = self.server.page()
         answer = page.handle(method, target, body, user=self.user)
         result = {"status": answer.status, "title": answer.title,
                   "body": page.render(answer.status, answer.title, answer.html)}

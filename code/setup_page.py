@@ -13,7 +13,7 @@ authorization page and the routes a solution brings, exercise 3). A route gets a
 session whose rpc channel carried the request, else the server's local user), `base` (this
 router's base URL) and `provider` (the server's Nube de Copias); it answers with
 `request.reply(...)`, `request.redirect(url)` or a (status, title, html) tuple. The core never
-shows the page: the driver does, one of three ways (`Config.setup_page`):
+shows the page: the driver does, one of three ways (`Config.page_transport`):
 - "http": `HttpPage`, a real web server on 127.0.0.1 (a port the OS picks) on one background
   thread, for real browsers. The stdio driver (`serve`) starts it; the core never does.
 - "inline": no socket: the notebook in the browser draws the page itself and says it is a

@@ -65,7 +65,6 @@ from session import Session
 from transport import ThreadClock
 
 MCP_PATH = "/mcp"
-MAX_BODY = wire.MAX_LINE_BYTES
 MAX_CONNECTIONS = 32          # connections served at once, one thread each
 MAX_SESSIONS = 64             # 2025-11-25 sessions alive at once
 MAX_QUEUED = 1000             # frames waiting on one stream: a client this slow is dropped
@@ -311,7 +310,7 @@ class StreamableHttp:
     def stateless(self):
         with self.lock:
             if self._stateless is None:
-                self._stateless = Channel(self, "2026-07-28", stateless=True)
+                self._stateless = Channel(self, STATELESS_VERSION, stateless=True)
             return self._stateless
 
     def new_session(self):
@@ -568,8 +567,9 @@ class McpRequest(BaseHTTPRequestHandler):
             length = int(self.headers.get("Content-Length"))
         except (TypeError, ValueError):
             raise Refused(411, wire.INVALID_REQUEST, "Falta Content-Length") from None
-        if not 0 <= length <= MAX_BODY:
-            raise Refused(413, wire.INVALID_REQUEST, f"Cuerpo de más de {MAX_BODY} bytes")
+        if not 0 <= length <= wire.MAX_LINE_BYTES:
+            raise Refused(413, wire.INVALID_REQUEST,
+                          f"Cuerpo de más de {wire.MAX_LINE_BYTES} bytes")
         body = self._raw = self.rfile.read(length)
         self._body_read = True
         try:

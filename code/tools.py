@@ -8,6 +8,10 @@ roots). A tool runs again from the start after each answer (context.py), so aski
 also what makes that safe. The tool contract (names, arguments, results) is what the
 notebooks, the grader and external clients rely on.
 
+Each tool is declared with the decorator a learner's solution uses (`Extension.tool`,
+extension.py) and reaches the server only through `ctx` (context.py): this file is the model
+a solution can copy.
+
 Deliberate simplifications: the "sync" is simulated (it counts the notes it would send), and
 the provider's credential never leaves url_mode.FlowStore.
 """
@@ -18,11 +22,23 @@ import json
 import elicitation
 import store
 import url_mode
+from extension import Extension
 from protocol import SYNC_PROVIDER
 from roots import RootError
-from tooling import Tool, ToolError, ok
+from tooling import ToolError, ok
+
+LESSON = Extension(origin="base")  # the lesson's tools, declared as a solution declares its own
+NOTE_OUT = {"type": "object", "required": ["id", "title", "created", "uri"],
+            "properties": {k: {"type": "string"} for k in ("id", "title", "created", "uri")}}
+STRING = {"type": "string"}
+READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}  # the handle tools'
 
 
+@LESSON.tool("notes_list", "Lista las notas que hay dentro de las roots del cliente.",
+             annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+             output_schema={"type": "object", "required": ["notes"],
+                            "properties": {"notes": {"type": "array", "items": NOTE_OUT}}},
+             title="Listar notas")
 def notes_list(ctx):
     skipped = []
     notes = ctx.notes(skipped)
@@ -71,26 +87,39 @@ class Room:
         return taken
 
 
+@LESSON.tool("notes_write",
+             "Escribe (o reemplaza) una nota en una URI file:// dentro de las roots.",
+             {"type": "object", "required": ["uri", "title", "body"],
+              "properties": {"uri": {"type": "string",
+                                     "description": "URI file:// o ruta absoluta"},
+                             "title": STRING, "body": STRING,
+                             "created": {"type": "string", "description": "AAAA-MM-DD"}}},
+             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+              "openWorldHint": False}, title="Escribir nota")
 def notes_write(ctx, uri, title, body, created=None):
     created = created or datetime.date.today().isoformat()
     if not store.valid_date(created):
         raise ToolError(f"'created' debe ser una fecha AAAA-MM-DD (llegó {created!r}).")
     if not title.strip():
         raise ToolError("El título no puede estar vacío.")
-    with ctx.hold() as roots:
-        try:
-            path = roots.resolve(uri)
-        except RootError as exc:
-            raise ToolError(f"No escribí nada: {exc}") from None
-        if not path.endswith(store.SUFFIX):
-            raise ToolError(f"Las notas son archivos {store.SUFFIX}; no escribí nada.")
-        try:
-            note = store.write_note(roots, path, title.strip(), created, body)
-        except (store.StoreError, OSError) as exc:
-            raise ToolError(f"No escribí nada: {exc}") from None
+    roots = ctx.roots
+    try:
+        path = roots.resolve(uri)
+    except RootError as exc:
+        raise ToolError(f"No escribí nada: {exc}") from None
+    if not path.endswith(store.SUFFIX):
+        raise ToolError(f"Las notas son archivos {store.SUFFIX}; no escribí nada.")
+    try:
+        note = store.write_note(roots, path, title.strip(), created, body)
+    except (store.StoreError, OSError) as exc:
+        raise ToolError(f"No escribí nada: {exc}") from None
     return ok(f"Nota {note.id} guardada en {note.uri}.", {"note": note.summary()})
 
 
+@LESSON.tool("notes_delete", "Borra la nota con ese título; si hay varias, pregunta cuál.",
+             {"type": "object", "required": ["title"], "properties": {"title": STRING}},
+             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+              "openWorldHint": False}, title="Borrar nota")
 def notes_delete(ctx, title):
     # Which notes match is decided once per call: every run after an answer follows the same
     # path (a roots change while the form is open must not turn "ask" into "delete the one
@@ -112,11 +141,10 @@ def notes_delete(ctx, title):
         if refusal:
             return refusal
         target = next(n for n in matches if n.id == answer.content["note_id"])
-    with ctx.hold() as roots:
-        try:  # the same file, inside the current roots, checked and deleted on one held folder
-            store.delete(roots, target)
-        except store.StoreError as exc:
-            raise ToolError(f"No se borró nada: {exc}.") from None
+    try:  # the same file, inside the current roots, checked and deleted on one held folder
+        store.delete(ctx.roots, target)
+    except store.StoreError as exc:
+        raise ToolError(f"No se borró nada: {exc}.") from None
     return ok(f"Borrada la nota {target.id} ({target.title}, {target.created}).",
               {"deleted": target.summary()})
 
@@ -134,26 +162,29 @@ def refusal_of(answer, nothing_done):
     return ok(f"{nothing_done}: {text}.", {"deleted": None, "reason": code})
 
 
+@LESSON.tool("notes_setup", "Configura la sincronización de notas (primer uso) por modo URL.",
+             annotations={"readOnlyHint": False, "destructiveHint": False,
+                          "idempotentHint": True, "openWorldHint": True},
+             title="Configurar sincronización")
 def notes_setup(ctx):
     """First-run setup of the (simulated) sync service, through URL mode when allowed."""
-    config = ctx.server.config
     # decided once per call: a later run must not mistake its own success for "already"
     if ctx.memo("configured_before", lambda: configured(ctx)):
         return ok("La sincronización ya estaba configurada.",
                   {"status": "configured", "already": True})
-    if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
+    if not ctx.url_mode_allowed():
         return ok(manual_setup(ctx), {"status": "manual", "reason": "url_mode_not_available"})
     record, url = start_flow(ctx)
     answer = ctx.elicit_url(CONNECT_MESSAGE, url, record.elicitation_id)
     if answer.action != "accept":
-        ctx.server.flows.retire(record.elicitation_id)  # that link is dead from now on
+        ctx.retire_flow(record.elicitation_id)  # that link is dead from now on
         return ok("No se configuró nada: " + ("rechazaste abrir la página."
                                                if answer.action == "decline"
                                                else "cancelaste la configuración."),
                   {"status": "not_configured", "reason": answer.action})
     # accept only means "I agreed to open it": the page itself confirms the end. Wait a little
     # (parked, never blocking) so a quick user gets the final answer in this same call.
-    status = ctx.wait_flow(record, config.setup_wait)
+    status = ctx.wait_flow(record)  # up to the server's --setup-wait
     if status == "completed":
         return ok(CONFIGURED, {"status": "configured"})
     if status == "denied":
@@ -162,6 +193,10 @@ def notes_setup(ctx):
     return ok(pending(ctx, "notes_setup"), {"status": "pending"})
 
 
+@LESSON.tool("notes_sync", "Sincroniza las notas con Notas Sync; antes hace falta "
+             "configurarla (modo URL).",
+             annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": True},
+             title="Sincronizar notas")
 def notes_sync(ctx):
     """Send the notes to the (simulated) sync service; it needs notes_setup done first.
 
@@ -170,7 +205,7 @@ def notes_sync(ctx):
     asks the roots (which the sync needs anyway) in the same round.
     """
     if not configured(ctx):
-        if not ctx.server.allow_url_mode(ctx.protocol_version, ctx.client_capabilities):
+        if not ctx.url_mode_allowed():
             raise ToolError("La sincronización aún no está configurada y este cliente no puede "
                             "usar el modo URL: " + manual_setup(ctx))
         record, url = start_flow(ctx)
@@ -178,10 +213,10 @@ def notes_sync(ctx):
             consent=ctx.url_request(CONNECT_MESSAGE, url, record.elicitation_id, required=True),
             roots=ctx.roots_request())["consent"]
         if answer.action != "accept":
-            ctx.server.flows.retire(record.elicitation_id)
+            ctx.retire_flow(record.elicitation_id)
             return ok("No se sincronizó nada: antes hay que autorizar Notas Sync.",
                       {"synced": None, "reason": answer.action})
-        if ctx.wait_flow(record, ctx.server.config.setup_wait) != "completed":
+        if ctx.wait_flow(record) != "completed":
             return ok(pending(ctx, "notes_sync"), {"synced": None, "status": "pending"})
     notes = ctx.notes()
     return ok(f"Sincronizadas {len(notes)} nota(s) con Notas Sync (simulado).",
@@ -190,20 +225,17 @@ def notes_sync(ctx):
 
 def configured(ctx):
     """Did this call's user (never another one of a shared server) authorize Notas Sync?"""
-    return ctx.server.flows.is_configured(ctx.user, SYNC_PROVIDER)
+    return ctx.is_configured(SYNC_PROVIDER)
 
 
 def start_flow(ctx):
     """The URL flow of this call (the same one on every run) and its checked URL."""
-    flows = ctx.server.flows
-    flow_id = ctx.memo("flow", lambda: flows.start(
-        ctx.session.id, ctx.user, SYNC_PROVIDER,
-        ctx.session.flow_listener(ctx.stateless)).elicitation_id)
-    record = flows.get(flow_id)
+    flow_id = ctx.memo("flow", lambda: ctx.start_flow(SYNC_PROVIDER).elicitation_id)
+    record = ctx.flow(flow_id)
     if record is None:
         raise ToolError("Este intento de configuración ya no existe; vuelve a llamar a la "
                         "herramienta.")
-    url = ctx.server.setup_page().url_for(flow_id)
+    url = ctx.flow_url(flow_id)
     problems = url_mode.url_problems(url)
     if problems:
         raise ToolError("No envío esta URL: " + "; ".join(problems))
@@ -211,7 +243,7 @@ def start_flow(ctx):
 
 
 def manual_setup(ctx):
-    return MANUAL_SETUP.format(version=ctx.server.config.sdk_version or "desconocida",
+    return MANUAL_SETUP.format(version=ctx.sdk_version or "desconocida",
                                protocol=ctx.protocol_version)
 
 
@@ -237,28 +269,33 @@ MANUAL_SETUP = (
     "en el servidor.")
 
 
+@LESSON.tool("notes_open", "Abre una nota y devuelve un handle para leerla luego.",
+             {"type": "object", "required": ["note_id"], "properties": {"note_id": STRING}},
+             READ_ONLY)
 def notes_open(ctx, note_id):
     note = ctx.find_note(note_id)
-    with ctx.hold() as roots:
-        try:
-            handle = ctx.handles.open(roots, note)
-        except store.StoreError as exc:
-            raise ToolError(f"No abrí la nota: {exc}.") from None
+    try:
+        handle = ctx.handles.open(ctx.roots, note)
+    except store.StoreError as exc:
+        raise ToolError(f"No abrí la nota: {exc}.") from None
     return ok(f"Abierta la nota {note_id} como {handle.id}.", handle.summary())
 
 
+@LESSON.tool("notes_read", "Lee una nota a través de su handle abierto.",
+             {"type": "object", "required": ["handle"], "properties": {"handle": STRING}},
+             READ_ONLY)
 def notes_read(ctx, handle):
-    with ctx.hold() as roots:
-        try:
-            # where the note's file is now (asked through its descriptor), not where it was:
-            # 2026-07-28 has no list_changed, so every request checks it against its roots;
-            # at 2025-11-25 a roots change judges the handles it keeps (exercise 4), and a
-            # note moved out of the roots in between stops reading here
-            ctx.handles.recheck(roots, handle, OUTSIDE_2026 if ctx.stateless else OUTSIDE,
-                                always=ctx.stateless)
-            text, size = ctx.handles.read_part(handle)
-        except store.StoreError as exc:
-            raise ToolError(str(exc)) from None
+    roots = ctx.roots
+    try:
+        # where the note's file is now (asked through its descriptor), not where it was:
+        # 2026-07-28 has no list_changed, so every request checks it against its roots;
+        # at 2025-11-25 a roots change judges the handles it keeps (exercise 4), and a
+        # note moved out of the roots in between stops reading here
+        ctx.handles.recheck(roots, handle, OUTSIDE_2026 if ctx.stateless else OUTSIDE,
+                            always=ctx.stateless)
+        text, size = ctx.handles.read_part(handle)
+    except store.StoreError as exc:
+        raise ToolError(str(exc)) from None
     if size is None:
         return ok(text, {"handle": handle, "body": text})
     return ok(f"{text}\n\n[{PARTIAL_NOTE.format(shown=store.MAX_READ_BYTES, size=size)}]",
@@ -272,57 +309,20 @@ PARTIAL_NOTE = ("Nota parcial: solo caben en una respuesta los primeros {shown} 
                 "{size}; el resto no se muestra.")
 
 
+@LESSON.tool("notes_close", "Cierra un handle.",
+             {"type": "object", "required": ["handle"], "properties": {"handle": STRING}},
+             READ_ONLY)
 def notes_close(ctx, handle):
-    with ctx.hold():
-        try:
-            ctx.handles.close(handle)
-        except store.StoreError as exc:
-            raise ToolError(str(exc)) from None
+    # the roots first, as for every handle tool (a roots change under way may revoke it)
+    ctx.roots  # noqa: B018
+    try:
+        ctx.handles.close(handle)
+    except store.StoreError as exc:
+        raise ToolError(str(exc)) from None
     return ok(f"Cerrado {handle}.", {"handle": handle, "closed": True})
 
 
-NOTE_OUT = {"type": "object", "required": ["id", "title", "created", "uri"],
-            "properties": {k: {"type": "string"} for k in ("id", "title", "created", "uri")}}
-STRING = {"type": "string"}
-
-
 def register(server):
-    server.add_tool(Tool(
-        "notes_list", "Lista las notas que hay dentro de las roots del cliente.", notes_list,
-        annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-        output_schema={"type": "object", "required": ["notes"],
-                       "properties": {"notes": {"type": "array", "items": NOTE_OUT}}},
-        title="Listar notas"))
-    server.add_tool(Tool(
-        "notes_write", "Escribe (o reemplaza) una nota en una URI file:// dentro de las roots.",
-        notes_write,
-        {"type": "object", "required": ["uri", "title", "body"],
-         "properties": {"uri": {"type": "string", "description": "URI file:// o ruta absoluta"},
-                        "title": STRING, "body": STRING,
-                        "created": {"type": "string", "description": "AAAA-MM-DD"}}},
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-         "openWorldHint": False}, title="Escribir nota"))
-    server.add_tool(Tool(
-        "notes_delete", "Borra la nota con ese título; si hay varias, pregunta cuál.",
-        notes_delete, {"type": "object", "required": ["title"], "properties": {"title": STRING}},
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-         "openWorldHint": False}, title="Borrar nota"))
-    server.add_tool(Tool(
-        "notes_setup", "Configura la sincronización de notas (primer uso) por modo URL.",
-        notes_setup, annotations={"readOnlyHint": False, "destructiveHint": False,
-                                  "idempotentHint": True, "openWorldHint": True},
-        title="Configurar sincronización"))
-    server.add_tool(Tool(
-        "notes_sync", "Sincroniza las notas con Notas Sync; antes hace falta configurarla "
-        "(modo URL).", notes_sync, annotations={"readOnlyHint": True, "idempotentHint": True,
-                                                "openWorldHint": True},
-        title="Sincronizar notas"))
-    for name, handler, text, props in (
-            ("notes_open", notes_open, "Abre una nota y devuelve un handle para leerla luego.",
-             {"note_id": STRING}),
-            ("notes_read", notes_read, "Lee una nota a través de su handle abierto.",
-             {"handle": STRING}),
-            ("notes_close", notes_close, "Cierra un handle.", {"handle": STRING})):
-        server.add_tool(Tool(name, text, handler,
-                             {"type": "object", "required": list(props), "properties": props},
-                             {"readOnlyHint": True, "openWorldHint": False}))
+    """Add the lesson's tools, declared above with the decorator a solution uses, to `server`."""
+    for tool in LESSON.tools:
+        server.add_tool(tool)

@@ -6,7 +6,7 @@ feed it, write what it sends, keep its clock and show the setup page (the driver
 - `serve_stdio(server, lines, write)`: the real server. The reader (the caller's thread)
   feeds each line to the core under one lock; a timer thread runs the core's timers under the
   same lock, so the core is never entered twice at once. It is the one driver that starts
-  threads: its clock, and the setup page on 127.0.0.1 when `Config.setup_page` is "http".
+  threads: its clock, and the setup page on 127.0.0.1 when `Config.page_transport` is "http".
   `start_in_process` is the same over in-memory pipes, on one more thread.
   With `Config.second_user` (`serve --second-user NAME`, for graders only, off by default) it
   hosts a second session, of that other user, on the same pipe: each of its frames travels
@@ -167,13 +167,13 @@ class ThreadClock:
 def serve_stdio(server, lines, write_bytes):
     """Serve one client: feed `lines` to a session until EOF; frames go to `write_bytes`.
 
-    This driver provides the setup page: with `Config.setup_page == "http"` (the default) it
-    serves it on 127.0.0.1 (server.serve_page_http: a thread, and the HTTP machinery only
+    This driver provides the setup page: with `Config.page_transport == "http"` (the default)
+    it serves it on 127.0.0.1 (server.serve_page_http: a thread, and the HTTP machinery only
     loaded when a browser comes); with "rpc" the session answers the page's private method;
     with "inline" nobody serves it."""
     lock = threading.RLock()
     clock = ThreadClock(lock, log=server.log)
-    if server.config.setup_page == "http":
+    if server.config.page_transport == "http":
         server.serve_page_http()
     if server.config.provider == "rpc":
         channel = ProviderChannel(lines, write_bytes)

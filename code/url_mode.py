@@ -28,9 +28,7 @@ from collections import deque
 from urllib.parse import parse_qsl, urlsplit
 
 from elicitation import supports_url
-from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
-
-URL_MODE_PROTOCOLS = (LATEST_HANDSHAKE, STATELESS_VERSION)
+from protocol import REVISIONS
 
 
 def demo_guard(sdk_version, protocol_version, client_capabilities):
@@ -40,7 +38,7 @@ def demo_guard(sdk_version, protocol_version, client_capabilities):
     ignores the SDK version on purpose: the demo knows what it runs on. It is NOT a guard for a
     real server (exercise 3 writes that one); without any guard the server never uses URL mode.
     """
-    return protocol_version in URL_MODE_PROTOCOLS and supports_url(client_capabilities)
+    return protocol_version in REVISIONS and supports_url(client_capabilities)
 
 
 # -- URL policy -------------------------------------------------------------------------------

@@ -175,9 +175,10 @@ def probe(state, prepared):
     is only shown, attributed to the server, as feedback."""
     from grader.checks.grading import Broken
     from grader.checks.lab import Lab
+    from protocol import LATEST_HANDSHAKE
     lab = Lab(state, 0)
     try:
-        run = lab.server("2025-11-25", roots=[], connect=False)
+        run = lab.server(LATEST_HANDSHAKE, roots=[], connect=False)
         run.connect(PROBE_TIMEOUT)
         state.tools = frozenset(run.tools())
         prepared.problems += server_reported_problems(run.client.server_info)

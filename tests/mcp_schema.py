@@ -33,7 +33,7 @@ import referencing
 from jsonschema.exceptions import ValidationError
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "vendor" / "mcp-schema"
-REVISIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
+SCHEMA_REVISIONS = ("2025-06-18", "2025-11-25", "2026-07-28")  # the folders under SCHEMA_DIR
 DIRECTIONS = ("server", "client")
 # Formats we check. jsonschema silently ignores a format whose checker library is
 # missing, so we name them and fail loudly instead (see _format_checker).
@@ -100,8 +100,8 @@ def _method_const(schema: dict[str, Any]) -> str | None:
 
 @cache
 def _revision(revision: str) -> _Revision:
-    if revision not in REVISIONS:
-        raise ValueError(f"unknown MCP revision {revision!r}; expected one of {REVISIONS}")
+    if revision not in SCHEMA_REVISIONS:
+        raise ValueError(f"unknown MCP revision {revision!r}; expected one of {SCHEMA_REVISIONS}")
     raw = json.loads((SCHEMA_DIR / revision / "schema.json").read_text(encoding="utf-8"))
     schema = copy.deepcopy(raw)
     defs_key = "$defs" if "$defs" in schema else "definitions"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_schema import REVISIONS, validate_def, validate_frame
+from mcp_schema import SCHEMA_REVISIONS, validate_def, validate_frame
 
 REPO = Path(__file__).resolve().parent.parent
 SKILL = REPO / "outputs" / "skill-elicitation-form-designer.md"
@@ -89,7 +89,7 @@ def test_skill_has_examples_answers_and_hard_rejects():
 
 def test_every_example_names_known_revisions_and_both_current_ones_appear():
     named = [revisions for kind, revisions, _ in found_blocks() if kind == "elicitation-example"]
-    assert all(revisions and set(revisions) <= set(REVISIONS) for revisions in named), named
+    assert all(revisions and set(revisions) <= set(SCHEMA_REVISIONS) for revisions in named), named
     assert {"2025-11-25", "2026-07-28", LEGACY} <= {r for rs in named for r in rs}
 
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
+from protocol import STATELESS_VERSION
 
 TOOL = "notes_archive"
 TITLE = "Informe TPS"                      # both matches, exactly
@@ -137,7 +138,7 @@ def archived_path(path):
 def share(run, tree, folders):
     """The user now shares `folders` of `tree` (between two calls): at 2025-11-25 the client
     says its roots changed and the server asks them again; at 2026-07-28 each request asks."""
-    if run.revision == "2026-07-28":
+    if run.revision == STATELESS_VERSION:
         run.client.roots = roots(tree, folders)
     else:
         run.set_roots(roots(tree, folders))

@@ -55,10 +55,12 @@ from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
 from protocol import (
+    FORM_MODE,
     LATEST_HANDSHAKE,
     MISSING_CLIENT_CAPABILITY,
     STATELESS_VERSION,
     URL_ELICITATION_REQUIRED,
+    URL_MODE,
 )
 from setup_page import INLINE_BASE, SetupPage
 from simulated_user import FORM_FIELD
@@ -165,7 +167,7 @@ TOOL = "notes_backup"
 NOTES = (("Notas", "acta.md", "n-acta", "Acta"), ("Notas", "borrador.md", "n-borrador", "Borrador"),
          ("Notas/sub", "cuentas.md", "n-cuentas", "Cuentas"))
 EXPECTED_IDS = sorted(note[2] for note in NOTES)  # what a copy of the roots must carry
-FULL = {"form": {}, "url": {}}
+FULL = {FORM_MODE: {}, URL_MODE: {}}
 ACCEPT, DECLINE, CANCEL = {"action": "accept"}, {"action": "decline"}, {"action": "cancel"}
 COMPLETE = "notifications/elicitation/complete"
 MANUAL_STATUS = "manual"   # what the manual fallback answers (structuredContent.status)
@@ -361,7 +363,7 @@ def ask(run):
     if trace.error_code == URL_ELICITATION_REQUIRED:
         data = trace.error_data if isinstance(trace.error_data, dict) else {}
         entries = data.get("elicitations") if isinstance(data.get("elicitations"), list) else []
-        urls = [e for e in entries if isinstance(e, dict) and e.get("mode") == "url"]
+        urls = [e for e in entries if isinstance(e, dict) and e.get("mode") == URL_MODE]
         return Ask("-32042", urls[0] if urls else None, trace)
     if trace.urls():
         shape = "input_required" if run.revision == STATELESS_VERSION else "elicitation/create"

@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
+from protocol import LATEST_HANDSHAKE
 from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
 
-REVISION = "2025-11-25"
+REVISION = LATEST_HANDSHAKE
 MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de funcionar en el acto "
         "y los que siguen dentro siguen leyendo su nota")
 NO_REACTION = NO_REACTION_REASON

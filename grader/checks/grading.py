@@ -7,7 +7,7 @@ redacted the same way whoever runs it.
 
 A test is a function `test_x(lab, grade[, revision])` declared with
 `@graded(exercise, points, title, hidden=False, revisions=None)`. With `revisions` (usually
-`REVISIONS`, the two the lesson teaches), it runs once per protocol revision (pytest
+`protocol.REVISIONS`, the two the lesson teaches), it runs once per protocol revision (pytest
 parametrizes it; direct.py loops). A test that must let a lifetime pass (a link's, a
 requestState's) is a generator: it sets its scenario up, `yield`s the seconds to wait, then
 checks; grader/checks/later.py overlaps that wait with the tests that run meanwhile.
@@ -47,9 +47,7 @@ import traceback
 
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
-from protocol import LATEST_HANDSHAKE, STATELESS_VERSION
 
-REVISIONS = (LATEST_HANDSHAKE, STATELESS_VERSION)  # what `revisions=REVISIONS` runs a test in
 # What a test raises when the learner's server sent data of an unexpected shape that a test
 # then tripped on: the test scores 0 ("error") and the instructor gets a warning, not exit 3.
 SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError,

@@ -2,7 +2,7 @@
 bytes, one frame of a submission parsed at a time.
 
 A server process writes frames (JSON lines) on its stdout; the harness (grader/checks/runs.py)
-splits them, with `MAX_LINE_BYTES` per frame, and hands each one here before the grader's MCP
+splits them, with `LEARNER_FRAME_BYTES` per frame, and hands each one here before the grader's MCP
 client (code/client.py over code/client_core.py) sees it:
 
 - `take(line)` parses the frame once (`wire.parse`) and returns it as a `Parsed` line: the same
@@ -17,16 +17,16 @@ client (code/client.py over code/client_core.py) sees it:
   from a submission's servers stays below the second (plus one frame being parsed), and once a
   cap is reached nothing more of that server (or submission) is parsed.
 - The harness parses under the submission's `parsing` lock, so one frame of a submission is being
-  parsed at a time: at most `sizes.json_bound(MAX_LINE_BYTES)` of transient memory, however many
-  of its servers flood at once.
+  parsed at a time: at most `sizes.json_bound(LEARNER_FRAME_BYTES)` of transient memory, however
+  many of its servers flood at once.
 - `GraderClient` keeps nothing of a notification but its method (and the ids a cancellation or
   a completion names); the harness keeps, of the frames, only the questions (`is_question`).
 
-Why 1 MiB here and 4 MiB in code/wire.py (`MAX_LINE_BYTES` there): that one is the most code/
-parses at all, on either side of the wire (generous: a peer sending a big but honest frame); this
-one is what the grader takes from a server it does not trust, sized to a run's memory budget (one
-frame is an eighth of `MAX_RUN_BYTES`), and it cuts a line before the client parses it. No frame
-of a correct server comes near either.
+Why 1 MiB here (`LEARNER_FRAME_BYTES`) and 4 MiB in code/wire.py (`MAX_LINE_BYTES`), two limits
+under two names: that one is the most code/ parses at all, on either side of the wire (generous:
+a peer sending a big but honest frame); this one is what the grader takes from a server it does
+not trust, sized to a run's memory budget (one frame is an eighth of `MAX_RUN_BYTES`), and it cuts
+a line before the client parses it. No frame of a correct server comes near either.
 
 Deliberate simplifications: costs are never given back (a long run is charged for every frame it
 ever sent); Python's allocator overhead is not counted.
@@ -37,7 +37,7 @@ from client import Client
 from client_core import ClientCore
 from grader.sizes import retained
 
-MAX_LINE_BYTES = 1 << 20          # one frame from the learner's server
+LEARNER_FRAME_BYTES = 1 << 20     # one frame from the learner's server
 MAX_RUN_BYTES = 8 << 20           # real bytes of every frame of one server
 MAX_SUBMISSION_BYTES = 32 << 20   # the same for every server of one submission
 MAX_NESTING = 48                  # JSON depth of one frame

@@ -52,7 +52,8 @@ SETUP_WAIT = 30.0  # seconds a call may wait for the setup page, in every server
 DEFAULT_SDK = "2.3.0"
 # server.Config field -> its `main.py serve` option (a process gets its settings as options)
 OPTIONS = {"sdk_version": "--sdk-version", "setup_wait": "--setup-wait",
-           "setup_page": "--setup-page", "url_ttl": "--url-ttl", "state_ttl": "--state-ttl",
+           "page_transport": "--setup-page", "url_ttl": "--url-ttl",
+           "state_ttl": "--state-ttl",
            "subject": "--subject", "second_user": "--second-user",
            "state_sealer": "--state-sealer", "state_key": "--state-key",
            "solution": "--solution", "demo_url_guard": "--demo-url-guard",
@@ -63,7 +64,7 @@ UNSET = object()
 
 def common_settings(state):
     """The settings every server of this submission starts with (server.Config fields)."""
-    return {"setup_wait": SETUP_WAIT, "setup_page": "rpc", "url_ttl": URL_TTL,
+    return {"setup_wait": SETUP_WAIT, "page_transport": "rpc", "url_ttl": URL_TTL,
             "state_ttl": STATE_TTL, "subject": state.names.user,
             "second_user": state.names.other, "state_sealer": "server"}
 

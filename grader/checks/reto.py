@@ -50,9 +50,10 @@ from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
+from protocol import STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
 
-REVISION = "2026-07-28"
+REVISION = STATELESS_VERSION
 TOOL, TITLE = "notes_delete", "Informe"
 NO_ARGUMENTS, SAME_ARGUMENTS = "notes_list", ("notes_sync", "notes_setup")  # all take none
 INVALID_PARAMS = -32602

@@ -19,8 +19,8 @@ The grader's side holds against a hostile server:
 - notes are laid out and read back only through the host's data folder (grader.boundary in the
   sandbox: descriptors, no links, no FIFOs, caps); a planted link or special file is a `Broken`
   test and a finding in the report;
-- what a server process sends is read with caps (grader/checks/intake.py): `MAX_LINE_BYTES` per
-  frame, each frame parsed once (one of the submission's frames at a time) and counted in real
+- what a server process sends is read with caps (grader/checks/intake.py): `LEARNER_FRAME_BYTES`
+  per frame, each frame parsed once (one of the submission's frames at a time) and counted in real
   bytes per server (`MAX_RUN_BYTES`) and per submission (`MAX_SUBMISSION_BYTES`), `MAX_FRAMES`
   frames, nesting at most `MAX_NESTING` deep; past them the server is killed ("flooded"); of
   the frames only the questions (elicitations) are kept;
@@ -45,8 +45,8 @@ from client_core import questions_in
 from grader.checks import intake
 from grader.checks.grading import Broken, short
 from grader.checks.intake import (
+    LEARNER_FRAME_BYTES,
     MAX_FRAMES,
-    MAX_LINE_BYTES,
     MAX_NESTING,  # noqa: F401  (the caps, re-exported for callers)
     MAX_RUN_BYTES,
     MAX_SUBMISSION_BYTES,
@@ -55,7 +55,13 @@ from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
 from nube_copias import CODE_PREFIX, TOKEN_PREFIX
-from protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD, SETUP_PAGE_METHOD
+from protocol import (
+    FORM_MODE,
+    PROVIDER_METHOD,
+    SECOND_SESSION_METHOD,
+    SETUP_PAGE_METHOD,
+    URL_MODE,
+)
 from simulated_user import ScriptedUser
 
 CALL_TIMEOUT = 10.0
@@ -105,10 +111,10 @@ class CallTrace:
             return short(self.result)
 
     def forms(self):
-        return [p for p in self.prompts if p.get("mode", "form") == "form"]
+        return [p for p in self.prompts if p.get("mode", FORM_MODE) == FORM_MODE]
 
     def urls(self):
-        return [p for p in self.prompts if p.get("mode") == "url"]
+        return [p for p in self.prompts if p.get("mode") == URL_MODE]
 
 
 class ProcessRun:
@@ -148,7 +154,7 @@ class ProcessRun:
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
-        """Lines from the server's stdout; a line longer than MAX_LINE_BYTES is cut (so the
+        """Lines from the server's stdout; a line longer than LEARNER_FRAME_BYTES is cut (so the
         client refuses it) and the rest of it skipped. Ends when the run is closed."""
         buffer, skipping, seen = bytearray(), False, 0  # buffer[:seen] holds no newline
         self._reading = True
@@ -164,9 +170,9 @@ class ProcessRun:
                     end = buffer.find(b"\n", seen)  # each byte is searched once
                     if end < 0:
                         seen = len(buffer)
-                        if len(buffer) > MAX_LINE_BYTES:
+                        if len(buffer) > LEARNER_FRAME_BYTES:
                             if not skipping:
-                                yield bytes(buffer[:MAX_LINE_BYTES + 1])
+                                yield bytes(buffer[:LEARNER_FRAME_BYTES + 1])
                             skipping = True
                             del buffer[:]
                             seen = 0

@@ -15,7 +15,13 @@ from __future__ import annotations
 import json
 
 from demo import LESSON_NOTES
-from protocol import LATEST_HANDSHAKE, SIMULATED_SDK_VERSION, STATELESS_VERSION
+from protocol import (
+    FORM_MODE,
+    LATEST_HANDSHAKE,
+    SIMULATED_SDK_VERSION,
+    STATELESS_VERSION,
+    URL_MODE,
+)
 
 from .env import scripted_mode
 
@@ -33,7 +39,7 @@ def check(ok: bool, good: str, bad: str) -> None:
 def check_chosen_note_deleted(conn) -> None:
     """Exercise 1: the note chosen in the form, and only it, disappeared from disk."""
     record = conn.last
-    answers = [r for p, r in record.questions if p.get("mode", "form") == "form"]
+    answers = [r for p, r in record.questions if p.get("mode", FORM_MODE) == FORM_MODE]
     gone = sorted(set(record.before) - set(record.after))
     added = sorted(set(record.after) - set(record.before))
     if not answers:
@@ -73,7 +79,7 @@ def try_again(before: dict) -> str:
 def check_url_flow(conn) -> None:
     """Notebook 3: consent, page, completion notification and a configured result."""
     record = conn.last
-    asked = [(p, r) for p, r in record.questions if p.get("mode") == "url"]
+    asked = [(p, r) for p, r in record.questions if p.get("mode") == URL_MODE]
     if not asked:
         return check(False, "", "La llamada no pidió ninguna URL: ¿el cliente declaró "
                      "elicitation.url y la guarda lo permite?")
@@ -105,19 +111,20 @@ async def read_handles(conn) -> None:
         print(f"  {handle} ({note}, en {where}/): {'✗' if result.is_error else '✓'} {text}")
 
 
+BOTH_MODES = {FORM_MODE: {}, URL_MODE: {}}  # a client's elicitation: forms and URL mode
 # (simulated SDK, protocol, declared elicitation, what the rules of exercise 3 say: URL?);
 # SIMULATED_SDK_VERSION is 2.3.0, what the lesson's server says it runs on by default.
 GUARD_CASES = (
-    (SIMULATED_SDK_VERSION, LATEST_HANDSHAKE, {"form": {}, "url": {}}, True),
+    (SIMULATED_SDK_VERSION, LATEST_HANDSHAKE, BOTH_MODES, True),
     (SIMULATED_SDK_VERSION, LATEST_HANDSHAKE, {}, False),
-    (SIMULATED_SDK_VERSION, STATELESS_VERSION, {"form": {}, "url": {}}, True),
-    ("1.23.1", LATEST_HANDSHAKE, {"form": {}, "url": {}}, True),
-    ("1.23.0", LATEST_HANDSHAKE, {"form": {}, "url": {}}, False),
-    ("1.30.0", STATELESS_VERSION, {"form": {}, "url": {}}, False),
-    ("2.0.0b1", STATELESS_VERSION, {"form": {}, "url": {}}, False),
-    ("2.0.0", STATELESS_VERSION, {"url": {}}, True),
-    ("", LATEST_HANDSHAKE, {"form": {}, "url": {}}, False),
-    ("banana", LATEST_HANDSHAKE, {"form": {}, "url": {}}, False),
+    (SIMULATED_SDK_VERSION, STATELESS_VERSION, BOTH_MODES, True),
+    ("1.23.1", LATEST_HANDSHAKE, BOTH_MODES, True),
+    ("1.23.0", LATEST_HANDSHAKE, BOTH_MODES, False),
+    ("1.30.0", STATELESS_VERSION, BOTH_MODES, False),
+    ("2.0.0b1", STATELESS_VERSION, BOTH_MODES, False),
+    ("2.0.0", STATELESS_VERSION, {URL_MODE: {}}, True),
+    ("", LATEST_HANDSHAKE, BOTH_MODES, False),
+    ("banana", LATEST_HANDSHAKE, BOTH_MODES, False),
 )
 
 
@@ -134,7 +141,7 @@ async def guard_table(lab, solution, cases=GUARD_CASES) -> None:
                                  sdk_version=sdk, quiet=True, report_errors=number == 0)
         await conn.call("notes_setup", simulate=True, echo=False,
                         scripted=[{"action": "decline"}])
-        used_url = any(p.get("mode") == "url" for p, _ in conn.last.questions)
+        used_url = any(p.get("mode") == URL_MODE for p, _ in conn.last.questions)
         conn.close()
         lab.clients.remove(conn)
         rows.append((sdk, protocol, caps, "URL" if used_url else "manual",

@@ -19,7 +19,7 @@ import ipywidgets as w
 from IPython.display import display
 
 import url_mode
-from protocol import SERVER_INFO
+from protocol import SERVER_INFO, URL_MODE
 
 from .dialog import BOX, Dialog
 from .text import esc
@@ -110,6 +110,6 @@ class ConsentDialog(Dialog):
 
 def preview_consent(url: str, message: str = "Conecta tu cuenta.") -> ConsentDialog:
     """Draw the consent dialog for a URL, with its warnings; nothing is fetched or sent."""
-    dialog = ConsentDialog({"mode": "url", "message": message, "url": url}, preview=True)
+    dialog = ConsentDialog({"mode": URL_MODE, "message": message, "url": url}, preview=True)
     display(dialog.widget)
     return dialog

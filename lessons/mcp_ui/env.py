@@ -7,10 +7,10 @@ Nothing is created on disk here; `soluciones/` is made when the first NotesLab s
 
 `Kernel` says what the running kernel can do:
 - ipykernel (JupyterLab, CPython): a cell that awaits a click gets it, and the setup page is
-  a real local web page (`Config(setup_page="http")`);
+  a real local web page (`Config(page_transport="http")`);
 - JupyterLite (Pyodide, `sys.platform == "emscripten"`): a click reaches the kernel only after
   the running cell ends, so cells that await run as tasks (`cells.py`), and there are no
-  sockets, so the setup page is drawn inside the notebook (`setup_page="inline"`).
+  sockets, so the setup page is drawn inside the notebook (`page_transport="inline"`).
 LESSON_KERNEL=lite gives the JupyterLite behaviour on CPython (the tests use it).
 
 Deliberate simplifications: the kernel is recognised by the platform, not by probing it.
@@ -59,11 +59,11 @@ def solution_path(solution) -> Path:
 @dataclass(frozen=True)
 class Kernel:
     cells_as_tasks: bool  # awaiting cells run as tasks (cells.py): a waiting cell gets no click
-    setup_page: str       # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
+    page_transport: str   # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
 
 
-JUPYTERLAB = Kernel(cells_as_tasks=False, setup_page="http")
-JUPYTERLITE = Kernel(cells_as_tasks=True, setup_page="inline")
+JUPYTERLAB = Kernel(cells_as_tasks=False, page_transport="http")
+JUPYTERLITE = Kernel(cells_as_tasks=True, page_transport="inline")
 
 
 def current_kernel() -> Kernel:

@@ -170,7 +170,7 @@ class NotesLab:
         """
         settings = Config(roots=[self.path(name) for name in server_roots],
                           demo_url_guard=True, setup_wait=setup_wait,
-                          setup_page=self.kernel.setup_page, **config)
+                          page_transport=self.kernel.page_transport, **config)
         if sdk_version is not None:
             settings.sdk_version = sdk_version or None
         shared = None if roots is None else [r if r.startswith("file:") else self.path(r)
@@ -207,7 +207,7 @@ class NotesLab:
         if not self.kernel.cells_as_tasks:
             return self.stdio_server(solution, sdk_version, server_roots)
         config = Config(roots=[self.path(name) for name in server_roots], demo_url_guard=True,
-                        setup_page=self.kernel.setup_page)
+                        page_transport=self.kernel.page_transport)
         if sdk_version is not None:
             config.sdk_version = sdk_version or None
         loaded = None if solution is None else extension.load(str(solution_path(solution)))

@@ -34,7 +34,7 @@ import extension
 import wire
 from async_client import AsyncClient
 from client_core import questions_in
-from protocol import SOLUTION_META_KEY, STATELESS_VERSION
+from protocol import SOLUTION_META_KEY, STATELESS_VERSION, URL_MODE
 from server import NotesServer
 
 from . import checks, server_log
@@ -106,7 +106,7 @@ class LabClient:
         self.log: list[str] = []
         self.calls: list[CallRecord] = []
         self.user = WidgetUser(fetch=PAGES.fetch, pages="inline"
-                               if config.setup_page == "inline" else "link")
+                               if config.page_transport == "inline" else "link")
         self.user.wait_after_open = protocol == STATELESS_VERSION
         self.solution_info: dict | None = None
         self.server = self.client = None
@@ -124,7 +124,7 @@ class LabClient:
             solution = solution or extension.Extension()
             solution.request_state(self.sealer)
         self.server = NotesServer(self.config, solution, log=self.log.append)
-        if self.config.setup_page == "http":  # JupyterLab: this driver serves a real page
+        if self.config.page_transport == "http":  # JupyterLab: this driver serves a real page
             self.server.serve_page_http()
         PAGES.add(self.server)
         self.client = AsyncClient.local(
@@ -411,7 +411,7 @@ class LabClient:
 
     def last_url(self) -> str | None:
         """The URL of the most recent URL-mode elicitation this client received."""
-        urls = [q.get("url") for q in questions_in(self.frames) if q.get("mode") == "url"]
+        urls = [q.get("url") for q in questions_in(self.frames) if q.get("mode") == URL_MODE]
         return urls[-1] if urls else None
 
     def page_visits(self) -> int:

@@ -49,13 +49,13 @@ class Pages:
             return simulated_user.http_fetch(url, method, data)
         if method == "GET" and urlsplit(url).path == "/connect":
             self.visits[server] = self.visits_of(server) + 1
-        return server.setup_page().fetch(url, method, data)
+        return server.page().fetch(url, method, data)
 
     def visits_of(self, server) -> int:
         return self.visits.get(server, 0)
 
     def _inline_server(self, url, data):
-        inline = [s for s in self.servers if s.config.setup_page == "inline"]
+        inline = [s for s in self.servers if s.config.page_transport == "inline"]
         asked = parse_qs(urlsplit(url).query).get("elicitation") \
             or parse_qs(data or "").get("elicitation") or [""]
         issued = [s for s in inline if s.flows.get(asked[0]) is not None]

@@ -98,7 +98,7 @@ class RoundRobin:
 
 def start(lab, count=2):
     """`count` replicas and their front, for `lab` (a NotesLab); None in JupyterLite."""
-    if current_kernel().setup_page == "inline":
+    if current_kernel().page_transport == "inline":
         print(NOT_HERE)
         return None
     return Fleet(lab, count)

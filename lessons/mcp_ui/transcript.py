@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 import ipywidgets as w
 from IPython.display import display
 
+from protocol import FORM_MODE, URL_MODE
+
 from .text import abbrev, esc, short_json
 
 LONG = {"requestState": 16, "elicitationId": 10, "instructions": 30}
@@ -89,14 +91,14 @@ def _params_gist(method: str, params: dict) -> str:
 
 
 def _elicitation_gist(params: dict) -> str:
-    mode = params.get("mode", "form")
+    mode = params.get("mode", FORM_MODE)
     message = abbrev(str(params.get("message", "")), 60)
-    if mode == "url":
+    if mode == URL_MODE:
         eid = params.get("elicitationId")
         tail = f" elicitationId={abbrev(eid, 10)}" if eid else " (sin elicitationId)"
         url = str(params.get("url", ""))
         scheme, _, rest = url.partition("://")  # no scheme: JupyterLab would make it a link
-        return f"[url] «{message}» {rest or url} ({scheme}){tail}"
+        return f"[{URL_MODE}] «{message}» {rest or url} ({scheme}){tail}"
     schema = params.get("requestedSchema") or {}
     required = set(schema.get("required") or [])
     fields = ", ".join(n + ("*" if n in required else "")
@@ -109,7 +111,7 @@ def _result_gist(result) -> str:
         return short_json(result)
     if result.get("resultType") == "input_required":
         asks = ", ".join(f"{k}: {v.get('method')}"
-                         + (f" [{v['params'].get('mode', 'form')}]"
+                         + (f" [{v['params'].get('mode', FORM_MODE)}]"
                             if v.get("method") == "elicitation/create" else "")
                          for k, v in (result.get("inputRequests") or {}).items())
         state = result.get("requestState")

@@ -29,7 +29,7 @@ from urllib.parse import urlencode, urljoin
 import ipywidgets as w
 
 import simulated_user
-from protocol import URL_ELICITATION_REQUIRED
+from protocol import URL_ELICITATION_REQUIRED, URL_MODE
 
 from .dialog import BOX
 from .env import scripted_mode
@@ -50,7 +50,7 @@ def url_required(result) -> dict | None:
     if error.get("code") != URL_ELICITATION_REQUIRED:
         return None
     entries = data.get("elicitations") if isinstance(data.get("elicitations"), list) else []
-    return next((e for e in entries if isinstance(e, dict) and e.get("mode") == "url"
+    return next((e for e in entries if isinstance(e, dict) and e.get("mode") == URL_MODE
                  and isinstance(e.get("url"), str)), None)
 
 

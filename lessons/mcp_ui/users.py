@@ -23,6 +23,7 @@ import ipywidgets as w
 from IPython.display import display
 
 import simulated_user
+from protocol import FORM_MODE, URL_MODE
 
 from .consent import ConsentDialog
 from .dialog import Dialog, answer_note
@@ -136,8 +137,8 @@ class WidgetUser:
 
     # -- the client's user ------------------------------------------------------------------
     async def elicit(self, params: dict, question_id=None) -> dict:
-        mode = params.get("mode", "form") if isinstance(params, dict) else "form"
-        dialog = ConsentDialog(params, opens=self.pages) if mode == "url" \
+        mode = params.get("mode", FORM_MODE) if isinstance(params, dict) else FORM_MODE
+        dialog = ConsentDialog(params, opens=self.pages) if mode == URL_MODE \
             else ElicitationForm(params)
         self._open.append(dialog)
         if question_id is not None:
@@ -241,7 +242,7 @@ class WidgetUser:
 
         data = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         result = await self.elicit(data)
-        if data.get("mode") == "url" and result["action"] == "accept":
+        if data.get("mode") == URL_MODE and result["action"] == "accept":
             task = asyncio.get_running_loop().create_task(self.open_url(data["url"]))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -22,7 +22,6 @@ BIN = HERE / "node_modules" / ".bin"
 SUITE, NODE = BIN / "conformance", BIN / "node"
 FIXTURE = HERE / "fixture.py"
 CLIENT_DRIVER = HERE / "client_driver.py"
-REVISIONS = ("2025-11-25", "2026-07-28")
 FAILED = ("FAILURE",)  # a scenario fails when one of its checks does (a WARNING does not)
 RUN_DIR = re.compile(r"^(?:server-)?(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # a scenario's results
 

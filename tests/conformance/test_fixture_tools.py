@@ -10,6 +10,7 @@ from conformance_support import FIXTURE
 
 import extension
 from mcp_schema import validate_frame
+from protocol import REVISIONS
 from server import Config, NotesServer
 from session import Session
 
@@ -82,7 +83,7 @@ def test_sample_asks_in_band_at_2026_under_the_key_the_tool_names():
     assert done["result"]["content"][0]["text"] == "The model said: Paris"
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_sample_needs_the_sampling_capability(protocol):
     peer = Peer(protocol, {"elicitation": {"form": {}}})
     peer.send(1, "tools/call", {"name": "test_missing_capability", "arguments": {}})
@@ -95,7 +96,7 @@ def test_sample_needs_the_sampling_capability(protocol):
         assert "sampling" in done["result"]["content"][0]["text"]
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_progress_goes_only_to_a_call_that_asked_for_it(protocol):
     peer = Peer(protocol, {})
     peer.send(1, "tools/call", {"name": "test_tool_with_progress", "arguments": {}},

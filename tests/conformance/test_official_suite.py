@@ -11,7 +11,6 @@ import re
 import pytest
 from conformance_support import (
     FIXTURE,
-    REVISIONS,
     client_command,
     describe,
     failures,
@@ -23,6 +22,7 @@ from conformance_support import (
 from expectations import AWAITING, LEFT_OUT
 
 from http_support import Served
+from protocol import REVISIONS  # code/, on sys.path through conformance_support
 from server_support import validate_trace
 
 

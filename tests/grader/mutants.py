@@ -28,11 +28,13 @@ learners meet most often.
 import os
 from dataclasses import dataclass
 
+import grader  # noqa: F401  (puts code/ on sys.path, for protocol)
+from protocol import REVISIONS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "grader", "reference",
                          "soluciones")
 BLIND = os.path.join(HERE, "blind")  # exercises 2, 3, 4 and the reto as learners wrote them
-REVISIONS = ("2025-11-25", "2026-07-28")
 
 
 def both(test):

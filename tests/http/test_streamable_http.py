@@ -21,6 +21,7 @@ from http_support import (
     request,
     stateless,
 )
+from protocol import REVISIONS
 from server_support import serve_argv
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
@@ -228,7 +229,7 @@ def test_closing_the_stream_cancels_a_waiting_2026_call(serve):
 
 
 # -- both: the lesson's client and the URL flows over HTTP ---------------------------------------
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_the_lessons_client_deletes_exactly_the_chosen_note_over_http(serve, tree, protocol):
     import http_client
     from client import Client
@@ -242,7 +243,7 @@ def test_the_lessons_client_deletes_exactly_the_chosen_note_over_http(serve, tre
     assert tree.files(tree.notes) == ["compra.md", "tps-2023.md", "tps-2025.md"]
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_the_url_flow_of_notes_setup_completes_on_the_setup_page_over_http(serve, tree,
                                                                           protocol):
     import http_client

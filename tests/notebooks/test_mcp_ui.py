@@ -22,6 +22,7 @@ from notebook_helpers import REPO, import_mcp_ui
 
 import simulated_user
 from demo import LESSON_NOTES
+from protocol import REVISIONS
 
 ui = import_mcp_ui()
 SHIMS = REPO / "editions" / "lite" / "shims"  # JupyterLite's stand-ins for compiled packages
@@ -305,7 +306,7 @@ def test_in_jupyterlab_the_server_runs_in_the_kernel_and_the_page_is_a_real_loca
                         echo=False)
         return conn
     conn = in_loop(go)
-    assert conn.server.config.setup_page == "http" and conn.server.config.demo_url_guard
+    assert conn.server.config.page_transport == "http" and conn.server.config.demo_url_guard
     assert conn.last_url().startswith("http://127.0.0.1:")
     assert conn.page_visits() == 0
 
@@ -641,7 +642,7 @@ def test_in_jupyterlite_a_cell_that_does_not_wait_runs_as_ever_when_nothing_is_p
     assert ui.cells.transform(["await x\n"])[0].startswith(ui.cells.ENTRY)
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_posts(
         lite_lab, protocol, capsys, no_thread_process_or_socket):
     async def go():
@@ -675,7 +676,7 @@ def test_in_jupyterlite_the_setup_page_is_drawn_in_the_notebook_and_its_button_p
             in texts(conn.last.panel.box)
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_scripted_runs_answer_at_once_in_jupyterlite_too(lite_lab, monkeypatch, protocol,
                                                          no_thread_process_or_socket):
     monkeypatch.setenv("LESSON_USER", "scripted")
@@ -979,12 +980,12 @@ def test_a_consent_whose_page_is_never_opened_ends_pending_within_the_wait(lab):
 
 class InlineServer:
     """Just what `Pages` asks of a lab server whose setup page is inline."""
-    config = type("Config", (), {"setup_page": "inline"})()
+    config = type("Config", (), {"page_transport": "inline"})()
 
     def __init__(self):
         self.flows = {"e-1": object()}
 
-    def setup_page(self):
+    def page(self):
         return type("Page", (), {"fetch": staticmethod(lambda *_: {"status": 200, "body": ""})})
 
 

@@ -76,10 +76,37 @@ def test_protocol_constants_and_the_lessons_notes_are_imported_not_copied():
     homes = {v for k, v in vars(protocol).items() if k.isupper() and isinstance(v, str)}
     homes |= {protocol.SERVER_INFO["name"], protocol.CLIENT_INFO["name"]}
     homes |= {field for note in LESSON_NOTES for field in note if field.startswith("note-")}
+    homes -= MODES  # also a field ("url") and an HTML tag ("form"): the next test checks them
     for module in MODULES:
         literals = {n.value for n in ast.walk(ast.parse(module.read_text(encoding="utf-8")))
                     if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert literals & homes == set(), f"{module.name} copies {literals & homes}"
+
+
+MODES = {protocol.FORM_MODE, protocol.URL_MODE}
+
+
+def names_a_mode(node):
+    """A literal elicitation mode: `{"mode": "url"}`, `.get("mode", "form")`, `== "url"`, or
+    a capability's key (`{"form": {}}`)."""
+    def mode(value):
+        return isinstance(value, ast.Constant) and value.value in MODES
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and (k.value == "mode" and mode(v) or
+                                                    mode(k) and isinstance(v, ast.Dict))
+                   for k, v in zip(node.keys, node.values, strict=True))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "get" and len(node.args) == 2 and mode(node.args[1])
+    if isinstance(node, ast.Compare):
+        return any(mode(side) for side in [node.left, *node.comparators])
+    return False
+
+
+def test_elicitation_modes_are_protocols_constants_not_copies():
+    for module in MODULES:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        lines = [node.lineno for node in ast.walk(tree) if names_a_mode(node)]
+        assert not lines, f"{module.name} spells a mode by hand on lines {lines}"
 
 
 def test_the_pieces_nobody_used_are_gone():

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from notebook_helpers import NOTEBOOKS, REPO, read
 
-from mcp_schema import REVISIONS, validate_def, validate_frame
+from mcp_schema import SCHEMA_REVISIONS, validate_def, validate_frame
 
 FENCE = re.compile(r"^[ \t]*```([\w-]*)[ \t]*([^\n]*)\n(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 INLINE = re.compile(r"`([^`\n]+)`")
@@ -105,7 +105,8 @@ def check(example: Example) -> int:
     """Validate one marked example; returns how many frames or values it held."""
     words = example.info.split()
     revision = MARK.search(example.info)[1]
-    assert revision in REVISIONS, f"unknown revision {revision!r} (known: {REVISIONS})"
+    assert revision in SCHEMA_REVISIONS, \
+        f"unknown revision {revision!r} (known: {SCHEMA_REVISIONS})"
     options = dict(w.split("=", 1) for w in words if "=" in w)
     if "wire" in words:
         frames = []

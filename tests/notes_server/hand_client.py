@@ -10,7 +10,6 @@ can check one behaviour at both revisions.
 
 from test_session_core import Peer, questions, result_of
 
-REVISIONS = ("2025-11-25", "2026-07-28")
 CAPS_2026 = {"elicitation": {"form": {}, "url": {}}}  # no roots: the server's --root is used
 ENVELOPE_2026 = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                  "io.modelcontextprotocol/clientCapabilities": CAPS_2026}

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from client_core import ClientCore
+from protocol import REVISIONS
 
 FORM = {"mode": "form", "message": "¿Cuál?", "requestedSchema": {
     "type": "object", "properties": {"note_id": {"type": "string"}}}}
@@ -158,7 +159,7 @@ DEFAULTS = {"mode": "form", "message": "Acepta con los valores por defecto", "re
         "note": {"type": "string"}}}}
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_an_accepted_form_carries_the_declared_default_of_every_field_left_out(protocol):
     h = Harness(protocol=protocol)
     if protocol == "2026-07-28":

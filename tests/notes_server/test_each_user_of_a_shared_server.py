@@ -83,7 +83,7 @@ def configure_sync(peer, srv):
     [consent] = questions(peer.take())
     peer.answer(consent["id"], {"action": "accept"})
     record = srv.flows.get(consent["params"]["elicitationId"])
-    page = srv.setup_page()
+    page = srv.page()
     done = page.handle("POST", "/connect", f"elicitation={record.elicitation_id}&"
                        f"state={record.nonce}&decision=allow", user=peer.session.user)
     assert done.status == 200
@@ -94,7 +94,7 @@ def configure_sync(peer, srv):
 
 def shared_server():
     return NotesServer(Config(demo_url_guard=True, subject=ANA, second_user=BETO,
-                              setup_page="rpc"))
+                              page_transport="rpc"))
 
 
 def test_one_users_notas_sync_authorization_is_never_used_for_the_other(home):
@@ -116,7 +116,7 @@ def test_a_flow_one_user_started_cannot_be_completed_from_the_other_users_browse
     call(beto, "notes_setup")
     [consent] = questions(beto.take())
     record = srv.flows.get(consent["params"]["elicitationId"])
-    done = srv.setup_page().handle(
+    done = srv.page().handle(
         "POST", "/connect", f"elicitation={record.elicitation_id}&state={record.nonce}&"
         "decision=allow", user=ANA)
     assert done.status == 400 and "otra persona" in done.html

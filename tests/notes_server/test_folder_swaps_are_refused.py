@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client, text
 
 pytestmark = pytest.mark.anyio
-REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
 REFERENCE = (Path(__file__).resolve().parents[2] / "grader" / "reference" / "soluciones"
              / "ejercicio2.py")  # the repository's, also when NOTES_CODE_DIR names a copy
 PICK_T1 = {"action": "accept", "content": {"note_id": "note-t1", "confirm": True}}

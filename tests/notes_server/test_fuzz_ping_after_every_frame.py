@@ -236,7 +236,7 @@ class LoopbackPinger:
 
     def __init__(self, base, solution):
         import extension
-        config = Config(roots=[base], demo_url_guard=True, setup_page="inline",
+        config = Config(roots=[base], demo_url_guard=True, page_transport="inline",
                         elicit_timeout=0.02, roots_timeout=0.02, setup_wait=0.02)
         self.logs = []
         self.server = NotesServer(config, extension.load(str(solution)), log=self.logs.append)

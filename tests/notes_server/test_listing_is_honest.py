@@ -18,12 +18,11 @@ import pytest
 import dirfd
 import store
 from client import Client
+from protocol import REVISIONS
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv
 from simulated_user import ScriptedUser
-
-REVISIONS = ("2025-11-25", "2026-07-28")
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ tools have no multi-select field."""
 import pytest
 
 from elicitation import AnswerError, check_answer
+from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
 from server_support import write_solution
 
@@ -38,7 +39,7 @@ def solution(tmp_path):
     return write_solution(tmp_path, SOLUTION)
 
 
-MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
 
 
 @pytest.mark.anyio

@@ -11,7 +11,8 @@ import pytest
 
 from calls import NOT_JSON
 from extension import Extension
-from hand_client import ENVELOPE_2026, REVISIONS, Talk
+from hand_client import ENVELOPE_2026, Talk
+from protocol import REVISIONS
 from revisions import ROOTS_FAILED
 from server import Config, NotesServer
 from server_support import RawPipe, write_solution

@@ -85,7 +85,7 @@ def served(tmp_path):
     """`serve --provider rpc --setup-page rpc` on a thread, with PAGES loaded; its client, the
     client's own Nube de Copias answering PROVIDER_METHOD, and the frames the client saw."""
     (tmp_path / "paginas.py").write_text(PAGES, encoding="utf-8")
-    server = NotesServer(Config(setup_page="rpc", provider="rpc"),
+    server = NotesServer(Config(page_transport="rpc", provider="rpc"),
                          extension.load(str(tmp_path / "paginas.py")))
     frames = []
     client = Client(*start_in_process(server), roots=None,

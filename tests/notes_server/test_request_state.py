@@ -3,6 +3,7 @@ its arguments and an expiry, and read back only in its exact spelling."""
 
 import pytest
 
+from protocol import REVISIONS
 from request_state import Binding, Sealer, ServerKey, StateError, digest
 
 KEY = ServerKey.new()
@@ -99,7 +100,7 @@ def test_a_digest_reads_a_lone_surrogate_and_tells_it_from_its_replacement():
     assert len(digest("nota \udcff")) == 32
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_a_question_with_a_lone_surrogate_is_asked_at_both_revisions(tmp_path, protocol):
     from extension import Extension
     from hand_client import Talk

@@ -12,11 +12,11 @@ import pytest
 
 import store
 from client import Client
+from protocol import REVISIONS
 from roots import MAX_PINS, RootError, RootSet
 from server import Config, NotesServer
 from simulated_user import ScriptedUser
 
-REVISIONS = ("2025-11-25", "2026-07-28")
 PICK_7 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 
 

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from protocol import REVISIONS
 from roots import RootError, RootSet, path_to_uri, uri_to_path
 from sdk_driver import Answers, Roots, sdk_client
 
@@ -98,7 +99,7 @@ def test_no_roots_are_described_as_none():
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
 async def test_a_uri_whose_escapes_are_not_utf8_writes_nothing(tree, trace, mode):
     before = tree.snapshot()
     async with sdk_client(trace=trace, mode=mode, roots=Roots(tree.notes),

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from client import Client
+from protocol import REVISIONS
 from roots import RootError, RootSet, path_to_uri, uri_to_path
 from server_support import serve_argv, spawn
 
@@ -212,7 +213,7 @@ def clients():
     """One `serve` per revision for the whole property: each example brings its own folder
     and tells the client to share it."""
     opened = {}
-    for protocol in ("2025-11-25", "2026-07-28"):
+    for protocol in REVISIONS:
         send, lines, close, _ = spawn(serve_argv())
         opened[protocol] = Client(send, lines, close, roots=[], user=PicksTheFirstOption(),
                                   protocol=protocol).connect()
@@ -238,7 +239,7 @@ def outside(files, root):
 @settings(max_examples=150, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(uris, st.sampled_from(["nota.md", "x.md", "enlace.md", "diario.md"]),
-       st.sampled_from(["2025-11-25", "2026-07-28"]))
+       st.sampled_from(REVISIONS))
 def test_no_generated_uri_changes_anything_outside_the_roots(clients, generated, name, protocol):
     with tempfile.TemporaryDirectory(dir=FAST_TMP) as tmp:
         top = Path(os.path.realpath(tmp))

@@ -132,7 +132,7 @@ def test_the_session_never_starts_a_thread(home, monkeypatch):
     def refuse(self):
         raise AssertionError("the core started a thread")
     monkeypatch.setattr(threading.Thread, "start", refuse)
-    peer = Peer(server(setup_page="inline")).start([f"{home}/Notas"])
+    peer = Peer(server(page_transport="inline")).start([f"{home}/Notas"])
     call_id = call(peer, "notes_delete", {"title": "TPS report"})
     peer.answer(questions(peer.take())[0]["id"], PICK_2024)
     assert result_of(peer.take(), call_id)["result"]["isError"] is False
@@ -365,7 +365,7 @@ def test_a_tool_that_changes_its_question_every_run_is_stopped(home, tmp_path):
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 def test_a_declined_url_consent_kills_its_link(home, action):
-    srv = server(setup_page="inline")
+    srv = server(page_transport="inline")
     peer = Peer(srv).start([f"{home}/Notas"])
     setup = call(peer, "notes_setup")
     form = questions(peer.take())[0]
@@ -373,7 +373,7 @@ def test_a_declined_url_consent_kills_its_link(home, action):
     assert result_of(peer.take(), setup)["result"]["structuredContent"]["status"] == \
         "not_configured"
     record = srv.flows.get(form["params"]["elicitationId"])
-    page = srv.setup_page()
+    page = srv.page()
     assert page.fetch(form["params"]["url"])["status"] == 410
     posted = page.fetch(page.base + "/connect", "POST",
                         f"elicitation={record.elicitation_id}&state={record.nonce}"

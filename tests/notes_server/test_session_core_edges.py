@@ -8,7 +8,7 @@ import pytest
 
 import extension
 from demo import write_lesson_notes
-from protocol import SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
+from protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from server import Config, NotesServer
 from test_session_core import (
@@ -395,7 +395,7 @@ def test_a_call_that_needs_more_than_64_runs_is_stopped_saying_so(home, tmp_path
     assert done["content"][0]["text"] == "La herramienta se ejecutó demasiadas veces sin terminar."
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("protocol", REVISIONS)
 def test_a_call_without_arguments_runs_the_tool_with_none(home, protocol):
     peer = Peer(server())
     if protocol == "2026-07-28":  # accepted: the call goes on to ask for the roots

@@ -95,7 +95,7 @@ def test_a_consent_posted_from_another_site_is_refused_and_completes_nothing(ser
 
 
 def test_the_providers_consent_page_refuses_a_cross_site_post():
-    server = NotesServer(Config(setup_page="http"))
+    server = NotesServer(Config(page_transport="http"))
     page = server.serve_page_http()
     try:
         fields = {"response_type": "code", "client_id": CLIENT_ID, "state": "s-1",

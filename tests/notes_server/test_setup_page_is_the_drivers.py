@@ -19,8 +19,8 @@ import pytest
 
 from client import Client
 from demo import write_lesson_notes
-from hand_client import REVISIONS, Talk
-from protocol import SETUP_PAGE_METHOD
+from hand_client import Talk
+from protocol import REVISIONS, SETUP_PAGE_METHOD
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
 from setup_page import INLINE_BASE, HttpPage, SetupPage, rpc_fetch
@@ -49,7 +49,7 @@ def no_threads(monkeypatch):
 def test_the_core_starts_no_thread_even_when_the_page_is_configured_as_http(home, protocol,
                                                                              no_threads):
     server = NotesServer(Config(demo_url_guard=True, roots=[f"{home}/Notas"]))
-    assert server.config.setup_page == "http"
+    assert server.config.page_transport == "http"
     talk = Talk(server, protocol, [f"{home}/Notas"])
     kind, asked = talk.call("notes_setup")
     assert kind == "asks" and asked["url"].startswith(INLINE_BASE + "/connect?")
@@ -65,7 +65,7 @@ def test_a_page_completion_enters_the_core_only_through_call_soon(home):
     talk = Talk(server, "2025-11-25", [f"{home}/Notas"])
     _, asked = talk.call("notes_setup")
     assert talk.answer({"action": "accept"})[0] == "waits"
-    Browser(fetch=server.setup_page().fetch).visit(asked["url"])
+    Browser(fetch=server.page().fetch).visit(asked["url"])
     assert talk.peer.take() == []  # the page ran; the core has not been entered yet
     talk.peer.clock.advance()      # the clock runs what the page scheduled
     frames = talk.peer.take()
@@ -76,9 +76,9 @@ def test_a_page_completion_enters_the_core_only_through_call_soon(home):
 @pytest.mark.parametrize("protocol", REVISIONS)
 def test_sync_before_setup_runs_on_the_loopback_with_no_thread_and_no_socket(home, protocol,
                                                                                no_threads):
-    server = NotesServer(Config(demo_url_guard=True, setup_page="inline"))
+    server = NotesServer(Config(demo_url_guard=True, page_transport="inline"))
     user = ScriptedUser({"action": "accept"},
-                        browser=Browser(fetch=server.setup_page().fetch))
+                        browser=Browser(fetch=server.page().fetch))
     with Client.local(server, roots=[f"{home}/Notas"], protocol=protocol, user=user) as client:
         client.connect()
         if protocol == "2025-11-25":  # -32042: the client opens the page, then retries
@@ -184,7 +184,7 @@ def test_the_rpc_page_answers_like_http_at_any_revision_and_before_initialize():
     {"method": "POST", "target": "/connect", "body": 3},
 ])
 def test_the_rpc_page_refuses_requests_it_cannot_read(params):
-    talk = Talk(NotesServer(Config(setup_page="rpc")), "2025-11-25", start=False)
+    talk = Talk(NotesServer(Config(page_transport="rpc")), "2025-11-25", start=False)
     talk.peer.request(SETUP_PAGE_METHOD, params)
     [error] = talk.peer.take()
     assert error["error"] == {"code": -32602, "message": "setupPage needs method GET or POST, "
@@ -192,7 +192,7 @@ def test_the_rpc_page_refuses_requests_it_cannot_read(params):
 
 
 def test_without_the_rpc_option_the_page_method_does_not_exist(home):
-    talk = Talk(NotesServer(Config(setup_page="http")), "2025-11-25", [f"{home}/Notas"])
+    talk = Talk(NotesServer(Config(page_transport="http")), "2025-11-25", [f"{home}/Notas"])
     talk.peer.request(SETUP_PAGE_METHOD, {"method": "GET", "target": "/connect"})
     assert talk.peer.take()[0]["error"] == {"code": -32601,
                                             "message": f"Method not found: {SETUP_PAGE_METHOD}"}
@@ -257,7 +257,7 @@ def test_a_completion_on_the_page_reaches_only_the_flow_it_names(home):
     for talk in talks:
         urls.append(talk.call("notes_setup")[1]["url"])
         talk.answer({"action": "accept"})
-    Browser(fetch=server.setup_page().fetch).visit(urls[1])
+    Browser(fetch=server.page().fetch).visit(urls[1])
     for talk in talks:
         talk.peer.clock.advance()
     assert talks[0].peer.take() == []

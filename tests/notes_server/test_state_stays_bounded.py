@@ -10,7 +10,8 @@ import pytest
 
 from client import Client
 from demo import write_lesson_notes
-from hand_client import REVISIONS, Talk
+from hand_client import Talk
+from protocol import REVISIONS
 from server import Config, NotesServer
 from simulated_user import ScriptedUser
 from transport import Loopback, ThreadClock, TimerHeap

@@ -4,6 +4,7 @@ through the tools, in both revisions; the link and its target stay as they were.
 
 import pytest
 
+from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
 
 pytestmark = pytest.mark.anyio
@@ -17,7 +18,7 @@ def linked(tree):
     return tree
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
 async def test_a_note_reached_through_a_symlink_leaving_the_root_is_out_of_reach(
         linked, trace, mode):
     before = linked.snapshot()

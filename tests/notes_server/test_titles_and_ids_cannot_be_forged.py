@@ -8,11 +8,11 @@ import pytest
 
 import store
 from client import Client
+from protocol import REVISIONS
 from roots import RootSet
 from server import Config, NotesServer
 from simulated_user import ScriptedUser
 
-REVISIONS = ("2025-11-25", "2026-07-28")
 BREAKS = ["\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 
 

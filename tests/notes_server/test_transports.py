@@ -15,11 +15,11 @@ import pytest
 from async_client import AsyncClient
 from client import Client
 from demo import write_lesson_notes
+from protocol import REVISIONS
 from server import Config, NotesServer
 from simulated_user import Browser, ScriptedUser
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
-REVISIONS = ("2025-11-25", "2026-07-28")
 
 
 @pytest.fixture
@@ -46,8 +46,8 @@ def test_the_whole_url_flow_runs_with_no_thread_and_no_socket(home, protocol, mo
     def refuse(self):
         raise AssertionError("a thread was started")
     monkeypatch.setattr(threading.Thread, "start", refuse)
-    server = NotesServer(Config(demo_url_guard=True, setup_page="inline"))
-    page = server.setup_page()
+    server = NotesServer(Config(demo_url_guard=True, page_transport="inline"))
+    page = server.page()
     user = ScriptedUser({"action": "accept"}, PICK_2024, browser=Browser(fetch=page.fetch))
     with Client.local(server, roots=[f"{home}/Notas"], protocol=protocol, user=user) as client:
         client.connect()

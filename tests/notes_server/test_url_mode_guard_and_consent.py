@@ -8,12 +8,13 @@ import mcp.types as types
 import pytest
 
 from client import Client
+from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
 from server_support import serve_argv, spawn, write_solution
 from simulated_user import Browser, ScriptedUser
 
-MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
-PROTOCOLS = pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
+PROTOCOLS = pytest.mark.parametrize("protocol", REVISIONS)
 DECLINE, CANCEL = {"action": "decline"}, {"action": "cancel"}
 FAST = ("--setup-wait", 2)  # a server that wrongly waits for the page gives up quickly
 

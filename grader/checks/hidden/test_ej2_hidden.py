@@ -4,11 +4,12 @@ says what went wrong without naming the notes, titles or folders used here."""
 
 from grader.checks import ej2
 from grader.checks.ej2 import SEVERE_ROOTS, accept
-from grader.checks.grading import REVISIONS, graded
+from grader.checks.grading import graded
+from protocol import LATEST_HANDSHAKE, REVISIONS
 
 
 @graded("ejercicio2", 2, "si las roots cambian mientras el formulario está abierto, no archiva "
-        "una nota que quedó fuera", hidden=True, revisions=("2025-11-25",), severe=SEVERE_ROOTS,
+        "una nota que quedó fuera", hidden=True, revisions=(LATEST_HANDSHAKE,), severe=SEVERE_ROOTS,
         must_not=True)
 def test_roots_change_while_the_form_is_open(lab, grade, revision):
     tree = lab.folders(("Cajon", "acta-1.md", "n-acta-1", "Acta semanal"),

@@ -32,9 +32,9 @@ from grader.checks.ej2 import (
     called,
     offered,
 )
-from grader.checks.grading import REVISIONS, graded, short
+from grader.checks.grading import graded, short
 from grader.checks.notes_tree import describe_changes
-from protocol import FORM_ONLY
+from protocol import FORM_ONLY, LATEST_HANDSHAKE, REVISIONS
 
 
 @graded("ejercicio2", 2, ej2.POSITIVE, revisions=REVISIONS, severe=SEVERE_DECISION)
@@ -378,7 +378,7 @@ def test_creates_nothing_before_a_yes(lab, grade, revision):
 def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
     ej2.require_positive(lab, grade, revision)
     third = ("Notas", "informe-c.md", "n-inf-c", TITLE)  # after the change, still two match
-    if revision == "2025-11-25":  # 2026-07-28 has no roots change during a call
+    if revision == LATEST_HANDSHAKE:  # 2026-07-28 has no roots change during a call
         tree = ej2.notes(lab, third)
         holder = {}
 
@@ -443,7 +443,7 @@ def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
 @graded("ejercicio2", 1, "con un cliente de 2025-06-18, el formulario usa lo que ese cliente "
         "entiende", revisions=(FORM_ONLY,))
 def test_a_2025_06_18_client_gets_a_form_it_understands(lab, grade, revision):
-    ej2.require_positive(lab, grade, "2025-11-25")
+    ej2.require_positive(lab, grade, LATEST_HANDSHAKE)
     tree = ej2.notes(lab)
     run = lab.server(revision, roots=ej2.roots(tree), elicitation={},
                      answers=[{"action": "cancel"}])
