@@ -32,6 +32,10 @@ used idle one is ended to make room), MAX_QUEUED frames waiting on one stream; a
 connection closes after IDLE_SECONDS, an idle session after SESSION_IDLE_SECONDS. `close()`
 ends every session and every stream.
 
+Why one module over 600 lines: it is one job, the session's HTTP side, and its parts (streams,
+channels, the request handler) only make sense together; each part is a section below, and
+the header rules that stand alone already live in http_headers.py.
+
 Deliberate simplifications: no authentication (listening on loopback is the protection);
 streams cannot be resumed (no event ids; `Last-Event-ID` is ignored); every connection is the
 same user (`--user`); the setup page keeps its own port (server.serve_page_http); no
