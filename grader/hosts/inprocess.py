@@ -7,7 +7,7 @@ JupyterLite (Pyodide in the browser) has no processes and cannot start threads, 
 `Client.local` (transport.Loopback: frames through a queue, timers fired by the pump, no thread
 at all); its settings are the ones every server of the submission gets (grader/checks/lab.py),
 so its setup page is the rpc one that exercise 3's browser uses (a request on the same
-loopback, no socket). Notes live in a temporary folder written by path (grader/plainfs.py).
+loopback, no socket). Notes live in a temporary folder written by path (grader/hosts/plainfs.py).
 The checks, the client, the scoring and the feedback are the same code as in official grading;
 the checks run without pytest (grader/checks/direct.py), because there is none in the browser.
 
@@ -27,8 +27,8 @@ would), but modules it imports from code/ are shared by all the servers of a run
 import os
 
 from grader.errors import HostError
-from grader.plainfs import PlainData
-from grader.protections import self_check_plan
+from grader.hosts.plainfs import PlainData
+from grader.hosts.protections import self_check_plan
 
 NOTICE = ("Autoevaluación en el navegador: las pruebas corren aquí mismo, junto a tu código, sin "
           "aislamiento ni límites (un bucle infinito bloquea el cuaderno). Solo sirve para "

@@ -1,14 +1,13 @@
 """The portable self-check host: your own code, on your own machine, any operating system.
 
 `ui.revisar` must work on macOS, Windows and Linux without root, where the official grader's
-sandbox (grader/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl, seccomp)
-cannot start. Here each notes server is a plain subprocess,
-`sys.executable grader/launch.py code serve --solution ...` (the same command line for every
-server; a test's own options come in on its standard input), talking MCP over its pipes exactly
-as in the sandbox; notes live in a temporary folder read and written by path
-(grader/plainfs.py); the checks, the client and the feedback are the same code as in official
-grading
-(grader/checks/runs.py drives both through the same process interface).
+sandbox (grader/hosts/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl,
+seccomp) cannot start. Here each notes server is a plain subprocess,
+`sys.executable grader/hosts/launch.py code serve --solution ...` (the same command line for
+every server; a test's own options come in on its standard input), talking MCP over its pipes
+exactly as in the sandbox; notes live in a temporary folder read and written by path
+(grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
+official grading (grader/checks/runs.py drives both through the same process interface).
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
@@ -26,17 +25,15 @@ not kill what it forked); writes to a server are plain blocking writes.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 import wire
 from grader.errors import HostError
+from grader.hosts.plainfs import PlainData
+from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
-from grader.plainfs import PlainData
-from grader.protections import self_check_plan
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
 STDERR_KEPT = 32768
@@ -50,9 +47,9 @@ PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "t
 
 
 class PortableProcess:
-    """One server subprocess with the interface the harness drives (see grader/hosts.py): its
+    """One server subprocess with the interface the harness drives (see grader/hosts/): its
     command line is `argv` (the same for every server of a submission), and `private` (this
-    test's options) goes in on its standard input (grader/launch.py)."""
+    test's options) goes in on its standard input (grader/hosts/launch.py)."""
 
     def __init__(self, argv, private, cwd):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
@@ -182,11 +179,3 @@ class PortableHost:
 
     def protections(self):
         return dict(self.plan)
-
-
-def workspace():
-    return tempfile.mkdtemp(prefix="grader-selfcheck-")
-
-
-def remove(path):
-    shutil.rmtree(path, ignore_errors=True)
