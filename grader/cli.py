@@ -175,7 +175,7 @@ def main(argv=None):
     jobs = jobs_from(args)
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
-    # -- plain mode and the portable fallback grade only what they keep safe (plainmode.py);
+    # -- plain mode and the portable fallback grade only what they keep safe (hosts/plainmode.py);
     # no --host, or --host auto, that came to the portable host is that fallback (a learner's
     # code would run with your own rights), whoever asked for it
     admission = plainmode.admit(mode, jobs, out, suite_files(args.tests)[0],

@@ -27,7 +27,7 @@ would), but modules it imports from code/ are shared by all the servers of a run
 import os
 
 from grader.errors import HostError
-from grader.hosts.plainfs import PlainData
+from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 
 NOTICE = ("Autoevaluación en el navegador: las pruebas corren aquí mismo, junto a tu código, sin "
@@ -37,35 +37,17 @@ PLAN = self_check_plan("inprocess")
 LOG_KEPT = 40
 
 
-class InProcessHost:
+class InProcessHost(SelfCheckHost):
     """Servers built in this interpreter; notes in a temporary folder."""
 
     processes = False
-    self_check = True
     mode = "inprocess"
     plan = PLAN
     notice = NOTICE
 
     def __init__(self, solution_dir, workspace):
-        self.solution_dir = solution_dir
-        self.root = workspace
-        self.data = None
+        super().__init__(solution_dir, workspace)
         self._log = []
-
-    def start(self):
-        os.makedirs(os.path.join(self.root, "data"))
-        self.data = PlainData(os.path.join(self.root, "data"))
-        return self
-
-    def inner(self, name):
-        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
-
-    def identity(self):
-        """One interpreter, one user: every test's servers are yours."""
-        return None
-
-    def release(self, identity):
-        """Nothing runs on its own here: each server stops when its run is closed."""
 
     def new_server(self, settings):
         """A fresh notes server with the learner's solution, like `serve --solution` with the
@@ -97,7 +79,4 @@ class InProcessHost:
 
     def close(self):
         self.data = None
-
-    def protections(self):
-        return dict(self.plan)
 

@@ -31,7 +31,7 @@ import threading
 
 import wire
 from grader.errors import HostError
-from grader.hosts.plainfs import PlainData
+from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
 
@@ -121,43 +121,25 @@ class PortableProcess:
         return bytes(self._stderr).decode("utf-8", "replace")
 
 
-class PortableHost:
+class PortableHost(SelfCheckHost):
     """Servers as subprocesses of this Python, notes in a temporary folder."""
 
     processes = True
-    self_check = True
     mode = "portable"
     plan = PLAN
     notice = NOTICE
+    folders = ("data", "work")  # work: every server's working folder
 
     def __init__(self, solution_dir, workspace):
-        self.solution_dir = solution_dir
-        self.root = workspace
-        self.data = None
+        super().__init__(solution_dir, workspace)
         self._live = []
         self._lock = threading.Lock()
-
-    def start(self):
-        for name in ("data", "work"):
-            os.makedirs(os.path.join(self.root, name))
-        self.data = PlainData(os.path.join(self.root, "data"))
-        return self
-
-    def inner(self, name):
-        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
-
-    def identity(self):
-        """One user here (yours): every test's servers run as you."""
-        return None
 
     def spawn(self, argv, private=(), identity=None):
         process = PortableProcess(argv, private, os.path.join(self.root, "work"))
         with self._lock:
             self._live.append(process)
         return process
-
-    def release(self, identity):
-        """Nothing to end beyond the test's own servers (stopped by the harness)."""
 
     def sweep(self):
         with self._lock:
@@ -176,6 +158,3 @@ class PortableHost:
             process.status(wait=5.0)
             process.close_input()
             process.close_output()
-
-    def protections(self):
-        return dict(self.plan)
