@@ -142,10 +142,11 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
 
 
 def take_optional(state, prepared):
-    """What the grader reads in reto.py (as text); an optional exercise whose file the
-    submission does not bring is not graded at all, unless it was asked for by name."""
-    from grader.checks.reto import source_facts
-    state.reto_source = source_facts(prepared.files.get("reto.py"))
+    """What the grader reads in the submission's files (as text, grader/checks/sources.py); an
+    optional exercise whose file the submission does not bring is not graded at all, unless it
+    was asked for by name."""
+    from grader.checks import sources
+    state.sources = sources.read(prepared.files)
     state.only = frozenset(exercises.graded_for(prepared.files, state.only))
 
 

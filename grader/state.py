@@ -5,13 +5,16 @@ grader.checks.direct in the browser), and each test's `Lab` reaches it as `lab.s
 server said about itself is not in here: only what the grader observed (the tools `tools/list`
 named, what came back on the wire, the disk). The facts of the scenarios that several tests
 share (exercise 2's positive scenario, exercise 4's main removal, the challenge's positive
-scenario) are typed dataclasses too (exercise 3's live in grader/checks/ej3.py).
+scenario...) are kept in `scenarios`, each played once (`Lab.once`) and typed by its own exercise
+module (grader/checks/ej2.py's ArchiveFacts, ej4.py's RemovalFacts, ...): this file knows no
+exercise. `sources` holds what the grader read, as text, in a submission's files
+(grader/checks/sources.py).
 
 The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
 timeout may still use, so no call ever waits past the budget.
 
-Deliberate simplifications: one submission per state; the per-exercise caches are plain typed
-fields (the tests are the only writers).
+Deliberate simplifications: one submission per state; a scenario's key is a plain tuple that
+names its exercise first (the tests are the only writers).
 """
 
 import random
@@ -44,81 +47,6 @@ class RunNames:
 
 
 @dataclass
-class ArchiveFacts:
-    """Exercise 2's positive scenario in one revision: two notes titled alike in two roots, the
-    user picks the one in the second root, accepts and confirms."""
-    asked: bool = False               # a form arrived during the call
-    changed_before_asking: str = ""   # which notes had changed on disk when the form arrived
-    folders_before_asking: str = ""   # folders that had appeared by then (an empty .archive/)
-    form: dict | None = None          # the first form's params (as the server sent them)
-    offered: list | None = None       # the note ids the first form offered
-    prompts: int = 0                  # questions asked during the call
-    moved: bool = False               # the chosen note, intact, is now in its root's .archive/
-    landed: str = ""                  # where the chosen note's content is now ("" if nowhere)
-    other_changes: str = ""           # any change besides the expected move
-    changes: str = ""                 # every change the call made
-    listed: frozenset = frozenset()   # note ids notes_list shows afterwards
-    tool: dict | None = None          # what tools/list says of notes_archive
-    reply: str = ""                   # what the tool answered (escaped, short)
-    is_error: bool = False
-
-    @property
-    def shown(self):
-        return self.asked and not self.changed_before_asking and self.moved
-
-
-@dataclass
-class HandleFacts:
-    """One open handle in an exercise-4 scenario and what the first read after the change gave."""
-    note: str         # the note's id
-    where: str        # its folder, as the learner sees it ("Trabajo/sub")
-    should_live: bool
-    alive: bool
-    text: str         # the body it read, or the server's error message (escaped, short)
-    now: str = ""     # the folder its file was moved to with the handle open ("" if not)
-    file: str = ""    # its file's name ("t2.md"): feedback names a note by where it is
-
-    @property
-    def shown(self):
-        """How feedback names the note: by its file, where it was opened."""
-        return f"{self.where}/{self.file}" if self.file else self.note
-
-
-@dataclass
-class RemovalFacts:
-    """Exercise 4's main scenario: roots Trabajo + Personal, four handles, Personal removed."""
-    handles: list = field(default_factory=list)   # [HandleFacts]
-    changes: str = ""                              # what changed on disk meanwhile
-
-    @property
-    def exact(self):
-        return bool(self.handles) and all(h.alive == h.should_live for h in self.handles)
-
-
-@dataclass
-class RetoSource:
-    """What the grader reads in the challenge's file (parsed as text, never run): whether it was
-    handed in, whether it defines and registers the sealer, whether that sealer's `open`
-    reaches `compare_digest`, and its constants (an attacker with the code knows them)."""
-    present: bool = False
-    sealer_here: bool = False
-    compare_digest: bool = False
-    literals: tuple = ()
-
-
-@dataclass
-class RetoFacts:
-    """The challenge's positive scenario: notes_delete played round by round with the learner's
-    sealer, and its round-2 token read with the statement's format and the server's key."""
-    marker: str = ""                  # the secret-looking part of n-b's file name
-    principal: str = ""               # the user every server of this submission acts for
-    intruder: str = ""                # another user, for the servers of the other-user tests
-    problem: str = ""                 # why the positive scenario failed ("" when it worked)
-    form_token: str = ""              # T2: the state of the round that asks which note
-    reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
-
-
-@dataclass
 class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
     budget: float = 240.0                     # seconds of wall time for the whole submission
@@ -139,12 +67,8 @@ class SubmissionState:
     strikes: dict = field(default_factory=dict)        # tool -> why it is not called again
     names: RunNames = field(default_factory=RunNames.fresh)  # who uses the servers (this run)
     argv: list | None = None                  # every server's command line (checks/lab.py)
-    archive_shown: dict = field(default_factory=dict)  # revision -> ArchiveFacts (or Broken)
-    url_decisions: dict = field(default_factory=dict)  # (sdk, protocol, caps) -> what happened
-    auth_shown: dict = field(default_factory=dict)     # revision -> ej3.AuthFacts (or Broken)
-    roots_removal: object = None                       # RemovalFacts (or the Broken)
-    reto_source: RetoSource = field(default_factory=RetoSource)  # the challenge's file, read
-    reto: object = None                                # RetoFacts (or the Broken)
+    scenarios: dict = field(default_factory=dict)  # (exercise, ...) -> its facts, or what ended it
+    sources: dict = field(default_factory=dict)    # solution file -> what its text shows
     expected: dict = field(default_factory=dict)       # nodeid -> test spec
     results: dict = field(default_factory=dict)        # nodeid -> test result
     collected: dict = field(default_factory=dict)      # check file name -> graded tests in it

@@ -35,10 +35,10 @@ that changed", and the chosen note in the wrong place is said as that (`changes_
 """
 
 import json
+from dataclasses import dataclass
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
-from grader.state import ArchiveFacts
 
 TOOL = "notes_archive"
 TITLE = "Informe TPS"                      # both matches, exactly
@@ -183,19 +183,35 @@ def still_archives(grade, run, tree, *choices):
                              f"{describe_changes(before, after) or 'nada cambió'})")
 
 
+@dataclass
+class ArchiveFacts:
+    """Exercise 2's positive scenario in one revision: two notes titled alike in two roots, the
+    user picks the one in the second root, accepts and confirms."""
+    asked: bool = False               # a form arrived during the call
+    changed_before_asking: str = ""   # which notes had changed on disk when the form arrived
+    folders_before_asking: str = ""   # folders that had appeared by then (an empty .archive/)
+    form: dict | None = None          # the first form's params (as the server sent them)
+    offered: list | None = None       # the note ids the first form offered
+    prompts: int = 0                  # questions asked during the call
+    moved: bool = False               # the chosen note, intact, is now in its root's .archive/
+    landed: str = ""                  # where the chosen note's content is now ("" if nowhere)
+    other_changes: str = ""           # any change besides the expected move
+    changes: str = ""                 # every change the call made
+    listed: frozenset = frozenset()   # note ids notes_list shows afterwards
+    tool: dict | None = None          # what tools/list says of notes_archive
+    reply: str = ""                   # what the tool answered (escaped, short)
+    is_error: bool = False
+
+    @property
+    def shown(self):
+        return self.asked and not self.changed_before_asking and self.moved
+
+
 # -- the positive scenario ------------------------------------------------------------------------
 def positive(lab, revision):
     """The positive scenario's facts in `revision` (played once per submission). Raises what
     ended it (the tool is missing: Abort; the server broke: Broken)."""
-    memo = lab.state.archive_shown
-    if revision not in memo:
-        try:
-            memo[revision] = play_positive(lab, revision)
-        except (Broken, Abort) as exc:
-            memo[revision] = exc
-    if isinstance(memo[revision], (Broken, Abort)):
-        raise memo[revision]
-    return memo[revision]
+    return lab.once(("ejercicio2", revision), lambda: play_positive(lab, revision))
 
 
 def play_positive(lab, revision):

@@ -33,11 +33,10 @@ raised and the server revoked everything). Hidden scenarios say only how many ha
 wrong, and how.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
-from grader.state import HandleFacts, RemovalFacts
 from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
 
 REVISION = "2025-11-25"
@@ -199,6 +198,34 @@ def verdict(grade, facts, change, hidden=False):
     return exact
 
 
+@dataclass
+class HandleFacts:
+    """One open handle in an exercise-4 scenario and what the first read after the change gave."""
+    note: str         # the note's id
+    where: str        # its folder, as the learner sees it ("Trabajo/sub")
+    should_live: bool
+    alive: bool
+    text: str         # the body it read, or the server's error message (escaped, short)
+    now: str = ""     # the folder its file was moved to with the handle open ("" if not)
+    file: str = ""    # its file's name ("t2.md"): feedback names a note by where it is
+
+    @property
+    def shown(self):
+        """How feedback names the note: by its file, where it was opened."""
+        return f"{self.where}/{self.file}" if self.file else self.note
+
+
+@dataclass
+class RemovalFacts:
+    """Exercise 4's main scenario: roots Trabajo + Personal, four handles, Personal removed."""
+    handles: list = field(default_factory=list)   # [HandleFacts]
+    changes: str = ""                              # what changed on disk meanwhile
+
+    @property
+    def exact(self):
+        return bool(self.handles) and all(h.alive == h.should_live for h in self.handles)
+
+
 # -- the main scenario --------------------------------------------------------------------------
 MAIN_NOTES = [("Trabajo", "t1.md", "n-t1"), ("Trabajo/sub", "t2.md", "n-t2"),
               ("Personal", "p1.md", "n-p1"), ("Personal/sub", "p2.md", "n-p2")]
@@ -208,15 +235,7 @@ MAIN_CHANGE = "tras quitar la root Personal (quedó solo Trabajo)"
 def main_scenario(lab):
     """Trabajo + Personal, four handles, then Personal is removed. Played once; raises what
     ended it (Broken, or the Abort of a submission that cannot run) in the main test."""
-    state = lab.state
-    if state.roots_removal is None:
-        try:
-            state.roots_removal = play_main(lab)
-        except (Broken, Abort) as exc:
-            state.roots_removal = exc
-    if isinstance(state.roots_removal, (Broken, Abort)):
-        raise state.roots_removal
-    return state.roots_removal
+    return lab.once(("ejercicio4", "main"), lambda: play_main(lab))
 
 
 def play_main(lab):

@@ -180,6 +180,22 @@ class Lab:
                 run.peer.connect()
         return run
 
+    def once(self, key, play):
+        """The facts of a scenario that several tests share, played once per submission:
+        `play()` (a zero-argument callable) the first time `key` is asked for (a tuple whose
+        first item names the exercise), its result every time after. What ended it (Broken:
+        the server broke; Abort: a gate failed) is kept too, and raised again to every test
+        that asks."""
+        scenarios = self.state.scenarios
+        if key not in scenarios:
+            try:
+                scenarios[key] = play()
+            except (Broken, Abort) as exc:
+                scenarios[key] = exc
+        if isinstance(scenarios[key], (Broken, Abort)):
+            raise scenarios[key]
+        return scenarios[key]
+
     def reuse(self, key, make):
         """The server this test started for `key` with `make()` (a zero-argument callable),
         started now if there is none yet or it died: several cases of one test on one server,

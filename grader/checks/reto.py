@@ -34,22 +34,22 @@ happen ends with the legitimate flow on the server it attacked (`still_works`): 
 behaves once and then refuses everything scores 0 there. Every server has the same lifetime
 (the server's default), a key of the grader's and a user name made for this submission.
 
-What is read in reto.py (as text, never run; `source_facts`): that it defines and registers the
-sealer, whether that sealer's `open` reaches `compare_digest` (a comparison that takes the same
-time wherever two tags differ cannot be told from `==` on the wire, in a test that must not
-depend on timing), and its constants (an attacker has the code: a key written there is known).
+What is read in reto.py (as text, never run; grader/checks/reto_source.py): that it defines
+and registers the sealer, whether that sealer's `open` reaches `compare_digest` (a comparison
+that takes the same time wherever two tags differ cannot be told from `==` on the wire, in a
+test that must not depend on timing), and its constants (an attacker with the code knows them:
+a key written there is known).
 """
 
-import ast
 import secrets
 import string
 import time
 from dataclasses import dataclass
 
-from grader.checks.grading import Abort, Broken, short
+from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
+from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
-from grader.state import RetoFacts, RetoSource
 from request_state import Binding, Sealer, ServerKey, digest
 
 REVISION = "2026-07-28"
@@ -68,101 +68,11 @@ NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como en
                   "cifrado + etiqueta) con un sobre {{\"caduca\", \"datos\"}} cifrado con "
                   "stream_xor ({why}). Sigue la receta de «Qué escribes»")
 MARKER_LETTERS = string.ascii_lowercase
-MAX_LITERALS = 40     # constants of reto.py tried as keys
 
 
-# -- what the grader reads in reto.py (as text, never run) -------------------------------------
-def source_facts(text):
-    """RetoSource of reto.py's text (None: not handed in). Parsed, never run."""
-    if text is None:
-        return RetoSource()
-    try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return RetoSource(present=True)  # the server reports a file that does not load
-    sealer = registered_sealer(module)
-    return RetoSource(present=True, sealer_here=sealer is not None,
-                      compare_digest=sealer is not None and verifies_in_constant_time(
-                          module, sealer),
-                      literals=constants(module))
-
-
-def registered_sealer(module):
-    """The class defined in `module` and registered with `request_state` (as a decorator, or
-    `extension.request_state(Class)`, `(Class())` or `(instance)`), the last one; or None."""
-    classes = {node.name: node for node in module.body if isinstance(node, ast.ClassDef)}
-    instances = {}
-    for node in module.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name) and node.value.func.id in classes:
-            instances.update({target.id: node.value.func.id for target in node.targets
-                              if isinstance(target, ast.Name)})
-    found = None
-    for node in module.body:
-        if isinstance(node, ast.ClassDef) and any(_names_request_state(d)
-                                                  for d in node.decorator_list):
-            found = node
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-                and _names_request_state(node.value.func) and len(node.value.args) == 1:
-            argument = node.value.args[0]
-            if isinstance(argument, ast.Call):
-                argument = argument.func
-            if isinstance(argument, ast.Name):
-                found = classes.get(argument.id) or classes.get(instances.get(argument.id)) \
-                    or found
-    return found
-
-
-def _names_request_state(node):
-    return (isinstance(node, ast.Attribute) and node.attr == "request_state") or \
-        (isinstance(node, ast.Name) and node.id == "request_state")
-
-
-def verifies_in_constant_time(module, sealer):
-    """Does the sealer's `open`, or a function or method of reto.py it calls (and so on), call
-    `compare_digest`?"""
-    functions = {node.name: node for node in module.body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    methods = {node.name: node for node in sealer.body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    aliases = {alias.asname or alias.name: alias.name for node in ast.walk(module)
-               if isinstance(node, ast.ImportFrom) for alias in node.names}
-    queue, seen = [methods.get("open")], set()
-    while queue:
-        function = queue.pop()
-        if function is None or id(function) in seen:
-            continue
-        seen.add(id(function))
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            called = node.func
-            if isinstance(called, ast.Attribute):
-                if called.attr == "compare_digest":
-                    return True
-                if isinstance(called.value, ast.Name) and \
-                        called.value.id in ("self", sealer.name):
-                    queue.append(methods.get(called.attr))
-            elif isinstance(called, ast.Name):
-                if aliases.get(called.id, called.id) == "compare_digest":
-                    return True
-                queue.append(functions.get(called.id) or methods.get(called.id))
-    return False
-
-
-def constants(module):
-    """The text and bytes constants of reto.py (an attacker reads them too), as bytes."""
-    found = []
-    for node in ast.walk(module):
-        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) \
-                and 0 < len(node.value) <= 256:
-            value = node.value if isinstance(node.value, bytes) else \
-                node.value.encode("utf-8", "surrogatepass")
-            if value not in found:
-                found.append(value)
-        if len(found) >= MAX_LITERALS:
-            break
-    return tuple(found)
+def source_of(lab):
+    """What the grader read in this submission's reto.py (grader/checks/sources.py)."""
+    return lab.state.sources.get("reto.py") or RetoSource()
 
 
 # -- the notes and the servers ----------------------------------------------------------------
@@ -370,22 +280,27 @@ def ended(grade, worked, text):
     grade.still_works(worked, text)
 
 
+@dataclass
+class RetoFacts:
+    """The challenge's positive scenario: notes_delete played round by round with the learner's
+    sealer, and its round-2 token read with the statement's format and the server's key."""
+    marker: str = ""                  # the secret-looking part of n-b's file name
+    principal: str = ""               # the user every server of this submission acts for
+    intruder: str = ""                # another user, for the servers of the other-user tests
+    problem: str = ""                 # why the positive scenario failed ("" when it worked)
+    form_token: str = ""              # T2: the state of the round that asks which note
+    reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
+
+
 # -- the positive scenario ----------------------------------------------------------------------
 def positive(lab):
     """The positive scenario's facts (played once per submission)."""
-    if lab.state.reto is None:
-        try:
-            lab.state.reto = play_positive(lab)
-        except Broken as exc:
-            lab.state.reto = exc
-    if isinstance(lab.state.reto, Broken):
-        raise lab.state.reto
-    return lab.state.reto
+    return lab.once(("reto", "positive"), lambda: play_positive(lab))
 
 
 def play_positive(lab):
     lab.require_solution()
-    source = lab.state.reto_source
+    source = source_of(lab)
     facts = RetoFacts(marker=new_marker(), principal=new_user(), intruder=new_user())
     if not source.present:
         facts.problem = NO_FILE
@@ -519,7 +434,7 @@ def expired_copies(lab, grade, facts, past, hidden=False):
     tree = notes(lab, facts.marker)
     served = server(lab, facts, tree)
     flow = Flow(served, tree)
-    literals = lab.state.reto_source.literals
+    literals = source_of(lab).literals
     roots_token = flow.first()
     first = read(roots_token, served, flow.binding(), literals)
     grade.require(first is not None, "el token de la ronda de las roots no se lee con el formato")
@@ -611,7 +526,7 @@ def forgery_with_your_code(lab, grade, facts, served, hidden=False):
     tree = notes(lab, facts.marker)
     flow = Flow(served, tree)
     form_token, _ = flow.second(flow.first())
-    mine = read(form_token, served, flow.binding(), lab.state.reto_source.literals)
+    mine = read(form_token, served, flow.binding(), source_of(lab).literals)
     token = forged(mine, served, flow.binding(), "n-a") if mine is not None else None
     if token is None:
         grade.check(False, f"tu etiqueta se rehace sin la clave del servidor (con "

@@ -7,7 +7,7 @@ import json
 import secrets
 
 from grader.checks import reto_tokens
-from grader.checks.reto import source_facts
+from grader.checks.reto_source import source_facts
 
 # code/ is on sys.path once the grader is imported (grader/__init__.py)
 sealkit = importlib.import_module("sealkit")
