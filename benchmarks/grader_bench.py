@@ -42,7 +42,7 @@ from mutants import MUTANTS, REFERENCE  # noqa: E402
 
 from grader import selfcheck  # noqa: E402
 from grader.exercises import EXERCISES as KNOWN  # noqa: E402
-from grader.sandbox import detect_mode, plan  # noqa: E402
+from grader.hosts.sandbox import detect_mode, plan  # noqa: E402
 
 STARTER = os.path.join(ROOT, "tests", "grader", "fixtures", "starter.ipynb")
 EXERCISES = tuple(e.id for e in KNOWN if not e.optional)  # what ui.revisar checks in the core

@@ -11,7 +11,7 @@ Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage e
 that does not import, a report the results folder would not take): the affected submissions got
 0 and the reason; 4 --require-isolation was given and the full sandbox is not available here, or
 the sandbox cannot run here at all, or plain mode cannot keep this run safe
-(grader/plainmode.py): nothing was graded.
+(grader/hosts/plainmode.py): nothing was graded.
 
 Submission names come from file names a learner chose: each submission is named after a safe
 version of its name (grader.escape.file_name), unique in the run even on a file system that
@@ -29,8 +29,9 @@ import signal
 import sys
 import threading
 
-from grader import hosts, plainmode, pool, report
+from grader import hosts, pool, report
 from grader.escape import file_name, one_line
+from grader.hosts import plainmode
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
@@ -60,7 +61,7 @@ def parse(argv):
     parser.add_argument("--tests", default="all", choices=SUITES,
                         help="public: solo las pruebas públicas (la autoevaluación); all: "
                              "públicas y ocultas, si están (por defecto)")
-    parser.add_argument("--host", default=None, choices=hosts.KINDS,
+    parser.add_argument("--host", default=None, choices=hosts.NAMES,
                         help="dónde corren los servidores: sandbox (la corrección oficial, "
                              "Linux), portable (autoevaluación en cualquier sistema), "
                              "inprocess (autoevaluación sin procesos) o auto; sin --host, el "
@@ -141,17 +142,13 @@ def progress_bar(stream):
 
 
 def stop(signum, frame):
-    """SIGTERM / SIGINT: end every sandbox and worker, remove our temp space, exit."""
+    """SIGTERM / SIGINT: end every worker and host, remove our temp space, exit."""
     pool.kill_workers()
-    if KIND.name == "sandbox":
-        from grader import sandbox, tempspace
-        sandbox.kill_all()
-        tempspace.clean_stale()  # the workers' leftovers (they are dead now)
-        tempspace.remove_own()
+    KIND.stop()
     os._exit(128 + signum)
 
 
-KIND = hosts.kind("sandbox")
+KIND = hosts.kind("sandbox")  # the run's host kind (grader/hosts/kinds.py), chosen in main()
 
 
 def main(argv=None):
@@ -160,23 +157,17 @@ def main(argv=None):
             stream.reconfigure(errors="backslashreplace")
     args = parse(sys.argv[1:] if argv is None else argv)
     global KIND
-    chosen = args.host
-    KIND = hosts.kind(chosen)  # no --host: the sandbox where it can run, else portable
+    KIND = hosts.kind(args.host)  # no --host: the sandbox where it can run, else portable
     args.host = KIND.name
-    if KIND.name == "sandbox" and not hosts.sandbox_possible():
-        sys.stderr.write("--host sandbox: el entorno aislado del corrector solo funciona en "
-                         "Linux con /usr/bin/python3; aquí no puede ejecutarse. Para una "
-                         "autoevaluación usa --host portable. No se corrigió nada.\n")
+    refusal = KIND.unavailable()
+    if refusal:
+        sys.stderr.write(refusal + "\n")
         return EXIT_ISOLATION
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-    mode = KIND.name
-    if KIND.name == "sandbox":
-        from grader import tempspace
-        from grader.sandbox import detect_mode
-        tempspace.clean_stale()
-        mode = detect_mode()
+    KIND.clean_leftovers()  # what killed runs left, before this one adds its own
+    mode = KIND.mode()
     if args.require_isolation and mode != "root":
         sys.stderr.write(f"--require-isolation: el aislamiento completo no está disponible "
                          f"aquí (modo {mode}); no se corrigió nada.\n")
@@ -184,16 +175,15 @@ def main(argv=None):
     jobs = jobs_from(args)
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
-    # -- plain mode and the portable fallback grade only what they keep safe (grader/plainmode)
-    # no --host, or --host auto, that came to the portable host: the same fallback (a learner's
+    # -- plain mode and the portable fallback grade only what they keep safe (hosts/plainmode.py);
+    # no --host, or --host auto, that came to the portable host is that fallback (a learner's
     # code would run with your own rights), whoever asked for it
-    fallback = KIND.name == "portable" and chosen in (None, "auto")
     admission = plainmode.admit(mode, jobs, out, suite_files(args.tests)[0],
-                                args.allow_unsafe_plain, fallback=fallback)
+                                args.allow_unsafe_plain, fallback=KIND.fallback)
     if admission.refusal:
         sys.stderr.write(admission.refusal + "\n")
         return EXIT_ISOLATION
-    if fallback:
+    if KIND.fallback:
         sys.stderr.write("Aquí no corre el entorno aislado del corrector: se corrige en modo "
                          "local (sin aislamiento; el informe lo dice).\n")
     if admission.warning:
@@ -211,8 +201,7 @@ def main(argv=None):
         return EXIT_USAGE
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
     results = pool.grade_all(jobs, workers, show)
-    if KIND.name == "sandbox":  # again: a killed grader's processes may have been dying at start
-        tempspace.clean_stale()
+    KIND.clean_leftovers()  # again: a killed grader's processes may have been dying at start
     try:
         written = emit(args, results, folder, [job["name"] for job in jobs])
     finally:

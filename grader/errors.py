@@ -5,7 +5,7 @@ the portable self-check, the in-process self-check) and the harness share them.
   folder); the message is a Spanish sentence for the learner's report.
 - `Full`: the submission filled its own disk.
 - `HostError`: the place where servers run could not do what was asked (it died, did not answer,
-  or could not start a server); grader.sandbox.SandboxError is the sandbox's kind of it.
+  or could not start a server); grader.hosts.sandbox.SandboxError is the sandbox's kind of it.
 """
 
 

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-from grader import runner
+from grader import hosts, runner
 
 HARD_MARGIN = 15.0  # seconds a job may take beyond its budget (starting the worker, cleaning up)
 _workers = set()  # live worker processes (for the exit handler)
@@ -47,10 +47,14 @@ def crashed(job, reason):
 def described(job):
     """The protections of the job's host (its mode is in every report, even this one)."""
     try:
-        from grader import hosts
-        return hosts.kind(job.get("host", "sandbox")).describe()
+        return kind_of(job).describe()
     except Exception:  # describing must not turn one crash into another
         return {"mode": "?"}
+
+
+def kind_of(job):
+    """The host kind of a job (grader/hosts/kinds.py), by the name the command line resolved."""
+    return hosts.kind(job.get("host", "sandbox"))
 
 
 class Worker:
@@ -96,14 +100,14 @@ class Worker:
     def alive(self):
         return self.proc.poll() is None
 
-    def kill(self):
+    def kill(self, kind):
+        """Kill it; what its hosts of `kind` left (folders, cgroups) goes now."""
         self.proc.kill()
         self.proc.wait()
         self.proc.stdin.close()
         self.proc.stdout.close()
         _workers.discard(self.proc)
-        from grader import tempspace  # (the sandbox's; the self-checks never start workers)
-        tempspace.clean_stale()  # its sandboxes died with it; their folders and cgroups go now
+        kind.clean_leftovers()  # its sandboxes died with it
 
     def finish(self):
         try:
@@ -135,8 +139,8 @@ def grade_all(jobs, workers=1, progress=None):
     in order."""
     progress = progress or (lambda done, total, result: None)
     results = [None] * len(jobs)
-    sandboxed = all(job.get("host", "sandbox") == "sandbox" for job in jobs)
-    if not sandboxed and (workers <= 1 or len(jobs) <= 1):
+    in_workers = all(kind_of(job).in_workers for job in jobs)
+    if not in_workers and (workers <= 1 or len(jobs) <= 1):
         for index, job in enumerate(jobs):
             try:
                 results[index] = runner.grade(job["path"], job["name"], job["only"],
@@ -165,13 +169,13 @@ def grade_all(jobs, workers=1, progress=None):
                 limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + HARD_MARGIN
                 result = worker.ask(job, limit)
                 if result == "timeout":
-                    worker.kill()
+                    worker.kill(kind_of(job))
                     worker = None
                     result = crashed(job, f"la corrección pasó de {limit:.0f} s y se detuvo")
                 elif result is None or "crash" in result:
                     reason = result["crash"] if result else "el proceso del corrector terminó"
                     if result is None:
-                        worker.kill()
+                        worker.kill(kind_of(job))
                         worker = None
                     result = crashed(job, reason)
                 results[index] = result

@@ -15,7 +15,7 @@ exercises' (the optional ones' when nothing else was graded), and `optional` lis
 `tests` ("public" or "all") picks the suites: grader/checks/public/ always, and
 grader/checks/hidden/ too with "all" when it is there (the student edition has no hidden
 folder: there "all" is the public tests, and the result says so in `suite`). `host` picks where
-the servers run (grader/hosts.py): the official sandbox, or a self-check host (portable,
+the servers run (grader/hosts/): the official sandbox, or a self-check host (portable,
 in-process), whose report says plainly what is not in force (`notice`).
 
 With the sandbox and the portable host, pytest runs the checks in this (the grader's) process,

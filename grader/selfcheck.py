@@ -5,7 +5,7 @@
     line = selfcheck.json_line(result)    # what `python -m grader ... --format json` prints
 
 `run` grades with the public tests only and, by default, the host that fits where it runs
-(grader/hosts.py): in the browser (JupyterLite) the in-process host, which needs no process and
+(grader/hosts/): in the browser (JupyterLite) the in-process host, which needs no process and
 no thread; elsewhere the same host `python -m grader --host auto` picks (the sandbox on Linux,
 the portable host on macOS and Windows). Every result says which protections were in force and,
 for a self-check host, that it is a self-check (`notice`).

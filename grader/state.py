@@ -51,7 +51,7 @@ class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
     budget: float = 240.0                     # seconds of wall time for the whole submission
     deadline: float = 0.0                     # time.monotonic() when the watchdog fires
-    host: object = None                       # where servers run (grader/hosts.py)
+    host: object = None                       # where servers run (grader/hosts/)
     suite: str = "all"                        # "public" or "all" (public + hidden when present)
     hidden_now: bool = False                  # the running test is hidden (feedback redacted)
     hidden_started: bool = False              # a hidden test has started (they run last)

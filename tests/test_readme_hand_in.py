@@ -1,6 +1,7 @@
 """The README's «Cómo entregar» command makes what the official grader reads: run as a learner
 runs it, in a course folder whose soluciones/ the notebooks' starter cells wrote, its .zip
-gives the grader every exercise file (grader.submission reads it as Gradescope's run does)."""
+gives the grader every exercise file (grader.intake.submission reads it as Gradescope's run
+does)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from course_notebooks import starter_files
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from grader import submission  # noqa: E402
+from grader.intake import submission  # noqa: E402
 
 
 def hand_in_command() -> list[str]:

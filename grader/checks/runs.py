@@ -6,12 +6,13 @@ returns a `CallTrace` with the result and every elicitation the server sent duri
 Everything a test decides is read from the wire and from the files, never from what the
 learner's process says about itself.
 
-Where the servers run is the state's *host* (grader/hosts.py), and the checks never know which:
-- the official sandbox (grader/sandbox.py) and the portable self-check (grader/portable.py) run
-  each server as a process: `ProcessRun` drives it over its pipes, within the caps of
-  grader/checks/intake.py;
-- the in-process self-check (grader/inprocess.py, JupyterLite: no process, no thread) builds the
-  server in this interpreter: `LocalRun` drives it with `Client.local` (transport.Loopback).
+Where the servers run is the state's *host* (grader/hosts/), and the checks never know which:
+- the official sandbox (grader/hosts/sandbox.py) and the portable self-check
+  (grader/hosts/portable.py) run each server as a process: `ProcessRun` drives it over its
+  pipes, within the caps of grader/checks/intake.py;
+- the in-process self-check (grader/hosts/inprocess.py, JupyterLite: no process, no thread)
+  builds the server in this interpreter: `LocalRun` drives it with `Client.local`
+  (transport.Loopback).
 `RunMixin` is what a test does with either (`ServerRun`, `InProcessRun`), so every check is the
 same code in every mode.
 
@@ -349,7 +350,7 @@ class ProcessRun:
 
 
 class LocalRun:
-    """The in-process host's server (grader/inprocess.py): a NotesServer in this interpreter
+    """The in-process host's server (grader/hosts/inprocess.py): a NotesServer in this interpreter
     and `Client.local` on transport.Loopback. No process, no thread: every wait pumps frames."""
 
     def __init__(self, lab, revision, server, roots, elicitation, user, protocol=None,

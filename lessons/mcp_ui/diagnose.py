@@ -10,7 +10,7 @@ It checks, and says in Spanish:
   (editions/lite/piplite-wheels.txt, packed into the course wheel as `course_lite.pins()`);
 - the widget channel, with a real round trip the learner triggers: a button whose click the
   kernel answers by changing the text under it (the forms need exactly this);
-- which self-check host `ui.revisar` will use (grader/hosts.py): the sandbox on Linux when it
+- which self-check host `ui.revisar` will use (grader/hosts/): the sandbox on Linux when it
   can start, the portable host elsewhere, the in-process host in the browser.
 
 `diagnostico()` displays a table plus the button and returns the `Diagnosis` (its `rows` are
@@ -195,12 +195,12 @@ def selfcheck_finding(environ=os.environ) -> Finding:
                        "un bucle infinito en tu solución bloquea la pestaña; la nota la pone "
                        "el corrector oficial")
     import_grader()
-    from grader import hosts
+    from grader.hosts import kinds
 
     forced = environ.get("GRADER_HOST")
     if forced:
         return Finding("Autoevaluación (ui.revisar)", None, f"{forced} (GRADER_HOST)", "")
-    if hosts.sandbox_possible():
+    if kinds.sandbox_possible():
         return Finding("Autoevaluación (ui.revisar)", True,
                        "el corrector aislado, como en la calificación", "")
     return Finding("Autoevaluación (ui.revisar)", None,

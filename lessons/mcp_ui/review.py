@@ -39,7 +39,7 @@ from .env import REPO, SOLUTIONS, import_grader, solution_path
 from .text import esc
 
 NOTE = "revisar: "  # a line of the runner's stdout that revisar shows as it is
-# Where the checks ran, in a learner's words (grader/protections.py's modes).
+# Where the checks ran, in a learner's words (grader/hosts/protections.py's modes).
 PLACES = {
     "root": "en el corrector aislado, como en la corrección oficial",
     "userns": "en el corrector aislado, sin permisos de administrador",
@@ -47,7 +47,7 @@ PLACES = {
     "portable": "en tu ordenador, en modo local (sin aislamiento)",
     "inprocess": "en esta misma página del navegador, junto a tu código",
 }
-# What each protection of the official grader does, in a learner's words (grader/sandbox.py's
+# What each protection of the official grader does, in a learner's words (grader/hosts/sandbox.py's
 # plan keys): the ones off here are listed as what the official grader does and this does not.
 PROTECTIONS = {
     "unprivileged_uid": "ejecuta tu código con otro usuario, sin acceso a tus archivos",

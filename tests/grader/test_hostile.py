@@ -202,7 +202,7 @@ def our_processes(marker):
 
 def cgroup_leftovers(before):
     """Grader cgroups that appeared since `before` and whose owner process is dead."""
-    from grader.tempspace import PATTERN, cgroup_parents, start_time
+    from grader.hosts.tempspace import PATTERN, cgroup_parents, start_time
     left = []
     for parent in cgroup_parents().values():
         for name in os.listdir(parent):
@@ -215,7 +215,7 @@ def cgroup_leftovers(before):
 
 
 def cgroup_names():
-    from grader.tempspace import cgroup_parents
+    from grader.hosts.tempspace import cgroup_parents
     return {os.path.join(parent, name) for parent in cgroup_parents().values()
             for name in os.listdir(parent)}
 
@@ -343,7 +343,7 @@ def exercise_tests(result):
 
 def sandbox_uid_processes(world):
     """Live processes running as one of this run's sandbox uids."""
-    from grader.uids import uids_of
+    from grader.hosts.uids import uids_of
     start, count = world["uids"]
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, hosts, plainmode, pool, reaper, uids
+from grader import cli, pool
+from grader.hosts import kinds, plainmode, reaper, uids
+from grader.hosts.sandbox import Sandbox, plan
 from grader.paths import REFERENCE_DIR
-from grader.sandbox import Sandbox, plan
 
 REFERENCE = os.path.join(REFERENCE_DIR, "soluciones")
 SANDBOX_RANGE = range(uids.DEFAULT_RANGE[0], sum(uids.DEFAULT_RANGE))
@@ -31,7 +32,7 @@ SANDBOX_RANGE = range(uids.DEFAULT_RANGE[0], sum(uids.DEFAULT_RANGE))
 
 @pytest.fixture(scope="module", autouse=True)
 def as_root():
-    if os.geteuid() != 0 or not hosts.sandbox_possible():
+    if os.geteuid() != 0 or not kinds.sandbox_possible():
         message = "plain mode's private uids need root on Linux"
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true: " + message)
@@ -332,7 +333,7 @@ def test_the_other_modes_are_not_judged_here():
 # -- the command line where the sandbox cannot run (macOS, Windows) ----------------------------
 def test_without_host_a_system_that_cannot_run_the_sandbox_grades_with_the_portable_host(
         monkeypatch, capsys):
-    monkeypatch.setattr(hosts, "sandbox_possible", lambda: False)
+    monkeypatch.setattr(kinds, "sandbox_possible", lambda: False)
     code = cli.main([REFERENCE, "--only", "ejercicio4", "--tests", "public", "--format", "json"])
     out, err = capsys.readouterr()
     result = json.loads(out)
@@ -343,7 +344,7 @@ def test_without_host_a_system_that_cannot_run_the_sandbox_grades_with_the_porta
 
 
 def test_without_host_the_portable_fallback_refuses_the_hidden_tests(monkeypatch, capsys):
-    monkeypatch.setattr(hosts, "sandbox_possible", lambda: False)
+    monkeypatch.setattr(kinds, "sandbox_possible", lambda: False)
     assert cli.main([REFERENCE, "--only", "ejercicio4", "--format", "json"]) == 4
     out, err = capsys.readouterr()
     assert out == "" and "pruebas ocultas" in err
@@ -381,7 +382,7 @@ def test_a_row_graded_by_a_self_check_host_says_so_in_the_gradebook(monkeypatch,
 
 
 def test_host_sandbox_where_it_cannot_run_is_exit_4_with_a_spanish_reason(monkeypatch, capsys):
-    monkeypatch.setattr(hosts, "sandbox_possible", lambda: False)
+    monkeypatch.setattr(kinds, "sandbox_possible", lambda: False)
     assert cli.main([REFERENCE, "--host", "sandbox"]) == 4
     out, err = capsys.readouterr()
     assert out == "" and "solo funciona en Linux" in err and "--host portable" in err

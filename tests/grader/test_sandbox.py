@@ -18,8 +18,8 @@ import time
 
 import pytest
 
+from grader.hosts.sandbox import Sandbox, detect_mode, plan
 from grader.paths import REPO_DIR
-from grader.sandbox import Sandbox, detect_mode, plan
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,10 +1,10 @@
 """The learner's self-check (`ui.revisar`) on any laptop and in the browser.
 
-- portable host (grader/portable.py): forced here on Linux, as revisar runs it
+- portable host (grader/hosts/portable.py): forced here on Linux, as revisar runs it
   (`python -m grader ... --tests public --host auto` with GRADER_HOST=portable), it gives the same
   verdicts as the sandbox and says plainly that it is a self-check and which protections are
   off; statically, nothing on its path imports or calls anything Linux-only;
-- in-process host (grader/inprocess.py, JupyterLite): the same verdicts, in this interpreter,
+- in-process host (grader/hosts/inprocess.py, JupyterLite): the same verdicts, in this interpreter,
   with no thread, no process and no socket started (checked by forbidding them);
 - the checks are the same code in every mode: the in-process runner (no pytest) and the pytest
   runner give the same tests, scores and feedback.
@@ -81,21 +81,21 @@ def test_the_portable_host_cannot_pass_for_the_full_sandbox():
 
 
 def test_the_portable_plan_lists_the_same_protections_as_the_sandbox():
-    from grader.inprocess import PLAN as INPROCESS
-    from grader.portable import PLAN as PORTABLE
-    from grader.sandbox import plan
+    from grader.hosts.inprocess import PLAN as INPROCESS
+    from grader.hosts.portable import PLAN as PORTABLE
+    from grader.hosts.sandbox import plan
     assert set(PORTABLE) - {"self_check"} == set(plan("plain"))
     assert set(INPROCESS) == set(PORTABLE)
 
 
 # -- statically: nothing Linux-only on the portable path ---------------------------------------
-PORTABLE_ENTRIES = ("grader.cli", "grader.selfcheck", "grader.portable", "grader.inprocess",
-                    "grader.checks.plugin", "grader.checks.direct",
+PORTABLE_ENTRIES = ("grader.cli", "grader.selfcheck", "grader.hosts.portable",
+                    "grader.hosts.inprocess", "grader.checks.plugin", "grader.checks.direct",
                     "grader.checks.public.test_ej2", "grader.checks.public.test_ej3a",
                     "grader.checks.public.test_ej3b", "grader.checks.public.test_ej3b_2026",
                     "grader.checks.public.test_ej4")
-SANDBOX_ONLY = {"grader.sandbox", "grader.zygote", "grader.boundary", "grader.submission",
-                "grader.tempspace", "grader.worker"}
+SANDBOX_ONLY = {"grader.hosts.sandbox", "grader.hosts.zygote", "grader.hosts.tempspace",
+                "grader.boundary", "grader.intake.submission", "grader.worker"}
 LINUX_ONLY_MODULES = {"fcntl", "resource", "termios", "pty", "ctypes", "grp", "pwd", "posix"}
 LINUX_ONLY_NAMES = {  # module -> attributes that do not exist, or do not work, elsewhere
     "os": {"fork", "forkpty", "setsid", "killpg", "setresuid", "fchown", "O_PATH",
@@ -148,7 +148,7 @@ def portable_closure():
 
 def test_the_portable_path_imports_nothing_linux_only():
     closure = portable_closure()
-    assert "grader.portable" in closure and "client" in closure
+    assert "grader.hosts.portable" in closure and "client" in closure
     assert not closure & SANDBOX_ONLY, closure & SANDBOX_ONLY
     assert not {name.split(".")[0] for name in closure} & LINUX_ONLY_MODULES
 
@@ -253,7 +253,7 @@ def test_selfcheck_runs_the_public_tests_of_one_exercise_and_prints_the_json_lin
 
 
 def test_every_host_lists_the_same_protections_in_the_same_order():
-    from grader import inprocess, portable, protections, sandbox
+    from grader.hosts import inprocess, portable, protections, sandbox
     for mode in ("root", "userns", "plain"):
         assert tuple(sandbox.plan(mode))[1:] == protections.PROTECTIONS
     for plan in (portable.PLAN, inprocess.PLAN):

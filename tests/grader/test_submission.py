@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from grader.submission import prepare
+from grader.intake.submission import prepare
 
 
 def notebook(path, *cells):

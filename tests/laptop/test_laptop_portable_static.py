@@ -20,8 +20,8 @@ ENTRIES = {"mcp_ui.review": REPO / "lessons" / "mcp_ui" / "review.py",
            # loaded by file name (pytest, grader/checks/direct.py), not by an import statement
            **{f"grader.checks.public.{p.stem}": p
               for p in sorted((REPO / "grader" / "checks" / "public").glob("test_ej*.py"))}}
-SANDBOX_ONLY = {"grader.sandbox", "grader.zygote", "grader.boundary", "grader.submission",
-                "grader.tempspace", "grader.worker"}
+SANDBOX_ONLY = {"grader.hosts.sandbox", "grader.hosts.zygote", "grader.hosts.tempspace",
+                "grader.boundary", "grader.intake.submission", "grader.worker"}
 LINUX_ONLY_MODULES = {"fcntl", "resource", "termios", "pty", "grp", "pwd", "posix", "ctypes"}
 LINUX_ONLY_NAMES = {  # module -> attributes missing (or not working) on macOS or Windows
     "os": {"fork", "forkpty", "setsid", "setpgid", "killpg", "setresuid", "setuid", "fchown",
@@ -94,7 +94,7 @@ def closure() -> dict[str, Path]:
 
 def test_the_closure_reaches_the_grader_the_portable_host_and_the_server():
     modules = set(closure())
-    assert {"mcp_ui.review", "grader.cli", "grader.portable", "grader.checks.runs",
+    assert {"mcp_ui.review", "grader.cli", "grader.hosts.portable", "grader.checks.runs",
             "grader.checks.public.test_ej2", "main", "session", "transport",
             "client"} <= modules, sorted(modules)
 
@@ -157,7 +157,8 @@ RUNTIME_GUARDED = {
     "grader.outfiles": ({"dir_fd="}, "DESCRIPTORS"),
     # the permission probe runs only for plain mode as root (a Linux sandbox), never for the
     # portable host; geteuid is looked up with getattr (Windows has none)
-    "grader.plainmode": ({"user=", "group=", "extra_groups="}, 'mode == "plain" and root'),
+    "grader.hosts.plainmode": ({"user=", "group=", "extra_groups="},
+                               'mode == "plain" and root'),
 }
 
 

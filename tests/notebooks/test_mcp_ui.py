@@ -1134,10 +1134,10 @@ def test_diagnostico_reports_kernel_widgets_against_the_pins_and_the_self_check_
     for name in ("ipywidgets", "jupyterlab_widgets", "ipykernel"):  # the course's .venv
         assert found[name].ok, found[name]
         assert "requirements.txt" in found[name].found
-    from grader import hosts  # diagnostico put the repository on sys.path
+    from grader.hosts import kinds  # diagnostico put the repository on sys.path
 
     host = found["Autoevaluación (ui.revisar)"]
-    assert ("corrector aislado" in host.found) == hosts.sandbox_possible()
+    assert ("corrector aislado" in host.found) == kinds.sandbox_possible()
     assert shown[-1] is diagnosis.probe.box
     assert "mcp-keep-selection" in diagnosis.probe.box._dom_classes
     page = diagnosis.to_html()

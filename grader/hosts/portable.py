@@ -1,14 +1,13 @@
 """The portable self-check host: your own code, on your own machine, any operating system.
 
 `ui.revisar` must work on macOS, Windows and Linux without root, where the official grader's
-sandbox (grader/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl, seccomp)
-cannot start. Here each notes server is a plain subprocess,
-`sys.executable grader/launch.py code serve --solution ...` (the same command line for every
-server; a test's own options come in on its standard input), talking MCP over its pipes exactly
-as in the sandbox; notes live in a temporary folder read and written by path
-(grader/plainfs.py); the checks, the client and the feedback are the same code as in official
-grading
-(grader/checks/runs.py drives both through the same process interface).
+sandbox (grader/hosts/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl,
+seccomp) cannot start. Here each notes server is a plain subprocess,
+`sys.executable grader/hosts/launch.py code serve --solution ...` (the same command line for
+every server; a test's own options come in on its standard input), talking MCP over its pipes
+exactly as in the sandbox; notes live in a temporary folder read and written by path
+(grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
+official grading (grader/checks/runs.py drives both through the same process interface).
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
@@ -26,17 +25,15 @@ not kill what it forked); writes to a server are plain blocking writes.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 import wire
 from grader.errors import HostError
+from grader.hosts.plainfs import SelfCheckHost
+from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
-from grader.plainfs import PlainData
-from grader.protections import self_check_plan
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
 STDERR_KEPT = 32768
@@ -50,9 +47,9 @@ PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "t
 
 
 class PortableProcess:
-    """One server subprocess with the interface the harness drives (see grader/hosts.py): its
+    """One server subprocess with the interface the harness drives (see grader/hosts/): its
     command line is `argv` (the same for every server of a submission), and `private` (this
-    test's options) goes in on its standard input (grader/launch.py)."""
+    test's options) goes in on its standard input (grader/hosts/launch.py)."""
 
     def __init__(self, argv, private, cwd):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
@@ -124,43 +121,25 @@ class PortableProcess:
         return bytes(self._stderr).decode("utf-8", "replace")
 
 
-class PortableHost:
+class PortableHost(SelfCheckHost):
     """Servers as subprocesses of this Python, notes in a temporary folder."""
 
     processes = True
-    self_check = True
     mode = "portable"
     plan = PLAN
     notice = NOTICE
+    folders = ("data", "work")  # work: every server's working folder
 
     def __init__(self, solution_dir, workspace):
-        self.solution_dir = solution_dir
-        self.root = workspace
-        self.data = None
+        super().__init__(solution_dir, workspace)
         self._live = []
         self._lock = threading.Lock()
-
-    def start(self):
-        for name in ("data", "work"):
-            os.makedirs(os.path.join(self.root, name))
-        self.data = PlainData(os.path.join(self.root, "data"))
-        return self
-
-    def inner(self, name):
-        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
-
-    def identity(self):
-        """One user here (yours): every test's servers run as you."""
-        return None
 
     def spawn(self, argv, private=(), identity=None):
         process = PortableProcess(argv, private, os.path.join(self.root, "work"))
         with self._lock:
             self._live.append(process)
         return process
-
-    def release(self, identity):
-        """Nothing to end beyond the test's own servers (stopped by the harness)."""
 
     def sweep(self):
         with self._lock:
@@ -179,14 +158,3 @@ class PortableHost:
             process.status(wait=5.0)
             process.close_input()
             process.close_output()
-
-    def protections(self):
-        return dict(self.plan)
-
-
-def workspace():
-    return tempfile.mkdtemp(prefix="grader-selfcheck-")
-
-
-def remove(path):
-    shutil.rmtree(path, ignore_errors=True)

@@ -35,7 +35,7 @@ import stat
 import subprocess
 from dataclasses import dataclass
 
-from grader import uids
+from grader.hosts import uids
 from grader.paths import CHECKS_DIR, REFERENCE_DIR
 
 SYSTEM_PYTHON = "/usr/bin/python3"

@@ -2,7 +2,7 @@
 
 Run by the grader (never imported by it) as
 
-    /usr/bin/python3 -I grader/zygote.py CTL_FD
+    /usr/bin/python3 -I grader/hosts/zygote.py CTL_FD
 
 where CTL_FD is the control socket; its first message is the configuration (JSON), so that no
 path or uid of the sandbox shows in any process's command line.
@@ -40,7 +40,7 @@ sandbox but the zygote: `kill(-1)` from PID 1 in the namespaces, every uid it ha
 plain mode, or, without a private uid, every descendant of the zygote.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
-`config["plan"]` (grader.sandbox.plan, computed once per mode) says: its own empty session
+`config["plan"]` (grader.hosts.sandbox.plan, computed once per mode) says: its own empty session
 keyring (KEYCTL_JOIN_SESSION_KEYRING), an empty capability bounding set and no ambient
 capabilities, no_new_privs, and a seccomp filter (x86_64 or aarch64, checked; any other ABI,
 x32 included, is killed) that denies the system calls the plan lists. If any of it fails, the
@@ -127,7 +127,7 @@ AF_UNIX = 1
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 INNER = "/sandbox"
 PRIVATE_PROC = "/sandbox/.zygote/proc"  # the root mode's /proc of its PID namespace (root only)
-WARM_UP = "warm_up_solution.py"  # in the code copy (grader.sandbox.compiled_code writes it)
+WARM_UP = "warm_up_solution.py"  # in the code copy (grader.hosts.sandbox.compiled_code writes it)
 DEVICES = ("null", "zero", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -279,7 +279,7 @@ def landlock_abi():
 
 
 def landlock_features(abi):
-    """What Landlock confines at this ABI version (as grader.sandbox.plan lists it)."""
+    """What Landlock confines at this ABI version (as grader.hosts.sandbox.plan lists it)."""
     if abi < 1:
         return None
     return ["filesystem"] + (["tcp"] if abi >= 4 else []) + \
@@ -638,7 +638,7 @@ def unreachable(cfg):
 SWEEP_SECONDS = 3.0
 
 
-FIRST_PRIVATE_UID = 1 << 16  # below this, uids may be real accounts (grader/uids.py FIRST)
+FIRST_PRIVATE_UID = 1 << 16  # below this, uids may be real accounts (grader/hosts/uids.py FIRST)
 PROC = ["/proc"]  # where the zygote reads its processes (the root mode mounts its own: `main`)
 
 

@@ -1,15 +1,15 @@
 """Start a notes server whose own options come in on its standard input, not its command line.
 
-The portable self-check host (grader/portable.py) runs every server of a submission as
+The portable self-check host (grader/hosts/portable.py) runs every server of a submission as
 
-    python -I grader/launch.py CODE_DIR serve --solution ... (the same for every server)
+    python -I grader/hosts/launch.py CODE_DIR serve --solution ... (the same for every server)
 
 and writes this test's own options (grader/checks/lab.py's `private`: the simulated SDK version,
 the reto's sealer options) as the first line of the server's standard input, a JSON list of
 strings. This launcher reads that line byte by byte (nothing of the MCP frames that follow is
 read ahead), then runs `main.main` with both, leaving in `sys.argv` only the common part: what
 the learner's code can read of its command line is the same in every test, as in the sandbox,
-where the zygote does the same in-process (grader/zygote.py `_run_server`).
+where the zygote does the same in-process (grader/hosts/zygote.py `_run_server`).
 
 Deliberate simplifications: a line over 64 KiB or that is not a list of strings stops the
 server (exit 2): only the grader writes it.

@@ -1,4 +1,4 @@
-"""Note folders by path, for the self-checks (portable and in-process hosts).
+"""Note folders by path, and what else the self-check hosts (portable, in-process) share.
 
 The official grader touches the sandbox's data area only through grader/boundary.py
 (descriptors, one name at a time), because the learner's server may attack it. A self-check runs
@@ -8,6 +8,9 @@ same operations as `boundary.Folder` (make_dir, write_file, make_link, move, rem
 remove_link, snapshot, close) with plain paths, and keeps the same rules a test can observe: a
 new name must not exist, a link or a special file where a note should be is refused (never
 followed), and a snapshot is {relative path: (sha256, inode)} with a depth cap.
+
+`SelfCheckHost` is the rest the two hosts share: one user (yours), and their folders (the
+notes' among them) in the workspace the host kind gave them.
 
 Deliberate simplifications: no caps on entries or bytes beyond the depth; names are checked
 to be one path component.
@@ -122,3 +125,35 @@ class PlainData:
 
     def close(self):
         pass
+
+
+class SelfCheckHost:
+    """The part of a self-check host that does not depend on how its servers run: the learner's
+    own code on the learner's own machine, as one user, with its folders in `workspace`."""
+
+    self_check = True
+    folders = ("data",)  # made in the workspace by start(); "data" holds the notes
+
+    def __init__(self, solution_dir, workspace):
+        self.solution_dir = solution_dir
+        self.root = workspace
+        self.data = None
+
+    def start(self):
+        for name in self.folders:
+            os.makedirs(os.path.join(self.root, name))
+        self.data = PlainData(os.path.join(self.root, "data"))
+        return self
+
+    def inner(self, name):
+        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
+
+    def identity(self):
+        """One user here (yours): every test's servers run as you."""
+        return None
+
+    def release(self, identity):
+        """Nothing to end beyond the test's own servers (each stops when its run is closed)."""
+
+    def protections(self):
+        return dict(self.plan)

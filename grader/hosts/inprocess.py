@@ -7,7 +7,7 @@ JupyterLite (Pyodide in the browser) has no processes and cannot start threads, 
 `Client.local` (transport.Loopback: frames through a queue, timers fired by the pump, no thread
 at all); its settings are the ones every server of the submission gets (grader/checks/lab.py),
 so its setup page is the rpc one that exercise 3's browser uses (a request on the same
-loopback, no socket). Notes live in a temporary folder written by path (grader/plainfs.py).
+loopback, no socket). Notes live in a temporary folder written by path (grader/hosts/plainfs.py).
 The checks, the client, the scoring and the feedback are the same code as in official grading;
 the checks run without pytest (grader/checks/direct.py), because there is none in the browser.
 
@@ -27,8 +27,8 @@ would), but modules it imports from code/ are shared by all the servers of a run
 import os
 
 from grader.errors import HostError
-from grader.plainfs import PlainData
-from grader.protections import self_check_plan
+from grader.hosts.plainfs import SelfCheckHost
+from grader.hosts.protections import self_check_plan
 
 NOTICE = ("Autoevaluación en el navegador: las pruebas corren aquí mismo, junto a tu código, sin "
           "aislamiento ni límites (un bucle infinito bloquea el cuaderno). Solo sirve para "
@@ -37,35 +37,17 @@ PLAN = self_check_plan("inprocess")
 LOG_KEPT = 40
 
 
-class InProcessHost:
+class InProcessHost(SelfCheckHost):
     """Servers built in this interpreter; notes in a temporary folder."""
 
     processes = False
-    self_check = True
     mode = "inprocess"
     plan = PLAN
     notice = NOTICE
 
     def __init__(self, solution_dir, workspace):
-        self.solution_dir = solution_dir
-        self.root = workspace
-        self.data = None
+        super().__init__(solution_dir, workspace)
         self._log = []
-
-    def start(self):
-        os.makedirs(os.path.join(self.root, "data"))
-        self.data = PlainData(os.path.join(self.root, "data"))
-        return self
-
-    def inner(self, name):
-        return self.solution_dir if name == "solution" else os.path.join(self.root, name)
-
-    def identity(self):
-        """One interpreter, one user: every test's servers are yours."""
-        return None
-
-    def release(self, identity):
-        """Nothing runs on its own here: each server stops when its run is closed."""
 
     def new_server(self, settings):
         """A fresh notes server with the learner's solution, like `serve --solution` with the
@@ -97,7 +79,4 @@ class InProcessHost:
 
     def close(self):
         self.data = None
-
-    def protections(self):
-        return dict(self.plan)
 

@@ -1,6 +1,6 @@
 """The grader's side of the sandbox: start it for one submission, fork servers in it, stop it.
 
-`Sandbox(solution_dir, code_dir)` starts grader/zygote.py under the system interpreter
+`Sandbox(solution_dir, code_dir)` starts grader/hosts/zygote.py under the system interpreter
 (`/usr/bin/python3 -I`) in a new session. The zygote builds the isolation this mode's plan asks
 for (see its docstring), then forks a fresh notes server per `spawn()`; the grader talks MCP to
 each over plain pipes, so one interpreter start serves every test of a submission. Every server
@@ -14,14 +14,14 @@ grader touches what the learner's processes can write. `kill()` ends the whole s
 `detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
 mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
 what every report lists under `protections`. Both fall back (root namespaces -> user namespace
--> plain) instead of refusing to grade; grader/plainmode.py says what plain mode promises and
+-> plain) instead of refusing to grade; grader/hosts/plainmode.py says what plain mode promises and
 refuses what it cannot make safe.
 
-Each test of a root grader gets a uid no live process has (grader/uids.py); the sandbox's own
+Each test of a root grader gets a uid no live process has (grader/hosts/uids.py); the sandbox's own
 uid is only the group that reads the solution. In plain mode, which has no PID namespace,
 `release()`, `kill()` and `close()` end every process of those uids (or, without a private
 uid, every descendant of the zygote) and what they left in the shared temp folders
-(grader/reaper.py), within `REAP_SECONDS`.
+(grader/hosts/reaper.py), within `REAP_SECONDS`.
 
 Deliberate simplifications: uids are random in a large range, checked against /proc, not
 taken from a registry; Linux only.
@@ -42,8 +42,9 @@ import threading
 import time
 
 import wire  # code/wire.py, the grader's trusted copy (code/ is on sys.path: grader/__init__)
-from grader import boundary, reaper, tempspace, uids
+from grader import boundary
 from grader.errors import HostError
+from grader.hosts import reaper, tempspace, uids
 from grader.paths import CODE_DIR
 
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
@@ -225,7 +226,7 @@ def make_cgroups(name, controllers):
 
 
 class Sandbox:
-    """The official grader's server host (see grader/hosts.py for what a host offers)."""
+    """The official grader's server host (see grader/hosts/ for what a host offers)."""
 
     processes = True   # servers are processes, driven over pipes (grader/checks/runs.py ProcessRun)
     self_check = False
@@ -236,7 +237,7 @@ class Sandbox:
         self.mode = mode or detect_mode()
         self.plan = plan(self.mode)
         self.limits = {**LIMITS, **(limits or {})}
-        self.uid = None  # chosen in start() (grader/uids.py), the grader's own if not root
+        self.uid = None  # chosen in start() (grader/hosts/uids.py), the grader's own if not root
         self.test_uids = []    # the tests' uids handed out and not released yet
         self._spare_uids = []  # fresh uids taken from /proc in one look (plain mode)
         self.proc = None
@@ -311,8 +312,9 @@ class Sandbox:
         0711 (a test's uid reaches its own folder in it, made by the grader, and cannot list or
         write the rest); the solution readable by the sandbox's group and nobody else (root's,
         0750), so that it cannot change what is graded (the folder above it must let others
-        through: the workspace the grader makes for it does, hosts.Kind.workspace). Without
-        root, all three are the grader's own (0700): a self-check only (grader/plainmode.py)."""
+        through: the workspace the grader makes for it does, kinds.SandboxKind.workspace).
+        Without root, all three are the grader's own (0700): a self-check only
+        (grader/hosts/plainmode.py)."""
         for name, mode in (("work", 0o755), ("data", 0o711), ("tmp", 0o755)):
             path = os.path.join(self._job, name)
             os.mkdir(path, 0o700)

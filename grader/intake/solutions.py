@@ -11,7 +11,7 @@ notebook order), and the report says so.
 
 Everything here reads through a small folder interface (`entries()`, `size(name)`,
 `read(name, limit)`, `folder(name)`, `close()`), so the same rules apply to any source:
-- grader/submission.py reads a submission on disk through descriptors (the official grader:
+- grader/intake/submission.py reads a submission on disk through descriptors (the official grader:
   the submission is as hostile as the learner's server);
 - `PlainFolder` reads by path (the self-checks: your own files, on your own machine; it runs on
   macOS, Windows and in the browser, where there are no descriptor tricks);

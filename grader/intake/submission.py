@@ -11,7 +11,7 @@ encrypted or truncated archive, a notebook nested too deep, text that is not UTF
 Spanish sentence in the report, never an exception.
 
 What is read and how notebooks, folders and archives become solution files is in
-grader/solutions.py (shared with the self-checks, which read by path); this module adds the
+grader/intake/solutions.py (shared with the self-checks, which read by path); this module adds the
 descriptor-based folder (`DiskFolder`), `prepare(path)` and `write(prepared, folder)`.
 """
 
@@ -20,7 +20,7 @@ import os
 import stat
 
 from grader import boundary
-from grader.solutions import (  # noqa: F401  (the reading rules, re-exported for callers)
+from grader.intake.solutions import (  # noqa: F401  (the reading rules, re-exported for callers)
     MAX_ARCHIVE,
     MAX_FILE,
     MAX_FOLDER_ENTRIES,

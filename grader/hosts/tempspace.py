@@ -8,7 +8,7 @@ them (parent-death signal), so what a killed grader leaves behind is only folder
 cgroups, and, in plain mode (no PID namespace), the processes a learner started in a new
 session: a plain sandbox's job folder names its uid (`uid`, root's), so `clean_stale()` kills
 every process of that uid and removes what it left in the shared temp folders
-(grader/reaper.py) before it removes the folders and cgroups of grader processes that no
+(grader/hosts/reaper.py) before it removes the folders and cgroups of grader processes that no
 longer exist. It runs when the grader starts and whenever the pool replaces a worker it had to
 kill.
 
@@ -24,7 +24,8 @@ import signal
 import tempfile
 import time
 
-from grader import boundary, reaper, uids
+from grader import boundary
+from grader.hosts import reaper, uids
 
 PATTERN = re.compile(r"^grader-(\d+)\.(\d+)-[a-z]+-")
 CGROUP_ROOT = "/sys/fs/cgroup"

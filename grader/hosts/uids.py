@@ -6,7 +6,7 @@ the next learner would hand it that process. `allocate()` therefore picks at ran
 range (`GRADER_UID_RANGE=START:COUNT` narrows it, for tests), never a uid this process already
 handed out while a fresh one is left, and never one that any process on the machine has as its
 real, effective, saved or filesystem uid (read from /proc just before use; the root mode skips
-this look, since its PID namespace ends every process of a sandbox with it). grader/reaper.py
+this look, since its PID namespace ends every process of a sandbox with it). grader/hosts/reaper.py
 ends every process of a uid when its plain sandbox ends.
 
 Deliberate simplifications: no registry shared between grader processes (two workers picking

@@ -17,7 +17,7 @@ everything the grader started. What still holds:
   folders in them), without following links, once no process of the uid is left.
 
 Deliberate simplifications: files a uid left in other world-writable places stay (nothing runs
-as that uid again, grader/uids.py); the zygote keeps its own copies of the two loops (it runs
+as that uid again, grader/hosts/uids.py); the zygote keeps its own copies of the two loops (it runs
 chrooted, on the system Python, and imports nothing of the grader).
 """
 
@@ -28,8 +28,9 @@ import subprocess
 import tempfile
 import time
 
-from grader import boundary, uids
-from grader.uids import uids_of
+from grader import boundary
+from grader.hosts import uids
+from grader.hosts.uids import uids_of
 
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 SHARED_DEPTH = 3
