@@ -34,7 +34,7 @@ import time
 import nube_copias
 from grader.checks.grading import Abort, Broken, TooSlow
 from grader.checks.notes_tree import Tree
-from grader.checks.runs import InProcessRun, ServerRun, scripted_user
+from grader.checks.runs import LocalChannel, local_run, process_run, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
 from protocol import PROVIDER_METHOD
@@ -161,9 +161,9 @@ class Lab:
                 self.state.argv = ["serve", "--solution", host.inner("solution"),
                                    *as_options(common_settings(self.state))]
             where = {"solution": f"{host.inner('solution')}/{solution}"} if solution else {}
-            run = ServerRun(self, revision, self.state.argv, as_options({**private, **where}),
-                            roots, elicitation, scripted, protocol=protocol, watch=watch,
-                            second=other)
+            run = process_run(self, revision, self.state.argv,
+                              as_options({**private, **where}), roots, elicitation, scripted,
+                              protocol=protocol, watch=watch, second=other)
         else:
             try:
                 server = host.new_server({**common_settings(self.state), **private,
@@ -171,8 +171,8 @@ class Lab:
                                           **({"solution": solution} if solution else {})})
             except HostError as exc:
                 raise Broken(f"el servidor no arrancó ({exc})") from None
-            run = InProcessRun(self, revision, server, roots, elicitation, scripted,
-                               protocol=protocol, watch=watch, second=other)
+            run = local_run(self, revision, server, roots, elicitation, scripted,
+                            protocol=protocol, watch=watch, second=other)
         run.provider = grader_provider(run) if provider else None
         self.runs.append(run)
         if connect:
@@ -254,8 +254,8 @@ def grader_provider(run):
     requests (PROVIDER_METHOD on the pipe; in-process, the server's RemoteProvider is attached
     to it directly) and, through ej3's browser, serves the provider's page."""
     provider = nube_copias.Provider(lambda: INLINE_BASE)
-    if isinstance(run, InProcessRun):
-        run.server.provider.attach(provider.answer)
+    if isinstance(run.channel, LocalChannel):
+        run.channel.server.provider.attach(provider.answer)
     else:
         run.client.core.handlers[PROVIDER_METHOD] = lambda params: nube_copias.rpc_answer(
             provider, params)

@@ -8,13 +8,13 @@ learner's process says about itself.
 
 Where the servers run is the state's *host* (grader/hosts/), and the checks never know which:
 - the official sandbox (grader/hosts/sandbox.py) and the portable self-check
-  (grader/hosts/portable.py) run each server as a process: `ProcessRun` drives it over its
-  pipes, within the caps of grader/checks/intake.py;
+  (grader/hosts/portable.py) run each server as a process: its `ProcessChannel` reads and
+  writes its pipes, within the caps of grader/checks/intake.py (`process_run`);
 - the in-process self-check (grader/hosts/inprocess.py, JupyterLite: no process, no thread)
-  builds the server in this interpreter: `LocalRun` drives it with `Client.local`
-  (transport.Loopback).
-`RunMixin` is what a test does with either (`ServerRun`, `InProcessRun`), so every check is the
-same code in every mode.
+  builds the server in this interpreter: its `LocalChannel` speaks to it with `Client.local`
+  (transport.Loopback) (`local_run`).
+A `Run` is what a test does with a session, over either channel, so every check is the same
+code in every mode; a second user's session on the same server is a Run over the same channel.
 
 The grader's side holds against a hostile server:
 - notes are laid out and read back only through the host's data folder (grader.boundary in the
@@ -118,20 +118,16 @@ class CallTrace:
         return [p for p in self.prompts if p.get("mode") == URL_MODE]
 
 
-class ProcessRun:
-    """A server process (sandbox or portable host) and the grader's client on its pipes."""
+class ProcessChannel:
+    """A server process (sandbox or portable host): its pipes, read within the grader's caps,
+    and the slots of the server requests being answered. Each session speaking over it (the
+    main one, then the second user's of `serve --second-user`) gets its client from
+    `client(run, ...)`; the frames of the second one travel wrapped on the same pipe."""
 
-    def __init__(self, lab, revision, argv, private, roots, elicitation, user, protocol=None,
-                 watch=False, second=None):
-        self.lab, self.revision = lab, revision
-        self.state = lab.state
-        self.user = user or scripted_user()
-        self.frames = []
-        self.watching = watch  # look for the provider's credentials in every frame it sends
-        self.leaks = []        # what of them reached the client (Spanish)
-        self.page_ids = set()  # our requests to its pages: their answers are the browser's
-        self.peer = None       # the second user's session (serve --second-user)
-        self._peer_lines = queue.SimpleQueue() if second is not None else None
+    def __init__(self, state, process, second=False):
+        self.state, self.process = state, process
+        self.main = self.peer = None  # the Runs speaking over it
+        self._peer_lines = queue.SimpleQueue() if second else None
         self._lock = threading.Lock()
         self._held = {}       # server request id -> handler slots of the submission it holds
         self._reading = False
@@ -140,18 +136,18 @@ class ProcessRun:
         self.flooded = None   # why the server was cut off, once it was
         self.dead = False
         self.closed = False
-        try:
-            self.process = self.state.host.spawn(argv, private, identity=lab.identity)
-        except HostError as exc:
-            if self.state.expired:
-                raise Broken(OUT_OF_TIME) from None
-            raise Broken(f"el entorno no pudo arrancar otro servidor ({exc})") from None
-        self.client = intake.GraderClient(
-            self._send, self._inbound(), self.process.close_input, workers=CLIENT_WORKERS,
-            roots=roots, elicitation=elicitation, protocol=protocol or revision, user=self.user,
-            on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
-        if second is not None:
-            self.peer = ProcessPeer(self, second, roots, elicitation, protocol or revision)
+
+    def client(self, run, roots, elicitation, protocol):
+        """The client of `run`'s session: the main one first, then the second user's."""
+        if self.main is None:
+            self.main, send, inbound, close = run, self._send, self._inbound(), \
+                self.process.close_input
+        else:
+            self.peer, send, inbound, close = run, self._send_peer, self._peer_inbound(), None
+        return intake.GraderClient(
+            send, inbound, close, workers=CLIENT_WORKERS, roots=roots, elicitation=elicitation,
+            protocol=protocol, user=run.user, on_frame=lambda direction, msg: self.keep(
+                run, direction, msg), timeout=CONNECT_TIMEOUT)
 
     # -- the wire, within the grader's caps ------------------------------------------------
     def _lines(self):
@@ -210,7 +206,7 @@ class ProcessRun:
                     self._flood(too_much)
                     return
                 msg = frame.message
-                owner = self
+                owner = self.main
                 if self._peer_lines is not None and msg is not None \
                         and msg["kind"] == "notification" \
                         and msg.get("method") == SECOND_SESSION_METHOD:
@@ -220,7 +216,7 @@ class ProcessRun:
                     msg = frame.message
                 if owner.watching:
                     owner.scan(frame, msg)
-                key = (lambda i: i) if owner is self else (lambda i: ("peer", i))
+                key = (lambda i: i) if owner is self.main else (lambda i: ("peer", i))
                 if msg is not None and msg["kind"] == "request":
                     if not self._take_slot(key(msg["id"])):
                         return
@@ -228,7 +224,7 @@ class ProcessRun:
                     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
                     if wire.valid_id(params.get("requestId")):  # the client will not answer it
                         self._free_slot(key(params["requestId"]))
-                if owner is self:
+                if owner is self.main:
                     yield frame
                 else:
                     self._peer_lines.put(frame)
@@ -297,20 +293,20 @@ class ProcessRun:
             if answered is not None:
                 self._free_slot(answered)
 
-    def _on_frame(self, direction, msg):
+    def keep(self, run, direction, msg):
         """Only the questions are kept (what `prompts_since` reads); they are counted already."""
         if not intake.is_question(direction, msg):
             return
         with self._lock:
             if not self.flooded:
-                self.frames.append((direction, msg))
+                run.frames.append((direction, msg))
 
     def _flood(self, reason):
         with self._lock:
             if self.flooded:
                 return
             self.flooded = reason
-            self.frames = []  # nothing it sent is kept any more
+            self.main.frames = []  # nothing it sent is kept any more
         self.state.dirty = True
         threading.Thread(target=self.kill, daemon=True).start()
 
@@ -338,7 +334,7 @@ class ProcessRun:
         self.closed = True
         self.kill()  # SIGKILL to its process group (sandbox) or to it (portable)
         self.process.close_input()
-        self.client.close()
+        self.main.client.close()
         if self.peer is not None:
             self._peer_lines.put(None)
             self.peer.client.close()
@@ -349,31 +345,33 @@ class ProcessRun:
             self.process.close_output()
 
 
-class LocalRun:
-    """The in-process host's server (grader/hosts/inprocess.py): a NotesServer in this interpreter
-    and `Client.local` on transport.Loopback. No process, no thread: every wait pumps frames."""
+class LocalChannel:
+    """The in-process host's server (grader/hosts/inprocess.py): a NotesServer in this
+    interpreter, and a `Client.local` on transport.Loopback for each session (the second one as
+    the second user). No process, no thread: every wait pumps frames."""
 
-    def __init__(self, lab, revision, server, roots, elicitation, user, protocol=None,
-                 watch=False, second=None):
-        self.lab, self.revision = lab, revision
-        self.state = lab.state
-        self.user = user or scripted_user()
-        self.frames = []
-        self.watching, self.leaks, self.page_ids = watch, [], set()
-        self.flooded = None
+    flooded = None  # nothing here is read through the grader's caps
+
+    def __init__(self, state, server):
+        self.state, self.server = state, server
+        self.clients = []
         self.dead = False
-        self.server = server
-        self.client = Client.local(server, roots=roots, elicitation=elicitation,
-                                   protocol=protocol or revision, user=self.user,
-                                   on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
-        self.peer = None if second is None else LocalPeer(
-            self, second, roots, elicitation, protocol or revision)
 
-    def _on_frame(self, direction, msg):
-        if len(self.frames) < MAX_FRAMES:
-            self.frames.append((direction, msg))
-        if direction == "←" and self.watching:
-            self.scan(json.dumps(msg, ensure_ascii=False).encode("utf-8", "replace"), msg)
+    def client(self, run, roots, elicitation, protocol):
+        """The client of `run`'s session: the main one first, then the second user's."""
+        second = {"session_user": self.server.config.second_user} if self.clients else {}
+        client = Client.local(self.server, **second, roots=roots, elicitation=elicitation,
+                              protocol=protocol, user=run.user,
+                              on_frame=lambda direction, msg: self.keep(run, direction, msg),
+                              timeout=CONNECT_TIMEOUT)
+        self.clients.append(client)
+        return client
+
+    def keep(self, run, direction, msg):
+        if len(run.frames) < MAX_FRAMES:
+            run.frames.append((direction, msg))
+        if direction == "←" and run.watching:
+            run.scan(json.dumps(msg, ensure_ascii=False).encode("utf-8", "replace"), msg)
 
     def kill(self):
         self.dead = True
@@ -385,19 +383,52 @@ class LocalRun:
         self.dead = True
         if self.state.expired:
             return OUT_OF_TIME
-        tail = self.lab.state.host.log_tail()
+        tail = self.state.host.log_tail()
         return "el servidor dejó de responder" + (f": {one_line(tail, 600)}" if tail else "")
 
     def close(self):
         self.dead = True
-        self.client.close()
-        if self.peer is not None:
-            self.peer.client.close()
+        for client in self.clients:
+            client.close()
         self.server.close()
 
 
-class RunMixin:
-    """What a test does with a run, the same for a process and an in-process server."""
+class Run:
+    """One MCP session with a learner's server, as tests use it, over its channel (a process:
+    ProcessChannel; or in-process: LocalChannel): the same code for every host. `peer` is the
+    second user's session on the same server (`second=`), a Run over the same channel."""
+
+    def __init__(self, lab, revision, channel, roots, elicitation, user, protocol=None,
+                 watch=False, second=None):
+        self.lab, self.revision, self.state = lab, revision, lab.state
+        self.channel = channel
+        self.user = user or scripted_user()
+        self.frames = []       # the questions it received (and the tests' marks)
+        self.watching = watch  # look for the provider's credentials in every frame it gets
+        self.leaks = []        # what of them reached the client (Spanish)
+        self.page_ids = set()  # our requests to its pages: their answers are the browser's
+        self.provider = None   # the grader's Nube de Copias, when the test asked for it
+        self.client = channel.client(self, roots, elicitation, protocol or revision)
+        self.peer = None if second is None else Run(lab, revision, channel, roots,
+                                                    elicitation, second, protocol, watch)
+
+    @property
+    def flooded(self):
+        """Why the server was cut off (it sent too much), or None."""
+        return self.channel.flooded
+
+    def kill(self):
+        self.channel.kill()
+
+    def alive(self):
+        return self.channel.alive()
+
+    def died(self):
+        """Why the server stopped answering (Spanish)."""
+        return self.channel.died()
+
+    def close(self):
+        self.channel.close()
 
     def mark(self, name):
         self.frames.append(("mark", name))
@@ -574,74 +605,26 @@ class RunMixin:
                 self.leaks.append(what)
 
 
-class ProcessPeer(RunMixin):
-    """The second user's session on a server process (`serve --second-user`), over the same
-    pipe: its own client, user, browser and questions; the process is the main run's."""
-
-    def __init__(self, main, user, roots, elicitation, protocol):
-        self.main, self.lab, self.revision, self.state = main, main.lab, main.revision, \
-            main.state
-        self.user = user
-        self.frames, self.page_ids, self.leaks = [], set(), []
-        self.watching = main.watching
-        self.client = intake.GraderClient(
-            main._send_peer, main._peer_inbound(), None, workers=CLIENT_WORKERS, roots=roots,
-            elicitation=elicitation, protocol=protocol, user=user, on_frame=self._on_frame,
-            timeout=CONNECT_TIMEOUT)
-
-    @property
-    def flooded(self):
-        return self.main.flooded
-
-    def _on_frame(self, direction, msg):
-        if intake.is_question(direction, msg) and not self.main.flooded:
-            self.frames.append((direction, msg))
-
-    def kill(self):
-        self.main.kill()
-
-    def alive(self):
-        return self.main.alive()
-
-    def died(self):
-        return self.main.died()
+def process_run(lab, revision, argv, private, roots, elicitation, user, protocol=None,
+                watch=False, second=None):
+    """A Run of a new server process of the host (its command line `argv`, this test's
+    `private` options), as the test's identity."""
+    state = lab.state
+    try:
+        process = state.host.spawn(argv, private, identity=lab.identity)
+    except HostError as exc:
+        if state.expired:
+            raise Broken(OUT_OF_TIME) from None
+        raise Broken(f"el entorno no pudo arrancar otro servidor ({exc})") from None
+    return Run(lab, revision, ProcessChannel(state, process, second is not None), roots,
+               elicitation, user, protocol, watch, second)
 
 
-class LocalPeer(RunMixin):
-    """The second user's session on an in-process server: a second `Client.local`."""
-
-    def __init__(self, main, user, roots, elicitation, protocol):
-        self.main, self.lab, self.revision, self.state = main, main.lab, main.revision, \
-            main.state
-        self.user = user
-        self.frames, self.page_ids, self.leaks = [], set(), []
-        self.watching, self.flooded = main.watching, None
-        self.client = Client.local(main.server, session_user=main.server.config.second_user,
-                                   roots=roots, elicitation=elicitation, protocol=protocol,
-                                   user=user, on_frame=self._on_frame, timeout=CONNECT_TIMEOUT)
-
-    def _on_frame(self, direction, msg):
-        if len(self.frames) < MAX_FRAMES:
-            self.frames.append((direction, msg))
-        if direction == "←" and self.watching:
-            self.scan(json.dumps(msg, ensure_ascii=False).encode("utf-8", "replace"), msg)
-
-    def kill(self):
-        self.main.kill()
-
-    def alive(self):
-        return self.main.alive()
-
-    def died(self):
-        return self.main.died()
-
-
-class ServerRun(RunMixin, ProcessRun):
-    """A server process, as tests use it."""
-
-
-class InProcessRun(RunMixin, LocalRun):
-    """An in-process server, as tests use it."""
+def local_run(lab, revision, server, roots, elicitation, user, protocol=None, watch=False,
+              second=None):
+    """A Run of `server`, a NotesServer the in-process host built in this interpreter."""
+    return Run(lab, revision, LocalChannel(lab.state, server), roots, elicitation, user,
+               protocol, watch, second)
 
 
 def _answered(data):
