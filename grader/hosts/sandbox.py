@@ -228,7 +228,7 @@ def make_cgroups(name, controllers):
 class Sandbox:
     """The official grader's server host (see grader/hosts/ for what a host offers)."""
 
-    processes = True   # servers are processes, driven over pipes (grader/checks/runs.py ProcessChannel)
+    processes = True   # servers are processes, over pipes (grader/checks/runs.py ProcessChannel)
     self_check = False
 
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):
