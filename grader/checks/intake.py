@@ -1,9 +1,9 @@
 """What the grader takes from a learner's server process: each frame parsed once, counted in real
 bytes, one frame of a submission parsed at a time.
 
-A server process writes frames (JSON lines) on its stdout; the harness (grader/checks/runs.py)
-splits them, with `LEARNER_FRAME_BYTES` per frame, and hands each one here before the grader's MCP
-client (code/client.py over code/client_core.py) sees it:
+A server process writes frames (JSON lines) on its stdout; the harness
+(grader/checks/channels.py) splits them, with `LEARNER_FRAME_BYTES` per frame, and hands each
+one here before the grader's MCP client (code/client.py over code/client_core.py) sees it:
 
 - `take(line)` parses the frame once (`wire.parse`) and returns it as a `Parsed` line: the same
   bytes, carrying the message, or None when it is not a message or is nested deeper than

@@ -32,9 +32,10 @@ import collections
 import time
 
 import nube_copias
+from grader.checks.channels import LocalChannel
 from grader.checks.grading import Abort, Broken, TooSlow
 from grader.checks.notes_tree import Tree
-from grader.checks.runs import LocalChannel, local_run, process_run, scripted_user
+from grader.checks.runs import local_run, process_run, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
 from protocol import PROVIDER_METHOD

@@ -2,7 +2,8 @@
 and everything that only they use.
 
 Every host offers the same interface, so the checks (grader/checks/) are the same code in every
-mode; runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that talks to one:
+mode; channels.py, runs.py, lab.py and notes_tree.py of grader/checks/ are the only code that
+talks to one:
 
     mode, plan, notice        what is in force (the report's `protections`), and a Spanish
                               sentence saying plainly what this mode is ("" when official)

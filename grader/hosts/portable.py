@@ -7,7 +7,7 @@ seccomp) cannot start. Here each notes server is a plain subprocess,
 every server; a test's own options come in on its standard input), talking MCP over its pipes
 exactly as in the sandbox; notes live in a temporary folder read and written by path
 (grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
-official grading (grader/checks/runs.py drives both through the same process interface).
+official grading (grader/checks/channels.py drives both through the same process interface).
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs

@@ -23,6 +23,11 @@ uid is only the group that reads the solution. In plain mode, which has no PID n
 uid, every descendant of the zygote) and what they left in the shared temp folders
 (grader/hosts/reaper.py), within `REAP_SECONDS`.
 
+Why one module over 600 lines: it is one job, the grader's half of the zygote's protocol
+(starting it, its commands, the processes it forks, their ending), and its pieces share the
+control socket and its lock; what stands alone already lives beside it in grader/hosts/
+(uids.py, reaper.py, tempspace.py, plainmode.py).
+
 Deliberate simplifications: uids are random in a large range, checked against /proc, not
 taken from a registry; Linux only.
 """
@@ -228,7 +233,7 @@ def make_cgroups(name, controllers):
 class Sandbox:
     """The official grader's server host (see grader/hosts/ for what a host offers)."""
 
-    processes = True   # servers are processes, over pipes (grader/checks/runs.py ProcessChannel)
+    processes = True   # servers are processes, over pipes (checks/channels.py ProcessChannel)
     self_check = False
 
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):

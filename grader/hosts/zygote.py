@@ -52,6 +52,11 @@ the message: its command line is the submission's common one, this test's inputs
 its options, see `op_spawn`), `kill`, `status`, `release` (a test is over), `sweep` and
 `quit`. When the zygote dies, the kernel kills everything left in its PID namespace.
 
+Why one module over 600 lines: it runs as a script inside the sandbox and must import nothing
+of the grader (a test holds that), so what it needs (seccomp, landlock, capabilities, the
+cgroups it joins, the command loop) cannot come from shared modules; its sections follow the
+order in which the sandbox is built.
+
 Deliberate simplifications: cgroup v1 only (pids, memory, cpu, made by the grader); the memory
 cap per process is RLIMIT_AS; the tmpfs size caps the disk the learner can fill.
 """
