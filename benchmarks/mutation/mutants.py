@@ -299,7 +299,8 @@ class CoverageRecorder:
 
 
 def instrumented_copy():
-    """A copy of code/ whose mutated modules import the probe first (after their docstring)."""
+    """A copy of code/ whose mutated modules import the probe first (after their docstring and
+    their `from __future__` imports, which must come first)."""
     import ast
 
     folder = fresh_copy()
@@ -309,8 +310,14 @@ def instrumented_copy():
     for name in MODULES:
         path = folder / f"{name}.py"
         lines = path.read_text().splitlines(True)
-        first = ast.parse("".join(lines)).body[0]
-        after = first.end_lineno if isinstance(first, ast.Expr) else 0
+        after = 0
+        for node in ast.parse("".join(lines)).body:
+            docstring = after == 0 and isinstance(node, ast.Expr) \
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            if not (docstring or (isinstance(node, ast.ImportFrom)
+                                  and node.module == "__future__")):
+                break
+            after = node.end_lineno
         lines.insert(after, "import _mutation_probe  # noqa\n")
         path.write_text("".join(lines))
     return folder
@@ -379,7 +386,7 @@ def preload():
     for name in PRELOAD:
         __import__(name)
     import mcp_schema
-    for revision in mcp_schema.REVISIONS:  # the parsed official schemas
+    for revision in mcp_schema.SCHEMA_REVISIONS:  # the parsed official schemas
         mcp_schema._revision(revision)
     leaked = sorted(p.stem for p in CODE.glob("*.py") if p.stem in sys.modules)
     assert not leaked, f"preloading imported code/ modules {leaked}: forked runs would share them"
