@@ -298,7 +298,8 @@ def test_a_sealer_that_gives_no_text_token_ends_the_call_with_a_tool_error(home,
 
 @pytest.mark.parametrize("payload", [None, "texto", [], {}, {"answers": [], "asked": {},
                                                              "memos": {}},
-                                     {"answers": {}, "asked": {}, "memos": {}, "pending": 3}])
+                                     {"answers": {}, "asked": {}, "memos": {}, "pending": 3},
+                                     {"answers": {}, "asked": {}, "memos": {}, "pending": [3]}])
 def test_a_sealer_that_opens_something_never_sealed_is_a_refusal(home, payload):
     rounds = Rounds(serve(home, Gives(token="t", payload=payload)))
     assert rounds.send("notes_delete", {"title": "TPS report"}, "t",
