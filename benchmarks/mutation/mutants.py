@@ -228,11 +228,18 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 WATCHED = {os.path.join(HERE, name + ".py"): name for name in %(modules)r}
 FOLDER = os.path.join(HERE, ".probe")
 IN_PYTEST = False  # the pytest process sets it and collects `hits` after each test
+PYTEST_PID = None  # ... and its pid: a process a test forks from it writes its own hits
 hits = set()
 _names = {}
 _lock = threading.Lock()
-with open(os.path.join(FOLDER, "current")) as _f:
-    _started_in = _f.read()
+
+
+def _current():
+    with open(os.path.join(FOLDER, "current")) as f:
+        return f.read()
+
+
+_started_in = _current()
 
 
 def _name(code):
@@ -251,9 +258,15 @@ def _profile(frame, event, arg):
         if name is not None and name not in hits:
             with _lock:
                 hits.add(name)
-                if not IN_PYTEST:
-                    with open(os.path.join(FOLDER, "hits-%%d" %% os.getpid()), "a") as out:
-                        out.write(_started_in + "\\t" + name + "\\n")
+                # a child a test forked (the one that drops to nobody, say) writes a file too
+                forked = IN_PYTEST and os.getpid() != PYTEST_PID
+                if forked or not IN_PYTEST:
+                    try:
+                        test = _current() if forked else _started_in
+                        with open(os.path.join(FOLDER, "hits-%%d" %% os.getpid()), "a") as out:
+                            out.write(test + "\\t" + name + "\\n")
+                    except OSError:
+                        pass
 
 
 sys.setprofile(_profile)
@@ -285,7 +298,7 @@ class CoverageRecorder:
     def pytest_runtest_logfinish(self, nodeid, location):
         probe = sys.modules.get("_mutation_probe")
         if probe is not None:
-            probe.IN_PYTEST = True
+            probe.IN_PYTEST, probe.PYTEST_PID = True, os.getpid()
             self.reached.setdefault(nodeid, set()).update(probe.hits)
             probe.hits.clear()
 
@@ -305,6 +318,8 @@ def instrumented_copy():
 
     folder = fresh_copy()
     (folder / ".probe").mkdir()
+    folder.chmod(0o755)  # a test may drop to another user in a forked child: its calls
+    (folder / ".probe").chmod(0o777)  # are that test's too (it reads "current", writes hits)
     (folder / ".probe" / "current").write_text("")
     (folder / "_mutation_probe.py").write_text(PROBE % {"modules": MODULES})
     for name in MODULES:
