@@ -358,6 +358,21 @@ def test_a_file_on_the_way_is_no_folder_and_a_link_on_the_way_is_a_link(tmp_path
         assert not folder.same_as(str(tmp_path / "enlace" / "dentro"))
 
 
+def test_a_subfolder_that_is_a_link_is_refused_naming_its_path(tmp_path, mode):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "enlace").symlink_to(tmp_path / "real")
+    with dirfd.Folder.open(str(tmp_path)) as folder, pytest.raises(OSError) as refused:
+        folder.child("enlace")
+    assert (refused.value.errno, refused.value.filename) == \
+        (errno.ELOOP, str(tmp_path / "enlace"))
+
+
+def test_the_top_of_the_filesystem_opens_as_a_folder_that_can_be_listed(mode):
+    # a client may share file:/// itself: the top is the folder read, not one passed through
+    with dirfd.Folder.open("/") as top:
+        assert sorted(name for name, _ in top.entries()) == sorted(os.listdir("/"))
+
+
 @needs_dir_fd
 def test_without_o_directory_a_file_on_the_way_is_no_folder_never_a_link(tmp_path, monkeypatch):
     monkeypatch.setattr(dirfd, "DIRECTORY", 0)  # a platform where open() cannot require one

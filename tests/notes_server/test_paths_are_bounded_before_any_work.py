@@ -60,6 +60,33 @@ def test_a_path_longer_than_the_system_allows_is_refused_in_bytes_not_characters
     assert uri_to_path(f"{notes}/" + "ñ" * 1400) == f"{notes}/" + "ñ" * 1400
 
 
+def test_a_path_of_exactly_the_byte_limit_passes_and_one_byte_more_does_not(notes):
+    longest = f"{notes}/" + "a" * (MAX_PATH_BYTES - len(notes.encode()) - 1)
+    assert len(longest.encode()) == MAX_PATH_BYTES
+    assert uri_to_path(longest) == longest
+    with pytest.raises(RootError, match=f"más de {MAX_PATH_BYTES} bytes"):
+        uri_to_path(longest + "a")
+
+
+def test_a_path_of_exactly_the_depth_limit_passes_and_one_name_more_does_not(notes):
+    deepest = notes + "/a" * (MAX_PATH_NAMES - notes.count("/"))
+    assert deepest.count("/") == MAX_PATH_NAMES
+    assert uri_to_path(deepest) == deepest
+    with pytest.raises(RootError, match=f"más de {MAX_PATH_NAMES} carpetas"):
+        uri_to_path(deepest + "/a")
+
+
+def test_a_uri_of_exactly_the_character_limit_is_refused_for_its_path_not_its_length(notes):
+    # no URI that long names a path within the byte limit (each byte is 3 characters at most):
+    # the limit on characters is only the first, cheap cut, and the reason names the path
+    start = f"file://{notes}/"
+    uri = start + "%61" * ((MAX_URI_CHARS - len(start)) // 3)
+    uri += "a" * (MAX_URI_CHARS - len(uri))
+    assert len(uri) == MAX_URI_CHARS
+    with pytest.raises(RootError, match=f"la ruta es demasiado larga \\(más de {MAX_PATH_BYTES}"):
+        uri_to_path(uri)
+
+
 @pytest.mark.timeout(60)
 def test_a_2025_roots_answer_with_a_root_of_millions_of_names_allows_no_folder(notes):
     peer = Peer(server())

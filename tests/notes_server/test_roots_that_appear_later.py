@@ -92,6 +92,14 @@ def test_at_2026_a_late_root_redirected_by_a_link_lists_and_deletes_nothing(zone
     assert untouched(zone)
 
 
+def test_the_refusal_of_a_redirected_late_root_names_that_root(zone):
+    peer = Peer(server(roots=[f"{zone}/zone"])).start([late(zone)])
+    link_late_to_outside(zone)
+    refused = outcome(peer, call(peer, "notes_list"))
+    assert refused["isError"]
+    assert f"la carpeta compartida file://{late(zone)} {REPLACED}" in refused["content"][0]["text"]
+
+
 def test_a_root_reached_through_a_link_put_above_it_later_is_refused(zone):
     os.makedirs(f"{zone}/zone/a/Notas")
     peer = Peer(server()).start([f"{zone}/zone/a/Notas"])
