@@ -19,11 +19,9 @@ gives the slot back and another learner's grading runs meanwhile. So there are m
 than slots (`WORKERS_PER_SLOT`), and a worker whose wait is over gets the next free slot before
 any new submission starts. The time it waits for that slot is added to its job's budget (here
 and in the worker), so a learner never loses time to the scheduling. Each submission is still
-graded in one worker, its hidden tests after its public ones.
-
-Workers die with the grader (parent-death signal), and their sandboxes with them. The
-self-check hosts (portable, in-process) grade one job inline, in this process: they run where
-there may be no fork, no pipes to select on, no parent-death signal.
+graded in one worker, its hidden tests after its public ones. Not in plain mode (`alone`),
+where no two learners' code may ever run at once: a waiting learner's servers are still up, so
+there it is one worker per slot.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
 retries (grading is deterministic, a retry would give the same answer).
@@ -204,9 +202,10 @@ def kill_workers():
         _workers.discard(proc)
 
 
-def grade_all(jobs, workers=1, progress=None):
+def grade_all(jobs, workers=1, progress=None, alone=False):
     """Grade every job ({"path", "name", "only", "budget", "tests", "host"}); returns results
-    in order."""
+    in order. `alone`: never two learners' code at once (plain mode), so one worker per slot:
+    a learner's servers stay up while its checks wait, and nobody else's start meanwhile."""
     progress = progress or (lambda done, total, result: None)
     results = [None] * len(jobs)
     in_workers = all(kind_of(job).in_workers for job in jobs)
@@ -266,7 +265,7 @@ def grade_all(jobs, workers=1, progress=None):
                 worker.finish()
 
     threads = [threading.Thread(target=work, daemon=True)
-               for _ in range(min(workers * WORKERS_PER_SLOT, len(jobs)))]
+               for _ in range(min(workers * (1 if alone else WORKERS_PER_SLOT), len(jobs)))]
     try:
         for thread in threads:
             thread.start()

@@ -10,7 +10,6 @@ it was busy, so what they check is the schedule, not the speed.
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 
@@ -47,10 +46,10 @@ def fake_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(pool.Worker, "command", (sys.executable, str(script)))
 
 
-def graded(names, slots, work=0.15, waits=(0.6,)):
+def graded(names, slots, work=0.15, waits=(0.6,), alone=False):
     jobs = [{"path": "-", "name": name, "only": None, "budget": 30, "tests": "all",
              "host": "sandbox", "work": work, "waits": list(waits)} for name in names]
-    return pool.grade_all(jobs, slots)
+    return pool.grade_all(jobs, slots, alone=alone)
 
 
 def most_busy_at_once(results):
@@ -84,6 +83,13 @@ def test_a_learner_back_from_a_wait_gets_the_slot_before_a_new_learner_starts(fa
     ana, bea, carla = graded(["ana", "bea", "carla"], slots=1, work=0.3, waits=(0.1, 2.0))
     assert ana["busy"][1][0] < carla["busy"][0][0]
     assert ana["busy"][1][0] < bea["busy"][1][0]
+
+
+def test_in_plain_mode_no_learner_starts_while_another_waits_with_its_servers_up(fake_workers):
+    # plain mode: no two learners' code at once, and a waiting learner's servers are still up
+    results = graded(["ana", "bea", "carla"], slots=1, alone=True)
+    spans = sorted((r["busy"][0][0], r["busy"][-1][1]) for r in results)
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:], strict=False))
 
 
 def test_a_worker_that_says_anything_else_about_its_slot_is_a_crashed_job(tmp_path, monkeypatch):
