@@ -104,8 +104,8 @@ test: venv chromium clients lite-venv lint-course
 lab: venv
 	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
 
-# Issue 21's four speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading,
-# serve and JupyterLite, each against a baseline measured in the same run. Exit 1 names every
+# The five speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading a class,
+# Gradescope's latency, serve and JupyterLite, each against a baseline measured in the same run. Exit 1 names every
 # missed goal and its cause. BENCH_ARGS: e.g. "--only demo,serve" or "--full-lite".
 bench: venv lite-venv
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)

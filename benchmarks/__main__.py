@@ -1,12 +1,14 @@
-"""`make bench`: issue 21's four speed goals, measured in one run and shown side by side.
+"""`make bench`: the course's five speed goals, measured in one run and shown side by side.
 
-    .venv/bin/python -m benchmarks [--only demo,grading,serve,lite] [--full-lite]
+    .venv/bin/python -m benchmarks [--only demo,grading,gradescope,serve,lite] [--full-lite]
 
 Runs, one after another on the same machine, each benchmark with its own baseline measured
 in the same run (every goal is a ratio, or seconds after opening):
 - demo: `python3 code/main.py` / a bare `python3 -c pass` (benchmarks/demo_bench.py), at most 10x;
 - grading: one learner with `--jobs 2` / a bare start (benchmarks/grader_bench.py), at most
   25x, with where one reference's time goes (`--phases`);
+- gradescope: one submission's results through the bundle's `run_autograder`, hidden tests
+  included (benchmarks/gradescope_bench.py), at most 10 s, beside a bare start;
 - serve: `serve` / the SDK's MCPServer doing the same work (benchmarks/serve_bench.py), at
   most 0.5;
 - lite: the JupyterLite lesson's first answered form, seconds after opening
@@ -36,6 +38,7 @@ ROOT = os.path.dirname(HERE)
 BENCHES = {
     "demo": ["demo_bench.py"],
     "grading": ["grader_bench.py", "--jobs", "2", "--rounds", "2", "--phases"],
+    "gradescope": ["gradescope_bench.py", "--rounds", "3"],
     "serve": ["serve_bench.py", "--no-demo"],
     "lite": ["lite_bench.py", "--quick"],
 }
@@ -64,7 +67,7 @@ def run(name, argv, folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES),
-                        help="which goals to measure (default: all four)")
+                        help="which goals to measure (default: all five)")
     parser.add_argument("--full-lite", action="store_true",
                         help="the whole JupyterLite benchmark (cold and warm builds, 3 loads)")
     args = parser.parse_args()
@@ -79,7 +82,7 @@ def main():
             if name == "lite" and args.full_lite:
                 argv = ["lite_bench.py"]
             results[name] = run(name, argv, folder)
-    print("\n== speed goals (issue 21), measured in this run")
+    print("\n== speed goals (issues 21 and 36), measured in this run")
     print(f"{'goal':58} {'measured':>9} {'goal':>8}  met")
     for r in results.values():
         value = "-" if r["value"] is None else f"{r['value']:.2f}{r['unit']}"

@@ -41,6 +41,7 @@ INSTRUCTOR_ONLY = (
     "tests/grader/*",                  # the grader's own tests and catalogues (reference, nulls)
     "tests/browser/test_reference_*",  # browser journeys that type the reference solutions
     "benchmarks/grader_bench.py",      # grades the reference
+    "benchmarks/gradescope_bench.py",  # builds the bundle, grades the reference
 )
 REFERENCE_SOURCES = ("grader/reference/soluciones/*.py",)
 HIDDEN_SOURCES = ("grader/checks/hidden/*.py",)

@@ -200,7 +200,7 @@ def main(argv=None):
         sys.stderr.write(f"--out: {exc}\n")
         return EXIT_USAGE
     show = progress_bar(sys.stderr) if args.batch or len(jobs) > 3 else None
-    results = pool.grade_all(jobs, workers, show)
+    results = pool.grade_all(jobs, workers, show, alone=bool(admission.workers))
     KIND.clean_leftovers()  # again: a killed grader's processes may have been dying at start
     try:
         written = emit(args, results, folder, [job["name"] for job in jobs])

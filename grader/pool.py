@@ -13,9 +13,15 @@ submissions are graded as usual. Jobs are handed out one at a time to whichever 
 so a slow submission does not hold up a whole share of the class. Results come back in
 submission order.
 
-Workers die with the grader (parent-death signal), and their sandboxes with them. The
-self-check hosts (portable, in-process) grade one job inline, in this process: they run where
-there may be no fork, no pipes to select on, no parent-death signal.
+`--jobs N` counts busy slots, not processes (`Slots`). A worker holds a slot while it grades;
+while its checks only wait on the clock (a link's lifetime passing, grader/checks/later.py) it
+gives the slot back and another learner's grading runs meanwhile. So there are more workers
+than slots (`WORKERS_PER_SLOT`), and a worker whose wait is over gets the next free slot before
+any new submission starts. The time it waits for that slot is added to its job's budget (here
+and in the worker), so a learner never loses time to the scheduling. Each submission is still
+graded in one worker, its hidden tests after its public ones. Not in plain mode (`alone`),
+where no two learners' code may ever run at once: a waiting learner's servers are still up, so
+there it is one worker per slot.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
 retries (grading is deterministic, a retry would give the same answer).
@@ -33,6 +39,7 @@ import time
 from grader import hosts, runner
 
 HARD_MARGIN = 15.0  # seconds a job may take beyond its budget (starting the worker, cleaning up)
+WORKERS_PER_SLOT = 3  # a grading holds its slot about half of its time: the rest is waiting
 _workers = set()  # live worker processes (for the exit handler)
 
 
@@ -57,23 +64,84 @@ def kind_of(job):
     return hosts.kind(job.get("host", "sandbox"))
 
 
+class Slots:
+    """The `--jobs` busy slots, shared by the threads that drive the workers. A worker coming
+    back from a wait on the clock (`returning`) is served before any new job starts."""
+
+    def __init__(self, count):
+        self.free, self.returning = count, 0
+        self.changed = threading.Condition()
+
+    def take(self, returning=False):
+        with self.changed:
+            self.returning += returning
+            try:
+                while self.free == 0 or (self.returning and not returning):
+                    self.changed.wait()
+                self.free -= 1
+            finally:
+                self.returning -= returning
+
+    def give(self):
+        with self.changed:
+            self.free += 1
+            self.changed.notify_all()
+
+
 class Worker:
     """One `python -m grader.worker` process and its answers, read with a deadline."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "grader.worker", str(os.getpid())],
+    command = (sys.executable, "-m", "grader.worker")  # + this process's pid
+
+    def __init__(self, slots=None):
+        self.proc = subprocess.Popen([*self.command, str(os.getpid())],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _workers.add(self.proc)
         self.buffer = bytearray()
+        self.slots = slots or Slots(1)
+        self.holding = False  # this worker has a busy slot
+
+    def take_slot(self, returning=False):
+        self.slots.take(returning)
+        self.holding = True
+
+    def give_slot(self):
+        if self.holding:
+            self.holding = False
+            self.slots.give()
 
     def ask(self, job, timeout):
-        """The worker's result for `job`; None if it died; "timeout" past the deadline."""
-        try:
-            self.proc.stdin.write((json.dumps(job) + "\n").encode())
-            self.proc.stdin.flush()
-        except OSError:
+        """The worker's result for `job`; None if it died; "timeout" past the deadline (moved
+        by the time it waited for its slot again after each wait on the clock)."""
+        if not self.send(job):
             return None
-        fd, deadline = self.proc.stdout.fileno(), time.monotonic() + timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.answer(deadline)
+            if not isinstance(message, dict) or set(message) != {"slot"}:
+                return message
+            if message["slot"] == "free":
+                self.give_slot()
+            elif message["slot"] == "want" and not self.holding:
+                asked = time.monotonic()
+                self.take_slot(returning=True)
+                deadline += time.monotonic() - asked
+                if not self.send({"slot": "yours"}):
+                    return None
+            else:  # a worker only says these two, in turn
+                return None
+
+    def send(self, message):
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except OSError:
+            return False
+
+    def answer(self, deadline):
+        """The worker's next line as a dict; None if it died or said no dict; "timeout"."""
+        fd = self.proc.stdout.fileno()
         end = self.buffer.find(b"\n")
         while end < 0:
             left = deadline - time.monotonic()
@@ -134,9 +202,10 @@ def kill_workers():
         _workers.discard(proc)
 
 
-def grade_all(jobs, workers=1, progress=None):
+def grade_all(jobs, workers=1, progress=None, alone=False):
     """Grade every job ({"path", "name", "only", "budget", "tests", "host"}); returns results
-    in order."""
+    in order. `alone`: never two learners' code at once (plain mode), so one worker per slot:
+    a learner's servers stay up while its checks wait, and nobody else's start meanwhile."""
     progress = progress or (lambda done, total, result: None)
     results = [None] * len(jobs)
     in_workers = all(kind_of(job).in_workers for job in jobs)
@@ -155,19 +224,25 @@ def grade_all(jobs, workers=1, progress=None):
         pending.put((index, job))
     lock = threading.Lock()
     done = [0]
+    slots = Slots(workers)
 
     def work():
         worker = None
+        held = False  # a slot taken before there was a worker to hold it
         try:
             while True:
+                slots.take()
+                held = True
                 try:
                     index, job = pending.get_nowait()
                 except queue.Empty:
                     break
                 if worker is None or not worker.alive():
-                    worker = Worker()
+                    worker = Worker(slots)
+                worker.holding, held = True, False
                 limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + HARD_MARGIN
                 result = worker.ask(job, limit)
+                worker.give_slot()
                 if result == "timeout":
                     worker.kill(kind_of(job))
                     worker = None
@@ -183,11 +258,14 @@ def grade_all(jobs, workers=1, progress=None):
                     done[0] += 1
                     progress(done[0], len(jobs), result)
         finally:
+            if held:
+                slots.give()
             if worker is not None:
+                worker.give_slot()
                 worker.finish()
 
     threads = [threading.Thread(target=work, daemon=True)
-               for _ in range(min(workers, len(jobs)))]
+               for _ in range(min(workers * (1 if alone else WORKERS_PER_SLOT), len(jobs)))]
     try:
         for thread in threads:
             thread.start()

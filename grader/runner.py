@@ -29,7 +29,9 @@ the run is the grader's own fault (`internal_errors`, exit 3).
 
 The budget holds: a watchdog thread ends the host when `budget` seconds have passed since
 `grade()` started (not in the browser, which has no threads), and every timeout inside is cut
-to what is left of it.
+to what is left of it. The only time added to it is what a batch worker waited to get its busy
+slot back after a check's wait on the clock (`idle`, grader/pool.py): the watchdog follows the
+moved deadline.
 
 Deliberate simplifications: one host per submission, tests run one after another.
 """
@@ -105,17 +107,30 @@ def fingerprint():
 FINGERPRINT = fingerprint()
 
 
-def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", host="sandbox"):
+def watch(state, stop):
+    """The budget watchdog's thread: expire `state` at its deadline, which may move later."""
+    while not stop.wait(max(0.0, state.deadline - time.monotonic())):
+        if time.monotonic() >= state.deadline:
+            state.expire()
+            return
+
+
+def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", host="sandbox",
+          idle=None):
+    """Grade one submission; `idle(seconds)`: how its checks wait on the clock (a batch
+    worker lends its slot meanwhile, grader/worker.py), returning the seconds it then waited
+    for the slot again."""
     started = time.monotonic()
     kind = hosts.kind(host)
     suite, files = suite_files(tests)
     state = SubmissionState(only=frozenset(only or ()), budget=budget, suite=suite,
                             deadline=started + budget)
-    watchdog = None
+    if idle is not None:
+        state.idle = idle
+    stop = threading.Event()
     if kind.threads:
-        watchdog = threading.Timer(budget, state.expire)
-        watchdog.daemon = True
-        watchdog.start()
+        threading.Thread(target=watch, args=(state, stop), daemon=True,
+                         name="budget-watchdog").start()
     workdir = None
     try:
         prepared = kind.prepare(path, name)
@@ -129,8 +144,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
         run_checks(state, kind, files)
     finally:
-        if watchdog is not None:
-            watchdog.cancel()
+        stop.set()
         if state.host is not None:
             state.host.close()
         if workdir is not None:

@@ -11,7 +11,10 @@ exercise. `sources` holds what the grader read, as text, in a submission's files
 (grader/checks/sources.py).
 
 The budget lives here too: `deadline` is when the watchdog ends the sandbox; `left()` is what a
-timeout may still use, so no call ever waits past the budget.
+timeout may still use, so no call ever waits past the budget. `rest(seconds)` is how a check
+waits on the clock: in a batch (grader/pool.py) the worker lends its busy slot to another
+learner meanwhile (`idle`), and whatever it then waits to get the slot back is added to the
+budget, so the grader's scheduling never costs a learner time.
 
 Deliberate simplifications: one submission per state; a scenario's key is a plain tuple that
 names its exercise first (the tests are the only writers).
@@ -46,6 +49,12 @@ class RunNames:
         return cls(f"{first}-{secrets.token_hex(2)}", f"{second}-{secrets.token_hex(2)}")
 
 
+def sleep_here(seconds):
+    """Wait on the clock holding nothing to lend (one submission, a self-check): no extra."""
+    time.sleep(seconds)
+    return 0.0
+
+
 @dataclass
 class SubmissionState:
     only: frozenset = frozenset()             # exercises to grade (empty: all)
@@ -77,6 +86,7 @@ class SubmissionState:
     internal_errors: list = field(default_factory=list)  # the grader's own faults (exit 3)
     warnings: list = field(default_factory=list)         # for the instructor's stderr only
     handlers: int = 0                         # server-to-client requests being answered
+    idle: object = field(default=sleep_here, repr=False)  # sleep(s) -> s spent getting back
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     parsing: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one frame
     slots: threading.Condition = field(default_factory=threading.Condition, repr=False)
@@ -88,6 +98,11 @@ class SubmissionState:
     def left(self):
         """Seconds of budget left (0 when it is spent)."""
         return max(0.0, self.deadline - time.monotonic())
+
+    def rest(self, seconds):
+        """Wait `seconds` on the clock (checks/later.py); the time then spent waiting for a
+        busy slot again moves the deadline by as much."""
+        self.deadline += max(0.0, self.idle(seconds))
 
     def expire(self):
         """The watchdog: the budget is spent, so the host ends now, whatever it is doing."""

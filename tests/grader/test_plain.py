@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -328,6 +329,33 @@ def test_without_a_private_uid_only_a_self_check_of_one_submission_is_graded():
 def test_the_other_modes_are_not_judged_here():
     assert plainmode.admit("root", [job(REFERENCE)] * 3, "/tmp/x", "all") == \
         plainmode.Admission()
+
+
+class Graded(Exception):
+    """What the stand-in for pool.grade_all raises, once it has seen how it was asked."""
+
+
+@pytest.mark.parametrize("mode", ["plain", "root"])
+def test_only_plain_mode_grades_a_class_one_learner_at_a_time_without_lending_slots(
+        monkeypatch, tmp_path, mode):
+    # in plain mode a learner whose checks wait on the clock keeps its servers up: nobody else
+    # may start meanwhile; in the namespaces a waiting learner lends its slot
+    batch = tmp_path / "clase"
+    for name in ("ana", "bea"):
+        shutil.copytree(REFERENCE, batch / name)
+    monkeypatch.setattr(kinds.SandboxKind, "mode", lambda self: mode)
+    asked = {}
+
+    def grade_all(jobs, workers, progress=None, alone=False):
+        asked.update(workers=workers, alone=alone)
+        raise Graded
+
+    monkeypatch.setattr(pool, "grade_all", grade_all)
+    with pytest.raises(Graded):
+        cli.main(["--batch", str(batch), "--jobs", "2", "--format", "json",
+                  "--out", str(tmp_path / "notas"), "--allow-unsafe-plain"])
+    assert asked == ({"workers": 1, "alone": True} if mode == "plain" else
+                     {"workers": 2, "alone": False})
 
 
 # -- the command line where the sandbox cannot run (macOS, Windows) ----------------------------
