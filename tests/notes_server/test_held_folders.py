@@ -8,11 +8,14 @@ import errno
 import os
 import re
 import stat
+import sys
+from types import SimpleNamespace
 
 import pytest
 
 import dirfd
 import store
+from handles import _kernel_paths
 from roots import RootSet
 
 
@@ -150,6 +153,26 @@ def test_a_kernel_answer_that_goes_through_a_link_is_where_the_link_leads(
     (root / "sub").symlink_to(root.parent / "Fuera" / "llevada")
     monkeypatch.setattr("handles._kernel_paths", lambda fd: iter([handle.path]))
     assert handle.current_path() == str(root.parent / "Fuera" / "llevada" / "b.md")
+
+
+def test_in_pyodide_emscripten_s_file_system_is_asked_first_where_a_file_is(opened,
+                                                                           monkeypatch):
+    _, handle = opened
+    fs = SimpleNamespace(getStream=lambda fd: SimpleNamespace(node=fd),
+                         getPath=lambda node: f"/home/pyodide/nodo-{node}.md")
+    monkeypatch.setitem(sys.modules, "pyodide_js", SimpleNamespace(FS=fs))
+    assert next(_kernel_paths(handle.fd)) == f"/home/pyodide/nodo-{handle.fd}.md"
+
+
+def test_a_read_cut_inside_a_character_ends_before_that_character(root):
+    header = "id: note-c\ntitle: Larga\ncreated: 2025-01-01\n\n"
+    body = "x" * (store.MAX_READ_BYTES - len(header) - 1) + "ñ" + "y" * 10  # ñ is 2 bytes
+    (root / "larga.md").write_text(header + body)
+    with RootSet.from_paths([root]) as roots:
+        handles = store.Handles()
+        handle = handles.open(roots, next(n for n in store.scan(roots) if n.id == "note-c"))
+        shown, size = handles.read_part(handle.id)
+    assert (shown, size) == (body[:body.index("ñ")], len((header + body).encode()))
 
 
 # -- what the mutation benchmark found untested ---------------------------------------------
