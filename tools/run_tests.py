@@ -9,11 +9,14 @@ pytest instead, e.g. `make test PYTEST_ARGS="tests/notes_server -k fuzz"`.)
 Each group (GROUPS: a few folders or files of tests/; a folder nobody names is a group of its
 own, so a new suite runs without being listed) is one `pytest` process with its own
 `--basetemp`, its output in build/test-logs/NAME.log. Up to --jobs groups run at once (default:
-one per core), never more than one browser group per two cores (JupyterLab or JupyterLite and
-chromium each want a core). Groups start in order of what they cost: their CPU seconds in
-tools/test_costs.json (written by --record from a run's measurements), a browser group counting
-the whole chain of browser groups still to run, since those run one after another. A group
-missing here (the student edition has no tests/grader) is left out, and said so.
+one per core and one more: the grader's groups spend about a quarter of their time waiting on
+the clock, on timeouts of hostile servers and on plain mode's one-learner-at-a-time batch, and
+one more group fills those gaps), never more than one browser group per two cores (JupyterLab
+or JupyterLite and chromium each want a core). Groups start in order of what they cost: their
+CPU seconds in tools/test_costs.json (written by --record from a run's measurements), a browser
+group counting the whole chain of browser groups still to run, since those run one after
+another. A group missing here (the student edition has no tests/grader) is left out, and said
+so.
 
 Every group runs under a small reaper (this script with --reap): a child subreaper
 (PR_SET_CHILD_SUBREAPER), so every process a test starts, even one that leaves its session or
@@ -467,7 +470,8 @@ def main(argv=None) -> int:
         return reap(argv[2:] if argv[1:2] == ["--"] else argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     cores = os.cpu_count() or 1
-    parser.add_argument("--jobs", type=int, default=cores, help=f"groups at once ({cores})")
+    parser.add_argument("--jobs", type=int, default=cores + 1,
+                        help=f"groups at once ({cores + 1}: one per core, and one more)")
     parser.add_argument("--only", default="", help="comma-separated group names")
     parser.add_argument("--plan", action="store_true", help="print the groups, run nothing")
     parser.add_argument("--record", action="store_true",
