@@ -24,7 +24,8 @@ The site is built as tests/lite builds it (the student edition plus tests/lite/p
 temporary folder, served by `python3 -m http.server` on 127.0.0.1 and driven in Debian's
 chromium through tests/lite/litesite.py. Every request to another host is refused.
 Not a test: numbers on a shared 2-core machine are noisy, so nothing here asserts; the exit
-status says whether the first answered form came within the goal.
+status says whether the first answered form came within its goal (15 s) and the kernel was
+idle within its own (12 s).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def mb(n: int) -> str:
 
 LESSON = "lessons/02_formularios.ipynb"
 FORM_GOAL = 15.0  # seconds from opening the page to the first answered form (issue 21)
+IDLE_GOAL = 12.0  # seconds from opening the page to the kernel idle (issue 36)
 FORM = '{"title": "TPS report"}, scripted='
 OPEN_DIALOG = ".widget-vbox:has(> .widget-hbox > button.widget-button:enabled)"
 
@@ -177,10 +179,13 @@ def main() -> int:
             print(f"  {name}: idle " + ", ".join(f"{r['idle']:.1f}" for r in loads)
                   + "; answered " + ", ".join(f"{r['answered']:.1f}" for r in loads))
         first = median["bytecode"]
-        met = first["answered"] <= FORM_GOAL
+        form_met, idle_met = first["answered"] <= FORM_GOAL, first["idle"] <= IDLE_GOAL
+        met = form_met and idle_met
         print(f"first answered form: {first['answered']:.1f} s after opening, median "
-              f"(goal: at most {FORM_GOAL:g} s) {'OK' if met else 'MISSED'}; without the "
+              f"(goal: at most {FORM_GOAL:g} s) {'OK' if form_met else 'MISSED'}; without the "
               f"bytecode {median['sources']['answered']:.1f} s in this run")
+        print(f"kernel idle: {first['idle']:.1f} s after opening, median (goal: at most "
+              f"{IDLE_GOAL:g} s) {'OK' if idle_met else 'MISSED'}")
         print(f"requests that tried to leave 127.0.0.1: {len(outside)}")
     phases = (f"kernel idle {first['idle']:.1f} s, first cell done {first['first cell done']:.1f}"
               f" s, lab connected {first['connected']:.1f} s, form shown "
@@ -189,7 +194,8 @@ def main() -> int:
               f"{median['sources']['answered']:.1f} s)")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"goal": "JupyterLite: first answered form after opening",
+            json.dump({"goal": f"JupyterLite: first answered form (kernel idle <= "
+                               f"{IDLE_GOAL:g} s too)",
                        "value": first["answered"], "limit": FORM_GOAL, "unit": " s",
                        "met": met, "detail": phases,
                        "cause": "" if met else "slowest phase in: " + phases}, out)

@@ -100,9 +100,17 @@ class SubmissionState:
         return max(0.0, self.deadline - time.monotonic())
 
     def rest(self, seconds):
-        """Wait `seconds` on the clock (checks/later.py); the time then spent waiting for a
-        busy slot again moves the deadline by as much."""
-        self.deadline += max(0.0, self.idle(seconds))
+        """Wait `seconds` on the clock (checks/later.py), the host's servers lowest in line for
+        the CPU meanwhile (`lend`); the time then spent waiting for a busy slot again moves
+        the deadline by as much."""
+        host = self.host
+        if host is not None:
+            host.lend(True)
+        try:
+            self.deadline += max(0.0, self.idle(seconds))
+        finally:
+            if host is not None:
+                host.lend(False)
 
     def expire(self):
         """The watchdog: the budget is spent, so the host ends now, whatever it is doing."""

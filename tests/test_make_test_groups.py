@@ -42,16 +42,39 @@ def reaper(how: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, text=True)
 
 
-def test_every_test_file_runs_in_exactly_one_group():
+def test_every_test_file_runs_in_exactly_one_group_or_is_shared_out_in_parts():
     groups, _ = run_tests.plan()
     files = [p for p in (REPO / "tests").rglob("test_*.py") if "node_modules" not in p.parts]
     assert files
     for path in files:
         rel = str(path.relative_to(REPO))
-        owners = [g.name for g in groups
+        owners = [g for g in groups
                   if any(rel == p or rel.startswith(p + "/") for p in g.paths)
                   and not any(rel == i or rel.startswith(i + "/") for i in g.ignore)]
-        assert len(owners) == 1, f"{rel} runs in {owners or 'no group'}"
+        assert len(owners) == 1 or (owners and all(g.part for g in owners)), \
+            f"{rel} runs in {[g.name for g in owners] or 'no group'}"
+
+
+def collected(path, *options):
+    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                          "-p", "no:cacheprovider", *options, path], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    return {line for line in run.stdout.splitlines() if "::" in line}
+
+
+def test_the_parts_of_a_shared_file_run_each_of_its_tests_once():
+    groups, _ = run_tests.plan()
+    shared = {}
+    for group in groups:
+        if group.part:
+            for path in group.paths:
+                shared.setdefault(path, []).append(group.part)
+    for path, parts in shared.items():
+        whole = collected(path)
+        pieces = [collected(path, "-k", part) for part in parts]
+        assert whole and all(pieces), (path, parts)
+        assert sum(len(piece) for piece in pieces) == len(whole), (path, parts)
+        assert set().union(*pieces) == whole, (path, parts)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="the reaper finds descendants in /proc")

@@ -13,6 +13,9 @@ talks to one:
     start() / close()         set up and tear down (close leaves nothing running)
     kill()                    end every server now, from any thread (the budget watchdog)
     sweep()                   end every server (between tests, after one misbehaved)
+    lend(lending)             the submission lends its busy slot while its checks wait on the
+                              clock: its servers get the least CPU meanwhile (root mode's
+                              cgroups; nothing elsewhere)
     identity()                who one test's servers run as (a fresh uid where the host has
                               private uids, else None)
     release(identity)         that test is over: end every process that ran as it

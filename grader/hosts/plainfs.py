@@ -152,6 +152,9 @@ class SelfCheckHost:
         """One user here (yours): every test's servers run as you."""
         return None
 
+    def lend(self, lending):
+        """Nothing: a self-check grades one submission, nobody else's runs beside it."""
+
     def release(self, identity):
         """Nothing to end beyond the test's own servers (each stops when its run is closed)."""
 

@@ -133,6 +133,11 @@ SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 INNER = "/sandbox"
 PRIVATE_PROC = "/sandbox/.zygote/proc"  # the root mode's /proc of its PID namespace (root only)
 WARM_UP = "warm_up_solution.py"  # in the code copy (grader.hosts.sandbox.compiled_code writes it)
+# What solutions commonly import beyond the server's own modules: the lesson's helpers and the
+# standard modules its notebooks use. Imported once here (trusted code, before any learner's),
+# so a forked server does not import them again: dataclasses alone was half of a server's start.
+PRELOAD = ("sealkit", "nube_copias", "dataclasses", "secrets", "hmac", "hashlib", "base64",
+           "datetime", "pathlib", "unicodedata", "urllib.parse", "uuid", "typing", "enum")
 DEVICES = ("null", "zero", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -723,6 +728,17 @@ def _pids():
     return [int(name) for name in os.listdir(PROC[0]) if name.isdigit()]
 
 
+def preload():
+    """Import PRELOAD (a standard module this Python lacks is skipped: nothing depends on it)."""
+    import importlib
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            if os.path.exists(os.path.join(sys.path[0], name.split(".")[0] + ".py")):
+                raise  # one of the server's own modules: the code copy is broken
+
+
 def warm_up(cfg):
     """Run the server's start-up paths once on trusted input, so forks start warm. The input
     is a file of the grader's code copy (root's, read-only here), never one in a folder that
@@ -811,6 +827,7 @@ def main():
             import session  # noqa: F401
             import setup_page  # noqa: F401
             import tools  # noqa: F401
+            preload()
         except Exception as exc:
             problem = f"the server code does not import: {type(exc).__name__}: {exc}"
     ctl.send(json.dumps({"ready": problem is None, "problem": problem,

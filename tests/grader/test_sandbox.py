@@ -280,3 +280,30 @@ def test_the_protections_listed_are_the_ones_the_zygote_applied():
 
 def test_no_process_of_the_sandbox_survives_it(probed):
     assert probed["alive_after_release"] == []
+
+
+def test_a_sandbox_that_lends_its_slot_gets_the_least_cpu_until_it_works_again(tmp_path):
+    # while a learner's checks wait on the clock, another learner is busy (grader/pool.py):
+    # the waiting learner's servers must not compete with it for the CPU
+    folder = tmp_path / "solucion"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    box = Sandbox(str(folder)).start()
+    try:
+        shares = [os.path.join(path, "cpu.shares") for path in box._cgroups
+                  if os.path.exists(os.path.join(path, "cpu.shares"))]
+        assert len(shares) == 1, box._cgroups
+
+        def now():
+            with open(shares[0]) as handle:
+                return int(handle.read())
+
+        working = now()
+        box.lend(True)
+        assert now() < working / 100
+        box.lend(False)
+        assert now() == working
+    finally:
+        box.close()
+    box.lend(True)  # after the sandbox ended: nothing to lower, and no error
