@@ -2,7 +2,8 @@
 authorized it, and with `serve --provider rpc` the provider is the client's (a grader's): the
 server asks it on the MCP pipe, and its core may wait for the answer while a page or a tool
 runs. A completion notice a page sends from the core reaches the client before the page's
-answer, so whoever reads the answer has seen the notice.
+answer, so whoever reads the answer has seen the notice; one sent from another thread goes
+through the core too.
 """
 
 import textwrap
@@ -20,6 +21,8 @@ from setup_page import INLINE_BASE, PageRequest
 from transport import start_in_process
 
 PAGES = textwrap.dedent('''
+    import threading
+
     import nube_copias
     from extension import Extension
     from server import ok
@@ -32,6 +35,14 @@ PAGES = textwrap.dedent('''
     def prepara(ctx):
         NOTIFY[:] = [ctx.completion_notifier()]
         return ok("Listo.")
+
+
+    @extension.tool("avisa_desde_otro_hilo", description="Avisa del fin desde otro hilo.")
+    def avisa_desde_otro_hilo(ctx):
+        worker = threading.Thread(target=ctx.completion_notifier(), args=("flujo-2",))
+        worker.start()
+        worker.join()
+        return ok("Avisado.")
 
 
     @extension.page_route("/canjea")
@@ -130,6 +141,15 @@ def test_a_notice_a_page_sends_from_the_core_reaches_the_client_before_the_pages
     answer = next(i for i, msg in enumerate(incoming)
                   if isinstance(msg.get("result"), dict) and "body" in msg["result"])
     assert notice < answer
+
+
+def test_a_notice_sent_from_another_thread_reaches_the_client_through_the_core(served):
+    client, _, frames = served
+    client.call_tool("avisa_desde_otro_hilo", {})
+    client.request("ping", {})  # the core has run what the other thread queued before this
+    notices = [msg["params"] for direction, msg in frames if direction == "←"
+               and msg.get("method") == "notifications/elicitation/complete"]
+    assert notices == [{"elicitationId": "flujo-2"}]
 
 
 def test_serve_says_how_to_put_the_provider_out_of_the_server():
