@@ -45,6 +45,27 @@ PAGES = textwrap.dedent('''
         return ok("Avisado.")
 
 
+    @extension.tool("avisa_mal", description="Avisa del fin sin un elicitationId válido.")
+    def avisa_mal(ctx):
+        refusals = []
+        for wrong in ("", 7, None):
+            try:
+                ctx.completion_notifier()(wrong)
+            except TypeError as exc:
+                refusals.append(str(exc))
+        return ok(" | ".join(refusals))
+
+
+    @extension.page_route("/vuelve")
+    def vuelve(page):
+        return page.redirect("/canjea?code=otra-vez")
+
+
+    @extension.page_route("/campos")
+    def campos(page):
+        return page.reply(200, "Campos", f"{len(page.form)} campos")
+
+
     @extension.page_route("/canjea")
     def canjea(page):
         try:
@@ -150,6 +171,28 @@ def test_a_notice_sent_from_another_thread_reaches_the_client_through_the_core(s
     notices = [msg["params"] for direction, msg in frames if direction == "←"
                and msg.get("method") == "notifications/elicitation/complete"]
     assert notices == [{"elicitationId": "flujo-2"}]
+
+
+def test_a_notifier_refuses_an_elicitation_id_that_is_not_a_text_and_sends_nothing(served):
+    client, _, frames = served
+    result = client.call_tool("avisa_mal", {})
+    refusals = result["content"][0]["text"].split(" | ")
+    assert len(refusals) == 3 and all("elicitationId" in text for text in refusals)
+    assert not [msg for direction, msg in frames
+                if msg.get("method") == "notifications/elicitation/complete"]
+
+
+def test_a_redirect_of_the_page_over_the_pipe_carries_where_it_goes(served):
+    client, _, _ = served
+    answer = page(client, "/vuelve")
+    assert answer["status"] == 303 and answer["location"] == "/canjea?code=otra-vez"
+    assert "location" not in page(client, "/canjea?code=ncc_code_inventado")
+
+
+def test_a_post_over_the_pipe_without_a_body_is_a_post_with_an_empty_form(served):
+    client, _, _ = served
+    answer = client.request(SETUP_PAGE_METHOD, {"method": "POST", "target": "/campos"})
+    assert answer["status"] == 200 and "0 campos" in answer["body"]
 
 
 def test_serve_says_how_to_put_the_provider_out_of_the_server():

@@ -156,6 +156,34 @@ def test_at_2025_a_question_still_waiting_for_its_answer_is_never_sent_again(tmp
     assert result_of(peer.take(), asked)["result"]["content"][0]["text"] == "Ana"
 
 
+CUENTA = """
+from extension import Extension
+extension = Extension()
+RUNS = []
+
+@extension.tool("cuenta", description="cuenta las veces que corre")
+def cuenta(ctx):
+    RUNS.append(1)
+    ctx.ask_together(nombre=ctx.form_request("¿Cómo te llamas?", {"name": {"type": "string"}},
+                                             required=["name"]),
+                     saludo=ctx.sampling_request("Escribe un saludo"))
+    return str(len(RUNS))
+"""
+
+
+def test_at_2025_the_tool_runs_again_once_when_the_last_answer_of_its_round_arrives(
+        tmp_path, home):
+    # not once per answer: the code before the questions runs twice in all, never three times
+    peer = Peer(server_with(tmp_path, CUENTA)).start([f"{home}/Notas"], caps=ALL_CAPS)
+    asked = call(peer, "cuenta")
+    frames = peer.take()
+    [form], [sampling] = sent(frames, "elicitation/create"), sent(frames, "sampling/createMessage")
+    peer.answer(sampling["id"], SAMPLED)
+    assert peer.take() == []
+    peer.answer(form["id"], NAME)
+    assert result_of(peer.take(), asked)["result"]["content"][0]["text"] == "2"
+
+
 MAL = """
 from extension import Extension
 extension = Extension()
