@@ -19,13 +19,17 @@ WAIT = 0.3
 
 
 class Host:
-    """What close_lab needs of a host: a sweep, counted."""
+    """What close_lab and a wait need of a host: a sweep, counted, and `lend`, recorded."""
 
     def __init__(self):
         self.sweeps = 0
+        self.lent = []
 
     def sweep(self):
         self.sweeps += 1
+
+    def lend(self, lending):
+        self.lent.append(lending)
 
 
 def new_state(budget=60.0):
@@ -132,6 +136,17 @@ def test_waits_overlap_each_other():
     first, second = waiting_test(events, name="a"), waiting_test(events, name="b")
     run(state, [(spec_of(first), first), (spec_of(second), second)])
     assert steps(events) == [("a", "set up"), ("b", "set up"), ("a", "checked"), ("b", "checked")]
+
+
+def test_while_the_checks_wait_on_the_clock_the_host_lends_and_then_works_again():
+    events, seen = [], []
+    state = new_state()
+    state.idle = lambda seconds: seen.append(list(state.host.lent)) or 0.0
+    first = waiting_test(events)
+    run(state, [(spec_of(first), first)])
+    assert seen == [[True]]  # lent during the wait itself
+    assert state.host.lent == [True, False]  # and working again before its checks go on
+    assert steps(events)[-1] == ("espera", "checked")
 
 
 def test_a_sweep_during_the_wait_runs_the_waiting_test_again_from_the_start():
