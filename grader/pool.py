@@ -23,6 +23,10 @@ graded in one worker, its hidden tests after its public ones. Not in plain mode 
 where no two learners' code may ever run at once: a waiting learner's servers are still up, so
 there it is one worker per slot.
 
+Workers die with the grader (parent-death signal), and their sandboxes with them. The
+self-check hosts (portable, in-process) grade one job inline, in this process: they run where
+there may be no fork, no pipes to select on, no parent-death signal.
+
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
 retries (grading is deterministic, a retry would give the same answer).
 """
