@@ -97,12 +97,12 @@ class Worker:
 
     command = (sys.executable, "-m", "grader.worker")  # + this process's pid
 
-    def __init__(self, slots=None):
+    def __init__(self, slots):
         self.proc = subprocess.Popen([*self.command, str(os.getpid())],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _workers.add(self.proc)
         self.buffer = bytearray()
-        self.slots = slots or Slots(1)
+        self.slots = slots
         self.holding = False  # this worker has a busy slot
 
     def take_slot(self, returning=False):
