@@ -129,3 +129,33 @@ def test_the_budget_watchdog_follows_a_deadline_that_moved_later():
     watchdog.join(5)
     assert not watchdog.is_alive()
 
+
+
+
+def first_served():
+    """One slot, busy; a new worker asks, then a returning one; the slot is freed: who got it."""
+    slots, order = pool.Slots(1), []
+    slots.take()
+
+    def ask(name, returning):
+        slots.take(returning)
+        order.append(name)
+        slots.give()
+
+    new = threading.Thread(target=ask, args=("new", False))
+    back = threading.Thread(target=ask, args=("back", True))
+    new.start()
+    while not slots.changed._waiters:  # the new worker waits first
+        pass
+    back.start()
+    while slots.returning == 0:
+        pass
+    slots.give()
+    new.join(5)
+    back.join(5)
+    return order
+
+
+def test_a_freed_slot_goes_to_a_returning_worker_even_when_a_new_one_asked_first():
+    # twenty rounds: without the priority, the new worker would win some of them
+    assert all(first_served() == ["back", "new"] for _ in range(20))
