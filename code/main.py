@@ -85,6 +85,20 @@ in both directions; everything else is the first session's."""
 
 
 def parse_args(argv):
+    args = cached_parser().parse_args(argv)
+    if args.sdk_version is None:  # read when asked, not when the parser was built
+        args.sdk_version = default_sdk_version()
+    return args
+
+
+_PARSER = []
+
+
+def cached_parser():
+    """The command line's parser, built once: a grader's sandbox builds it before it forks
+    its servers, so that a server does not spend a third of its start-up on it."""
+    if _PARSER:
+        return _PARSER[0]
     import argparse  # imported here: the demo without options needs no parser
     parser = argparse.ArgumentParser(prog="main.py", description=__doc__.splitlines()[0],
                                      epilog=RPC_PAGE_HELP,
@@ -93,8 +107,8 @@ def parse_args(argv):
     parser.add_argument("--protocol", default=LATEST_HANDSHAKE,
                         choices=(LATEST_HANDSHAKE, STATELESS_VERSION), help="demo only")
     parser.add_argument("--sdk-version",
-                        default=default_sdk_version(),
-                        help="simulated MCP SDK version for the URL-mode guard")
+                        help="simulated MCP SDK version for the URL-mode guard (default: "
+                             "NOTES_SDK_VERSION, else the course's)")
     parser.add_argument("--root", action="append", default=[], metavar="DIR")
     parser.add_argument("--demo-url-guard", action="store_true",
                         help="without a solution guard, use the demo's fixed URL-mode guard "
@@ -141,7 +155,8 @@ def parse_args(argv):
     parser.add_argument("--trace", metavar="FILE",
                         help="append every frame, both directions, to FILE (JSON lines); it "
                              "includes the user's answers, so use it only to debug")
-    return parser.parse_args(argv)
+    _PARSER.append(parser)
+    return parser
 
 
 def default_sdk_version():

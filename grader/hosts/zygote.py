@@ -46,7 +46,9 @@ capabilities, no_new_privs, and a seccomp filter (x86_64 or aarch64, checked; an
 x32 included, is killed) that denies the system calls the plan lists. If any of it fails, the
 zygote reports the problem instead of "ready", and the grader does not use this mode.
 
-The zygote imports the server modules once, runs no learner code itself, and answers small
+The zygote imports the server modules once, runs no learner code itself, has an
+unprivileged child compile the submission once for all its servers (`compile_solution`: the
+zygote keeps the bytecode unread, each server loads it as its test's uid), and answers small
 JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
 the message: its command line is the submission's common one, this test's inputs reach only
 its options, see `op_spawn`), `kill`, `status`, `release` (a test is over), `sweep` and
@@ -421,6 +423,7 @@ class Zygote:
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
         self.uids = set()    # the uids servers ran as (a private uid per test: `spawn`)
+        self.compiled = {}   # the submission's bytecode by path (`compile_solution`), unread
 
     def serve(self):
         while True:
@@ -525,6 +528,27 @@ class Zygote:
     def op_quit(self, request, fds):
         return None
 
+    def compile_solution(self, folder):
+        """Compile the submission's .py files once for all its servers. A child does it as
+        the sandbox's uid, with the servers' limits: compiling runs none of the learner's
+        code, but its input is the learner's. The zygote keeps the marshal data it sends
+        without ever reading it (unmarshalling is not safe on hostile data); each server loads
+        it after dropping to its test's uid. Anything amiss (a file that does not compile, too
+        much data, a child that takes too long) and the servers compile for themselves."""
+        read_end, write_end = os.pipe()
+        try:
+            pid = self._fork((write_end,), lambda: send_compiled(folder, write_end),
+                             uid=self.cfg["uid"], stdio=False)
+        finally:
+            os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            data = read_capped(pipe, COMPILED_MAX_BYTES, COMPILE_SECONDS)
+        ended = self.op_status({"pid": pid, "wait": COMPILE_SECONDS}, [])["exit"]
+        if ended is None:
+            self.op_kill({"pid": pid}, [])
+        if ended == 0 and data is not None:
+            self.compiled = parse_compiled(data, folder)
+
     # forking
     def _fork(self, fds, body, uid, stdio=True):
         sys.stderr.flush()
@@ -596,7 +620,9 @@ class Zygote:
                            "PYTHONIOENCODING": "utf-8", "TMPDIR": cfg["tmp"]})
 
     def _run_server(self, argv, private):
+        import extension
         import main
+        extension.COMPILED.update(self.compiled)  # loaded (unmarshalled) here, as the test's uid
         if self.cfg["plan"].get("sockets_denied"):
             socket_free_setup_page()
         sys.argv = ["main.py", *argv]  # what the learner's code can see: the same everywhere
@@ -609,6 +635,72 @@ def socket_free_setup_page():
     only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
     import setup_page
     setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
+
+
+COMPILED_MAX_BYTES = 8 << 20  # a submission's bytecode, all files (its sources are far smaller)
+COMPILE_SECONDS = 5.0
+
+
+def send_compiled(folder, fd):
+    """The compile child: every .py file of `folder` that compiles, as frames of (length,
+    name, SHA-256 of its source, length, marshal data) on `fd`; a file that does not compile
+    is left out."""
+    import hashlib
+    import marshal
+    with os.fdopen(fd, "wb") as out:
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as handle:
+                    source = handle.read()
+                data = marshal.dumps(compile(source, path, "exec", dont_inherit=True))
+            except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError,
+                    OSError):
+                continue  # its server compiles it again and reports the problem
+            encoded = name.encode()
+            out.write(struct.pack("<I", len(encoded)) + encoded +
+                      hashlib.sha256(source).digest() + struct.pack("<I", len(data)) + data)
+    return 0
+
+
+def read_capped(pipe, limit, seconds):
+    """Everything `pipe` gives before EOF, or None past `limit` bytes or `seconds`."""
+    import select
+    deadline, data = time.monotonic() + seconds, bytearray()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([pipe], [], [], left)[0]:
+            return None
+        chunk = pipe.read1(65536)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if len(data) > limit:
+            return None
+
+
+def parse_compiled(data, folder):
+    """`send_compiled`'s frames -> {path: (digest, marshal data)}; {} if they are malformed
+    or name anything but a .py file directly in `folder` (each at most once)."""
+    found, at = {}, 0
+    try:
+        while at < len(data):
+            (size,), at = struct.unpack_from("<I", data, at), at + 4
+            name, at = data[at:at + size].decode(), at + size
+            digest, at = data[at:at + 32], at + 32
+            (size,), at = struct.unpack_from("<I", data, at), at + 4
+            code, at = data[at:at + size], at + size
+            if at > len(data) or "/" in name or "\0" in name or not name.endswith(".py"):
+                return {}
+            path = os.path.normpath(os.path.join(folder, name))
+            if path in found:
+                return {}
+            found[path] = (digest, code)
+    except (struct.error, UnicodeDecodeError):
+        return {}
+    return found
 
 
 def unreachable(cfg):
@@ -838,7 +930,10 @@ def main():
     import gc
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
-    Zygote(cfg, ctl).serve()
+    zygote = Zygote(cfg, ctl)
+    zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
+                            else cfg["solution"])
+    zygote.serve()
     return 0
 
 

@@ -307,3 +307,45 @@ def test_a_sandbox_that_lends_its_slot_gets_the_least_cpu_until_it_works_again(t
     finally:
         box.close()
     box.lend(True)  # after the sandbox ended: nothing to lower, and no error
+
+
+COMPILED_PROBE = '''
+import json, sys
+from extension import Extension
+
+extension = Extension()
+ORIGIN = "@ORIGIN@"
+sys.stderr.write("COMPILED " + json.dumps({"files": sorted(sys.modules["extension"].COMPILED),
+                                           "origin": ORIGIN}) + "\\n")
+sys.stderr.flush()
+'''
+
+
+def test_a_submission_is_compiled_once_and_a_file_changed_since_runs_as_it_is(tmp_path):
+    folder = tmp_path / "solucion"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    probe = folder / "probe.py"
+    probe.write_text(COMPILED_PROBE.replace("@ORIGIN@", "first"))
+    os.chmod(probe, 0o644)
+    box = Sandbox(str(folder)).start()
+
+    def report():
+        identity = box.identity()
+        server = box.spawn(["serve", "--solution", box.inner("solution")], (), identity)
+        deadline = time.monotonic() + 60
+        while "COMPILED " not in server.stderr() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        line = next(x for x in server.stderr().splitlines() if x.startswith("COMPILED "))
+        server.kill()
+        box.release(identity)
+        return json.loads(line[len("COMPILED "):])
+
+    try:
+        first = report()
+        assert first == {"files": [box.inner("solution") + "/probe.py"], "origin": "first"}
+        probe.write_text(COMPILED_PROBE.replace("@ORIGIN@", "second"))
+        assert report()["origin"] == "second"  # not the bytecode of the first version
+    finally:
+        box.close()
