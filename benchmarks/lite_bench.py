@@ -9,8 +9,10 @@ steps 3 and 4 on both sites.
    Pyodide and every wheel come from the registries. The warm build (`--force`) uses the
    cache the cold build filled. A third build keeps the source maps, to measure them.
 2. Site size, with and without source maps.
-3. Time to kernel idle: the lesson opened in a fresh browser context (an empty HTTP cache, as
-   on a learner's first visit) until the status bar reads "Python (Pyodide) | Idle".
+3. Time to kernel idle: the lesson's link opened in a fresh browser context (an empty HTTP
+   cache and no saved workspace, as on a learner's first visit: no Launcher page first, which
+   the tests need only where a context is reused) until the status bar reads
+   "Python (Pyodide) | Idle".
 4. Time to the first answered form on the real lesson (lessons/02_formularios.ipynb of the
    student edition), in that same load: its JupyterLite first cell, the setup cell (lab and
    connection), the disambiguation form, real clicks on note-7, the confirmation and
@@ -71,7 +73,7 @@ def first_answered_form(page, base: str) -> dict[str, float]:
     """Open lesson 02, run its first cell and its setup cell, then the disambiguation form:
     pick note-7, confirm, Aceptar; seconds from the page opening."""
     start = time.monotonic()
-    L.open_notebook(page, base, LESSON)
+    L.open_notebook(page, base, LESSON, first_visit=True)  # a fresh context: nothing to restore
     idle = time.monotonic() - start
     first = L.code_cell_at(page, 0)
     L.run_cell(page, first)

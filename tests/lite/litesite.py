@@ -305,17 +305,21 @@ def wait_for_kernel_idle(page, timeout: float = ms(PATIENCE)) -> None:
         state="visible", timeout=timeout)
 
 
-def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE)) -> float:
+def open_notebook(page, base: str, path: str, timeout: float = ms(PATIENCE),
+                  first_visit: bool = False) -> float:
     """Open ``path`` of the site and wait until it is the current tab and its kernel is idle
-    (the status bar speaks of the current tab); returns the seconds it took."""
+    (the status bar speaks of the current tab); returns the seconds it took. `first_visit`:
+    the page is in a browser context that never saw the site (nothing saved to restore), so
+    the notebook's link is opened at once, as a learner's first visit does."""
     start = time.monotonic()
     # First an empty layout: `?reset` clears the saved workspace (the tabs this browser left
     # open, never the files) and the site shows its Launcher. Otherwise it restores every
     # notebook opened before in this browser, each starting its kernel, and opening ``path``
     # races that restore: under load ``path`` was seen never to get a tab. (`reset` and `path`
     # in one URL do not work: the reset drops the path.)
-    page.goto(f"{base}/lab/index.html?reset", timeout=timeout)
-    wait_until_current(page, "Launcher", timeout)
+    if not first_visit:
+        page.goto(f"{base}/lab/index.html?reset", timeout=timeout)
+        wait_until_current(page, "Launcher", timeout)
     page.goto(notebook_url(base, path), timeout=timeout)
     wait_until_current(page, path, timeout)
     wait_for_kernel_idle(page, timeout)

@@ -69,7 +69,7 @@ def start_lesson(lite, notebook: str, setup: bool = True) -> None:
     """Open a lesson, run its JupyterLite first cell and (`setup`) its setup cell; without
     `setup`, the test runs the cell that sets the lab up itself (03's also makes a call)."""
     page = lite.page
-    open_notebook(page, lite.url, f"lessons/{notebook}")
+    open_notebook(page, lite.url, f"lessons/{notebook}", first_visit=True)  # lite_page: fresh
     first = code_cell_at(page, 0)
     assert FIRST_CELL_MARK in first.locator(".jp-InputArea-editor").inner_text()
     run_cell(page, first)
