@@ -261,19 +261,17 @@ def run_file(file: str) -> dict:
         code = compile(source, file, "exec", dont_inherit=True)
     module = types.ModuleType("solution")
     module.__file__, module.__cached__, module.__package__ = file, None, ""
-    saved = sys.modules.get("solution"), sys.argv[0] if sys.argv else None
+    saved_module, saved_argv = sys.modules.get("solution"), list(sys.argv)
     sys.modules["solution"] = module
-    if sys.argv:
-        sys.argv[0] = file
+    sys.argv[:1] = [file]
     try:
         exec(code, module.__dict__)
     finally:
-        if saved[0] is None:
+        if saved_module is None:
             sys.modules.pop("solution", None)
         else:
-            sys.modules["solution"] = saved[0]
-        if sys.argv:
-            sys.argv[0] = saved[1]
+            sys.modules["solution"] = saved_module
+        sys.argv[:] = saved_argv
     return dict(module.__dict__)
 
 
