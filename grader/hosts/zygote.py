@@ -771,6 +771,7 @@ def kill_uid(uid, seconds, reap):
         reap()
         alive = [pid for pid in _pids() if _runs_as(pid, uid)]
         if not alive or time.monotonic() > deadline:
+            reap()  # what just died is a zombie of the zygote's now: gone before the answer
             return not alive
         pid = os.fork()
         if pid == 0:
