@@ -55,28 +55,6 @@ def test_every_test_file_runs_in_exactly_one_group_or_is_shared_out_in_parts():
             f"{rel} runs in {[g.name for g in owners] or 'no group'}"
 
 
-def collected(path, *options):
-    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
-                          "-p", "no:cacheprovider", *options, path], cwd=REPO,
-                         capture_output=True, text=True, timeout=300)
-    return {line for line in run.stdout.splitlines() if "::" in line}
-
-
-def test_the_parts_of_a_shared_file_run_each_of_its_tests_once():
-    groups, _ = run_tests.plan()
-    shared = {}
-    for group in groups:
-        if group.part:
-            for path in group.paths:
-                shared.setdefault(path, []).append(group.part)
-    for path, parts in shared.items():
-        whole = collected(path)
-        pieces = [collected(path, "-k", part) for part in parts]
-        assert whole and all(pieces), (path, parts)
-        assert sum(len(piece) for piece in pieces) == len(whole), (path, parts)
-        assert set().union(*pieces) == whole, (path, parts)
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="the reaper finds descendants in /proc")
 def test_a_process_that_outlives_pytest_is_listed_and_killed():
     proc = reaper("exit")

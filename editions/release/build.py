@@ -5,9 +5,10 @@
 - `student/`: the repository a learner clones (a git repository with one commit, ready to
   publish, e.g. as a GitHub Classroom template). Every tracked file except what only the
   instructor may see (editions/common.py's `INSTRUCTOR_ONLY`: the reference solutions, the
-  hidden grading tests, the grader's own tests and catalogues, this folder); a test file that
-  needs the reference or a helper of those tests is instructor-only too (found by
-  `needs_reference`, and said so in the build's output). Its README is this README with the
+  hidden grading tests, the grader's own tests and catalogues, this folder); a test file whose
+  module is marked `pytestmark = pytest.mark.instructor_only("why")` is left out too, and the
+  build's output says which and why (tests/reference_audit.py fails, in this source, any
+  unmarked shipped test that reads an instructor-only file). Its README is this README with the
   instructors' section left out and the section on exercises and grading replaced by
   `student/ejercicios.md` (here). Its grader runs the public tests only
   (`grader/checks/hidden/` is not there).
@@ -26,8 +27,8 @@ Deliberate simplifications: stdlib only; the student edition is a snapshot of th
 """
 
 import argparse
+import ast
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -50,9 +51,11 @@ from editions.common import (  # noqa: E402
 )
 
 log = logger("release")
-# Tests of files that ship, which need instructor-only files: cut out of the student edition
-# (they still run in this repository).
-REFERENCE_MARK = re.compile(r"grader/reference|\"grader\"\s*/\s*\"reference\"")
+# Tests of files that ship, which need instructor-only files, say so with a mark on their module
+# (tests/reference_audit.py holds the mark honest: in this source, an unmarked shipped test that
+# reads an instructor-only file fails); they are cut out of the student edition and still run
+# here.
+MARK = "instructor_only"
 README = "README.md"
 STUDENT_NOTE = "editions/release/student/nota.md"          # goes right under the title
 STUDENT_EXERCISES = "editions/release/student/ejercicios.md"  # replaces EXERCISES_SECTION
@@ -64,37 +67,39 @@ AUTOGRADER_TEMPLATES = ("setup.sh", "run_autograder", "requirements-autograder.t
 
 
 # -- the student edition ------------------------------------------------------------------------
-def instructor_modules():
-    """Helper modules that live only in instructor-only test folders (tests/grader/mutants.py
-    and the like): a shipped test that imports one cannot run in the student edition."""
-    return {os.path.splitext(os.path.basename(name))[0] for name in tracked_files()
-            if matches(name, INSTRUCTOR_ONLY) and name.count("/") == 2
-            and name.startswith("tests/") and name.endswith(".py")
-            and not os.path.basename(name).startswith("test_")
-            and os.path.basename(name) != "conftest.py"}
-
-
-def needs_reference(text, modules=None):
-    """Does this test need what the student edition leaves out (the reference, or a helper
-    of the instructor-only tests)?"""
-    modules = instructor_modules() if modules is None else modules
-    imports = re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", text, re.MULTILINE)
-    return bool(REFERENCE_MARK.search(text)) or bool(set(imports) & modules)
+def instructor_only_reason(text):
+    """Why a test module is the instructors' own: the text of its module-level
+    `pytestmark = pytest.mark.instructor_only("why")` (or one in a list of marks), or None."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        if not any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            continue
+        for call in ast.walk(node.value):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == MARK:
+                words = [arg.value for arg in call.args
+                         if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+                return words[0] if words else "marked instructor_only"
+    return None
 
 
 def student_plan():
     """{name: text or None (copied as is)} of the student edition, and the test files left out
-    because they need the reference."""
+    because they are marked instructor_only: [(name, why)]."""
     plan, dropped = {}, []
-    modules = instructor_modules()
     for name in tracked_files():
         if matches(name, INSTRUCTOR_ONLY):
             continue
         text = None
         if name.startswith("tests/") and name.endswith(".py"):
-            text = read(name)
-            if needs_reference(text, modules):
-                dropped.append(name)
+            why = instructor_only_reason(read(name))
+            if why:
+                dropped.append((name, why))
                 continue
         if name == README:
             text = student_readme()
@@ -212,8 +217,8 @@ def main(argv=None):
         return 1
     with zipfile.ZipFile(bundle) as archive:
         count = len(archive.namelist())
-    for name in dropped:
-        log(f"left out of the student edition (needs grader/reference): {name}")
+    for name, why in dropped:
+        log(f"left out of the student edition (marked instructor_only: {why}): {name}")
     log(f"student edition: {student} ({len(files)} files, no leak found)")
     log(f"autograder bundle: {bundle} ({count} files, no reference)")
     return 0

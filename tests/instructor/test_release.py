@@ -61,6 +61,11 @@ def files_of(folder):
             if p.is_file() and ".git" not in p.relative_to(folder).parts}
 
 
+def tracked_test_files():
+    return [name for name in common.tracked_files()
+            if name.startswith("tests/") and name.endswith(".py")]
+
+
 # -- the student edition ------------------------------------------------------------------------
 def test_the_student_edition_is_a_git_repository_without_anything_instructor_only(release):
     student, _, output = release
@@ -76,23 +81,39 @@ def test_the_student_edition_is_a_git_repository_without_anything_instructor_onl
     assert "no leak found" in output
 
 
-def test_tests_that_need_the_reference_are_left_out_and_said_so(release):
+def test_tests_marked_instructor_only_are_left_out_and_said_so(release):
     student, _, output = release
     cells = (student / "tests/notebooks/test_exercise_cells.py").read_text()
     assert "def test_starter_scores_zero_through_revisar" in cells
     assert (student / "tests/browser/test_every_notebook.py").exists()  # the starters' journeys
     assert not (student / "tests/browser/test_reference_every_notebook.py").exists()
-    assert "left out of the student edition (needs grader/reference): tests/" in output
+    marked = [name for name in tracked_test_files()
+              if builder.instructor_only_reason((REPO / name).read_text())]
+    assert "tests/notebooks/test_try_flow_reference.py" in marked
+    for name in marked:
+        why = builder.instructor_only_reason((REPO / name).read_text())
+        assert f"left out of the student edition (marked instructor_only: {why}): {name}" \
+            in output
+        assert not (student / name).exists()
     for name in files_of(student):
         if name.startswith("tests/") and name.endswith(".py"):
-            assert not builder.needs_reference((student / name).read_text()), name
+            assert builder.instructor_only_reason((student / name).read_text()) is None, name
 
 
-def test_a_test_needs_what_is_left_out_when_it_names_the_reference_or_imports_a_helper():
-    assert builder.needs_reference('REFERENCE = REPO / "grader" / "reference" / "soluciones"\n')
-    assert builder.needs_reference("from mutants import MUTANTS, REFERENCE\n")
-    assert builder.needs_reference("import null_solutions\n")
-    assert not builder.needs_reference("import json\nfrom grader import selfcheck\n")
+def test_the_build_reads_the_mark_of_a_module_and_nothing_else():
+    reason = builder.instructor_only_reason
+    assert reason('import pytest\npytestmark = pytest.mark.instructor_only("runs 3B")\n') == \
+        "runs 3B"
+    assert reason("import pytest\npytestmark = [pytest.mark.timeout(9),\n"
+                  "              pytest.mark.instructor_only('reads it')]\n") == "reads it"
+    assert reason("pytestmark: list = [pytest.mark.instructor_only()]\n") == \
+        "marked instructor_only"
+    # how a file spells the reference is not the mark: the audit holds what it reads
+    assert reason('REFERENCE = REPO / "grader" / "reference" / "soluciones"\n') is None
+    assert reason('"""Needs grader/reference."""\nfrom mutants import MUTANTS\n') is None
+    assert reason("@pytest.mark.instructor_only('one test')\ndef test_x():\n    pass\n") \
+        is None
+    assert reason("def broken(:\n") is None
 
 
 def test_the_student_readme_keeps_the_recipes_and_drops_the_instructors_section(release):

@@ -3,8 +3,8 @@ of notebook 01 and of the README say the same, with the core totals, the demo an
 each stated time within 15 % (or 2 minutes) of what tools/clock.py computes.
 
 The lab's minutes count the lines a learner writes, read from the reference solutions in
-`grader/reference/soluciones/`: the student edition has none, so its build leaves this file out
-(the reading time, which needs no reference, is checked in test_lesson_structure.py).
+`grader/reference/soluciones/`: the student edition has none, so this module is marked
+instructor_only and its build leaves the file out (the reading time, which needs no reference, is checked in test_lesson_structure.py).
 The rules themselves are in tools/clock.py's docstring and in the README («Cómo se calculan los
 tiempos»).
 """
@@ -15,6 +15,8 @@ import re
 
 import pytest
 from notebook_helpers import CLOCK, CORE, LESSONS, NOTEBOOKS, REPO, close_enough, header, read
+
+pytestmark = pytest.mark.instructor_only("counts the lines of the reference solutions")
 
 
 def computed(name: str):

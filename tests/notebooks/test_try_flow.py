@@ -1,8 +1,7 @@
-"""Exercise 3B with your own clicks (lessons/mcp_ui/try_flow.py, `lab.try_backup()`): the
-lesson's 2025-11-25 client follows the −32042 of your `notes_backup` (consent, your connect
-page, Nube de Copias, your callback, the completion notice) and calls again; at 2026-07-28 the
-URL comes inside the call. In JupyterLite, a person's page is a `FlowPage` that follows the
-redirects and presses the form's buttons.
+"""Exercise 3B with your own clicks (lessons/mcp_ui/try_flow.py, `lab.try_backup()`): what the
+try-it cell shows for a tool that does not ask yet. The client following a working solution's
+−32042 to the copy, at both revisions and in JupyterLite, is checked with the reference
+solution in test_try_flow_reference.py (instructors' source only).
 """
 
 from __future__ import annotations
@@ -10,28 +9,12 @@ from __future__ import annotations
 import pytest
 from notebook_helpers import import_mcp_ui, lab_run
 
-from grader.paths import REFERENCE_DIR
-
 ui = import_mcp_ui()
-REFERENCE_3B = f"{REFERENCE_DIR}/soluciones/ejercicio3b.py"
 
 
 @pytest.fixture
 def scripted(monkeypatch):
     monkeypatch.setenv("LESSON_USER", "scripted")
-
-
-def test_the_client_follows_the_32042_to_the_copy(scripted, capsys):
-    result = lab_run(lambda lab: lab.try_backup(solution=REFERENCE_3B))
-    assert result.data == {"status": "done", "notes": 4}
-    out = capsys.readouterr().out
-    assert "error -32042" in out and "↻ El cliente repite la llamada" in out
-    assert "« ✓ Copia hecha: 4 nota(s)." in out
-
-
-def test_at_2026_07_28_the_url_comes_in_the_call_and_the_copy_follows(scripted):
-    result = lab_run(lambda lab: lab.try_backup("2026-07-28", solution=REFERENCE_3B))
-    assert result.data == {"status": "done", "notes": 4}
 
 
 def test_a_tool_that_never_asks_is_shown_as_it_answered(scripted, tmp_path, capsys):
@@ -42,31 +25,3 @@ def test_a_tool_that_never_asks_is_shown_as_it_answered(scripted, tmp_path, caps
                        "def notes_backup(ctx):\n    return ok('Aún no.', {'status': 'x'})\n")
     result = lab_run(lambda lab: lab.try_backup(solution=starter))
     assert result.data == {"status": "x"} and "repite la llamada" not in capsys.readouterr().out
-
-
-def test_declining_the_consent_opens_nothing_and_calls_no_more(scripted, capsys):
-    result = lab_run(lambda lab: lab.try_backup(solution=REFERENCE_3B,
-                                                scripted=[{"action": "decline"}]))
-    assert result.error["code"] == -32042
-    assert "repite la llamada" not in capsys.readouterr().out
-
-
-def test_in_jupyterlite_a_person_follows_the_redirects_and_presses_autorizar(monkeypatch):
-    """A FlowPage (no web server): your connect page → Nube de Copias's consent, with its two
-    buttons → «Autorizar» → your callback's «Listo»; then the tool makes the copy."""
-    monkeypatch.setenv("LESSON_KERNEL", "lite")
-    monkeypatch.delenv("LESSON_USER", raising=False)
-    from mcp_ui.pages import PAGES
-    from mcp_ui.try_flow import FlowPage, url_required
-
-    async def body(lab):
-        conn = await lab.connect(solution=REFERENCE_3B, quiet=True)
-        params = url_required(await conn.call("notes_backup"))
-        page = FlowPage(params["url"], PAGES.fetch)
-        assert "/nube-copias/autorizar?" in page.url
-        assert [b.description for b in page.buttons.children] == ["Autorizar", "Rechazar"]
-        answer = page.press("allow")
-        assert answer["status"] == 200 and "Nube de Copias quedó autorizado" in page.view.value
-        assert page.buttons.children == ()  # the callback's page has no form
-        return await conn.call("notes_backup")
-    assert lab_run(body).data == {"status": "done", "notes": 4}

@@ -6,68 +6,34 @@ Notas/; `notes_delete {"title": "dup"}`; while the form is open (2025-11-25), or
 link to Fuera/ (outside the roots, with files of the same names and ids) is put in its place;
 the user accepts note-t1. Nothing outside is deleted, moved, listed, opened, read or written,
 the user's own notes are untouched too, and the tool error says why, in Spanish. The same holds
-for the reference notes_archive, with no form at all, and when the chosen note's file is
-replaced by another one under the same name.
+with no form at all, and when the chosen note's file is replaced by another one under the same
+name; for the reference notes_archive, in test_folder_swaps_reference.py.
 """
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
+from folder_swaps import (
+    PICK_T1,
+    REPLACED,
+    kept,
+    make_house,
+    outside,
+    swap,
+    swapping,
+)
 from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client, text
 
 pytestmark = pytest.mark.anyio
 REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
-REFERENCE = (Path(__file__).resolve().parents[2] / "grader" / "reference" / "soluciones"
-             / "ejercicio2.py")  # the repository's, also when NOTES_CODE_DIR names a copy
-PICK_T1 = {"action": "accept", "content": {"note_id": "note-t1", "confirm": True}}
-REPLACED = "ya no es la que aceptaste"
-
-
-def note(path, note_id, title="dup", body="cuerpo"):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"id: {note_id}\ntitle: {title}\ncreated: 2025-01-01\n\n{body}\n")
 
 
 @pytest.fixture
 def house(tree):
-    """Notas/ (shared) with two "dup" notes at `where`; Fuera/ (never shared) with a copy of
-    each under the same name and id but another body, and a canary."""
-    house = tree
-    house.outside = tree.base / "Fuera"
-    for folder in (tree.notes, tree.notes / "sub"):
-        for name, note_id in (("t1.md", "note-t1"), ("t2.md", "note-t2")):
-            note(folder / name, note_id if folder == tree.notes else note_id + "-sub")
-            note(house.outside / name, note_id if folder == tree.notes else note_id + "-sub",
-                 body="FUERA: no tocar")
-    (house.outside / "canario.txt").write_text("canario")
-    return house
-
-
-def outside(house):
-    return {str(p.relative_to(house.outside)): p.read_bytes()
-            for p in sorted(house.outside.rglob("*")) if p.is_file()}
-
-
-def swap(folder: Path, target: Path):
-    """Rename `folder` away and put a link to `target` in its place."""
-    folder.rename(folder.with_name(folder.name + "-movida"))
-    folder.symlink_to(target)
-
-
-def swapping(folder, target, answer):
-    def during_the_form(params):
-        swap(folder, target)
-        return answer
-    return during_the_form
-
-
-def kept(house, *names):
-    """The user's own notes, wherever the swap moved their folder."""
-    return {name: (house.base / name).read_bytes() for name in names}
+    return make_house(tree)
 
 
 # -- the attack during a form --------------------------------------------------------------------
@@ -100,30 +66,6 @@ async def test_a_subfolder_swapped_for_a_link_during_the_form_deletes_nothing_an
     assert result.is_error and "ya no es una carpeta normal" in text(result)
     assert outside(house) == before_outside
     assert (house.notes / "sub-movida" / "t1.md").exists()
-
-
-@REVISIONS
-@pytest.mark.parametrize("swapped", ["Notas", "Notas/sub"])
-async def test_the_reference_archive_moves_nothing_after_a_swap(house, trace, mode, swapped):
-    before_outside = outside(house)
-    target = house.base / swapped
-    pick_id = "note-t1" if swapped == "Notas" else "note-t1-sub"
-    pick = {"action": "accept", "content": {"note_id": pick_id, "confirm": True}}
-    answers = Answers(swapping(target, house.outside, pick))
-    async with sdk_client("--solution", REFERENCE, trace=trace, mode=mode,
-                          roots=Roots(house.notes), answers=answers) as client:
-        result = await client.call_tool("notes_archive", {"title": "dup"})
-    # the reference keeps the matches it offered (ctx.memo) and re-checks the chosen handle
-    # before acting: with the root swapped, that check fails; with the subfolder swapped, the
-    # held folder is no longer at its place, so it refuses too and the note stays where it is
-    assert outside(house) == before_outside
-    assert result.is_error
-    assert not list(house.base.rglob(".archive"))
-    if swapped == "Notas":
-        assert REPLACED in text(result)
-    else:
-        assert "ya no es una carpeta normal" in text(result)
-        assert (house.notes / "sub-movida" / "t1.md").exists()
 
 
 # -- after a swap, with no form at all -----------------------------------------------------------

@@ -12,6 +12,7 @@ import shutil
 import pytest
 from rendered_helpers import REPO
 
+pytestmark = pytest.mark.instructor_only("plants a reference solution in a rendered page")
 COMMON = REPO / "editions" / "common.py"
 
 
