@@ -29,12 +29,14 @@ chromium:
 	fi
 
 # Node packages pinned by package-lock.json, each folder with the Node it needs (the npm package
-# `node`, 22.x): tests/clients (TypeScript SDK, MCP Inspector) and tests/conformance (the official
-# MCP conformance suite). Without Node.js/npm it only warns (those tests skip; under CI=true they
+# `node`, 22.x): tests/clients (TypeScript SDK, MCP Inspector), tests/conformance (the official
+# MCP conformance suite) and tests/hub (JupyterHub's proxy, configurable-http-proxy, for the
+# real-hub test). Without Node.js/npm it only warns (those tests skip; under CI=true they
 # fail instead).
 CLIENTS := tests/clients
 CONFORMANCE := tests/conformance
-NODE_DIRS := $(CLIENTS) $(CONFORMANCE)
+HUB_PROXY := tests/hub
+NODE_DIRS := $(CLIENTS) $(CONFORMANCE) $(HUB_PROXY)
 clients:
 	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
 	  echo "WARNING: node/npm not found: the tests in $(NODE_DIRS) will be skipped."; \
@@ -151,6 +153,6 @@ lint-course: venv
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache $(CLIENTS)/node_modules \
-	  $(CONFORMANCE)/node_modules
+	  $(CONFORMANCE)/node_modules $(HUB_PROXY)/node_modules build/hub-env
 	rm -rf $(LITE_VENV) build/lite build/lite-test build/lite-cache build/.lite*.fingerprint
 	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +

@@ -174,7 +174,7 @@ class Provider(Address):
         state = fields["state"]
         if page.method == "GET":
             return 200, f"Autorizar {TITLE}", CONSENT.format(
-                title=TITLE, server=html.escape(CLIENT_ID), action=AUTHORIZE_PATH,
+                title=TITLE, server=html.escape(CLIENT_ID), action=AUTHORIZE_ACTION,
                 fields="".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
                                for name, value in (("response_type", "code"),
                                                    ("client_id", CLIENT_ID),
@@ -252,6 +252,10 @@ str(getattr(note, "id", note)) for note in list(notes)[:MAX_NOTES + 1]]
             raise ProviderError(f"Nube de Copias no respondió ({type(exc).__name__})") from None
         return answer if isinstance(answer, dict) else {}
 
+
+# The form posts back to this same page by a relative address: behind a proxy that serves the
+# page under a prefix (a JupyterHub's /user/<name>/proxy/<port>/...), "/..." would leave it.
+AUTHORIZE_ACTION = AUTHORIZE_PATH.rsplit("/", 1)[1]
 
 CONSENT = """<p><b>{title}</b> (proveedor simulado del ejercicio 3) pregunta si permites que el
 servidor MCP <b>{server}</b> guarde copias de tus notas en tu cuenta.</p>

@@ -227,16 +227,18 @@ class NotesServer:
                 self._page = page
             return self._page
 
-    def serve_page_http(self):
+    def serve_page_http(self, exposure=None):
         """For drivers (`serve`, JupyterLab, the demo), never the core: serve the setup page on
         127.0.0.1 from a background thread, once per server; closed by `close()`. If no socket
-        can be opened here, the page stays inline and the reason is logged."""
+        can be opened here, the page stays inline and the reason is logged. `exposure`: how
+        browsers reach it through someone else's proxy (setup_page.Exposure; a JupyterHub)."""
         page = self.page()
         with self._page_lock:
             if self._http_page is None:
                 import setup_page
                 try:
-                    self._http_page = setup_page.serve_http(page, log=self.log)
+                    self._http_page = setup_page.serve_http(page, log=self.log,
+                                                            exposure=exposure)
                 except OSError as exc:
                     self.log(f"setup page: no HTTP here ({exc}); it stays inline")
             return self._http_page

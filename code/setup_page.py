@@ -15,7 +15,10 @@ router's base URL) and `provider` (the server's Nube de Copias); it answers with
 `request.reply(...)`, `request.redirect(url)` or a (status, title, html) tuple. The core never
 shows the page: the driver does, one of three ways (`Config.page_transport`):
 - "http": `HttpPage`, a real web server on 127.0.0.1 (a port the OS picks) on one background
-  thread, for real browsers. The stdio driver (`serve`) starts it; the core never does.
+  thread, for real browsers. The stdio driver (`serve`) starts it; the core never does. With
+  an `Exposure` (a JupyterHub: lessons/mcp_ui/hub.py) the browser reaches it through someone
+  else's authenticated proxy instead: the page's public base is the proxy's URL, it answers
+  only under a secret path prefix, and every request must pass the exposure's `check` first.
 - "inline": no socket: the notebook in the browser draws the page itself and says it is a
   simulation, and scripted browsers call `fetch`, which calls `handle`.
 - "rpc" (`serve --setup-page rpc`): no socket either; the page is one private request on the
@@ -173,7 +176,9 @@ class SetupPage:
         """simulated_user.Browser's fetch, without any socket: {"status", "body"} like HTTP,
         and "location" for a redirect."""
         parts = urlsplit(url)
-        answer = self.handle(method, parts.path + "?" + parts.query, data or "", user)
+        target = url[len(self.base):] if url.startswith(self.base + "/") \
+            else parts.path + "?" + parts.query
+        answer = self.handle(method, target, data or "", user)
         return as_fetched(answer, self.render(answer.status, answer.title, answer.html))
 
     def close(self):
@@ -218,6 +223,16 @@ def _response(answer):
                     "(status, title, html)")
 
 
+class Exposure(namedtuple("Exposure", "base prefix check")):
+    """How an HttpPage is reached through another server's authenticated proxy (a JupyterHub's
+    jupyter-server-proxy): `base(port)` is the page's public base URL (it ends with `prefix`),
+    `prefix` the secret path segment ("/<key>") the page answers under (the proxy strips its
+    own part, so requests arrive as `<prefix>/connect?...`), and `check(headers)` says whether
+    a request may be served: None, or the (Spanish) reason it is refused (403)."""
+
+    __slots__ = ()
+
+
 class HttpPage:
     """`page` served over HTTP on `host` (a free port) from one background thread.
 
@@ -229,11 +244,13 @@ class HttpPage:
     returns at once on every platform (no polling, no serve_forever() poll interval to wait).
     """
 
-    def __init__(self, page, host="127.0.0.1", log=None):
+    def __init__(self, page, host="127.0.0.1", log=None, exposure=None):
         import socket
-        self.page, self.log = page, log or (lambda text: None)
+        self.page, self.log, self.exposure = page, log or (lambda text: None), exposure
         self._socket = socket.create_server((host, 0))
-        self.base = page.base = f"http://{host}:{self._socket.getsockname()[1]}"
+        port = self._socket.getsockname()[1]
+        self.loopback = f"http://{host}:{port}"
+        self.base = page.base = exposure.base(port) if exposure else self.loopback
         self._wake, self._waker = socket.socketpair()
         self._closed = False
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -254,7 +271,8 @@ class HttpPage:
                     return
                 if httpd is None:  # the first browser: load the HTTP machinery now
                     try:
-                        httpd = _http_server(self.page, self._socket, self.log)
+                        httpd = _http_server(self.page, self._socket, self.log,
+                                             self.loopback, self.exposure)
                     except Exception as exc:  # e.g. http.server cannot be imported here
                         self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
                         self._socket.close()  # browsers are refused at once, not left waiting
@@ -272,12 +290,13 @@ class HttpPage:
             sock.close()
 
 
-def serve_http(page, host="127.0.0.1", log=None):
-    """Serve `page` over HTTP on `host`; returns the running HttpPage (close() stops it)."""
-    return HttpPage(page, host, log)
+def serve_http(page, host="127.0.0.1", log=None, exposure=None):
+    """Serve `page` over HTTP on `host` (reached through `exposure`, if given); returns the
+    running HttpPage (close() stops it)."""
+    return HttpPage(page, host, log, exposure)
 
 
-def _http_server(page, listening, log):
+def _http_server(page, listening, log, loopback=None, exposure=None):
     """An http.server around an already listening socket, answering with `page.handle`.
 
     It checks who is asking before anything else: the Host must be the address this server
@@ -287,10 +306,21 @@ def _http_server(page, listening, log):
     and 501s included, carries HEADERS and no Server header; a request line that cannot be
     read (malformed, too long) gets its 4xx page. At most MAX_CONNECTIONS are served at once
     (more are closed at once, without a thread) and a connection idle for IDLE_SECONDS is
-    dropped."""
+    dropped.
+
+    With an `exposure` (see Exposure) the page is also reached at its public base, through a
+    proxy: that base's host is accepted too (and, for a POST, its origin), a path outside the
+    secret prefix is 404 before anything else, and a request the exposure's `check` refuses
+    gets 403 with nothing of the page in it. The log never shows the prefix."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    here = urlsplit(page.base)
+    public = urlsplit(page.base)
+    hosts = {public.netloc.lower()}
+    origins = {f"{public.scheme}://{public.netloc}".lower()}
+    if loopback:
+        hosts.add(urlsplit(loopback).netloc.lower())
+        origins.add(loopback.lower())
+    prefix = exposure.prefix if exposure else ""
     slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     class Handler(BaseHTTPRequestHandler):
@@ -298,7 +328,7 @@ def _http_server(page, listening, log):
         default_request_version = "HTTP/1.0"  # an unreadable request line still gets a status
 
         def do_GET(self):
-            self._reply(self._refusal() or page.handle("GET", self.path))
+            self._reply(self._refusal() or page.handle("GET", self._target()))
 
         def do_POST(self):
             refused = self._refusal()
@@ -312,19 +342,30 @@ def _http_server(page, listening, log):
                 return self._reply(PageResponse(413, "Demasiado grande",
                                                 "<p>Petición demasiado grande.</p>"))
             body = self.rfile.read(length).decode("utf-8", "replace")
-            self._reply(page.handle("POST", self.path, body))
+            self._reply(page.handle("POST", self._target(), body))
+
+        def _target(self):
+            """The request's path and query without the secret prefix (the page's own)."""
+            return self.path[len(prefix):]
 
         def _refusal(self):
             """Why this request is not served (a PageResponse), or None."""
-            if (self.headers.get("Host") or "").lower() != here.netloc.lower():
+            if prefix and not (self.path or "").startswith(prefix + "/"):
+                return PageResponse(404, "No encontrado", "<p>Esta página no existe.</p>")
+            if (self.headers.get("Host") or "").lower() not in hosts:
+                where = f"{public.scheme}://{public.netloc}" if prefix else page.base
                 return PageResponse(421, "Dirección equivocada", "<p>Esta página solo atiende "
-                                    f"en {html.escape(page.base)}.</p>")
+                                    f"en {html.escape(where)}.</p>")
             origin = self.headers.get("Origin")
             if self.command == "POST" and (
-                    (origin is not None and origin.lower() != page.base.lower())
+                    (origin is not None and origin.lower() not in origins)
                     or self.headers.get("Sec-Fetch-Site") == "cross-site"):
                 return PageResponse(403, "Otro sitio", "<p>Esta página no acepta formularios "
                                     "enviados desde otro sitio. No se hizo nada.</p>")
+            refused = exposure.check(self.headers) if exposure else None
+            if refused:
+                return PageResponse(403, "No es tu página", f"<p>{html.escape(refused)}. No se "
+                                    "hizo nada.</p>")
             return None
 
         def send_error(self, code, message=None, explain=None):
@@ -351,7 +392,10 @@ def _http_server(page, listening, log):
                 self.wfile.write(data)
 
         def log_request(self, code="-", size="-"):  # never log query strings or form bodies
-            path = urlsplit(getattr(self, "path", "")).path[:200]
+            path = urlsplit(getattr(self, "path", "")).path  # nor the secret prefix
+            if prefix:
+                path = path[len(prefix):] if path.startswith(prefix + "/") else "(outside)"
+            path = path[:200]
             log(f"setup page: {self.command or '?'} {path} -> {code}")
 
         def log_message(self, fmt, *args):
@@ -399,7 +443,7 @@ button{{font-size:1em;padding:.4em 1em;margin-right:1em}}</style></head>
 CONSENT = """<p><b>Notas Sync</b> (proveedor simulado de la lección) pide permiso para
 sincronizar tus notas con el servidor MCP <b>notas-roots-elicitacion</b>.</p>
 <p>Tu clave se queda entre tú y el proveedor: ni el cliente MCP ni el modelo la ven.</p>
-<form method="post" action="/connect">
+<form method="post" action="connect">
 <input type="hidden" name="elicitation" value="{eid}">
 <input type="hidden" name="state" value="{nonce}">
 <button type="submit" name="decision" value="allow" id="allow">Autorizar</button>

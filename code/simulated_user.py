@@ -107,7 +107,7 @@ class Browser:
         fields = {name: html.unescape(value) for name, value in FORM_FIELD.findall(body)}
         fields["decision"] = self.decision
         action = FORM_ACTION.search(body)
-        target = urllib.parse.urljoin(url, html.unescape(action[1]) if action else "/connect")
+        target = urllib.parse.urljoin(url, html.unescape(action[1]) if action else "connect")
         self.before_submit()
         self.follow(target, "POST", urllib.parse.urlencode(fields))
 

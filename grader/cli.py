@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 
-from grader import hosts, pool, report
+from grader import batch, hosts, pool, report
 from grader.escape import file_name, one_line
 from grader.hosts import plainmode
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
@@ -97,13 +97,17 @@ def normalise(name):
 
 
 def jobs_from(args):
+    """The jobs of the paths and of --batch (grader/batch.py: a flat class folder, a hub's
+    homes or nbgrader's submitted/); what reading a home said goes to stderr."""
     entries = [(path, None) for path in args.paths]
     if args.batch:
         if not os.path.isdir(args.batch):
             raise SystemExit(f"--batch {args.batch}: no es una carpeta")
-        for entry in sorted(os.listdir(args.batch)):
-            if not entry.startswith("."):
-                entries.append((os.path.join(args.batch, entry), entry))
+        global BATCH
+        BATCH = batch.discover(args.batch)
+        entries += BATCH.entries
+        for name, text in BATCH.notes:
+            sys.stderr.write(f"[grader] {one_line(name, 80)}: {one_line(text, 300)}\n")
     jobs, seen = [], {GRADEBOOK.casefold(), REPORTS.casefold()}
     for path, name in entries:
         name = name or os.path.basename(os.path.normpath(path)) or path
@@ -145,7 +149,12 @@ def stop(signum, frame):
     """SIGTERM / SIGINT: end every worker and host, remove our temp space, exit."""
     pool.kill_workers()
     KIND.stop()
+    if BATCH is not None:
+        BATCH.close()
     os._exit(128 + signum)
+
+
+BATCH = None  # the --batch folder's grader/batch.Batch (its staging folder is removed at exit)
 
 
 KIND = hosts.kind("sandbox")  # the run's host kind (grader/hosts/kinds.py), chosen in main()
@@ -172,7 +181,15 @@ def main(argv=None):
         sys.stderr.write(f"--require-isolation: el aislamiento completo no está disponible "
                          f"aquí (modo {mode}); no se corrigió nada.\n")
         return EXIT_ISOLATION
-    jobs = jobs_from(args)
+    try:
+        jobs = jobs_from(args)
+        return grade(args, jobs, mode)
+    finally:
+        if BATCH is not None:
+            BATCH.close()
+
+
+def grade(args, jobs, mode):
     out = args.out or (args.batch.rstrip("/") + "-resultados" if args.batch else None)
     workers = args.jobs or (min(os.cpu_count() or 1, 4) if args.batch else 1)
     # -- plain mode and the portable fallback grade only what they keep safe (hosts/plainmode.py);

@@ -93,6 +93,7 @@ class Group:
 GROUPS = (
     Group("browser", ("tests/browser",), browser=True),
     Group("lite", ("tests/lite",), browser=True),
+    Group("hub", ("tests/hub",), browser=True),
     Group("rendered", ("tests/rendered",)),
     Group("hostile_plain", ("tests/grader/test_hostile.py",), part="[plain"),
     Group("hostile_root", ("tests/grader/test_hostile.py",), part="not [plain"),

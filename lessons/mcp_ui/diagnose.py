@@ -3,8 +3,9 @@
 It checks, and says in Spanish:
 
 - the kernel: Python's version, and where the notebook runs when that can be told (JupyterLite,
-  JupyterLab or Jupyter Server, VS Code, Colab, JupyterHub, Codespaces); a remote Jupyter
-  cannot open the setup page on 127.0.0.1 from the learner's browser;
+  JupyterLab or Jupyter Server, VS Code, Colab, JupyterHub, Codespaces);
+- how notebook 3's setup page is shown there and why (where.py): a real page on 127.0.0.1, the
+  same page through a JupyterHub's proxy, or the simulation drawn in the notebook;
 - the widget packages against the pinned versions: ipywidgets, jupyterlab_widgets and
   ipykernel from requirements.txt, or in JupyterLite the wheels the site was built with
   (editions/lite/piplite-wheels.txt, packed into the course wheel as `course_lite.pins()`);
@@ -37,6 +38,7 @@ from IPython.display import display
 from .env import REPO, import_grader
 from .focus import keep_selection
 from .text import esc
+from .where import HUB, INLINE, LOCAL, Place, where
 
 PYTHON_MINIMUM = (3, 11, 5)  # tools/lab.py's (JupyterLab's HTML sanitiser needs it)
 WIDGET_PACKAGES = ("ipywidgets", "jupyterlab_widgets", "ipykernel")
@@ -114,12 +116,11 @@ def kernel_finding(where: str) -> Finding:
 
 
 def frontend_finding(where: str) -> Finding:
-    if where in ("Colab", "JupyterHub", "Codespaces"):
-        return Finding("Dónde se ejecuta", False, where,
-                       "el servidor corre en otra máquina: la página de configuración del "
-                       "cuaderno 3 (http://127.0.0.1:…) no se abrirá en tu navegador, y Colab "
-                       "no dibuja bien los formularios de ipywidgets 8. Usa JupyterLab en tu "
-                       "máquina (`make lab` o `python3 tools/lab.py`) o la edición JupyterLite")
+    if where == "Colab":
+        return Finding("Dónde se ejecuta", None, where,
+                       "si los formularios no aparecen, Colab no está dibujando los widgets de "
+                       "ipywidgets 8: usa un JupyterHub, JupyterLab en tu máquina (`make lab` "
+                       "o `python3 tools/lab.py`) o la edición JupyterLite")
     if where == "VS Code":
         return Finding("Dónde se ejecuta", None, "VS Code",
                        "funciona con el entorno .venv como kernel; si los formularios no "
@@ -129,6 +130,22 @@ def frontend_finding(where: str) -> Finding:
     return Finding("Dónde se ejecuta", None, "no se reconoce (¿otra interfaz, o sin interfaz?)",
                    "los formularios necesitan una interfaz con widgets: JupyterLab, "
                    "JupyterLite o VS Code")
+
+
+PAGE_MODES = {LOCAL: "real, en http://127.0.0.1:<puerto> (se abre en una pestaña nueva)",
+              HUB: "real, a través del hub: {url}proxy/<puerto>/… (pestaña nueva, con tu "
+                   "sesión)",
+              INLINE: "simulada: el cuaderno dibuja la página (mismo servidor, mismos clics)"}
+
+
+def page_finding(place: Place) -> Finding:
+    """How notebook 3's setup page (URL mode) is shown here, and why (where.py)."""
+    found = PAGE_MODES[place.page].format(url=place.public_url)
+    return Finding("Página del modo URL (cuaderno 3)", None if place.page == INLINE else True,
+                   found, "por qué: " + place.why
+                   + ("; LESSON_PAGE=local fuerza la página real si tu navegador llega al "
+                      "127.0.0.1 del kernel (un túnel SSH)" if place.page == INLINE
+                      and place.name != "JupyterLite" else ""))
 
 
 def pins() -> tuple[dict[str, str], str]:
@@ -233,9 +250,9 @@ class ClickProbe:
 
 def diagnostico() -> Diagnosis:
     """Check the set-up for the lesson and say what to fix (see the module's doc)."""
-    where = frontend()
+    name = frontend()
     pinned, source = pins()
-    diagnosis = Diagnosis([kernel_finding(where), frontend_finding(where),
+    diagnosis = Diagnosis([kernel_finding(name), frontend_finding(name), page_finding(where()),
                            *package_findings(pinned, source), selfcheck_finding()],
                           ClickProbe())
     diagnosis.show()

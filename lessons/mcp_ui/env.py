@@ -10,7 +10,10 @@ Nothing is created on disk here; `soluciones/` is made when the first NotesLab s
   a real local web page (`Config(page_transport="http")`);
 - JupyterLite (Pyodide, `sys.platform == "emscripten"`): a click reaches the kernel only after
   the running cell ends, so cells that await run as tasks (`cells.py`), and there are no
-  sockets, so the setup page is drawn inside the notebook (`page_transport="inline"`).
+  sockets, so the setup page is drawn inside the notebook (`page_transport="inline"`);
+- a JupyterHub with jupyter-server-proxy: the real page, reached through the hub (`hub_url`);
+- a kernel the browser cannot reach (Colab, Codespaces, a remote server): ipykernel, with
+  the page drawn inside the notebook (where.py decides, and says why).
 LESSON_KERNEL=lite gives the JupyterLite behaviour on CPython (the tests use it).
 
 Deliberate simplifications: the kernel is recognised by the platform, not by probing it.
@@ -60,12 +63,22 @@ def solution_path(solution) -> Path:
 class Kernel:
     cells_as_tasks: bool  # awaiting cells run as tasks (cells.py): a waiting cell gets no click
     page_transport: str   # "http" (a real page on 127.0.0.1) or "inline" (drawn in the cell)
+    hub_url: str = ""     # a JupyterHub's public URL of this server: the real page is reached
+    #                       through the hub's proxy (hub.py); "" otherwise
 
 
 JUPYTERLAB = Kernel(cells_as_tasks=False, page_transport="http")
 JUPYTERLITE = Kernel(cells_as_tasks=True, page_transport="inline")
+ELSEWHERE = Kernel(cells_as_tasks=False, page_transport="inline")  # Colab, Codespaces, ...
 
 
 def current_kernel() -> Kernel:
-    lite = sys.platform == "emscripten" or os.environ.get("LESSON_KERNEL", "") == "lite"
-    return JUPYTERLITE if lite else JUPYTERLAB
+    """What this kernel can do, from where it runs (where.py; `ui.diagnostico()` says why)."""
+    from .where import HUB, INLINE, where
+
+    place = where()
+    if place.name == "JupyterLite":
+        return JUPYTERLITE
+    if place.page == HUB:
+        return Kernel(cells_as_tasks=False, page_transport="http", hub_url=place.public_url)
+    return ELSEWHERE if place.page == INLINE else JUPYTERLAB

@@ -39,6 +39,7 @@ from server import NotesServer
 
 from . import checks, server_log
 from .env import LESSONS, scripted_mode
+from .hub import HubAccess
 from .interrupt import waking_on_interrupt
 from .pages import PAGES
 from .prereqs import missing_exercise_hint
@@ -125,7 +126,8 @@ class LabClient:
             solution.request_state(self.sealer)
         self.server = NotesServer(self.config, solution, log=self.log.append)
         if self.config.page_transport == "http":  # JupyterLab: this driver serves a real page
-            self.server.serve_page_http()
+            hub_url = getattr(self.lab.kernel, "hub_url", "")  # a JupyterHub: through its proxy
+            self.server.serve_page_http(HubAccess(hub_url).exposure() if hub_url else None)
         PAGES.add(self.server)
         self.client = AsyncClient.local(
             self.server, loop=asyncio.get_running_loop(), roots=self._roots,

@@ -43,13 +43,25 @@ class Pages:
             self.servers.remove(server)
 
     def fetch(self, url: str, method: str = "GET", data: str | None = None) -> dict:
-        """One request to a setup page: {"status", "body"}, or {"error"}."""
-        server = self._inline_server(url, data) if url.startswith(INLINE_BASE + "/") else None
+        """One request to a setup page: {"status", "body"}, or {"error"}. A page reached
+        through a JupyterHub's proxy (hub.py) is asked in this kernel too: the simulated user
+        is the learner, and the hub would want the learner's browser login."""
+        inline = url.startswith(INLINE_BASE + "/")
+        server = self._inline_server(url, data) if inline else self._exposed_server(url)
         if server is None:
             return simulated_user.http_fetch(url, method, data)
-        if method == "GET" and urlsplit(url).path == "/connect":
+        path = urlsplit(url if inline else url[len(server.page().base):]).path
+        if method == "GET" and path == "/connect":
             self.visits[server] = self.visits_of(server) + 1
         return server.page().fetch(url, method, data)
+
+    def _exposed_server(self, url):
+        for server in reversed(self.servers):
+            served = getattr(server, "_http_page", None)
+            if getattr(served, "exposure", None) is not None \
+                    and url.startswith(served.base + "/"):
+                return server
+        return None
 
     def visits_of(self, server) -> int:
         return self.visits.get(server, 0)
@@ -101,7 +113,7 @@ class SimulatedPage:
         """Post the page's form with this decision ("allow" or "deny"), like its buttons."""
         for button in self.buttons.values():
             button.disabled = True
-        answer = self.fetch(urljoin(self.url, "/connect"), "POST",
+        answer = self.fetch(urljoin(self.url, "connect"), "POST",
                             urlencode({**self.fields, "decision": decision}))
         self.result.value = f"<b>HTTP {answer.get('status', '—')}</b>: {esc(page_text(answer))}"
         return answer
@@ -122,7 +134,7 @@ def submit_page(url: str, state: str | None = None, decision: str = "allow") -> 
         answer, verb = browser.pages[-1], "POST" if len(browser.pages) > 1 else "GET"
     else:
         eid, verb = parse_qs(urlsplit(url).query).get("elicitation", [""])[0], "POST"
-        answer = PAGES.fetch(urljoin(url, "/connect"), "POST",
+        answer = PAGES.fetch(urljoin(url, "connect"), "POST",
                              urlencode({"elicitation": eid, "state": state, "decision": decision}))
     print(f"{verb} → HTTP {answer.get('status', '—')}: {page_text(answer)[:220]}")
     return answer.get("status")
