@@ -314,10 +314,23 @@ def notebook_cells(page) -> list[dict]:
 
 
 def copy_course(dest: str | os.PathLike) -> Path:
-    """A private copy of the course (code/, lessons/, grader/) in ``dest``, without the
-    learner's soluciones/ or caches. Returns ``dest``."""
+    """A private copy of the course (code/, lessons/, grader/) in ``dest``, as a learner has
+    it: without the learner's soluciones/, caches, or anything instructor-only (the reference,
+    the hidden tests), so the instructors' source and the student edition copy the same.
+    Returns ``dest``."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from editions.common import INSTRUCTOR_ONLY, matches
+
     root = Path(dest)
-    skip = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
+    plain = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
+
+    def skip(folder, names):
+        inside = Path(folder).relative_to(REPO).as_posix()
+        return plain(folder, names) | {name for name in names
+                                       if matches(f"{inside}/{name}", INSTRUCTOR_ONLY)
+                                       or matches(f"{inside}/{name}/", INSTRUCTOR_ONLY)}
+
     for name in ("code", "lessons", "grader"):
         shutil.copytree(REPO / name, root / name, ignore=skip)
     write_lessons(root / "lessons")  # the course's notebooks, not a learner's workspace

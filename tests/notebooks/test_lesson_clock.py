@@ -4,7 +4,8 @@ each stated time within 15 % (or 2 minutes) of what tools/clock.py computes.
 
 The lab's minutes count the lines a learner writes, read from the reference solutions in
 `grader/reference/soluciones/`: the student edition has none, so this module is marked
-instructor_only and its build leaves the file out (the reading time, which needs no reference, is checked in test_lesson_structure.py).
+instructor_only and its build leaves the file out (the reading time, which needs no
+reference, is checked in test_lesson_structure.py).
 The rules themselves are in tools/clock.py's docstring and in the README («Cómo se calculan los
 tiempos»).
 """

@@ -6,7 +6,8 @@ file): on a laptop the real page on 127.0.0.1; on a JupyterHub with jupyter-serv
 same page through the hub's URL, only under its secret prefix and only for the browser the
 hub logged in as this learner; anywhere else (Colab, Codespaces, a remote server, a hub that
 cannot proxy) the page drawn in the notebook, said to be a simulation, where every exercise
-still completes.
+still completes (exercise 3B's redirects there, with the reference solution, in
+test_try_flow_reference.py).
 """
 
 from __future__ import annotations
@@ -23,13 +24,11 @@ from notebook_helpers import import_mcp_ui, lab_run
 
 import setup_page
 import url_mode
-from grader.paths import REFERENCE_DIR
 from nube_copias import Provider
 
 ui = import_mcp_ui()
 from mcp_ui import hub, where  # noqa: E402  (after import_mcp_ui put code/ on sys.path)
 
-REFERENCE_3B = f"{REFERENCE_DIR}/soluciones/ejercicio3b.py"
 HUB_ENV = {"JUPYTERHUB_USER": "ana", "JUPYTERHUB_SERVICE_PREFIX": "/user/ana/",
            "JUPYTERHUB_SERVICE_URL": "http://127.0.0.1:9/user/ana/",
            "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api"}
@@ -141,19 +140,6 @@ def test_on_colab_notebook_03s_flow_completes_on_the_simulated_page(colab):
     conn = lab_run(body)
     assert conn.last.result.data == {"status": "configured"}
     assert conn.last_url().startswith(setup_page.INLINE_BASE + "/connect?elicitation=")
-
-
-def test_on_colab_exercise_3b_follows_its_redirects_on_the_simulated_page(colab):
-    from mcp_ui.pages import PAGES
-    from mcp_ui.try_flow import FlowPage, url_required
-
-    async def body(lab):
-        conn = await lab.connect(solution=REFERENCE_3B, quiet=True)
-        page = FlowPage(url_required(await conn.call("notes_backup"))["url"], PAGES.fetch)
-        assert "/nube-copias/autorizar?" in page.url
-        page.press("allow")
-        return await conn.call("notes_backup")
-    assert lab_run(body).data == {"status": "done", "notes": 4}
 
 
 # -- the real page behind a hub's proxy ----------------------------------------------------------

@@ -2,7 +2,8 @@
 reference solution: the lesson's 2025-11-25 client follows the −32042 of `notes_backup`
 (consent, the connect page, Nube de Copias, the callback, the completion notice) and calls
 again; at 2026-07-28 the URL comes inside the call. In JupyterLite, a person's page is a
-`FlowPage` that follows the redirects and presses the form's buttons.
+`FlowPage` that follows the redirects and presses the form's buttons, and so is it where the
+browser cannot reach the kernel (Colab).
 """
 
 from __future__ import annotations
@@ -59,5 +60,25 @@ def test_in_jupyterlite_a_person_follows_the_redirects_and_presses_autorizar(mon
         answer = page.press("allow")
         assert answer["status"] == 200 and "Nube de Copias quedó autorizado" in page.view.value
         assert page.buttons.children == ()  # the callback's page has no form
+        return await conn.call("notes_backup")
+    assert lab_run(body).data == {"status": "done", "notes": 4}
+
+
+def test_on_colab_exercise_3b_follows_its_redirects_on_the_simulated_page(monkeypatch):
+    """Where the browser cannot reach the kernel (Colab's marker, nothing of a hub), the page
+    is drawn in the notebook and the 3B flow still ends in the copy."""
+    from test_page_placement import MARKERS
+
+    for name in MARKERS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab_20260101")
+    from mcp_ui.pages import PAGES
+    from mcp_ui.try_flow import FlowPage, url_required
+
+    async def body(lab):
+        conn = await lab.connect(solution=REFERENCE_3B, quiet=True)
+        page = FlowPage(url_required(await conn.call("notes_backup"))["url"], PAGES.fetch)
+        assert "/nube-copias/autorizar?" in page.url
+        page.press("allow")
         return await conn.call("notes_backup")
     assert lab_run(body).data == {"status": "done", "notes": 4}
