@@ -6,7 +6,9 @@ solution loaded by `extension.load`, or a requestState sealer the notebook hands
 same single-threaded core as `main.py serve`. The frames still cross as JSON lines and are kept
 for the transcripts. `call` shows each question in the call's panel (users.py) and prints the
 result, the server's warnings (⚠ servidor, in Spanish: server_log.py) and what the solution
-printed (│), each under the call or request that caused it.
+printed (│), each under the call or request that caused it. A page of the solution that fails
+(its route raised, in a browser tab or in the notebook's simulated browser) is shown at once,
+with its exception and line, in the panel of the call that waits on it.
 
 `await conn.call(...)` waits for the call to end, clicks included. In JupyterLite, where a cell
 that awaits cannot get a click, the cell itself runs as a task (cells.py), so the call still
@@ -112,6 +114,7 @@ class LabClient:
         self.server = self.client = None
         self._roots, self._elicitation = roots, elicitation_caps
         self._task: asyncio.Task | None = None   # the call in progress
+        self._loop: asyncio.AbstractEventLoop | None = None  # the kernel's, once started
         self._after_cancel: set = set()           # _server_side_of_the_cancel tasks
         self.closed = False                       # lab.close() stopped it
         self._asked_before = 0                    # len(user.history) when it started
@@ -123,7 +126,8 @@ class LabClient:
         if self.sealer is not None:  # installed as a solution's @extension.request_state is
             solution = solution or extension.Extension()
             solution.request_state(self.sealer)
-        self.server = NotesServer(self.config, solution, log=self.log.append)
+        self._loop = asyncio.get_running_loop()
+        self.server = NotesServer(self.config, solution, log=self._logged)
         if self.config.page_transport == "http":  # JupyterLab: this driver serves a real page
             self.server.serve_page_http()
         PAGES.add(self.server)
@@ -150,6 +154,23 @@ class LabClient:
             if getattr(solution, hook) is not None:
                 setattr(solution, hook, self._printing(getattr(solution, hook)))
         return solution
+
+    def _logged(self, line: str) -> None:
+        """The server's log (from any thread: a page runs on the HTTP server's); a page route
+        that raised is shown at once (`_page_failed`), not only under the next call."""
+        self.log.append(line)
+        if line.startswith("page route ") and self._loop is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._page_failed)
+            except RuntimeError:  # the kernel's loop is closed: the kernel is ending
+                pass
+
+    def _page_failed(self) -> None:
+        """The log lines not shown yet, in the panel of the call that waits on the page (the
+        last one, if none waits now), when that panel is on screen."""
+        panel = self.user.panel
+        if not self.closed and panel.visible:
+            self._show_log(panel)
 
     def _printing(self, function):
         @functools.wraps(function)

@@ -811,7 +811,8 @@ def test_a_crash_in_the_solution_is_shown_under_the_call_with_its_prints(lab, ca
     out = capsys.readouterr().out
     assert "« ✗ Error interno en la herramienta notes_archive." in out
     assert "  │ buscando TPS report" in out
-    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError" in out
+    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError: division by " \
+        "zero (línea 10 de mi_solucion.py)" in out
 
 
 def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
@@ -954,6 +955,18 @@ def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
             if said is not None and said.startswith(server_log.UNKNOWN):
                 unknown.append(f"{module.name}:{node.lineno}: {line}")
     assert unknown == []
+
+
+def test_the_servers_lines_say_where_a_solution_raised_in_spanish():
+    from mcp_ui import server_log
+
+    assert server_log.spanish("page route /copias/vuelta crashed: KeyError: 'code' "
+                              "(at ejercicio3b.py:7)") == \
+        "la página /copias/vuelta falló: KeyError: 'code' (línea 7 de ejercicio3b.py)"
+    assert server_log.spanish("roots reaction failed (TypeError: x (at ejercicio4.py:12)); "
+                              "revoking every handle") == \
+        "tu reacción al cambio de roots falló (TypeError: x (línea 12 de ejercicio4.py)): se " \
+        "revocan todos los handles (fallo seguro)"
 
 
 def sample_of(node):
