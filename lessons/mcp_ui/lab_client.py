@@ -44,14 +44,15 @@ from .env import LESSONS, scripted_mode
 from .interrupt import waking_on_interrupt
 from .pages import PAGES
 from .prereqs import missing_exercise_hint
+from .stops import CellStopped
 from .text import esc, short_json
 from .transcript import frame_json, summarize_frame
 from .users import CallPanel, WidgetUser
 
 ENDED = "La llamada terminó sin esta respuesta; el formulario se cerró."
 GAVE_UP = "El cliente dejó de esperar: pasó su tiempo máximo por petición."  # on the wire too
-STOPPED_CELL = ("Detuviste la celda: el cliente canceló la llamada (notifications/cancelled) y el "
-                "servidor la descarta.")
+STOPPED_CELL = ("⏹ Detuviste la celda: el cliente canceló la llamada (notifications/cancelled) y "
+                "el servidor la descarta.")
 CLOSED = ("✗ Esta conexión está cerrada: ejecutaste lab.close(), que para los servidores y "
           "borra la carpeta de práctica. Vuelve a ejecutar la celda de ui.NotesLab() y la de "
           "lab.connect(...).")
@@ -90,6 +91,8 @@ class CallRecord:
     before: dict
     after: dict = field(default_factory=dict)
     questions: list = field(default_factory=list)  # (params, result) pairs
+    shown: list = field(default_factory=list)      # params of every question drawn
+    stopped: str = ""   # who cancelled the call, when it was: "cell" or "client"
     result: ToolResult | None = None
     frames: tuple[int, int] = (0, 0)
     panel: CallPanel | None = None
@@ -118,6 +121,7 @@ class LabClient:
         self._after_cancel: set = set()           # _server_side_of_the_cancel tasks
         self.closed = False                       # lab.close() stopped it
         self._asked_before = 0                    # len(user.history) when it started
+        self._shown_before = 0                    # len(user.shown) when it started
         self._log_shown = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -244,6 +248,7 @@ class LabClient:
                             panel=panel)
         self.calls.append(record)
         self._asked_before = len(self.user.history)
+        self._shown_before = len(self.user.shown)
         loop = asyncio.get_running_loop()
         self._task = task = loop.create_task(self._run(record, echo))
         with waking_on_interrupt(loop):  # ■ stops the call at once, not at the next click
@@ -276,11 +281,12 @@ class LabClient:
     def _cell_stop() -> asyncio.CancelledError | None:
         """What to raise when the call was cancelled under the cell: None if the cell is not
         being stopped (lab.close() ended the call); else the cell's cancellation, raised
-        afresh so that it reads in one line (not a trace through the client's insides)."""
+        afresh as a stops.CellStopped, which IPython shows as its one Spanish line (not a
+        trace through the client's insides)."""
         cell = asyncio.current_task()
         if cell is None or not cell.cancelling():
             return None
-        return asyncio.CancelledError(STOPPED_CELL)
+        return CellStopped(STOPPED_CELL)
 
     async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
         try:
@@ -297,6 +303,7 @@ class LabClient:
                               "</code> (con su id); el servidor la descarta sin hacer nada.",
                               "#8a6d00")
             self.user.end(f"{who}: el formulario se cerró sin enviar nada.", answer=False)
+            record.stopped = "client" if gave_up else "cell"
             self._finish(record, None)
             if not gave_up:  # call() is gone with the cell: the server's side shows later
                 task = asyncio.get_running_loop().create_task(
@@ -332,6 +339,7 @@ class LabClient:
     def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
         record.after = self.lab.snapshot()
         record.questions = self.user.history[self._asked_before:]
+        record.shown = self.user.shown[self._shown_before:]
         record.result = result
         record.frames = (record.frames[0], len(self.frames))
 

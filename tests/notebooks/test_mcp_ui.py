@@ -417,7 +417,7 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
         await asyncio.sleep(0.05)
         return conn, form, question, stopped.value
     conn, form, question, stopped = in_loop(go)
-    assert str(stopped).startswith("Detuviste la celda: el cliente canceló la llamada")
+    assert str(stopped).startswith("⏹ Detuviste la celda: el cliente canceló la llamada")
     call_id = sent(conn, "tools/call")[-1]["id"]
     assert [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")] == [call_id]
     assert [m["params"]["requestId"] for m in received(conn, "notifications/cancelled")] \
@@ -431,6 +431,38 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
     assert not [m for d, m in conn.frames if d == "→" and m.get("id") == question
                 and "method" not in m]  # a withdrawn question gets no answer
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_after_stopping_a_call_with_its_form_open_the_check_says_so_not_that_no_form_came(
+        lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
+                                               echo=False))
+        await until(lambda: conn.user._open)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        return conn
+    conn = in_loop(go)
+    capsys.readouterr()
+    lab.check_chosen_note_deleted(conn)
+    out = capsys.readouterr().out
+    assert out.startswith("✓ Detuviste la celda con el formulario abierto: el cliente canceló "
+                          "la llamada (notifications/cancelled)")
+    assert "no se borró nada" in out and "no mostró ningún formulario" not in out
+
+
+def test_ipython_shows_a_stopped_cell_as_its_one_spanish_line(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.user_ns["ui"] = ui
+    result = shell.run_cell("raise ui.stops.CellStopped(ui.lab_client.STOPPED_CELL)")
+    out = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, asyncio.CancelledError)
+    assert out.strip() == ui.lab_client.STOPPED_CELL
+    assert "Traceback" not in out and "lab_client.py" not in out
 
 
 def test_a_form_the_server_withdraws_closes_with_a_note(lab):
@@ -491,6 +523,27 @@ def test_close_stops_the_servers_and_removes_the_practice_folder(monkeypatch):
     assert "error" in simulated_user.http_fetch(url)  # and no longer listens
     assert conn.server not in ui.pages.PAGES.servers
     assert not notes.base.exists()
+
+
+def test_a_closed_lab_stops_the_cell_with_one_line_that_says_how_to_open_a_new_one(lab):
+    lab.close()
+    for use in (lambda: in_loop(lab.connect), lab.show, lab.snapshot,
+                lambda: in_loop(lab.try_backup)):
+        with pytest.raises(ui.stops.LabClosed) as closed:
+            use()
+        assert closed.value._render_traceback_() == [ui.lab.LAB_CLOSED]
+    assert "lab.close()" in ui.lab.LAB_CLOSED and "lab = ui.NotesLab()" in ui.lab.LAB_CLOSED
+
+
+def test_in_jupyterlite_a_closed_lab_shows_its_one_line_in_the_cell(lite_shell):
+    async def go():
+        panel = await run_cell(lite_shell, "lab = ui.NotesLab(quiet=True)\nlab.close()\n"
+                                           "conn = await lab.connect()")
+        await until(lambda: "mcp-cell-done" in panel.box._dom_classes)
+        return panel
+    panel = in_loop(go)
+    [error] = [out for out in panel.out.outputs if out["output_type"] == "error"]
+    assert error["traceback"] == [ui.lab.LAB_CLOSED + "\n"]
 
 
 def test_check_fails_the_cell_only_in_unattended_runs(monkeypatch, capsys):
