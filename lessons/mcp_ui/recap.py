@@ -164,6 +164,7 @@ CODE_GUIDE = {
     "simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
     "demo.py": "la demo completa, que imprime cada mensaje",
     "main.py": "la entrada: `demo` o `serve`",
+    "spanish_cli.py": "argparse en español, para las órdenes que ejecutas (el corrector, lab.py)",
 }
 
 

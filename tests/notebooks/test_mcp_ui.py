@@ -1415,7 +1415,22 @@ def test_every_row_of_a_report_says_its_status_in_words_and_zero_point_rows_read
     assert [row.split("</td>")[0].rsplit(">", 1)[1] for row in rows] == [
         "✅ bien", "❌ falla", "💥 se rompió", "✅ bien", "❌ falla"]
     assert "0/0" not in rows[3] and "—" in rows[3]
-    assert "−3.1 puntos" in rows[4] and "/0" not in rows[4]
+    assert "−3,1 puntos" in rows[4] and "/0" not in rows[4]
+
+
+def test_a_self_checks_scores_are_written_with_a_decimal_comma():
+    review = review_of(result("archiva", "failed", 0.5, 2, "✘ casi"),
+                       result("pide", "passed", 9, 9, "✔"))
+    assert review.summary() == "ejercicio2: 9,5 de 11 puntos"
+    assert "0,5/2" in review.to_html()
+
+
+def test_a_self_check_that_fell_back_from_the_sandbox_says_local_mode_never_portable():
+    assert "modo local (sin aislamiento)" in ui.review.SANDBOX_FAILED
+    assert "portátil" not in ui.review.SANDBOX_FAILED + "".join(ui.review.PLACES.values())
+    assert "revisión" not in ui.review.SANDBOX_FAILED + ui.review.NO_RUNNER
+    # «revisión» is the protocol's revision only: the self-check is «autoevaluación»
+    assert ui.Review("ejercicio2", problem="x").summary() == "ejercicio2: sin autoevaluación (x)"
 
 
 def test_a_self_check_says_once_that_it_is_one_and_folds_what_is_off_in_plain_words():
