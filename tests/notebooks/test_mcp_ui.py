@@ -1178,7 +1178,8 @@ def test_a_quiz_that_does_not_exist_or_has_two_right_answers_is_refused(tmp_path
     with pytest.raises(ValueError, match="ningún cuestionario"):
         ui.load_quiz("../02")
     monkeypatch.setattr(ui.recap, "QUIZZES", tmp_path)
-    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "options": ['
+    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "kind": "aplicar", '
+                                     '"options": ['
                                      '{"text": "a", "correct": true, "why": "."},'
                                      '{"text": "b", "correct": true, "why": "."}]}]}')
     with pytest.raises(ValueError, match="exactly one correct option"):
