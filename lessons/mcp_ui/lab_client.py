@@ -171,9 +171,11 @@ class LabClient:
 
     def _page_failed(self) -> None:
         """The log lines not shown yet, in the panel of the call that waits on the page (the
-        last one, if none waits now), when that panel is on screen."""
+        last one, if none waits now), when that panel is already on screen (a panel displayed
+        from here, outside its cell's run, could land under another cell); otherwise the next
+        call or request shows them."""
         panel = self.user.panel
-        if not self.closed and panel.visible:
+        if not self.closed and panel.visible and panel.shown:
             self._show_log(panel)
 
     def _printing(self, function):
