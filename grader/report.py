@@ -5,7 +5,7 @@ Feedback is the Spanish `output` of each test; instructors' details (internal er
 warnings) go to stderr, never into what a learner sees.
 
 Scores in every text a learner reads (the text report, Gradescope's texts) carry a decimal
-comma (grader.numbers.spoken); JSON keeps numbers and the CSV gradebook a decimal point.
+comma (grader/spoken.py); JSON keeps numbers and the CSV gradebook a decimal point.
 
 Everything in a result may carry learner data (tool texts, file names, a server's stderr), so
 every string goes through grader.escape on its way out: the text report has no control
@@ -18,7 +18,7 @@ import io
 
 from grader import exercises
 from grader.escape import clean, csv_cell, json_text, one_line
-from grader.numbers import spoken
+from grader.spoken import spoken
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
 PUBLIC_LEAVES_OUT = ("internal_errors", "warnings")

@@ -45,8 +45,8 @@ import time
 from grader import exercises, hosts
 from grader.errors import HostError
 from grader.escape import json_safe, one_line
-from grader.numbers import spoken
 from grader.paths import CHECKS_DIR
+from grader.spoken import spoken
 from grader.state import SubmissionState
 
 EXERCISES = exercises.IDS

@@ -46,7 +46,7 @@ import os
 import traceback
 
 from grader.escape import one_line
-from grader.numbers import spoken
+from grader.spoken import spoken
 from grader.state import OUT_OF_TIME
 
 # What a test raises when the learner's server sent data of an unexpected shape that a test

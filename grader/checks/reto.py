@@ -50,7 +50,7 @@ from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
-from grader.numbers import spoken
+from grader.spoken import spoken
 from protocol import STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
 

@@ -1,6 +1,6 @@
 """Scores as a learner reads them: with a decimal comma in every text (the report's header, each
 test's line, the penalty of a serious mistake, Gradescope's texts); JSON and the CSV gradebook
-keep numbers for machines (grader/numbers.py)."""
+keep numbers for machines (grader/spoken.py)."""
 
 import csv
 import io
@@ -10,7 +10,7 @@ import pytest
 
 from grader import report, runner
 from grader.checks import grading
-from grader.numbers import spoken
+from grader.spoken import spoken
 
 HALF = {"id": "ej4/x", "name": "ejercicio4 x", "exercise": "ejercicio4", "score": 4.5,
         "max_score": 10, "hidden": False, "status": "failed", "output": "✘ casi"}
