@@ -77,13 +77,16 @@ def json_problem(value, limit=wire.MAX_LINE_BYTES - 1024):
 
 
 def crash_text(exc: BaseException, function: Any = None) -> str:
-    """`Type: message` of an exception a solution's code raised, and where: ` (at file.py:88)`,
-    the innermost line of its traceback in the file that defines `function` (a tool's
-    handler, a page route), when the traceback passes through that file. Never raises."""
+    """`Type: message` of an exception a solution's code raised (the message cut to
+    CRASH_MESSAGE characters), and where: ` (at file.py:88)`, the innermost line of its
+    traceback in the file that defines `function` (a tool's handler, a page route), when the
+    traceback passes through that file. Never raises."""
     try:
         message = str(exc)
     except Exception:  # an exception whose own __str__ fails
         message = "(sin texto)"
+    if len(message) > CRASH_MESSAGE:  # a log line, a page's failure: never a flood
+        message = message[:CRASH_MESSAGE - 1] + "…"
     text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     file, line = _defined_in(function), None
     tb = exc.__traceback__
@@ -94,6 +97,7 @@ def crash_text(exc: BaseException, function: Any = None) -> str:
     return text + (f" (at {os.path.basename(file)}:{line})" if line else "")
 
 
+CRASH_MESSAGE = 300  # characters of an exception's message that crash_text keeps
 CRASH_WHERE = re.compile(r"(.*) \(at ([^\s():]+):(\d+)\)", re.S)  # crash_text's ending
 
 

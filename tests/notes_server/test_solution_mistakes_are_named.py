@@ -64,6 +64,15 @@ def test_an_exception_whose_text_fails_is_still_named():
     assert crash_text(Odd()) == "Odd: (sin texto)"
 
 
+def test_a_crash_with_a_huge_message_is_cut_but_keeps_its_line(tmp_path):
+    handler = solution_function(tmp_path)
+    try:
+        handler("x" * 100_000)
+    except Exception as exc:
+        said = crash_text(RuntimeError("y" * 100_000).with_traceback(exc.__traceback__), handler)
+    assert len(said) < 400 and said.endswith("… (at ejercicio3b.py:2)")
+
+
 def test_the_line_of_a_crash_is_said_in_spanish():
     assert where_in_spanish("TypeError: x (at ejercicio3b.py:88)") == \
         "TypeError: x (línea 88 de ejercicio3b.py)"
