@@ -24,6 +24,7 @@ from tooling import (
     MissingCapability,
     ToolError,
     URLElicitationRequired,
+    crash_text,
     error_result,
     json_problem,
     ok,
@@ -164,7 +165,7 @@ class Calls:
         except (wire.RpcError, NeedInput, NeedRoots, WaitFlow):
             raise
         except (Exception, SystemExit) as exc:  # a bug in a tool is reported, never shown
-            self.server.log(f"tool {call.name} crashed: {type(exc).__name__}: {exc}")
+            self.server.log(f"tool {call.name} crashed: {crash_text(exc, tool.handler)}")
             return error_result(f"Error interno en la herramienta {call.name}.")
         finally:
             ctx.release()

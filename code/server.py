@@ -46,6 +46,7 @@ from tooling import (  # noqa: F401  (re-exported for solutions)
     Tool,
     ToolError,
     URLElicitationRequired,
+    crash_text,
     error_result,
     ok,
 )
@@ -207,7 +208,7 @@ class NotesServer:
             answer = self.url_guard(self.config.sdk_version, protocol_version,
                                     client_capabilities)
         except Exception as exc:
-            self.log(f"url guard failed: {type(exc).__name__}: {exc}")
+            self.log(f"url guard failed: {crash_text(exc, self.url_guard)}")
             return False
         return answer is True
 
@@ -219,7 +220,8 @@ class NotesServer:
             if self._page is None:
                 import setup_page
                 page = setup_page.SetupPage(self.flows, SYNC_PROVIDER, user=self.config.subject,
-                                            oauth=self.provider)
+                                            oauth=self.provider,
+                                            log=lambda text: self.log(text))
                 if isinstance(self.provider, nube_copias.Provider):  # else: not ours to serve
                     page.route(nube_copias.AUTHORIZE_PATH, self.provider.authorize)
                 for path, handler in self.page_routes.items():

@@ -46,6 +46,7 @@ from protocol import (
 from roots import RootError, RootSet
 from server import REACTION_FAILED, RootsChange
 from store import Handles
+from tooling import crash_text
 
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "
@@ -179,7 +180,8 @@ class Session:
 
         params {"method": "GET"|"POST", "target": "/connect?...", "body": "<form data>"} ->
         {"status", "title", "body"} (and "location" for a redirect): what a browser would get
-        over HTTP (body is the whole page). The browser is this session's user's
+        over HTTP (body is the whole page), and "failure" when a route raised
+        (setup_page.PageResponse). The browser is this session's user's
         (`request.user` in a route). A completion it causes reaches the waiting call through
         `soon`, as from HTTP.
         """
@@ -194,6 +196,8 @@ class Session:
                   "body": page.render(answer.status, answer.title, answer.html)}
         if answer.location is not None:
             result["location"] = answer.location
+        if answer.failure is not None:  # the route raised: what and where, for the grader
+            result["failure"] = answer.failure
         return result
 
     def _on_notification(self, method, params):
@@ -296,9 +300,10 @@ class Session:
             self.server.roots_reaction(change)
             revoked = change.revoked.values()
         except Exception as exc:  # fail closed: a broken reaction keeps nothing open
-            self.server.log(f"roots reaction failed ({type(exc).__name__}: {exc}); revoking "
-                            "every handle")
-            revoked = [(h, REACTION_FAILED) for h in change.handles]
+            self.server.log(f"roots reaction failed ({crash_text(exc, self.server.roots_reaction)}"
+                            "); revoking every handle")
+            # the client learns the exception's type only (its text may name paths)
+            revoked = [(h, f"{REACTION_FAILED} ({type(exc).__name__})") for h in change.handles]
         for handle, reason in revoked:
             self.handles.revoke(handle, reason)
         self.handles.judged_now()

@@ -12,7 +12,11 @@ authorization page and the routes a solution brings, exercise 3). A route gets a
 `PageRequest`: the method, path, query and form fields, `user` (who is at the browser: the
 session whose rpc channel carried the request, else the server's local user), `base` (this
 router's base URL) and `provider` (the server's Nube de Copias); it answers with
-`request.reply(...)`, `request.redirect(url)` or a (status, title, html) tuple. The core never
+`request.reply(...)`, `request.redirect(url)` or a (status, title, html) tuple. A route that
+raises gets a 500 page that says only what is known (the route failed; what it did before is
+not known here) and the exception, with its line in the solution (`tooling.crash_text`), goes
+to the server's log and in `PageResponse.failure`, which the "rpc" channel passes on to the
+grader (who runs the learner's code and is its operator); the browser never sees it. The core never
 shows the page: the driver does, one of three ways (`Config.page_transport`):
 - "http": `HttpPage`, a real web server on 127.0.0.1 (a port the OS picks) on one background
   thread, for real browsers. The stdio driver (`serve`) starts it; the core never does. With
@@ -43,6 +47,7 @@ from collections import namedtuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
+from tooling import crash_text
 from url_mode import FlowError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
@@ -53,10 +58,11 @@ MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
 
 
-class PageResponse(namedtuple("PageResponse", "status title html location",
-                              defaults=(None,))):
+class PageResponse(namedtuple("PageResponse", "status title html location failure",
+                              defaults=(None, None))):
     """What the page answers: an HTTP `status` (int), a `title`, the `html` of the body and,
-    for a redirect (303), the `location` the browser goes to next (else None)."""
+    for a redirect (303), the `location` the browser goes to next (else None). `failure`: for
+    the 500 of a route that raised, the exception and its line (never shown to a browser)."""
 
     __slots__ = ()
     if TYPE_CHECKING:  # the fields' types, for an editor (a namedtuple declares none)
@@ -64,6 +70,13 @@ class PageResponse(namedtuple("PageResponse", "status title html location",
         title: str
         html: str
         location: str | None
+        failure: str | None
+
+
+# What a browser reads when a route raised: that it failed, and nothing it cannot know (what
+# the route did before it failed, e.g. store a token, is not known here).
+ROUTE_FAILED = ("<p>La página falló por un error en su código. No se sabe qué llegó a hacer "
+                "antes de fallar; el detalle está en el registro del servidor.</p>")
 
 
 class PageRequest(namedtuple("PageRequest", "method path query form user base provider",
@@ -108,10 +121,11 @@ def _fields(text):
 
 
 class SetupPage:
-    def __init__(self, flows, provider, base=INLINE_BASE, user=None, oauth=None):
+    def __init__(self, flows, provider, base=INLINE_BASE, user=None, oauth=None, log=None):
         self.flows, self.provider, self.base = flows, provider, base
         self.user = user      # who is at a browser the driver cannot tell apart (HTTP, inline)
         self.oauth = oauth    # the server's Nube de Copias (routes get it as request.provider)
+        self.log = log or (lambda text: None)  # the server's log: a route that raised
         self.routes = {}
         self.route("/connect", self.connect)
 
@@ -140,8 +154,10 @@ class SetupPage:
                               self.user if user is None else user, self.base, self.oauth)
         try:
             return _response(handler(request))
-        except Exception:  # a route's bug is this request's 500, never the server's end
-            return PageResponse(500, "Error", "<p>La página falló; no se vinculó nada.</p>")
+        except Exception as exc:  # a route's bug is this request's 500, never the server's end
+            failure = crash_text(exc, handler)
+            self.log(f"page route {parts.path} crashed: {failure}")
+            return PageResponse(500, "Error", ROUTE_FAILED, None, failure)
 
     def connect(self, request):
         """GET: the consent page of a pending link. POST: the decision, with its nonce."""
@@ -197,8 +213,9 @@ def rpc_fetch(request):
         except Exception as exc:
             return {"error": f"{type(exc).__name__}: {exc}"}
         fetched = {"status": result["status"], "body": result["body"]}
-        if isinstance(result.get("location"), str):
-            fetched["location"] = result["location"]
+        for key in ("location", "failure"):
+            if isinstance(result.get(key), str):
+                fetched[key] = result[key]
         return fetched
     return fetch
 
@@ -212,15 +229,18 @@ def as_fetched(answer, body):
 
 
 def _response(answer):
-    """What a route returned, as a PageResponse (a 3- or 4-tuple of the right types)."""
+    """What a route returned, as a PageResponse (a 3- or 4-tuple of the right types; a
+    route's own PageResponse keeps no `failure`: only `handle` says a route failed)."""
+    if isinstance(answer, PageResponse):
+        answer = tuple(answer[:4])
     if isinstance(answer, tuple) and len(answer) in (3, 4):
         answer = PageResponse(*answer)
         if isinstance(answer.status, int) and 100 <= answer.status <= 599 \
                 and isinstance(answer.title, str) and isinstance(answer.html, str) \
                 and (answer.location is None or isinstance(answer.location, str)):
             return answer
-    raise TypeError("a route returns request.reply(...), request.redirect(...) or "
-                    "(status, title, html)")
+    raise TypeError(f"la página devolvió {type(answer).__name__}: una ruta devuelve "
+                    "page.reply(...), page.redirect(...) o (estado, título, html)")
 
 
 class Exposure(namedtuple("Exposure", "base prefix check")):

@@ -10,15 +10,20 @@ A `Tool` is a name, a description, JSON Schemas for its input (and output) and a
   URL-mode step (the -32042 error; 2025-11-25 only).
 
 Both the server (server.py) and the lesson's tools (tools.py) import this module, and a
-solution may too (`from server import ToolError, ok` keeps working).
-
-Deliberate simplifications: arguments are checked against a small subset of JSON Schema
-(required keys, unknown keys, primitive types), which is all the lesson's tools use.
+solution may too (`from server import ToolError, ok` keeps working). Two helpers say what went
+wrong in a solution's code: `crash_text(exc, function)`, an exception and the line of the
+solution where it happened, for the server's log (`where_in_spanish` says that line in
+Spanish); and `url_entry_problem(elicitations)`, why the `data.elicitations` of a -32042 holds
+no URL-mode elicitation, in Spanish (the notebook's client and the grader both say it).
 """
 
 from __future__ import annotations
 
+import os
+import re
+
 import wire
+from protocol import URL_MODE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
@@ -69,6 +74,93 @@ def json_problem(value, limit=wire.MAX_LINE_BYTES - 1024):
     except wire.NotJSON as exc:
         return NOT_JSON_PROBLEMS[exc.kind]
     return None
+
+
+def crash_text(exc: BaseException, function: Any = None) -> str:
+    """`Type: message` of an exception a solution's code raised (the message cut to
+    CRASH_MESSAGE characters), and where: ` (at file.py:88)`, the innermost line of its
+    traceback in the file that defines `function` (a tool's handler, a page route), when the
+    traceback passes through that file. Never raises."""
+    try:
+        message = str(exc)
+    except Exception:  # an exception whose own __str__ fails
+        message = "(sin texto)"
+    if len(message) > CRASH_MESSAGE:  # a log line, a page's failure: never a flood
+        message = message[:CRASH_MESSAGE - 1] + "…"
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    file, line = _defined_in(function), None
+    tb = exc.__traceback__
+    while tb is not None and file is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return text + (f" (at {os.path.basename(file)}:{line})" if line else "")
+
+
+CRASH_MESSAGE = 300  # characters of an exception's message that crash_text keeps
+CRASH_WHERE = re.compile(r"(.*) \(at ([^\s():]+):(\d+)\)", re.S)  # crash_text's ending
+
+
+def where_in_spanish(text: str) -> str:
+    """`text` with crash_text's ending ` (at ejercicio3b.py:88)` said as a learner reads it:
+    ` (línea 88 de ejercicio3b.py)`; any other text as it is."""
+    where = CRASH_WHERE.fullmatch(text)
+    return f"{where[1]} (línea {where[3]} de {where[2]})" if where else text
+
+
+def _defined_in(function: Any) -> str | None:
+    """The file of `function`'s code, through the wrappers of functools.wraps."""
+    for _ in range(10):
+        wrapped = getattr(function, "__wrapped__", None)
+        if wrapped is None:
+            break
+        function = wrapped
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    return getattr(code, "co_filename", None)
+
+
+URL_ENTRY_FIX = ("cada elemento de la lista es una elicitación en modo URL, la que da "
+                 "ctx.url_params(MESSAGE, url, flow_id) (flow_id es el elicitationId que "
+                 "después pasas a notify)")
+
+
+def url_entry_problem(elicitations: Any) -> str | None:
+    """Why the `data.elicitations` of a -32042 error holds no URL-mode elicitation (one
+    Spanish sentence that says how to build one), or None when one of its entries is a dict
+    with mode "url" and a text url."""
+    if not isinstance(elicitations, list):
+        return (f"data.elicitations es {_kind(elicitations)}, no una lista: "
+                f"raise URLElicitationRequired([...]), donde {URL_ENTRY_FIX}")
+    if not elicitations:
+        return f"data.elicitations es una lista vacía: {URL_ENTRY_FIX}"
+    if any(isinstance(e, dict) and e.get("mode") == URL_MODE and isinstance(e.get("url"), str)
+           for e in elicitations):
+        return None
+    first = elicitations[0]
+    if not isinstance(first, dict):
+        what = f"es {_kind(first)}"
+    elif first.get("mode") != URL_MODE:
+        what = f"no lleva mode \"{URL_MODE}\""
+    else:
+        what = "no lleva url (un texto)"
+    return (f"data.elicitations no trae ninguna elicitación en modo URL (su primer elemento "
+            f"{what}): {URL_ENTRY_FIX}")
+
+
+def _kind(value: Any) -> str:
+    """How a JSON value reads in a sentence: «un texto («https://…»)», «un número»..."""
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:39] + "…"
+        return f"un texto («{shown}»)"
+    if isinstance(value, bool):
+        return "un booleano"
+    if isinstance(value, (int, float)):
+        return "un número"
+    if isinstance(value, list):
+        return "una lista"
+    if isinstance(value, dict):
+        return "un objeto"
+    return "null" if value is None else "otra cosa"
 
 
 def ok(text: str, structured: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -22,7 +22,6 @@ without following links (grader/outfiles.py). SIGTERM or Ctrl-C stop every sandb
 and remove this run's temp folders.
 """
 
-import argparse
 import os
 import re
 import signal
@@ -33,6 +32,7 @@ from grader import batch, hosts, pool, report
 from grader.escape import file_name, one_line
 from grader.hosts import plainmode
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
+from spanish_cli import SpanishParser  # code/: argparse's own words in Spanish
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
 GRADEBOOK, REPORTS = "notas.csv", "informes"   # the grader's own names in a results folder
@@ -41,22 +41,23 @@ NAME_BYTES = 200                                # ... and its UTF-8 bytes (a fil
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m grader",
-                                     description="Corrige los ejercicios 2, 3A, 3B y 4 (y "
-                                                 "sus partes opcionales) de la lección "
-                                                 "Roots y Elicitación.")
+    parser = SpanishParser(prog="python -m grader",
+                           description="Corrige los ejercicios 2, 3A, 3B y 4 (y sus partes "
+                                       "opcionales) de la lección Roots y Elicitación.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="una entrega por ruta: .ipynb, .py, carpeta o .zip")
     parser.add_argument("--batch", metavar="DIR",
                         help="corrige cada entrada de DIR como la entrega de un alumno")
     parser.add_argument("--format", default="text",
-                        choices=("text", "json", "csv", "gradescope"))
+                        choices=("text", "json", "csv", "gradescope"),
+                        help="formato del informe: text (por defecto), json, csv (las notas) "
+                             "o gradescope")
     parser.add_argument("--out", metavar="DIR", help="escribe aquí informes y notas")
-    parser.add_argument("--jobs", type=int, default=None,
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="entregas en paralelo (por defecto: 1, o los núcleos con --batch)")
     parser.add_argument("--only", default="", metavar="EJERCICIOS",
                         help="solo estos ejercicios, p. ej. ejercicio2,ejercicio3a o reto")
-    parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET,
+    parser.add_argument("--budget", type=float, default=SUBMISSION_BUDGET, metavar="SEGUNDOS",
                         help="segundos como máximo por entrega")
     parser.add_argument("--tests", default="all", choices=SUITES,
                         help="public: solo las pruebas públicas (la autoevaluación); all: "

@@ -4,6 +4,9 @@ Every format is built from the result dicts of grader.runner.grade; nothing here
 Feedback is the Spanish `output` of each test; instructors' details (internal errors,
 warnings) go to stderr, never into what a learner sees.
 
+Scores in every text a learner reads (the text report, Gradescope's texts) carry a decimal
+comma (grader/spoken.py); JSON keeps numbers and the CSV gradebook a decimal point.
+
 Everything in a result may carry learner data (tool texts, file names, a server's stderr), so
 every string goes through grader.escape on its way out: the text report has no control
 character but its own line breaks, JSON is always valid, a CSV cell never starts a formula.
@@ -15,6 +18,7 @@ import io
 
 from grader import exercises
 from grader.escape import clean, csv_cell, json_text, one_line
+from grader.spoken import spoken
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
 PUBLIC_LEAVES_OUT = ("internal_errors", "warnings")
@@ -43,8 +47,8 @@ def text(result):
     lines = _lines(result.get("output", ""))
     lines.append("")
     for test in result.get("tests") or []:
-        lines.append(f"{STATUS.get(test.get('status'), '?')} {_number(test.get('score'))}/"
-                     f"{_number(test.get('max_score'))}  {one_line(test.get('name', ''))}")
+        lines.append(f"{STATUS.get(test.get('status'), '?')} {spoken(test.get('score'))}/"
+                     f"{spoken(test.get('max_score'))}  {one_line(test.get('name', ''))}")
         if test.get("status") != "passed":
             lines += ["      " + line for line in _lines(test.get("output", ""))]
     lines += ["", protections_line(result)]
@@ -108,7 +112,7 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
     if withheld and hidden_points:
         output = result.get("public_output") or output
         when = WHEN[hidden_visibility]
-        output += f"\nPruebas ocultas: {hidden_points:g} puntos más. " + (
+        output += f"\nPruebas ocultas: {spoken(hidden_points)} puntos más. " + (
             f"No se muestran; la nota total, que las incluye, se muestra {when}."
             if hidden_visibility == "hidden" else
             f"Se muestran, con la nota total (que las incluye), {when}.")
@@ -117,13 +121,13 @@ def gradescope(result, hidden_visibility=HIDDEN_VISIBILITY):
         for exercise in graded:
             mine = [t for t in result["tests"] if t.get("hidden") and t.get("exercise") == exercise]
             split.append(f"{one_line(exercise)}: ocultas "
-                         f"{sum(_points(t.get('score')) for t in mine):g} / "
-                         f"{sum(_points(t.get('max_score')) for t in mine):g}")
+                         f"{spoken(sum(_points(t.get('score')) for t in mine))} / "
+                         f"{spoken(sum(_points(t.get('max_score')) for t in mine))}")
         tests.append({
             "name": "Pruebas ocultas y nota total", "number": str(len(tests) + 1),
             "score": 0, "max_score": 0,
             "status": "passed" if hidden_score == hidden_points else "failed",
-            "output": f"Pruebas ocultas: {hidden_score:g} / {hidden_points:g}\n"
+            "output": f"Pruebas ocultas: {spoken(hidden_score)} / {spoken(hidden_points)}\n"
                       + "\n".join(split), "output_format": "text", "tags": ["oculta"],
             "visibility": "after_due_date" if hidden_visibility == "hidden"
             else hidden_visibility,
@@ -159,14 +163,14 @@ def optional_summary(result, exercise, number, hidden_visibility):
     public = [t for t in mine if not t.get("hidden")]
     hidden = [t for t in mine if t.get("hidden")]
     name = exercise.shown[:1].upper() + exercise.shown[1:].split(" (")[0]
-    lines = [f"{name} (opcional): {sum(_points(t.get('score')) for t in mine):g} / "
-             f"{sum(_points(t.get('max_score')) for t in mine):g}, aparte de la nota de los "
+    lines = [f"{name} (opcional): {spoken(sum(_points(t.get('score')) for t in mine))} / "
+             f"{spoken(sum(_points(t.get('max_score')) for t in mine))}, aparte de la nota de los "
              "ejercicios (no suma ni resta en ella).",
-             f"Públicas: {sum(_points(t.get('score')) for t in public):g} / "
-             f"{sum(_points(t.get('max_score')) for t in public):g}"]
+             f"Públicas: {spoken(sum(_points(t.get('score')) for t in public))} / "
+             f"{spoken(sum(_points(t.get('max_score')) for t in public))}"]
     if hidden:
-        lines.append(f"Ocultas: {sum(_points(t.get('score')) for t in hidden):g} / "
-                     f"{sum(_points(t.get('max_score')) for t in hidden):g}")
+        lines.append(f"Ocultas: {spoken(sum(_points(t.get('score')) for t in hidden))} / "
+                     f"{spoken(sum(_points(t.get('max_score')) for t in hidden))}")
     withheld = hidden and hidden_visibility != "visible"
     visibility = ("after_due_date" if hidden_visibility == "hidden" else hidden_visibility) \
         if withheld else "visible"

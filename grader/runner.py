@@ -46,6 +46,7 @@ from grader import exercises, hosts
 from grader.errors import HostError
 from grader.escape import json_safe, one_line
 from grader.paths import CHECKS_DIR
+from grader.spoken import spoken
 from grader.state import SubmissionState
 
 EXERCISES = exercises.IDS
@@ -300,19 +301,19 @@ def report_lines(name, tests, notices, broken, problems, public_only=False):
     lines = [f"Entrega: {one_line(name)}"]
     if counted or not tests:
         lines.append(f"Puntuación{' de las pruebas públicas' if public_only else ''}: "
-                     f"{sum(t['score'] for t in counted):g} / "
-                     f"{sum(t['max_score'] for t in counted):g}")
+                     f"{spoken(sum(t['score'] for t in counted))} / "
+                     f"{spoken(sum(t['max_score'] for t in counted))}")
     for exercise in EXERCISES:
         mine = [t for t in tests if t["exercise"] == exercise]
         if mine:
             hidden = [t for t in mine if t["hidden"]]
-            split = (f" (públicas {sum(t['score'] for t in mine if not t['hidden']):g} / "
-                     f"{sum(t['max_score'] for t in mine if not t['hidden']):g}; ocultas "
-                     f"{sum(t['score'] for t in hidden):g} / "
-                     f"{sum(t['max_score'] for t in hidden):g})") if hidden else ""
+            split = (f" (públicas {spoken(sum(t['score'] for t in mine if not t['hidden']))} / "
+                     f"{spoken(sum(t['max_score'] for t in mine if not t['hidden']))}; ocultas "
+                     f"{spoken(sum(t['score'] for t in hidden))} / "
+                     f"{spoken(sum(t['max_score'] for t in hidden))})") if hidden else ""
             label = exercises.by_id(exercise).shown
-            lines.append(f"  {label}: {sum(t['score'] for t in mine):g} / "
-                         f"{sum(t['max_score'] for t in mine):g}{split}")
+            lines.append(f"  {label}: {spoken(sum(t['score'] for t in mine))} / "
+                         f"{spoken(sum(t['max_score'] for t in mine))}{split}")
     lines += [f"Nota: {text}" for text in notices]
     if broken:
         lines.append(f"Problema: {one_line(broken)}")

@@ -16,11 +16,13 @@ Options: --no-browser (print the address instead of opening it), --port N, --ins
 In the notebooks, `ui.revisar` checks your exercises with the grader's public tests: inside the
 grader's sandbox on Linux, and in the portable mode elsewhere (it says so, and which protections
 are off). Standard library only, so it runs before anything is installed.
+
+Everything it says is Spanish (the learner reads it), `--help` included: DESCRIPTION, the
+options' help and argparse's own words (code/spanish_cli.py, loaded by path).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
 import os
@@ -36,6 +38,10 @@ LESSONS = REPO / "lessons"
 DEFAULT_VENV = REPO / ".venv-lab"
 STAMP = ".lab-installed"
 MINIMUM = (3, 11, 5)  # soupsieve 4.1.3 (JupyterLab's HTML sanitiser) needs 3.11.5
+DESCRIPTION = ("Abre los cuadernos de la lección en JupyterLab, en cualquier portátil, con un "
+               "solo comando y sin permisos de administrador. La primera vez crea el entorno "
+               ".venv-lab/ e instala lo necesario (unos minutos); después abre JupyterLab al "
+               "momento. Para salir, Ctrl-C.")
 WHEELS_ONLY = ["--only-binary=:all:"]  # pip's options: nothing is compiled on the laptop
 
 
@@ -100,9 +106,11 @@ def install(folder: Path) -> None:
     (folder / STAMP).write_text(requirements_digest() + "\n")
 
 
-def sibling(name: str):
-    """A module of tools/ next to this one (standard library only, as this one)."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+def sibling(name: str, folder: Path | None = None):
+    """A module of tools/ next to this one (or of `folder`, e.g. code/), standard library only
+    as this one."""
+    path = (folder or Path(__file__).parent) / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -126,10 +134,11 @@ def lab_command(python: Path, port: int | None, browser: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--venv", type=Path, default=DEFAULT_VENV,
+    spanish = sibling("spanish_cli", REPO / "code")
+    parser = spanish.SpanishParser(description=DESCRIPTION)
+    parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, metavar="CARPETA",
                         help="dónde crear el entorno virtual (por defecto .venv-lab/)")
-    parser.add_argument("--port", type=int, help="puerto de JupyterLab")
+    parser.add_argument("--port", type=int, metavar="PUERTO", help="puerto de JupyterLab")
     parser.add_argument("--no-browser", action="store_true",
                         help="no abrir el navegador: muestra la dirección")
     parser.add_argument("--install-only", action="store_true",

@@ -42,6 +42,10 @@ them again; --no-bytecode leaves it out (the baseline of benchmarks/lite_bench.p
 The build is skipped when the output is up to date (same inputs, see fingerprint()); it is
 written to a temporary folder and moved into place only when it succeeded.
 
+`make lite` may be run by a learner: its progress lines and the errors a learner can act on
+(no npm, no node, a command that failed, no course folder) are Spanish, with decimal commas;
+the options' help and the pin checks a maintainer meets stay in English.
+
     .venv-lite/bin/python editions/lite/build.py --update-pins    # after changing the npm pin
 """
 
@@ -104,6 +108,11 @@ WASM_TAGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementatio
              "--abi", "cp314", "--platform", "pyemscripten_2026_0_wasm32"]
 
 
+def decimal(value: float) -> str:
+    """A measure in a progress line, as Spanish writes it: one decimal, with a comma."""
+    return f"{value:.1f}".replace(".", ",")
+
+
 def norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -122,11 +131,11 @@ def run(cmd: list[str], quiet: bool = False, **kwargs) -> None:
     try:
         result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
     except OSError as exc:
-        raise BuildError(f"cannot run {cmd[0]}: {exc}") from exc
+        raise BuildError(f"no se pudo ejecutar {cmd[0]}: {exc}") from exc
     output = "".join(line for line in (result.stdout + result.stderr).splitlines(True)
                      if "is ignored: it is neither a file nor a directory" not in line)
     if result.returncode != 0:
-        raise BuildError(f"command failed ({result.returncode}): {' '.join(map(str, cmd))}"
+        raise BuildError(f"la orden falló ({result.returncode}): {' '.join(map(str, cmd))}"
                          f"\n{output[-6000:]}")
     if output.strip() and not quiet:
         print(output, end="" if output.endswith("\n") else "\n", flush=True)
@@ -212,8 +221,8 @@ def committed_course(course: Path, dest: Path) -> Path:
     """The course as its last commit has it, in `dest`: never the working files. A folder
     that is no git checkout is taken as it is (and said so)."""
     if git(course, "rev-parse", "--verify", "-q", "HEAD") is None:
-        log(f"{course} is not a git checkout with a commit: staging its files as they are "
-            "(outputs stripped)")
+        log(f"{course} no es un repositorio git con algún commit: el sitio lleva sus archivos "
+            "tal cual (sin las salidas de los cuadernos)")
         return course
     archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=course,
                              capture_output=True, check=True).stdout
@@ -227,9 +236,10 @@ def committed_course(course: Path, dest: Path) -> Path:
                   "lessons", "grader") or ""
     left_out = sorted({line[3:].split(" -> ")[-1] for line in changed.splitlines()})
     if left_out:
-        shown = ", ".join(left_out[:8]) + (f" and {len(left_out) - 8} more"
+        shown = ", ".join(left_out[:8]) + (f" y {len(left_out) - 8} más"
                                            if len(left_out) > 8 else "")
-        log(f"built from the last commit: uncommitted changes stay out of the site ({shown})")
+        log(f"se construye desde el último commit: los cambios sin commit no entran en el "
+            f"sitio ({shown})")
     return dest
 
 
@@ -256,7 +266,7 @@ def stage_course(course: Path, dest: Path) -> Path:
         content = stage_content(dest, committed_course(course, Path(tmp) / "course"))
     stripped = strip_notebooks(content)
     if stripped:
-        log(f"outputs stripped from {', '.join(stripped)}")
+        log(f"sin las salidas de {', '.join(stripped)}")
     return content
 
 
@@ -272,11 +282,12 @@ def npm_pyodide(cache: Path = CACHE) -> Path:
     if not (stamp.exists() and stamp.read_text() == hashlib.sha256(lock).hexdigest()):
         npm = shutil.which("npm")
         if npm is None:
-            raise BuildError("npm not found: install Node.js and npm (Debian: apt-get install npm)")
+            raise BuildError("no encuentro npm: instala Node.js y npm (Debian: apt-get install "
+                             "npm)")
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
             shutil.copy2(LITE / name, folder / name)
-        log("npm ci (Pyodide from the npm registry)")
+        log("npm ci (Pyodide, desde el registro de npm)")
         run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=folder)
         stamp.write_text(hashlib.sha256(lock).hexdigest())
@@ -328,7 +339,7 @@ def download_wheels(pins_file: Path, folder: Path, tags=WHEEL_TAGS) -> dict[str,
     wheels = {key: cached_wheel(folder, *pin) for key, pin in pins.items()}
     if None in wheels.values():
         missing = sorted(k for k, w in wheels.items() if w is None)
-        log(f"pip download {', '.join(missing)}")
+        log(f"descargando con pip: {', '.join(missing)}")
         run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes",
              "--disable-pip-version-check", *tags, "-d", str(folder), "-r", str(pins_file)])
         wheels = {key: cached_wheel(folder, *pin) for key, pin in pins.items()}
@@ -486,14 +497,14 @@ def add_bytecode(site: Path, npm_package: Path, cache: Path) -> None:
     if missing:
         node = shutil.which("node")
         if node is None:
-            raise BuildError("node not found: the build compiles the site's Python in Pyodide "
-                             "under Node (Debian: apt-get install nodejs)")
+            raise BuildError("no encuentro node: la construcción compila el Python del sitio en "
+                             "Pyodide con Node (Debian: apt-get install nodejs)")
         with tempfile.TemporaryDirectory(prefix="bytecode-", dir=folder) as tmp:
             targets = {path: Path(tmp) / path.name for path in missing}
             job = {"stdlib": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".zip"],
                    "wheels": [[str(p), str(t)] for p, t in targets.items() if p.suffix == ".whl"]}
             (Path(tmp) / "job.json").write_text(json.dumps(job))
-            log(f"compiling the bytecode of {len(missing)} files in Pyodide (node)")
+            log(f"compilando el bytecode de {len(missing)} archivos en Pyodide (node)")
             run([node, str(BYTECODE_RUNNER), str(npm_package), str(Path(tmp) / "job.json")],
                 quiet=True)
             for path, target in targets.items():
@@ -543,7 +554,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
         shipped = offline_pyodide(npm_package, work / "static" / "pyodide",
                                   cache / "wheels")
         log(f"Pyodide {json.loads((npm_package / 'package.json').read_text())['version']} "
-            f"with {len(shipped)} wheels: {', '.join(shipped)}")
+            f"con {len(shipped)} wheels: {', '.join(shipped)}")
         pypi = work / "pypi"
         pypi.mkdir()
         for pins, tags in ((PIPLITE_PINS, WHEEL_TAGS), (SDK_PINS, WHEEL_TAGS),
@@ -552,7 +563,7 @@ def build(content: Path, out: Path, sourcemaps: bool, digest: str, cache: Path =
                 shutil.copy2(wheel, pypi / wheel.name)
         shim_wheel(pypi)
         course = course_wheel(content, pypi, digest)
-        log(f"piplite index: {', '.join(sorted(p.name for p in pypi.glob('*.whl')))}")
+        log(f"índice de piplite: {', '.join(sorted(p.name for p in pypi.glob('*.whl')))}")
         site = Path(tmp) / "site"
         cmd = [str(Path(sys.executable).with_name("jupyter")), "lite", "build",
                "--lite-dir", str(work), "--contents", str(content), "--output-dir", str(site),
@@ -632,10 +643,11 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="lite-content-") as tmp:
             if args.content is None:
                 if not (args.course / "code").is_dir():
-                    raise BuildError(f"not a course folder (no code/): {args.course}")
+                    raise BuildError(f"no es la carpeta del curso (no tiene code/): "
+                                     f"{args.course}")
                 content = stage_course(args.course.resolve(), Path(tmp) / "content")
             elif not args.content.is_dir():
-                raise BuildError(f"content folder not found: {args.content}")
+                raise BuildError(f"no existe la carpeta de contenido: {args.content}")
             else:
                 content = copy_content(args.content.resolve(), Path(tmp) / "content")
                 check_content(content)
@@ -643,17 +655,18 @@ def main(argv: list[str] | None = None) -> int:
             stamp = stamp_path(out)
             if (not args.force and (out / "index.html").exists() and stamp.exists()
                     and stamp.read_text().strip() == digest):
-                log(f"{out} is up to date")
+                log(f"{out} está al día")
                 return 0
             start = time.monotonic()
             build(content, out, args.sourcemaps, digest, args.cache.resolve(), args.bytecode)
         total, without_maps, count = site_size(out)
-        log(f"built {out} in {time.monotonic() - start:.1f}s: {count} files, "
-            f"{total / 1e6:.1f} MB ({without_maps / 1e6:.1f} MB without source maps)")
-        log(f"serve it: python3 -m http.server --bind 127.0.0.1 --directory {out} 8000")
+        log(f"construido {out} en {decimal(time.monotonic() - start)} s: {count} archivos, "
+            f"{decimal(total / 1e6)} MB ({decimal(without_maps / 1e6)} MB sin los source "
+            "maps)")
+        log(f"para servirlo: python3 -m http.server --bind 127.0.0.1 --directory {out} 8000")
         return 0
     except BuildError as exc:
-        print(f"[lite] BUILD FAILED: {exc}", file=sys.stderr)
+        print(f"[lite] LA CONSTRUCCIÓN FALLÓ: {exc}", file=sys.stderr)
         return 1
 
 

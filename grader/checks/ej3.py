@@ -64,6 +64,7 @@ from protocol import (
 )
 from setup_page import INLINE_BASE, SetupPage
 from simulated_user import FORM_FIELD
+from tooling import CRASH_WHERE, url_entry_problem, where_in_spanish
 
 GUARD_FILE, FLOW_FILE = "ejercicio3a.py", "ejercicio3b.py"
 
@@ -230,11 +231,18 @@ class Visit:
 
 
 def page_text(page, limit=160):
-    """A page the server answered, as one short line of its visible text."""
+    """A page the server answered, as one short line of its visible text; for a route that
+    raised, the exception and its line instead (what a learner can act on)."""
     if not isinstance(page, dict):
         return "nada"
     if "error" in page:
         return f"ninguna página ({page['error']})"
+    if isinstance(page.get("failure"), str):  # the line stays, however long the message
+        where = CRASH_WHERE.fullmatch(page["failure"])
+        said = one_line(where[1] if where else page["failure"], limit)
+        if where:
+            said = where_in_spanish(f"{said} (at {where[2]}:{where[3]})")
+        return f"HTTP {page.get('status')} porque tu código lanzó una excepción: {said}"
     body = page.get("body", "")
     main = body.split("<body>", 1)[-1] if isinstance(body, str) else ""
     text = html.unescape(TAG.sub(" ", main))
@@ -398,6 +406,7 @@ class AuthFacts:
     and Nube de Copias must have it, in that user's account."""
     shape: str = ""           # how it asked: "-32042", "elicitation/create", "input_required"
     params: dict | None = None  # the URL-mode params it sent (the first ones)
+    not_url: str = ""         # a -32042 the client cannot follow: why (tooling.url_entry_problem)
     reply: str = ""           # what the first call answered (escaped, short)
     visit: object = None      # Visit: what the browser saw
     notified: list = field(default_factory=list)  # elicitationIds of completion notifications
@@ -431,6 +440,9 @@ def play_positive(lab, revision):
     facts.shape, facts.params, facts.reply = first.shape, first.params, reply(first.trace)
     facts.traces.append(first.trace)
     if not first.shape or not first.url:
+        if first.shape == "-32042":
+            data = first.trace.error_data if isinstance(first.trace.error_data, dict) else {}
+            facts.not_url = url_entry_problem(data.get("elicitations")) or ""
         facts.shape = ""
         return finish(run, facts)
     if browser.visits:  # the client opened it on consent (an elicitation in the call)
@@ -466,6 +478,9 @@ def asked_for(revision):
 def why_not_shown(lab, facts, revision):
     """One Spanish sentence: where the positive scenario stopped."""
     visit = facts.visit
+    if not facts.shape and facts.not_url:
+        return (f"{asked_for(revision)}, respondió el error −32042, pero el cliente no puede "
+                f"seguirlo: {facts.not_url}")
     if not facts.shape:
         return (f"{asked_for(revision)}, no pidió el modo URL: respondió {facts.reply}")
     if visit is None or not visit.authorize:

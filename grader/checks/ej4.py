@@ -33,6 +33,7 @@ raised and the server revoked everything). Hidden scenarios say only how many ha
 wrong, and how.
 """
 
+import re
 from dataclasses import dataclass, field
 
 from grader.checks.grading import Abort, Broken, short
@@ -45,6 +46,26 @@ MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de func
         "y los que siguen dentro siguen leyendo su nota")
 NO_REACTION = NO_REACTION_REASON
 SEVERE = "no dejar vivo ningún handle cuya nota quedó fuera de las roots"
+# how a handle revoked because the reaction raised says so (code/session.py): its exception type
+RAISED = re.compile(re.escape(REACTION_FAILED) + r"(?: \((\w{1,60})\))?")
+
+
+def raised(facts):
+    """What the learner's reaction raised in a scenario, in words («una excepción (TypeError)»),
+    when the server revoked every handle because of it; "" when it did not raise."""
+    for fact in facts:
+        found = RAISED.search(fact.text)
+        if found:
+            return "una excepción" + (f" ({found[1]})" if found[1] else "")
+    return ""
+
+
+def raised_note(facts):
+    """The feedback for a scenario where the reaction raised: it names the exception instead of
+    a hint about paths (the reaction never decided anything here)."""
+    return (f"· tu reacción lanzó {raised(facts)} en este caso y el servidor revocó todos los "
+            "handles (fallo seguro): mira qué valor de este caso no esperaba tu código (por "
+            "ejemplo, handle.current_path() da None cuando ya no se sabe dónde está el archivo)")
 
 
 def body(note):
@@ -162,7 +183,7 @@ def summary(facts, change):
                 "reacción no revocó ninguno")
     if died and all(not f.alive for f in facts):
         texts = " ".join(f.text for f in facts)
-        cause = (f": el servidor los revocó todos porque tu reacción lanzó una excepción («"
+        cause = (f": el servidor los revocó todos porque tu reacción lanzó {raised(facts)} («"
                  f"{REACTION_FAILED}»)" if REACTION_FAILED in texts else
                  ": es lo que hace el servidor sin @extension.on_roots_changed (¿se cargó tu "
                  "reacción?)" if NO_REACTION in texts else

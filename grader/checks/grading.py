@@ -46,6 +46,7 @@ import os
 import traceback
 
 from grader.escape import one_line
+from grader.spoken import spoken
 from grader.state import OUT_OF_TIME
 
 # What a test raises when the learner's server sent data of an unexpected shape that a test
@@ -341,7 +342,7 @@ def _essential(exercise, test_id, hidden, seen, penalty):
         lines = ["✘ un error grave: este ejercicio se queda como mucho con la mitad de sus "
                  "puntos"] + [f"  · {text} (en «{test['name']}»)" for test, text in seen]
     if penalty:
-        lines.append(f"  penalización: −{penalty:g} puntos")
+        lines.append(f"  penalización: −{spoken(penalty)} puntos")
     mark = f" {HIDDEN_MARK}" if hidden else ""
     return {"id": test_id, "name": f"{exercise}{mark} {ESSENTIALS_TITLE}",
             "exercise": exercise, "score": -penalty if penalty else 0.0, "max_score": 0,

@@ -50,6 +50,7 @@ from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
+from grader.spoken import spoken
 from protocol import STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
 
@@ -457,7 +458,7 @@ def expired_copies(lab, grade, facts, past, hidden=False):
               if part is not None]
     for label, token, responses in copies:
         what = "un token caducado hace un momento" if hidden else \
-            f"un token caducado hace {past:g} s, {label}"
+            f"un token caducado hace {spoken(past)} s, {label}"
         attempts(grade, flow, [(label, token)], responses, what, hidden=hidden)
     still_works(lab, grade, facts, served)
 

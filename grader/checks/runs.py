@@ -257,9 +257,10 @@ class Run:
     # -- the user's browser, through the server's private page channel ----------------------
     def fetch(self, url, method="GET", data=None):
         """One request of this run's user's browser to the server's pages, through the
-        private rpc channel (`serve --setup-page rpc`, no socket): {"status", "body"} and
-        "location" for a redirect, or {"error"}. The answers are the browser's, never the MCP
-        client's (they are not scanned for credentials)."""
+        private rpc channel (`serve --setup-page rpc`, no socket): {"status", "body"},
+        "location" for a redirect and "failure" when the page's route raised (its exception
+        and line, setup_page.PageResponse), or {"error"}. The answers are the browser's, never
+        the MCP client's (they are not scanned for credentials)."""
         parts = urlsplit(url) if isinstance(url, str) else urlsplit("")
         target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
 
@@ -287,6 +288,8 @@ class Run:
                    "body": result["body"] if isinstance(result.get("body"), str) else ""}
         if isinstance(result.get("location"), str):
             fetched["location"] = result["location"]
+        if isinstance(result.get("failure"), str):  # a route raised: what, and its line
+            fetched["failure"] = one_line(result["failure"], 300)
         return fetched
 
     def scan(self, data, msg):

@@ -16,8 +16,9 @@ NotesLab when LESSON_KERNEL=lite) adds an IPython input transformer that changes
 - the panel's «⏹ Detener» button cancels the running cell and every cell queued behind it,
   which is what ■ (interrupt the kernel) does in JupyterLab, where the button is not shown.
   A call stopped that way is cancelled on the wire (`notifications/cancelled`);
-- a failure shows its traceback in the panel; cells queued behind it still run, as they
-  would if run one by one.
+- a failure shows its traceback in the panel (or, for an exception that renders itself as
+  IPython allows, its own lines: stops.py); cells queued behind it still run, as they would if
+  run one by one.
 
 What a task prints goes to its panel through a stdout/stderr proxy and a wrapped display
 publisher that look up the running cell in a context variable, so work the task spawned (a
@@ -210,11 +211,14 @@ class CellPanel:
 
     def failed(self, error: BaseException) -> None:
         """The traceback from the cell's own code on (this module's frames left out), with
-        every sub-exception of an exception group."""
+        every sub-exception of an exception group; an exception that renders itself
+        (`_render_traceback_`, as IPython honours it: stops.py) shows its own lines."""
+        render = getattr(error, "_render_traceback_", None)
         tb = error.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
             tb = tb.tb_next
-        lines = traceback.format_exception(type(error), error, tb)
+        lines = [f"{line}\n" for line in render()] if callable(render) \
+            else traceback.format_exception(type(error), error, tb)
         self.out.outputs = (*self.out.outputs, {
             "output_type": "error", "ename": type(error).__name__, "evalue": str(error),
             "traceback": ["".join(lines)]})

@@ -2,7 +2,8 @@
 
 `check` prints one verdict. The exercise helpers look at what a call really did, from the
 call's record (the disk before and after, the questions asked and answered, the frames):
-exercise 1's chosen note deleted (and nothing else), notebook 3's URL flow (consent, page,
+exercise 1's chosen note deleted (and nothing else; or, for a call stopped with its form open,
+nothing at all), notebook 3's URL flow (consent, page,
 completion notification, «configured»), exercise 3's guard asked about several situations in
 real servers (`guard_table`), exercise 4's handles re-read after a roots change.
 
@@ -29,6 +30,10 @@ START_AGAIN = ("Para volver a empezar con las notas del principio, ejecuta otra 
                "ui.NotesLab() y la de lab.connect(...).")
 
 
+# who cancelled a call (lab_client.CallRecord.stopped), as a sentence starts
+STOPPED = {"cell": "Detuviste la celda", "client": "El cliente dejó de esperar"}
+
+
 def check(ok: bool, good: str, bad: str) -> None:
     """Print ✓/✗. In unattended runs (LESSON_USER=scripted) a ✗ also fails the cell."""
     print(("✓ " + good) if ok else ("✗ " + bad))
@@ -42,6 +47,14 @@ def check_chosen_note_deleted(conn) -> None:
     answers = [r for p, r in record.questions if p.get("mode", FORM_MODE) == FORM_MODE]
     gone = sorted(set(record.before) - set(record.after))
     added = sorted(set(record.after) - set(record.before))
+    shown = [p for p in record.shown if p.get("mode", FORM_MODE) == FORM_MODE]
+    if not answers and record.stopped and shown:  # ■ (or the client's timeout) with it open
+        who = STOPPED.get(record.stopped, STOPPED["cell"])
+        return check(not gone and not added,
+                     f"{who} con el formulario abierto: el cliente canceló la llamada "
+                     "(notifications/cancelled), el servidor retiró su pregunta y no se borró "
+                     "nada. " + try_again(record.before),
+                     f"Se tocó el disco tras cancelar la llamada: {gone or added}")
     if not answers:
         return check(False, "", "La llamada no mostró ningún formulario: ya no había varias "
                      "notas con ese título (¿la ejecutaste más de una vez?). " + START_AGAIN)

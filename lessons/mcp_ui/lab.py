@@ -13,6 +13,9 @@ The notes are `demo.LESSON_NOTES`. The first NotesLab also creates lessons/soluc
 it as a process (`stdio_client`, with `server_argv`) where processes exist; in JupyterLite it
 runs in this page and the SDK talks to it over memory (sdk.py).
 
+After `close()` the lab is closed for good: connecting, showing or changing its folder stops
+the cell with one line (stops.LabClosed) that says how to open a new one.
+
 Environment: LESSON_KEEP_LAB (any value) makes `close()` keep the folder (the browser tests
 inspect it on disk).
 
@@ -40,9 +43,13 @@ from . import cells, checks, sdk, try_flow
 from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path
 from .lab_client import LabClient
 from .pages import PAGES
+from .stops import LabClosed
 from .users import CallPanel, WidgetUser
 
 FOLDERS = ("Notas", "Notas-privadas", "Trabajo")
+LAB_CLOSED = ("✗ Este laboratorio está cerrado: lab.close() paró sus servidores y borró su "
+              "carpeta de práctica. Para seguir, abre uno nuevo: vuelve a ejecutar la celda de "
+              "lab = ui.NotesLab() y después la de lab.connect(...).")
 _LABS: list[NotesLab] = []
 _closing_at_exit = False
 
@@ -59,6 +66,7 @@ class NotesLab:
             cells.install()
         self.base = Path(tempfile.mkdtemp(prefix="notas-leccion-")).resolve()
         self.clients: list[LabClient] = []
+        self.closed = False  # close() was called: see _still_open
         self._sdk_log = None
         self._sdk_servers: list = []  # servers sdk_target made in this kernel (JupyterLite)
         for folder in FOLDERS:
@@ -68,6 +76,11 @@ class NotesLab:
         if not quiet:
             print(f"Carpeta de práctica: {self.base}  (en lo que sigue se muestra como …)")
             self.show()
+
+    def _still_open(self) -> None:
+        """Stop the cell with one line when the lab was closed (its folder is gone)."""
+        if self.closed:
+            raise LabClosed(LAB_CLOSED)
 
     # -- paths -----------------------------------------------------------------------------
     def path(self, *parts: str) -> str:
@@ -85,6 +98,7 @@ class NotesLab:
     # -- what is on disk ------------------------------------------------------------------
     def snapshot(self) -> dict:
         """{relative path: note id} of every note file under the lab, archived ones too."""
+        self._still_open()
         found = {}
         for path in sorted(self.base.rglob("*.md")):
             note = store.read_note(str(path))
@@ -92,6 +106,7 @@ class NotesLab:
         return found
 
     def show(self, *folders: str) -> None:
+        self._still_open()
         for folder in folders or FOLDERS:
             names = sorted(p.name for p in (self.base / folder).glob("*.md"))
             print(f"  📁 {folder}/: " + (", ".join(names) or "(vacía)"))
@@ -102,11 +117,13 @@ class NotesLab:
 
     def add_note(self, folder: str, name: str, note_id: str, title: str, created: str) -> None:
         """Write one more note into the lab (folder relative to the lab)."""
+        self._still_open()
         write_lesson_notes(str(self.base), [(folder, name, note_id, title, created)],
                            body=note_body)
 
     def symlink(self, link: str, target: str) -> None:
         """Create `link` (inside the lab) pointing at `target` (inside the lab)."""
+        self._still_open()
         os.symlink(self.path(*target.split("/")), self.path(*link.split("/")))
 
     # -- the swap attack (notebook 1) ---------------------------------------------------------
@@ -114,6 +131,7 @@ class NotesLab:
         """What anyone who can write to the disk may do while a form is open: rename `folder`
         to `<folder>-movida` and put in its place a link to `decoy`, a folder outside the
         roots holding a copy of each of its notes (same names, same ids)."""
+        self._still_open()
         real, outside = self.base / folder, self.base / decoy
         outside.mkdir(exist_ok=True)
         for note in sorted(real.glob("*.md")):
@@ -168,6 +186,7 @@ class NotesLab:
         `@extension.request_state` would (notebook 6 plugs in weak_sealers.py's). Any other
         keyword is a `server.Config` field (e.g. elicit_timeout=5, state_ttl=1).
         """
+        self._still_open()
         settings = Config(roots=[self.path(name) for name in server_roots],
                           demo_url_guard=True, setup_wait=setup_wait,
                           page_transport=self.kernel.page_transport, **config)
@@ -191,6 +210,7 @@ class NotesLab:
         The server's log goes to a file in the lab: inside a kernel, sys.stderr is not a real
         file and cannot be handed to a child process.
         """
+        self._still_open()
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
@@ -204,6 +224,7 @@ class NotesLab:
         """The lesson's server for the official SDK's `Client`: a process over stdio
         (`stdio_server`) where processes exist; in JupyterLite, the same server in this page,
         over memory (sdk.memory_transport: the same JSON-RPC lines, no process)."""
+        self._still_open()
         if not self.kernel.cells_as_tasks:
             return self.stdio_server(solution, sdk_version, server_roots)
         config = Config(roots=[self.path(name) for name in server_roots], demo_url_guard=True,
@@ -262,7 +283,8 @@ class NotesLab:
 
     def close(self) -> None:
         """Stop every server this lab started and delete its folder (kept with
-        LESSON_KEEP_LAB)."""
+        LESSON_KEEP_LAB). The lab stays closed: using it again says so."""
+        self.closed = True
         for conn in self.clients:
             conn.close()
         self.clients.clear()

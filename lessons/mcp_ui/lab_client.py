@@ -6,7 +6,9 @@ solution loaded by `extension.load`, or a requestState sealer the notebook hands
 same single-threaded core as `main.py serve`. The frames still cross as JSON lines and are kept
 for the transcripts. `call` shows each question in the call's panel (users.py) and prints the
 result, the server's warnings (⚠ servidor, in Spanish: server_log.py) and what the solution
-printed (│), each under the call or request that caused it.
+printed (│), each under the call or request that caused it. A page of the solution that fails
+(its route raised, in a browser tab or in the notebook's simulated browser) is shown at once,
+with its exception and line, in the panel of the call that waits on it.
 
 `await conn.call(...)` waits for the call to end, clicks included. In JupyterLite, where a cell
 that awaits cannot get a click, the cell itself runs as a task (cells.py), so the call still
@@ -43,14 +45,15 @@ from .hub import HubAccess
 from .interrupt import waking_on_interrupt
 from .pages import PAGES
 from .prereqs import missing_exercise_hint
+from .stops import CellStopped
 from .text import esc, short_json
 from .transcript import frame_json, summarize_frame
 from .users import CallPanel, WidgetUser
 
 ENDED = "La llamada terminó sin esta respuesta; el formulario se cerró."
 GAVE_UP = "El cliente dejó de esperar: pasó su tiempo máximo por petición."  # on the wire too
-STOPPED_CELL = ("Detuviste la celda: el cliente canceló la llamada (notifications/cancelled) y el "
-                "servidor la descarta.")
+STOPPED_CELL = ("⏹ Detuviste la celda: el cliente canceló la llamada (notifications/cancelled) y "
+                "el servidor la descarta.")
 CLOSED = ("✗ Esta conexión está cerrada: ejecutaste lab.close(), que para los servidores y "
           "borra la carpeta de práctica. Vuelve a ejecutar la celda de ui.NotesLab() y la de "
           "lab.connect(...).")
@@ -89,6 +92,8 @@ class CallRecord:
     before: dict
     after: dict = field(default_factory=dict)
     questions: list = field(default_factory=list)  # (params, result) pairs
+    shown: list = field(default_factory=list)      # params of every question drawn
+    stopped: str = ""   # who cancelled the call, when it was: "cell" or "client"
     result: ToolResult | None = None
     frames: tuple[int, int] = (0, 0)
     panel: CallPanel | None = None
@@ -113,9 +118,11 @@ class LabClient:
         self.server = self.client = None
         self._roots, self._elicitation = roots, elicitation_caps
         self._task: asyncio.Task | None = None   # the call in progress
+        self._loop: asyncio.AbstractEventLoop | None = None  # the kernel's, once started
         self._after_cancel: set = set()           # _server_side_of_the_cancel tasks
         self.closed = False                       # lab.close() stopped it
         self._asked_before = 0                    # len(user.history) when it started
+        self._shown_before = 0                    # len(user.shown) when it started
         self._log_shown = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -124,7 +131,8 @@ class LabClient:
         if self.sealer is not None:  # installed as a solution's @extension.request_state is
             solution = solution or extension.Extension()
             solution.request_state(self.sealer)
-        self.server = NotesServer(self.config, solution, log=self.log.append)
+        self._loop = asyncio.get_running_loop()
+        self.server = NotesServer(self.config, solution, log=self._logged)
         if self.config.page_transport == "http":  # JupyterLab: this driver serves a real page
             hub_url = getattr(self.lab.kernel, "hub_url", "")  # a JupyterHub: through its proxy
             self.server.serve_page_http(HubAccess(hub_url).exposure() if hub_url else None)
@@ -152,6 +160,25 @@ class LabClient:
             if getattr(solution, hook) is not None:
                 setattr(solution, hook, self._printing(getattr(solution, hook)))
         return solution
+
+    def _logged(self, line: str) -> None:
+        """The server's log (from any thread: a page runs on the HTTP server's); a page route
+        that raised is shown at once (`_page_failed`), not only under the next call."""
+        self.log.append(line)
+        if line.startswith("page route ") and self._loop is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._page_failed)
+            except RuntimeError:  # the kernel's loop is closed: the kernel is ending
+                pass
+
+    def _page_failed(self) -> None:
+        """The log lines not shown yet, in the panel of the call that waits on the page (the
+        last one, if none waits now), when that panel is already on screen (a panel displayed
+        from here, outside its cell's run, could land under another cell); otherwise the next
+        call or request shows them."""
+        panel = self.user.panel
+        if not self.closed and panel.visible and panel.shown:
+            self._show_log(panel)
 
     def _printing(self, function):
         @functools.wraps(function)
@@ -225,6 +252,7 @@ class LabClient:
                             panel=panel)
         self.calls.append(record)
         self._asked_before = len(self.user.history)
+        self._shown_before = len(self.user.shown)
         loop = asyncio.get_running_loop()
         self._task = task = loop.create_task(self._run(record, echo))
         with waking_on_interrupt(loop):  # ■ stops the call at once, not at the next click
@@ -257,11 +285,12 @@ class LabClient:
     def _cell_stop() -> asyncio.CancelledError | None:
         """What to raise when the call was cancelled under the cell: None if the cell is not
         being stopped (lab.close() ended the call); else the cell's cancellation, raised
-        afresh so that it reads in one line (not a trace through the client's insides)."""
+        afresh as a stops.CellStopped, which IPython shows as its one Spanish line (not a
+        trace through the client's insides)."""
         cell = asyncio.current_task()
         if cell is None or not cell.cancelling():
             return None
-        return asyncio.CancelledError(STOPPED_CELL)
+        return CellStopped(STOPPED_CELL)
 
     async def _run(self, record: CallRecord, echo: bool) -> ToolResult:
         try:
@@ -278,6 +307,7 @@ class LabClient:
                               "</code> (con su id); el servidor la descarta sin hacer nada.",
                               "#8a6d00")
             self.user.end(f"{who}: el formulario se cerró sin enviar nada.", answer=False)
+            record.stopped = "client" if gave_up else "cell"
             self._finish(record, None)
             if not gave_up:  # call() is gone with the cell: the server's side shows later
                 task = asyncio.get_running_loop().create_task(
@@ -313,6 +343,7 @@ class LabClient:
     def _finish(self, record: CallRecord, result: ToolResult | None) -> None:
         record.after = self.lab.snapshot()
         record.questions = self.user.history[self._asked_before:]
+        record.shown = self.user.shown[self._shown_before:]
         record.result = result
         record.frames = (record.frames[0], len(self.frames))
 

@@ -7,19 +7,27 @@ are not in the notebook's source): one multiple-choice question per entry, each 
     {"kind": "final" | "precheck",           # optional, "final" by default
      "intro": "text above the questions",    # optional
      "questions": [
-       {"question": "…?", "read": "where to read (optional)",
+       {"question": "…?", "kind": "aplicar" | "recordar",
+        "read": "where to read (optional)",
         "options": [{"text": "…", "correct": false, "why": "why this option is (not) it",
                      "read": "where to read about this one (optional)"}, …]}]}
 
-Exactly one option of each question is correct. A pre-check (`kind: precheck`, e.g.
-`quiz("01-previo")` at the start of notebook 1) also says, after each answer, what to read:
-the option's `read`, or the question's. `load_quiz(id)` gives the parsed quiz (the tests and
-the browser journeys read the key from there). Once a question has been checked, its verdict
-follows the option selected now: ipywidgets holds a widget's next update until the kernel has
-answered the one before, and a click is never held, so on a busy kernel «Comprobar» can reach
-Python before the option picked just before it; the verdict is redone when that option
-arrives, instead of speaking of the previous one. `code_tour` lists the modules of code/ in
-reading order (each after the modules it imports), with their length and what to look for.
+Exactly one option of each question is correct. Every question says what it asks for (`kind`,
+required): "aplicar" when it puts the learner in a concrete situation (a scenario, code or a
+message to review, a design to choose) and asks what happens or what to do, so that the answer
+is not a sentence of the notebook restated; "recordar" when it asks for a fact, a definition or
+where something is. An option's text carries no spec keyword (MUST, SHOULD, MAY) and no hedge
+(«si acaso», «opcional»): those go in its `why`, so the wording never points at the answer
+(tests/notebooks/test_quiz_patterns.py holds the patterns of all the quizzes). A pre-check
+(`kind: precheck`, e.g. `quiz("01-previo")` at the start of notebook 1) also says, after each
+answer, what to read: the option's `read`, or the question's. `load_quiz(id)` gives the parsed
+quiz (the tests and the browser journeys read the key from there). Once a question has been
+checked, its verdict follows the option selected now: ipywidgets holds a widget's next update
+until the kernel has answered the one before, and a click is never held, so on a busy kernel
+«Comprobar» can reach Python before the option picked just before it; the verdict is redone
+when that option arrives, instead of speaking of the previous one. `code_tour` lists the
+modules of code/ in reading order (each after the modules it imports), with their length and
+what to look for.
 
 Deliberate simplifications: the quiz keeps no score and the key is plain JSON in the package:
 hidden from the notebook, not from someone who opens the file; the tour's notes are fixed text.
@@ -40,6 +48,7 @@ from .text import esc
 
 QUIZZES = Path(__file__).resolve().parent / "quizzes"
 KINDS = ("final", "precheck")
+QUESTION_KINDS = ("aplicar", "recordar")
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,7 @@ class Question:
     question: str
     options: tuple[Option, ...]
     read: str = ""
+    kind: str = "aplicar"  # what it asks for: QUESTION_KINDS (see the module's doc)
 
     @property
     def right(self) -> int:
@@ -75,10 +85,14 @@ def load_quiz(quiz_id: str) -> Quiz:
     if path.parent != QUIZZES or not path.is_file():
         raise ValueError(f"no hay ningún cuestionario llamado {quiz_id!r}")
     data = json.loads(path.read_text(encoding="utf-8"))
+    for q in data["questions"]:
+        if q.get("kind") not in QUESTION_KINDS:
+            raise ValueError(f"{path.name}: every question says its kind, one of "
+                             f"{QUESTION_KINDS}: {q.get('question', '')[:60]}")
     questions = tuple(
         Question(q["question"], tuple(Option(o["text"], bool(o["correct"]), o["why"],
                                              o.get("read", "")) for o in q["options"]),
-                 q.get("read", ""))
+                 q.get("read", ""), q["kind"])
         for q in data["questions"])
     quiz = Quiz(quiz_id, questions, data.get("kind", "final"), data.get("intro", ""))
     if quiz.kind not in KINDS:
@@ -164,6 +178,7 @@ CODE_GUIDE = {
     "simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
     "demo.py": "la demo completa, que imprime cada mensaje",
     "main.py": "la entrada: `demo` o `serve`",
+    "spanish_cli.py": "argparse en español, para las órdenes que ejecutas (el corrector, lab.py)",
 }
 
 

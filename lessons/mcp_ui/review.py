@@ -115,7 +115,7 @@ class Review:
 
     def summary(self) -> str:
         if self.problem:
-            return f"{self.exercise}: sin revisión ({self.problem})"
+            return f"{self.exercise}: sin autoevaluación ({self.problem})"
         return f"{self.exercise}: {_num(self.score)} de {_num(self.max_score)} puntos"
 
     def where(self) -> str:
@@ -145,7 +145,7 @@ class Review:
         notes = "".join(f"<div style='color:#8a6d00'>ℹ nota: {esc(n)}</div>"
                         for n in self.notes)
         if self.problem:
-            return (notes + f"<div style='color:#8a6d00'>⚠ No pude revisar "
+            return (notes + f"<div style='color:#8a6d00'>⚠ No pude comprobar "
                     f"{esc(self.exercise)}: {esc(self.problem)}</div>")
         full = self.max_score and self.score == self.max_score
         color = "#1e6b30" if full else ("#8a6d00" if self.score else "#c0392b")
@@ -186,7 +186,7 @@ class Review:
         if top:
             points = f"{_num(score)}/{_num(top)}"
         elif score:  # a zero-point row that takes points away: «lo imprescindible»
-            points = f"−{abs(score):g} puntos"
+            points = f"−{_num(abs(score))} puntos"
         else:
             points = "—"
         return (f"<tr><td style='white-space:nowrap'>{status}</td>"
@@ -213,9 +213,10 @@ def protections_off(protections: dict) -> list[str]:
 
 
 def _num(value) -> str:
+    """A score as a Spanish text writes it: a decimal comma ("9,5"), "?" when unknown."""
     if value is None:
         return "?"
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+    return f"{float(value):g}".replace(".", ",")
 
 
 def grader_argv(exercise: str, folder, host: str) -> list[str]:
@@ -223,8 +224,8 @@ def grader_argv(exercise: str, folder, host: str) -> list[str]:
             "public", "--host", host, "--format", "json"]
 
 
-SANDBOX_FAILED = ("el corrector aislado no pudo arrancar en esta máquina; revisé en modo "
-                  "portátil (sin aislamiento)")
+SANDBOX_FAILED = ("el corrector aislado no pudo arrancar en esta máquina; la comprobación "
+                  "corrió en modo local (sin aislamiento)")
 
 
 def grader_process(exercise: str, folder, timeout: float) -> tuple[str, str]:
@@ -246,7 +247,7 @@ def in_this_interpreter(exercise: str, folder, timeout: float) -> tuple[str, str
 
 
 runner = in_this_interpreter if sys.platform == "emscripten" else grader_process
-NO_RUNNER = ("este entorno no puede ejecutar el corrector; revisa tu solución en JupyterLab, "
+NO_RUNNER = ("este entorno no puede ejecutar el corrector; comprueba tu solución en JupyterLab, "
              "o entrégala para que la califique el corrector")
 
 

@@ -8,6 +8,9 @@ None and are not repeated. A line this table does not know yet is shown as it is
 the server's own words. tests/notebooks/test_mcp_ui_package.py reads every log call in code/
 and fails when one has no rule here.
 
+A line that ends with where a solution's code failed (` (at ejercicio3b.py:88)`, what
+tooling.crash_text adds) says it in Spanish: ` (línea 88 de ejercicio3b.py)`.
+
 Deliberate simplifications: one regular expression per line the server can write; the parts the
 server fills in (names, ids, Python's own error text) stay as they are.
 """
@@ -15,6 +18,8 @@ server fills in (names, ids, Python's own error text) stay as they are.
 from __future__ import annotations
 
 import re
+
+from tooling import CRASH_WHERE, where_in_spanish
 
 ROUTINE = ("setup page: ",)  # the page's HTTP requests: not repeated under each call
 UNKNOWN = "(en inglés, tal cual)"  # a line with no rule below
@@ -33,6 +38,7 @@ STATE_REASONS = (
 
 RULES = (
     (r"tool (\S+) crashed: (.*)", "la herramienta {0} falló: {1}"),
+    (r"page route (\S+) crashed: (.*)", "la página {0} falló: {1}"),
     (r"tool (\S+) returned (\S+), not a result",
      "la herramienta {0} devolvió {1}, que no es un resultado"),
     (r"tool (\S+): what it would send is not JSON \((.*)\)",
@@ -74,11 +80,15 @@ def spanish(line: str) -> str | None:
     """The learner's version of one server log line; None for a routine one."""
     if line.startswith(ROUTINE):
         return None
+    where = CRASH_WHERE.fullmatch(line)
+    if where:  # where a solution's code raised (tooling.crash_text), at the end of the line
+        said = spanish(where[1])
+        return None if said is None else where_in_spanish(f"{said} (at {where[2]}:{where[3]})")
     for pattern, text in RULES:
         found = re.fullmatch(pattern, line, re.S)
         if not found:
             continue
-        parts = [part or "" for part in found.groups()]
+        parts = [where_in_spanish(part or "") for part in found.groups()]
         if pattern.startswith("refused requestState"):
             parts = [_state_reason(parts[0])]
         if pattern.startswith("tools/call"):

@@ -13,6 +13,11 @@ your connect page to Nube de Copias and back to your callback), waits for
 `notifications/elicitation/complete` with that elicitationId (or for your «Reintentar ya»,
 if it never comes), and calls `notes_backup` again, once.
 
+A −32042 whose `data.elicitations` holds no URL-mode elicitation (say, the bare URL) is not
+followed, and the client says why (`not_followed`); a page of yours that raises is shown in the
+call's panel as it happens (lab_client.py). FlowPage labels the address it shows as the
+browser's: a `code` and a `state` in it reach your browser, never the MCP client.
+
 With LESSON_USER=scripted (or `simulate=True`) the simulated user plays `scripted` and its
 browser presses `browser` ("allow": «Autorizar») on every page with a form.
 
@@ -30,6 +35,7 @@ import ipywidgets as w
 
 import simulated_user
 from protocol import URL_ELICITATION_REQUIRED, URL_MODE
+from tooling import url_entry_problem
 
 from .dialog import BOX
 from .env import scripted_mode
@@ -41,6 +47,17 @@ COMPLETE = "notifications/elicitation/complete"
 WAIT_FOR_NOTICE = 600.0    # seconds a person may take on the page
 SCRIPTED_WAIT = 10.0       # ... and a simulated one (then the call is retried anyway)
 BUTTONS = {"allow": "Autorizar", "deny": "Rechazar"}
+
+
+def not_followed(result) -> str | None:
+    """Why the client cannot follow a −32042 (a lab_client.ToolResult): its
+    `data.elicitations` holds no URL-mode elicitation (tooling.url_entry_problem). None when
+    the result is no −32042, or one the client can follow."""
+    error = result.error or {}
+    if error.get("code") != URL_ELICITATION_REQUIRED:
+        return None
+    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    return url_entry_problem(data.get("elicitations"))
 
 
 def url_required(result) -> dict | None:
@@ -63,6 +80,9 @@ async def call_following_url(conn, tool: str, arguments: dict | None = None, *, 
                             browser=browser)
     params = url_required(first)
     if params is None:
+        problem = not_followed(first)
+        if problem:
+            print(f"  ⚠ El cliente no puede seguir este −32042: {problem}.")
         return first
     panel = CallPanel()
     panel.note("↪ El cliente (2025-11-25) sigue el −32042: te pide consentimiento para la URL "
@@ -173,7 +193,8 @@ class FlowPage:
     def open(self, url: str, method: str = "GET", data: str | None = None) -> dict:
         self.url, self.page = self.browser.follow(url, method, data)
         body = self.page.get("body", "")
-        self.view.value = (f"<div style='margin:6px 0'>Dirección: <code>{esc(self.url)}</code>"
+        self.view.value = (f"<div style='margin:6px 0'>Dirección en tu navegador (el cliente "
+                           f"MCP no la ve): <code>{esc(self.url)}</code>"
                            f"</div><div><b>HTTP {esc(self.page.get('status', '—'))}</b>: "
                            f"{esc(page_text(self.page))}</div>")
         form = simulated_user.FORM_ACTION.search(body) if self.page.get("status") == 200 else None

@@ -84,6 +84,7 @@ class WidgetUser:
         self.browser_decision = "allow"
         self.wait_after_open = False  # 2026-07-28: wait for «Ya terminé en la página»
         self.history: list[tuple[dict, dict]] = []  # (params, result) of every question
+        self.shown: list[dict] = []   # params of every question drawn, answered or not
         self._open: list[Dialog] = []
         self._closing: list[Dialog] = []  # closed by a cancelled call, not withdrawn yet
         self._questions: dict = {}    # the server's request id -> (dialog, its panel)
@@ -141,6 +142,7 @@ class WidgetUser:
         dialog = ConsentDialog(params, opens=self.pages) if mode == URL_MODE \
             else ElicitationForm(params)
         self._open.append(dialog)
+        self.shown.append(params)
         if question_id is not None:
             self._questions[question_id] = (dialog, self.panel)
         if self.script is not None:  # played before it is shown: never clickable on screen

@@ -57,6 +57,31 @@ def test_usage_errors_exit_2():
     assert grader().returncode == 2
 
 
+ARGPARSE_ENGLISH = ("usage:", "options:", "positional arguments", "show this help",
+                    "invalid choice", "unrecognized arguments", "expected one argument")
+
+
+def test_help_is_all_spanish():
+    run = grader("--help")
+    assert run.returncode == 0
+    assert run.stdout.startswith("uso: python -m grader")
+    assert "opciones:" in run.stdout and "muestra esta ayuda y termina" in run.stdout
+    assert not [word for word in ARGPARSE_ENGLISH if word in run.stdout]
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--format", "xml", "a"), "--format: 'xml' no es una de las opciones"),
+    (("--jobs",), "--jobs: falta su valor"),
+    (("--jobs", "dos", "a"), "--jobs: valor no válido: 'dos'"),
+    (("--nada", "a"), "argumentos desconocidos: --nada"),
+])
+def test_a_usage_error_is_said_in_spanish(args, says):
+    run = grader(*args)
+    assert run.returncode == 2 and run.stderr.startswith("uso: ")
+    assert f"python -m grader: error: {says}" in run.stderr
+    assert not [word for word in ARGPARSE_ENGLISH if word in run.stderr]
+
+
 @pytest.fixture
 def classroom(tmp_path):
     batch = tmp_path / "clase"

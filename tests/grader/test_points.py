@@ -134,17 +134,17 @@ def test_grader_readme_examples_of_reports_are_out_of_the_declared_points():
     grade = points.totals(DECLARED)
     outs_of = {  # what each example's «out of» figure must be
         r'"max_score": (\d+), "suite"': grade.total,
-        r"Puntuación: [\d.]+ / (\d+)": grade.total,
-        r"Puntuación de las pruebas públicas: [\d.]+ / (\d+)": grade.public,
+        r"Puntuación: [\d.,]+ / (\d+)": grade.total,
+        r"Puntuación de las pruebas públicas: [\d.,]+ / (\d+)": grade.public,
         r"Pruebas ocultas: (\d+) puntos más": grade.hidden,
     }
     for pattern, right in outs_of.items():
         said = {int(figure) for figure in re.findall(pattern, GRADER_README)}
         assert said == {right}, (pattern, said)
     for exercise, total, public in re.findall(
-            r"(ejercicio\w+): [\d.]+ / (\d+) \(públicas [\d.]+ / (\d+)", GRADER_README):
+            r"(ejercicio\w+): [\d.,]+ / (\d+) \(públicas [\d.,]+ / (\d+)", GRADER_README):
         assert (int(total), int(public)) == (DECLARED[exercise].total, DECLARED[exercise].public)
-    for exercise, hidden in re.findall(r"(ejercicio\w+): ocultas [\d.]+ / (\d+)", GRADER_README):
+    for exercise, hidden in re.findall(r"(ejercicio\w+): ocultas [\d.,]+ / (\d+)", GRADER_README):
         assert int(hidden) == DECLARED[exercise].hidden, exercise
 
 

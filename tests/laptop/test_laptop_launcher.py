@@ -45,6 +45,24 @@ def test_the_launcher_uses_only_the_standard_library(tool):
     assert imported - {"__future__"} <= set(sys.stdlib_module_names), imported
 
 
+def test_the_launchers_help_is_spanish(capsys):
+    with pytest.raises(SystemExit) as done:
+        lab.main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith("uso: ")
+    assert "Abre los cuadernos de la lección en JupyterLab" in out
+    assert "muestra esta ayuda y termina" in out and "opciones:" in out
+    assert not [w for w in ("usage:", "options:", "show this help", "Open the lessons")
+                if w in out]
+
+
+def test_the_launcher_says_a_bad_option_in_spanish(capsys):
+    with pytest.raises(SystemExit) as done:
+        lab.main(["--port", "ochenta"])
+    assert done.value.code == 2
+    assert "error: --port: valor no válido: 'ochenta'" in capsys.readouterr().err
+
+
 def test_the_launcher_refuses_a_python_older_than_the_pins_need():
     with pytest.raises(lab.LabError, match="3.11.5 o posterior"):
         lab.check_python((3, 10, 12))

@@ -139,7 +139,7 @@ def build_site(content: Path, out: Path, *extra: str) -> Build:
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise BuildFailed(f"editions/lite/build.py exited {proc.returncode}:\n{log[-6000:]}")
-    return Build(out, seconds, log, reused="is up to date" in log)
+    return Build(out, seconds, log, reused="está al día" in log)
 
 
 # ---------------------------------------------------------------- serving

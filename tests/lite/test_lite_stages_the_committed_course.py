@@ -47,7 +47,7 @@ def test_a_learners_working_files_never_reach_the_site(course, tmp_path, capsys)
     assert ["".join(c["source"]) for c in cells] == ["print('hola')"]
     assert (content / "code" / "roots.py").read_text() == "X = 1\n"
     said = capsys.readouterr().out
-    assert "uncommitted changes stay out of the site" in said
+    assert "los cambios sin commit no entran en el sitio" in said
     assert "lessons/01_roots.ipynb" in said and "lessons/borrador.ipynb" in said
 
 
@@ -67,4 +67,4 @@ def test_a_folder_that_is_no_git_checkout_is_staged_as_it_is_without_outputs(cou
     assert "lessons/soluciones/ejercicio4.py" not in staged_files(content)
     cells = json.loads((content / "lessons" / "01_roots.ipynb").read_text())["cells"]
     assert all(c["outputs"] == [] for c in cells)
-    assert "not a git checkout" in capsys.readouterr().out
+    assert "no es un repositorio git" in capsys.readouterr().out

@@ -417,7 +417,7 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
         await asyncio.sleep(0.05)
         return conn, form, question, stopped.value
     conn, form, question, stopped = in_loop(go)
-    assert str(stopped).startswith("Detuviste la celda: el cliente canceló la llamada")
+    assert str(stopped).startswith("⏹ Detuviste la celda: el cliente canceló la llamada")
     call_id = sent(conn, "tools/call")[-1]["id"]
     assert [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")] == [call_id]
     assert [m["params"]["requestId"] for m in received(conn, "notifications/cancelled")] \
@@ -431,6 +431,38 @@ def test_stopping_the_cell_cancels_the_call_on_the_wire_and_closes_the_form(lab)
     assert not [m for d, m in conn.frames if d == "→" and m.get("id") == question
                 and "method" not in m]  # a withdrawn question gets no answer
     assert sum(p.startswith("Notas/tps-") for p in lab.snapshot()) == 3
+
+
+def test_after_stopping_a_call_with_its_form_open_the_check_says_so_not_that_no_form_came(
+        lab, capsys):
+    async def go():
+        conn = await lab.connect(quiet=True)
+        call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
+                                               echo=False))
+        await until(lambda: conn.user._open)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        return conn
+    conn = in_loop(go)
+    capsys.readouterr()
+    lab.check_chosen_note_deleted(conn)
+    out = capsys.readouterr().out
+    assert out.startswith("✓ Detuviste la celda con el formulario abierto: el cliente canceló "
+                          "la llamada (notifications/cancelled)")
+    assert "no se borró nada" in out and "no mostró ningún formulario" not in out
+
+
+def test_ipython_shows_a_stopped_cell_as_its_one_spanish_line(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.user_ns["ui"] = ui
+    result = shell.run_cell("raise ui.stops.CellStopped(ui.lab_client.STOPPED_CELL)")
+    out = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, asyncio.CancelledError)
+    assert out.strip() == ui.lab_client.STOPPED_CELL
+    assert "Traceback" not in out and "lab_client.py" not in out
 
 
 def test_a_form_the_server_withdraws_closes_with_a_note(lab):
@@ -491,6 +523,27 @@ def test_close_stops_the_servers_and_removes_the_practice_folder(monkeypatch):
     assert "error" in simulated_user.http_fetch(url)  # and no longer listens
     assert conn.server not in ui.pages.PAGES.servers
     assert not notes.base.exists()
+
+
+def test_a_closed_lab_stops_the_cell_with_one_line_that_says_how_to_open_a_new_one(lab):
+    lab.close()
+    for use in (lambda: in_loop(lab.connect), lab.show, lab.snapshot,
+                lambda: in_loop(lab.try_backup)):
+        with pytest.raises(ui.stops.LabClosed) as closed:
+            use()
+        assert closed.value._render_traceback_() == [ui.lab.LAB_CLOSED]
+    assert "lab.close()" in ui.lab.LAB_CLOSED and "lab = ui.NotesLab()" in ui.lab.LAB_CLOSED
+
+
+def test_in_jupyterlite_a_closed_lab_shows_its_one_line_in_the_cell(lite_shell):
+    async def go():
+        panel = await run_cell(lite_shell, "lab = ui.NotesLab(quiet=True)\nlab.close()\n"
+                                           "conn = await lab.connect()")
+        await until(lambda: "mcp-cell-done" in panel.box._dom_classes)
+        return panel
+    panel = in_loop(go)
+    [error] = [out for out in panel.out.outputs if out["output_type"] == "error"]
+    assert error["traceback"] == [ui.lab.LAB_CLOSED + "\n"]
 
 
 def test_check_fails_the_cell_only_in_unattended_runs(monkeypatch, capsys):
@@ -811,7 +864,8 @@ def test_a_crash_in_the_solution_is_shown_under_the_call_with_its_prints(lab, ca
     out = capsys.readouterr().out
     assert "« ✗ Error interno en la herramienta notes_archive." in out
     assert "  │ buscando TPS report" in out
-    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError" in out
+    assert "⚠ servidor: la herramienta notes_archive falló: ZeroDivisionError: division by " \
+        "zero (línea 10 de mi_solucion.py)" in out
 
 
 def test_a_solution_that_does_not_load_is_reported_even_when_quiet(lab, capsys):
@@ -954,6 +1008,18 @@ def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
             if said is not None and said.startswith(server_log.UNKNOWN):
                 unknown.append(f"{module.name}:{node.lineno}: {line}")
     assert unknown == []
+
+
+def test_the_servers_lines_say_where_a_solution_raised_in_spanish():
+    from mcp_ui import server_log
+
+    assert server_log.spanish("page route /copias/vuelta crashed: KeyError: 'code' "
+                              "(at ejercicio3b.py:7)") == \
+        "la página /copias/vuelta falló: KeyError: 'code' (línea 7 de ejercicio3b.py)"
+    assert server_log.spanish("roots reaction failed (TypeError: x (at ejercicio4.py:12)); "
+                              "revoking every handle") == \
+        "tu reacción al cambio de roots falló (TypeError: x (línea 12 de ejercicio4.py)): se " \
+        "revocan todos los handles (fallo seguro)"
 
 
 def sample_of(node):
@@ -1112,7 +1178,8 @@ def test_a_quiz_that_does_not_exist_or_has_two_right_answers_is_refused(tmp_path
     with pytest.raises(ValueError, match="ningún cuestionario"):
         ui.load_quiz("../02")
     monkeypatch.setattr(ui.recap, "QUIZZES", tmp_path)
-    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "options": ['
+    (tmp_path / "x.json").write_text('{"questions": [{"question": "¿?", "kind": "aplicar", '
+                                     '"options": ['
                                      '{"text": "a", "correct": true, "why": "."},'
                                      '{"text": "b", "correct": true, "why": "."}]}]}')
     with pytest.raises(ValueError, match="exactly one correct option"):
@@ -1348,7 +1415,22 @@ def test_every_row_of_a_report_says_its_status_in_words_and_zero_point_rows_read
     assert [row.split("</td>")[0].rsplit(">", 1)[1] for row in rows] == [
         "✅ bien", "❌ falla", "💥 se rompió", "✅ bien", "❌ falla"]
     assert "0/0" not in rows[3] and "—" in rows[3]
-    assert "−3.1 puntos" in rows[4] and "/0" not in rows[4]
+    assert "−3,1 puntos" in rows[4] and "/0" not in rows[4]
+
+
+def test_a_self_checks_scores_are_written_with_a_decimal_comma():
+    review = review_of(result("archiva", "failed", 0.5, 2, "✘ casi"),
+                       result("pide", "passed", 9, 9, "✔"))
+    assert review.summary() == "ejercicio2: 9,5 de 11 puntos"
+    assert "0,5/2" in review.to_html()
+
+
+def test_a_self_check_that_fell_back_from_the_sandbox_says_local_mode_never_portable():
+    assert "modo local (sin aislamiento)" in ui.review.SANDBOX_FAILED
+    assert "portátil" not in ui.review.SANDBOX_FAILED + "".join(ui.review.PLACES.values())
+    assert "revisión" not in ui.review.SANDBOX_FAILED + ui.review.NO_RUNNER
+    # «revisión» is the protocol's revision only: the self-check is «autoevaluación»
+    assert ui.Review("ejercicio2", problem="x").summary() == "ejercicio2: sin autoevaluación (x)"
 
 
 def test_a_self_check_says_once_that_it_is_one_and_folds_what_is_off_in_plain_words():

@@ -16,6 +16,7 @@ questions of all the quiz files together.
 """
 
 import asyncio
+import os
 import urllib.parse
 import warnings
 from collections.abc import Callable
@@ -56,6 +57,8 @@ def frames_from_server(conn):
 def containment_is_per_component():
     assert not roots.is_within("/casa/Notas-privadas/robo.md", "/casa/Notas")
     assert roots.is_within("/casa/Notas/sub/idea.md", "/casa/Notas")
+    # the `..` distractor: resolved, it is inside, so letting it through is right
+    assert roots.is_within(os.path.normpath("/casa/Notas/../Notas/idea.md"), "/casa/Notas")
 
 
 def roots_travel_inside_input_required_at_2026():
@@ -153,6 +156,58 @@ def url_accept_carries_no_content():
     answers = [m["result"] for d, m in frames if d == "→" and m.get("id") in url_ids
                and "result" in m]
     assert answers == [{"action": "accept"}]
+
+
+def url_accept_configures_nothing_until_the_page():
+    async def body(lab):
+        conn = await lab.connect(quiet=True, setup_wait=0.5)
+        return await conn.call("notes_setup", simulate=True, scripted=[{"action": "accept"}],
+                               browser="later", echo=False)
+    assert lab_run(body).data == {"status": "pending"}
+
+
+def nothing_of_a_declined_32042_reaches_the_server():
+    async def body(lab):
+        conn = await lab.connect(OLD, quiet=True)
+        result = await ui.try_flow.call_following_url(conn, "notes_sync", simulate=True,
+                                                      scripted=[{"action": "decline"}])
+        return result, conn.frames
+    result, frames = lab_run(body)
+    assert result.error["code"] == -32042
+    ended = max(i for i, (d, m) in enumerate(frames) if d == "←" and "error" in m
+                and m["error"]["code"] == -32042)
+    assert not [m for d, m in frames[ended + 1:] if d == "→"], "the «no» stays in the client"
+
+
+def sync_asks_url_and_roots_in_one_round():
+    _, frames = sync_before_setup(NEW)
+    first = next(m["result"] for m in frames
+                 if (m.get("result") or {}).get("resultType") == "input_required")
+    assert sorted(r["method"] for r in first["inputRequests"].values()) == [
+        "elicitation/create", "roots/list"]
+
+
+def a_client_without_roots_gets_no_file_touched():
+    async def body(lab):
+        conn = await lab.connect(OLD, roots=None, quiet=True)
+        before = lab.snapshot()
+        result = await conn.call("notes_write", {"uri": lab.uri("Notas", "x.md"),
+                                                 "title": "x", "body": "x"}, echo=False)
+        return result, before, lab.snapshot(), frames_from_server(conn)
+    result, before, after, frames = lab_run(body)
+    assert result.is_error and "--root" in result.text and "roots" in result.text
+    assert before == after
+    assert not [m for m in frames if m.get("method") == "roots/list"]
+
+
+def minus_32042_is_retired_at_2026():
+    error_codes_by_revision()
+    url_inside_input_required_at_2026()
+
+
+def roots_changed_in_2026_and_travel_inside_input_required():
+    roots_page_changed_in_2026()
+    roots_travel_inside_input_required_at_2026()
 
 
 def sync_before_setup(protocol):
@@ -300,18 +355,6 @@ def retry_is_a_new_request_with_the_answers():
     assert last["inputResponses"] and last["requestState"]
 
 
-def a_sealed_state_can_be_replayed():
-    async def body(lab):
-        conn = await lab.connect(NEW, quiet=True)
-        call = {"name": "notes_delete", "arguments": {"title": "TPS report"}}
-        first = await conn.client.request("tools/call", call)
-        retry = {**call, "requestState": first["requestState"],
-                 "inputResponses": {"roots": {"roots": [{"uri": lab.uri("Notas")}]}}}
-        return [await conn.client.request("tools/call", retry) for _ in range(2)]
-    twice = lab_run(body)
-    assert [r.get("resultType") for r in twice] == ["input_required", "input_required"]
-
-
 
 # notebook 06's attacks quiz: each answer is what the attack of lessons/mcp_ui/attacks.py does
 
@@ -394,11 +437,10 @@ E25 = "especificación 2025-11-25, Client › Elicitation"
 KEY = {
     "01_roots.ipynb": [
         Answer("Un compañero dice",
-               "No: las respeta el propio servidor (SHOULD); una garantía real va fuera del "
-               "protocolo",
+               "No: solo las respeta el propio servidor",
                "SPEC_RULES 12; 2025-11-25 Client › Roots › Security Considerations"),
         Answer("Revisas este código: if path.startswith(root)",
-               "/casa/Notas-privadas/robo.md: empieza por /casa/Notas, pero es otra carpeta",
+               "/casa/Notas-privadas/robo.md: empieza igual, pero es otra carpeta",
                "code/roots.py is_within", containment_is_per_component),
         Answer("Diseñas hoy un servidor nuevo",
                "No adoptas roots: un parámetro de herramienta, una URI de recurso o la "
@@ -407,7 +449,7 @@ KEY = {
     ],
     "02_formularios.ipynb": [
         Answer("El usuario cierra el formulario de borrado con Escape",
-               "cancel: no borra nada y no vuelve a preguntar en bucle",
+               "cancel: no borra nada ni insiste en bucle",
                f"SPEC_RULES 48, 50; {E25} › Response Actions",
                cancel_changes_nothing_and_is_asked_once),
         Answer("Un cliente responde accept con un note_id",
@@ -421,15 +463,16 @@ KEY = {
                a_cancelled_call_withdraws_its_form),
     ],
     "03_modo_url.ipynb": [
-        Answer("El cliente contesta a una elicitación en modo URL",
-               "Que el usuario consiente en abrir la página, nada más",
-               f"SPEC_RULES 48-49; {E25} › Response Actions", url_accept_carries_no_content),
-        Answer("notes_sync necesita una configuración",
-               "−32042 en 2025-11-25; input_required en 2026-07-28",
-               f"SPEC_RULES 44-46, 91, 93; {E25} › URL Elicitation Required Error",
-               minus_32042_at_2025_and_a_url_inside_input_required_at_2026),
+        Answer("Tu servidor 2025-11-25 pide en modo URL",
+               "Espera a que su página confirme el final",
+               f"SPEC_RULES 38, 48-49; {E25} › Response Actions; the lesson server's pending",
+               url_accept_configures_nothing_until_the_page),
+        Answer("Un cliente 2025-11-25 recibe el −32042 de notes_sync",
+               "Nada: con −32042 la llamada ya terminó y ese «no» se queda en el cliente",
+               f"SPEC_RULES 44-47; {E25} › URL Elicitation Required Error; notebook 3, 3B",
+               nothing_of_a_declined_32042_reaches_the_server),
         Answer("El navegador vuelve a la página de retorno",
-               "Gasta el state, comprueba el flujo y canjea él mismo el code",
+               "Consume el state, comprueba el flujo y canjea él mismo el code",
                f"SPEC_RULES 54-55; {E25} › URL Mode Elicitation for OAuth Flows; RFC 6749 "
                "§4.1.2 and §10.12 (state against forged returns); code/nube_copias.py",
                a_code_comes_back_with_the_state_and_is_exchanged_once),
@@ -437,7 +480,7 @@ KEY = {
     "04_seguridad.ipynb": [
         Answer("Un flujo necesita una clave de API",
                "Da la alternativa manual (instrucciones fuera de la conversación) o lo rechaza con "
-               "claridad", "SPEC_RULES 18, 19, 32-33",
+               "claridad", "SPEC_RULES 18, 19, 32-33, 58",
                secrets_never_go_in_a_form_and_a_form_only_client_gets_instructions),
         Answer("El usuario acepta un formulario que aprueba una operación",
                "Volver a comprobar identidad, permisos, política y estado antes de actuar",
@@ -453,8 +496,8 @@ KEY = {
     ],
     "05_sdk_oficial.ipynb": [
         Answer("Con el SDK mcp 2.x escribes un cliente",
-               "form y url, siempre los dos",
-               "mcp 2.3.0, run in memory", sdk_callback_declares_both_modes),
+               "Sí: con el callback, el SDK declara form y url, así que te pueden llegar las dos",
+               "mcp 2.3.0, run in memory; SPEC_RULES 18", sdk_callback_declares_both_modes),
         Answer("Tu cliente usa Client del SDK 2.x sin mode=",
                "2026-07-28, y la repite el SDK él solo",
                "mcp 2.3.0, run in memory", sdk_default_is_2026),
@@ -469,44 +512,50 @@ KEY = {
     ],
     "06_revision_2026.ipynb": [
         Answer("Sin initialize previo llega",
-               "La atiende con la versión y las capacidades que trae su propio _meta",
+               "La atiende con el _meta de esa petición",
                "SPEC_RULES 73-74", meta_on_every_2026_request),
         Answer("Tu cliente 2026 repite una llamada",
                "El servidor empieza de cero: lo que recordaba de la llamada iba en él",
                "SPEC_RULES 79; the lesson server", retry_is_a_new_request_with_the_answers),
-        Answer("Alguien captura un reintento válido",
-               "No: hasta que caduca vale otra vez",
-               "SPEC_RULES 78; 2026-07-28 MRTR › Security Considerations",
-               a_sealed_state_can_be_replayed),
+        Answer("En 2026-07-28, notes_sync necesita tu permiso",
+               "Una: las dos van en el mismo inputRequests y el cliente reintenta una sola vez",
+               "SPEC_RULES 75, 77, 79; notebook 6 §1; the lesson server",
+               sync_asks_url_and_roots_in_one_round),
         Answer("Un cliente 2026 comparte Notas y Notas-privadas",
                "Solo en Notas",
                "SPEC_RULES 86; the lesson server's --root", server_limit_narrows_client_roots),
     ],
     "07_terminos_clave.ipynb": [
-        Answer("¿Quién declara las roots", "El cliente, en nombre del usuario",
-               "SPEC_RULES 4, 11, 14"),
+        Answer("Un cliente 2025-11-25 que no declaró la capacidad roots",
+               "No toca ningún archivo y dice cómo arreglarlo: declarar roots en el cliente o "
+               "arrancar con --root",
+               "SPEC_RULES 1, 4, 5, 12; the lesson server (revisions.NO_ROOTS)",
+               a_client_without_roots_gets_no_file_touched),
         Answer("El usuario pulsa «Cancelar»",
-               "No borrar nada ni insistir ahora; preguntar más tarde, si acaso",
+               "No borrar nada ni repetir la llamada ahora",
                "SPEC_RULES 48, 50 (cancel: ask again later); not asking in a loop is this "
                "course's rule", cancel_changes_nothing_and_is_asked_once),
-        Answer("En un registro ves notifications/elicitation/complete",
-               "2025-11-25: la notificación de fin, opcional, de un flujo en modo URL",
-               "SPEC_RULES 40, 92; the schemas", completion_notification_is_2025_only),
-        Answer("Una respuesta trae",
-               "«Completa esta URL y reintenta»: solo 2025-11-25",
-               "SPEC_RULES 44, 93; the schemas' error codes", error_codes_by_revision),
-        Answer("En 2026-07-28, ¿qué protege al usuario",
-               "El límite del propio servidor",
-               "SPEC_RULES 86", server_limit_narrows_client_roots),
+        Answer("Tu cliente 2025-11-25 recibe notifications/elicitation/complete",
+               "La ignora",
+               f"SPEC_RULES 40-42; {E25} › Completion Notifications for URL Mode Elicitation"),
+        Answer("Revisas un servidor que, cuando a una llamada de un cliente 2026-07-28",
+               "Que en 2026-07-28 −32042 no existe: la URL va dentro de input_required",
+               "SPEC_RULES 44, 91, 93; the schemas' error codes; revisions.RETIRED_32042",
+               minus_32042_is_retired_at_2026),
+        Answer("Para ahorrar un paso, tu servidor manda en modo URL",
+               "Que no: un enlace con credenciales incorporadas está prohibido",
+               f"SPEC_RULES 56-57; {E25} › Safe URL Handling"),
     ],
     "08_lecturas.ipynb": [
         Answer("Un cliente solo reintenta cuando recibe",
-               "Que quedó en «puede» (MAY): debería dejar reintentar a mano",
+               "Que el servidor puede no enviarla, así que debe dejar reintentar también a mano",
                "SPEC_RULES 40, 43; SEP1036.md (shared notes): SEP text SHOULD, shipped 2025-11-25 "
                "MAY; A1 (#1819), answered by PR #1825 (REVIEW-PEDAGOGY B4)"),
-        Answer("Quieres comprobar un detalle de las roots",
-               "En Client › Roots de 2026-07-28 y en su lista de cambios",
-               "SPEC_RULES 83, 85; the schemas", roots_page_changed_in_2026),
+        Answer("Un compañero escribe un servidor 2026-07-28",
+               "Que en 2026-07-28 esa notificación no existe, y roots/list solo va en "
+               "input_required",
+               "SPEC_RULES 83-85; the schemas",
+               roots_changed_in_2026_and_travel_inside_input_required),
         Answer("Tras leer la issue #1819 y la PR #2891",
                "Respondes «todavía no» sin abrir otro flujo",
                "SEP1036.md A2 (#2891) and A4 (servers #4285)"),
@@ -516,20 +565,20 @@ KEY = {
 SECTION_QUIZZES = {
     "01-previo": ("01_roots.ipynb", [
         Answer("Un servidor comparte la root",
-               "Que está fuera: se compara carpeta a carpeta la ruta real",
+               "Que está fuera: compara la ruta real carpeta a carpeta",
                "code/roots.py is_within", containment_is_per_component),
         Answer("En la revisión 2026-07-28 el servidor no puede enviar",
                "Responde input_required pidiendo las roots, y el cliente repite la llamada con "
                "la lista", "SPEC_RULES 84; the 2026-07-28 schema",
                roots_travel_inside_input_required_at_2026),
         Answer("El servidor tenía abierta una nota de Trabajo/",
-               "Debe fallar: al cambiar las roots, el servidor revoca lo que quedó fuera",
-               "SPEC_RULES 11-12; exercise 4 rules; notebook 1 §3 (mcp_ui.naive)",
+               "Debe fallar ya: al cambiar las roots, el servidor revoca en el acto lo que quedó "
+               "fuera", "SPEC_RULES 11-12; exercise 4 rules; notebook 1 §3 (mcp_ui.naive)",
                a_late_revocation_lets_the_first_read_through),
     ]),
     "06-ataques": ("06_revision_2026.ipynb", [
         Answer("Un servidor guarda su requestState como base64",
-               "Las notas que encontró el servidor, sus rutas y las roots de la usuaria",
+               "Las notas que encontró, sus rutas y las roots",
                "SPEC_RULES 77; the lesson server with weak_sealers.EncodedOnly",
                an_encoded_state_shows_the_notes_found_and_the_roots),
         Answer("Tu sello añade al JSON su SHA-256",
@@ -542,7 +591,7 @@ SECTION_QUIZZES = {
                "SPEC_RULES 78; the lesson server with weak_sealers.KeyedButUnbound",
                an_unbound_state_works_in_another_call),
         Answer("Tu open apunta el nonce de un token como usado nada más empezar",
-               "Se rechaza, y además gasta el token de la usuaria",
+               "Se rechaza, y además deja inservible el token de la usuaria",
                "SPEC_RULES 78 (one-time use enforced by the server); the lesson server with "
                "weak_sealers.SpendsFirst", a_forged_try_spends_the_token_when_open_notes_it_first),
         Answer("Un atacante guardó ayer un requestState",

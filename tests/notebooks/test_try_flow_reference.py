@@ -64,6 +64,67 @@ def test_in_jupyterlite_a_person_follows_the_redirects_and_presses_autorizar(mon
     assert lab_run(body).data == {"status": "done", "notes": 4}
 
 
+# -- what the learner sees when the flow breaks (newcomer report F1, F2, F12) --------------------
+def reference_with(tmp_path, find, replace):
+    """The reference 3B with one line changed (a novice's bug)."""
+    source = open(REFERENCE_3B, encoding="utf-8").read()
+    assert source.count(find) == 1
+    solution = tmp_path / "ejercicio3b.py"
+    solution.write_text(source.replace(find, replace), encoding="utf-8")
+    return solution
+
+
+def panel_texts(widget) -> str:
+    parts = [widget.value] if isinstance(getattr(widget, "value", None), str) else []
+    return "\n".join(parts + [panel_texts(c) for c in getattr(widget, "children", ())])
+
+
+def test_a_callback_that_raises_is_shown_in_the_waiting_panel_with_its_exception_and_line(
+        scripted, tmp_path, monkeypatch):
+    solution = reference_with(tmp_path, "        flow.notify(flow_id)\n",
+                              "        flow.notify()\n")
+    monkeypatch.setattr(ui.try_flow, "SCRIPTED_WAIT", 0.5)  # no notification will come
+    panels = []
+    monkeypatch.setattr(ui.try_flow, "CallPanel", lambda: panels.append(ui.users.CallPanel())
+                        or panels[-1])
+    lab_run(lambda lab: lab.try_backup(solution=solution))
+    shown = panel_texts(panels[0].box)
+    line = next(n for n, text in enumerate(solution.read_text().splitlines(), 1)
+                if text == "        flow.notify()")
+    assert "⚠ servidor: la página /copias/vuelta falló: TypeError:" in shown
+    assert f"(línea {line} de ejercicio3b.py)" in shown
+    assert shown.index("⚠ servidor") < shown.index("No llegó la notificación de fin")
+
+
+def test_a_32042_with_a_bare_url_is_not_followed_and_the_client_says_why(scripted, tmp_path,
+                                                                         capsys):
+    solution = reference_with(
+        tmp_path, "    raise URLElicitationRequired([ctx.url_params(MESSAGE, url, flow_id)])\n",
+        "    raise URLElicitationRequired([url])\n")
+    result = lab_run(lambda lab: lab.try_backup(solution=solution))
+    out = capsys.readouterr().out
+    assert result.error["code"] == -32042 and "repite la llamada" not in out
+    assert "⚠ El cliente no puede seguir este −32042: data.elicitations no trae ninguna " \
+        "elicitación en modo URL (su primer elemento es un texto" in out
+    assert "ctx.url_params(MESSAGE, url, flow_id)" in out
+
+
+def test_the_simulated_browser_labels_its_address_as_the_browsers_not_the_clients(monkeypatch):
+    monkeypatch.setenv("LESSON_KERNEL", "lite")
+    monkeypatch.delenv("LESSON_USER", raising=False)
+    from mcp_ui.pages import PAGES
+    from mcp_ui.try_flow import FlowPage, url_required
+
+    async def body(lab):
+        conn = await lab.connect(solution=REFERENCE_3B, quiet=True)
+        page = FlowPage(url_required(await conn.call("notes_backup"))["url"], PAGES.fetch)
+        page.press("allow")
+        return page.url, page.view.value
+    url, shown = lab_run(body)
+    assert "code=" in url and "state=" in url  # the callback's address, as the browser has it
+    assert "Dirección en tu navegador (el cliente MCP no la ve)" in shown
+
+
 def test_on_colab_exercise_3b_follows_its_redirects_on_the_simulated_page(monkeypatch):
     """Where the browser cannot reach the kernel (Colab's marker, nothing of a hub), the page
     is drawn in the notebook and the 3B flow still ends in the copy."""

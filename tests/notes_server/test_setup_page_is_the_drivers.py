@@ -23,7 +23,14 @@ from hand_client import Talk
 from protocol import REVISIONS, SETUP_PAGE_METHOD
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
-from setup_page import INLINE_BASE, HttpPage, SetupPage, rpc_fetch
+from setup_page import (
+    INLINE_BASE,
+    ROUTE_FAILED,
+    HttpPage,
+    PageResponse,
+    SetupPage,
+    rpc_fetch,
+)
 from simulated_user import Browser, ScriptedUser
 from url_mode import FlowStore
 
@@ -216,9 +223,9 @@ def test_another_route_can_be_added_next_to_connect():
         return 200, "Vuelta", "<p>ok</p>"
     page.route("/callback", callback)
     assert page.handle("GET", "/callback?code=abc&state=xyz") == (200, "Vuelta", "<p>ok</p>",
-                                                                  None)
+                                                                  None, None)
     assert page.handle("POST", "/callback", "code=1&code=2") == (200, "Vuelta", "<p>ok</p>",
-                                                                 None)
+                                                                 None, None)
     assert [(r.method, r.path, r.query, r.form) for r in seen] == [
         ("GET", "/callback", {"code": "abc", "state": "xyz"}, {}),
         ("POST", "/callback", {}, {"code": "1"})]
@@ -235,9 +242,49 @@ def test_a_route_that_exists_or_is_no_path_is_refused(path):
 def test_a_route_that_fails_is_a_500_for_that_request_only():
     page = SetupPage(FlowStore(), "notas-sync")
     page.route("/roto", lambda request: 1 / 0)
-    assert page.handle("GET", "/roto") == (500, "Error",
-                                           "<p>La página falló; no se vinculó nada.</p>", None)
+    assert page.handle("GET", "/roto")[:3] == (500, "Error", ROUTE_FAILED)
     assert page.handle("GET", "/connect?elicitation=x")[0] == 410
+
+
+def test_a_failed_route_claims_nothing_it_cannot_know_and_hides_the_exception_from_the_browser():
+    page = SetupPage(FlowStore(), "notas-sync")
+    page.route("/roto", lambda request: {}["secreto"])
+    answer = page.handle("GET", "/roto")
+    assert "no se vinculó" not in answer.html and "No se sabe" in answer.html
+    assert "KeyError" not in page.render(*answer[:3]) and "secreto" not in answer.html
+
+
+def test_a_failed_route_logs_its_exception_and_the_line_of_the_solution_that_raised(tmp_path):
+    solution = tmp_path / "mi_pagina.py"
+    solution.write_text("def vuelta(page):\n    token = None\n    return token.upper()\n",
+                        encoding="utf-8")
+    namespace = {}
+    exec(compile(solution.read_text(encoding="utf-8"), str(solution), "exec"), namespace)
+    logged = []
+    page = SetupPage(FlowStore(), "notas-sync", log=logged.append)
+    page.route("/vuelta", namespace["vuelta"])
+    answer = page.handle("GET", "/vuelta?code=x")
+    expected = ("AttributeError: 'NoneType' object has no attribute 'upper' "
+                "(at mi_pagina.py:3)")
+    assert answer.failure == expected
+    assert logged == [f"page route /vuelta crashed: {expected}"]
+
+
+def test_a_route_may_return_its_own_page_response_and_it_says_no_failure():
+    page = SetupPage(FlowStore(), "notas-sync")
+    page.route("/propia", lambda request: PageResponse(200, "Hecho", "<p>ok</p>", None, "mía"))
+    assert page.handle("GET", "/propia") == (200, "Hecho", "<p>ok</p>", None, None)
+
+
+def test_the_rpc_page_passes_on_what_a_failed_route_raised(home):
+    server = NotesServer(Config(page_transport="rpc"))
+    server.page().route("/roto", lambda request: 1 / 0)
+    talk = Talk(server, "2025-11-25", [f"{home}/Notas"])
+    talk.peer.request(SETUP_PAGE_METHOD, {"method": "GET", "target": "/roto"})
+    [answer] = talk.peer.take()
+    assert answer["result"]["status"] == 500
+    assert answer["result"]["failure"].startswith("ZeroDivisionError: division by zero")
+    assert "ZeroDivisionError" not in answer["result"]["body"]
 
 
 @pytest.mark.parametrize("method, target, body, status", [

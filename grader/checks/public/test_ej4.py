@@ -59,7 +59,9 @@ def judged(lab, grade, notes, before, steps, survivors, change, hint, layout=Non
     ej4.require_main(lab, grade)
     played = ej4.play(lab, notes, before, steps, survivors, layout=layout)
     ej4.verdict(grade, played.handles, change)
-    if any(f.alive != f.should_live for f in played.handles):
+    if ej4.raised(played.handles):
+        grade.note(ej4.raised_note(played.handles))
+    elif any(f.alive != f.should_live for f in played.handles):
         grade.note(f"· pista: {hint}")
     ej4.still_reads(grade, played)
 
