@@ -12,10 +12,10 @@ fields, the action, the error code...), so the story can be followed without rea
 byte. `python3 code/main.py --full` prints each message's JSON instead.
 
 Deliberate simplifications: long values (requestState, instructions, a result's text and
-structured data, which the `«` line under it says whole) are shortened on screen, in the full
-frames too; there, the 2026-07-28 `_meta` envelope and a form asked again unchanged are printed
-in full once and then only mentioned; the second client's handshake shows only what it
-declares; the temporary folder is printed as `/…`.
+structured data, which the `«` line under it says whole, or in brief up to its first sentence)
+are shortened on screen, in the full frames too; there, the 2026-07-28 `_meta` envelope and a
+form asked again unchanged are printed in full once and then only mentioned; the second
+client's handshake shows only what it declares; the temporary folder is printed as `/…`.
 """
 
 import json
@@ -33,6 +33,7 @@ from simulated_user import Browser, ScriptedUser
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90, "text": 40}
 SAME_FORM = "   (el mismo formulario de antes)"
 SHORT_DATA = 60  # a longer structuredContent is shown as "…" (the « line says it in words)
+LONG_RESULT = 120  # in brief, a longer result text is shown up to its first sentence
 
 # The lesson's notes: (folder, file, id, title, created). The demo, the notebooks and the
 # tests all start from these.
@@ -264,7 +265,10 @@ class Demo:
             self.out(f"« ✗ error JSON-RPC {exc.code}: {exc.message}")
             return exc
         mark = "✗" if result.get("isError") else "✓"
-        self.out(f"« {mark} {result['content'][0]['text']}".replace(self.tmp, "/…"))
+        text = result["content"][0]["text"]
+        if not self.full and len(text) > LONG_RESULT and ". " in text:
+            text = text.split(". ", 1)[0] + ". (…)"  # its first sentence; --full: all of it
+        self.out(f"« {mark} {text}".replace(self.tmp, "/…"))
         return result
 
     # -- the story -----------------------------------------------------------------------
@@ -279,7 +283,7 @@ class Demo:
                      "que cruzaron.")
         else:
             self.say("Cliente y servidor en este proceso; tras C→S y S→C, cada mensaje que "
-                     "cruzó, resumido en una línea (--full: el JSON entero).")
+                     "cruzó, en una línea (--full: su JSON).")
         self.say(f"Protocolo {self.protocol}; SDK mcp {sdk} simulado (--sdk-version).")
         self.say("Solo Notas/ está compartida: Notas-privadas/ empieza igual, pero no es una "
                  "root.")
@@ -324,8 +328,8 @@ class Demo:
         self.say("Ahora cierra el formulario sin decidir (cancel):")
         self.user.answers.append({"action": "cancel"})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
-        self.say("Por último elige la de 2024 y confirma; el servidor revalida la respuesta "
-                 "y la nota antes de borrar:")
+        self.say("Por último elige la de 2024 y confirma; el servidor lo revalida todo antes "
+                 "de borrar:")
         self.user.answers.append({"action": "accept",
                                   "content": {"note_id": "note-7", "confirm": True}})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
