@@ -1,7 +1,7 @@
 """The points of each graded exercise, public and hidden, as the tests read them: derived from
 the `@graded` declarations of the checks (grader/points.py), never typed here.
 
-tests/grader/test_points.py holds grader/README.md's Points table, README.md's table and the
+tests/grader/test_points.py holds grader/README.md's Points table, PROFESORADO.md's table and the
 notebooks' figures against the same call. In the student edition, which has no hidden tests,
 the hidden points are 0 (its own tests read only PUBLIC).
 """

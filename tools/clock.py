@@ -6,7 +6,7 @@ prints, per notebook, the class (or, in the deep dives, reading) minutes, the la
 each exercise with the number of lines the learner writes (the optional ones marked as such),
 the core's class part and lab, and the set-up before notebook 1. A maintainer runs it after
 editing a notebook, the demo or a reference solution and copies the minutes into the
-notebook's first cell, notebook 01's «Mapa del curso» and README.md's course map;
+notebook's first cell and README.md's course map (PROFESORADO.md explains the rule in Spanish);
 tests/notebooks/test_lesson_structure.py and test_lesson_clock.py import these functions and
 fail when a stated time is more than 10 % away from what they compute.
 
