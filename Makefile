@@ -86,7 +86,7 @@ rendered: venv
 	  $(MAKE) --no-print-directory release; fi
 	LESSON_USER=scripted $(BIN)/python editions/rendered/build.py --from $(RENDERED_FROM) --out $(RENDERED_OUT)
 
-# The two editions (README.md, "Para el profesorado"): build/release/student/ (a git repository
+# The two editions (PROFESORADO.md, «Las ediciones»): build/release/student/ (a git repository
 # learners clone) and build/release/autograder.zip (Gradescope), with a leak check.
 .PHONY: release
 release:

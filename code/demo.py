@@ -6,11 +6,16 @@ talk only through serialized JSON-RPC lines (transport.Loopback), so every line 
 so is the browser (simulated_user.Browser, on the real local setup page). Everything happens
 in a temporary folder, removed at the end.
 
+By default every message that crosses is printed as one short line (`brief`): who sent it,
+its id, its method (or `⤷` for an answer) and what a learner needs from it (the tool, the form's
+fields, the action, the error code...), so the story can be followed without reading every
+byte. `python3 code/main.py --full` prints each message's JSON instead.
+
 Deliberate simplifications: long values (requestState, instructions, a result's text and
-structured data, which the `«` line under it says whole) are shortened on screen; the
-2026-07-28 `_meta` envelope and a form asked again unchanged are printed in full once and then
-only mentioned; the second client's handshake shows only what it declares; the temporary
-folder is printed as `/…`.
+structured data, which the `«` line under it says whole, or in brief up to its first sentence)
+are shortened on screen, in the full frames too; there, the 2026-07-28 `_meta` envelope and a
+form asked again unchanged are printed in full once and then only mentioned; the second
+client's handshake shows only what it declares; the temporary folder is printed as `/…`.
 """
 
 import json
@@ -28,6 +33,7 @@ from simulated_user import Browser, ScriptedUser
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90, "text": 40}
 SAME_FORM = "   (el mismo formulario de antes)"
 SHORT_DATA = 60  # a longer structuredContent is shown as "…" (the « line says it in words)
+LONG_RESULT = 120  # in brief, a longer result text is shown up to its first sentence
 
 # The lesson's notes: (folder, file, id, title, created). The demo, the notebooks and the
 # tests all start from these.
@@ -58,9 +64,127 @@ def write_lesson_notes(base, notes=LESSON_NOTES, body=lambda note_id: "…\n"):
         os.replace(temporary, path)
 
 
+class Brief:
+    """One short line per message: `#id method detail` for a request, `method detail` for a
+    notification, `⤷ #id detail` for an answer (what it answers is looked up by its id, per
+    direction). Nothing is left out: every message that crosses has its line."""
+
+    def __init__(self):
+        self.asked = {}  # (direction of the request, id) -> its method
+
+    def line(self, direction, msg):
+        method, params = msg.get("method"), msg.get("params")
+        params = params if isinstance(params, dict) else {}
+        if method is not None:
+            if "id" in msg:
+                self.asked[(direction, msg["id"])] = method
+                head = f"#{msg['id']} {method}"
+            else:
+                head = method
+            return " ".join(filter(None, (head, self.request(method, params))))
+        answered = self.asked.pop(("←" if direction == "→" else "→", msg.get("id")), None)
+        if "error" in msg:
+            error = msg["error"] if isinstance(msg["error"], dict) else {}
+            return f"⤷ #{msg.get('id')} error {error.get('code')}: {error.get('message')}" + \
+                self.urls(error.get("data"))
+        result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        return " ".join(filter(None, (f"⤷ #{msg.get('id')}", self.result(answered, result))))
+
+    def request(self, method, params):
+        if method == "tools/call":
+            said = [str(params.get("name"))]
+            if isinstance(params.get("inputResponses"), dict):
+                said.append(f"+ inputResponses ({answers(params['inputResponses'])})")
+            return " ".join(said + ["+ requestState"] * ("requestState" in params))
+        if method == "initialize":
+            return f"{params.get('protocolVersion')}, declara {capabilities(params)}"
+        if method == "server/discover":
+            return f"declara en _meta {capabilities(params.get('_meta', {}))}"
+        if method == "elicitation/create":
+            return ask(params)
+        if method == "notifications/elicitation/complete":
+            return f"elicitationId {short(params.get('elicitationId'), 8)}"
+        if method == "notifications/cancelled":
+            return f"requestId {params.get('requestId')}"
+        return ""
+
+    def result(self, method, result):
+        if result.get("resultType") == "input_required":
+            asked = result.get("inputRequests") if isinstance(result.get("inputRequests"),
+                                                             dict) else {}
+            listed = ", ".join(
+                f"{key}: {request.get('method')}" + (
+                    f" {ask(request.get('params'))}"
+                    if request.get("method") == "elicitation/create" else "")
+                for key, request in asked.items() if isinstance(request, dict))
+            return f"input_required ({listed}) + requestState"
+        if method == "tools/call":
+            data = result.get("structuredContent")
+            status = data.get("status") if isinstance(data, dict) else None
+            return "resultado" + (" con isError" if result.get("isError") else "") + (
+                f", status: {status}" if status else "")
+        if method == "elicitation/create":
+            content = result.get("content")
+            return str(result.get("action")) + (
+                " " + json.dumps(content, ensure_ascii=False) if content else "")
+        if method == "roots/list":
+            roots = result.get("roots") if isinstance(result.get("roots"), list) else []
+            return "roots: " + (", ".join(str(r.get("name")) for r in roots
+                                         if isinstance(r, dict)) or "ninguna")
+        if method == "initialize":
+            return f"{result.get('protocolVersion')}, el servidor ofrece {capabilities(result)}"
+        if method == "server/discover":
+            return f"habla {', '.join(result.get('supportedVersions') or [])}"
+        return ""
+
+    @staticmethod
+    def urls(data):
+        listed = data.get("elicitations") if isinstance(data, dict) else None
+        return f" (data.elicitations: {len(listed)} URL)" if isinstance(listed, list) else ""
+
+
+def capabilities(params):
+    """«roots, elicitation (form, url)»: the capabilities a message declares, one level down."""
+    declared = params.get("capabilities") or params.get(
+        "io.modelcontextprotocol/clientCapabilities") or {}
+    return ", ".join(f"{name} ({', '.join(inner)})" if isinstance(inner, dict) and inner
+                     and name != "roots" else name for name, inner in declared.items())
+
+
+def answers(responses):
+    """The client's answers to input_required, in brief: «roots: 1, ask-1: accept»."""
+    said = []
+    for key, response in responses.items():
+        response = response if isinstance(response, dict) else {}
+        if "action" in response:
+            said.append(f"{key}: {response['action']}")
+        else:
+            roots = response.get("roots")
+            count = len(roots) if isinstance(roots, list) else 0
+            said.append(f"{key}: {count} root" + ("" if count == 1 else "s"))
+    return ", ".join(said)
+
+
+def ask(params):
+    """An elicitation/create in brief: its mode and what it asks (form fields, or the URL)."""
+    params = params if isinstance(params, dict) else {}
+    if params.get("mode") == "url":
+        return " ".join(filter(None, (f"url {short(params.get('url'), 40)}", params.get(
+            "elicitationId") and f"elicitationId {short(params['elicitationId'], 8)}")))
+    schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"),
+                                                         dict) else {}
+    return f"form: {', '.join(schema.get('properties') or {})}"
+
+
+def short(text, limit):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class Demo:
-    def __init__(self, tmp, protocol, sdk_version, out=print):
-        self.tmp, self.protocol, self.out = tmp, protocol, out
+    def __init__(self, tmp, protocol, sdk_version, out=print, full=False):
+        self.tmp, self.protocol, self.out, self.full = tmp, protocol, out, full
+        self.brief = Brief()
         self.stateless = protocol == STATELESS_VERSION
         self.notes = os.path.join(tmp, "Notas")
         self.private = os.path.join(tmp, "Notas-privadas")  # shares a prefix with Notas
@@ -82,6 +206,12 @@ class Demo:
         if self.muted and msg.get("method") not in ("initialize", "server/discover"):
             return
         who = "C→S" if direction == "→" else "S→C"
+        if not self.full:
+            line = self.brief.line(direction, msg).replace(self.tmp, "/…")
+            self.out(textwrap.fill(line, 100, initial_indent=f"  {who} ",
+                                   subsequent_indent=" " * 6, break_long_words=False,
+                                   break_on_hyphens=False))
+            return
         params, note = msg.get("params"), ""
         if isinstance(params, dict) and "_meta" in params:
             if params["_meta"] == self.envelope:  # the same 2026-07-28 envelope, again
@@ -135,7 +265,10 @@ class Demo:
             self.out(f"« ✗ error JSON-RPC {exc.code}: {exc.message}")
             return exc
         mark = "✗" if result.get("isError") else "✓"
-        self.out(f"« {mark} {result['content'][0]['text']}".replace(self.tmp, "/…"))
+        text = result["content"][0]["text"]
+        if not self.full and len(text) > LONG_RESULT and ". " in text:
+            text = text.split(". ", 1)[0] + ". (…)"  # its first sentence; --full: all of it
+        self.out(f"« {mark} {text}".replace(self.tmp, "/…"))
         return result
 
     # -- the story -----------------------------------------------------------------------
@@ -145,8 +278,13 @@ class Demo:
     def intro(self):
         self.title("Roots y Elicitación · demo con los mensajes reales")
         sdk = self.server.config.sdk_version or "desconocida"
-        self.say("Cliente y servidor en este proceso; tras C→S y S→C, las líneas JSON-RPC que "
-                 f"cruzaron. Protocolo {self.protocol}; SDK mcp {sdk} simulado (--sdk-version).")
+        if self.full:
+            self.say("Cliente y servidor en este proceso; tras C→S y S→C, las líneas JSON-RPC "
+                     "que cruzaron.")
+        else:
+            self.say("Cliente y servidor en este proceso; tras C→S y S→C, cada mensaje que "
+                     "cruzó, en una línea (--full: su JSON).")
+        self.say(f"Protocolo {self.protocol}; SDK mcp {sdk} simulado (--sdk-version).")
         self.say("Solo Notas/ está compartida: Notas-privadas/ empieza igual, pero no es una "
                  "root.")
         for folder in (self.notes, self.private, self.work):
@@ -190,8 +328,8 @@ class Demo:
         self.say("Ahora cierra el formulario sin decidir (cancel):")
         self.user.answers.append({"action": "cancel"})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
-        self.say("Por último elige la de 2024 y confirma; el servidor revalida la respuesta "
-                 "y la nota antes de borrar:")
+        self.say("Por último elige la de 2024 y confirma; el servidor lo revalida todo antes "
+                 "de borrar:")
         self.user.answers.append({"action": "accept",
                                   "content": {"note_id": "note-7", "confirm": True}})
         self.call(self.client, "notes_delete", {"title": "TPS report"})
@@ -296,9 +434,10 @@ def _abbreviate(value, key=None):
     return value
 
 
-def run(protocol=LATEST_HANDSHAKE, sdk_version=None, out=print):
+def run(protocol=LATEST_HANDSHAKE, sdk_version=None, out=print, full=False):
+    """The demo, printed through `out`: each message in brief, or its JSON with `full`."""
     with tempfile.TemporaryDirectory(prefix="notas-demo-") as tmp:
-        demo = Demo(os.path.realpath(tmp), protocol, sdk_version, out)
+        demo = Demo(os.path.realpath(tmp), protocol, sdk_version, out, full)
         try:
             demo.setup_files()
             for step in (demo.intro, demo.connect_main, demo.happy_path, demo.disambiguation,

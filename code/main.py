@@ -1,6 +1,6 @@
 """Entry point: `python3 code/main.py` runs the demo, `python3 code/main.py serve` the server.
 
-    python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V]
+    python3 code/main.py [demo] [--protocol 2025-11-25|2026-07-28] [--sdk-version V] [--full]
     python3 code/main.py serve [--root DIR]... [--solution PATH] [--sdk-version V]
                                [--demo-url-guard] [--setup-wait S] [--url-ttl S]
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
@@ -106,6 +106,8 @@ def cached_parser():
     parser.add_argument("command", nargs="?", default="demo", choices=("demo", "serve"))
     parser.add_argument("--protocol", default=LATEST_HANDSHAKE,
                         choices=(LATEST_HANDSHAKE, STATELESS_VERSION), help="demo only")
+    parser.add_argument("--full", action="store_true",
+                        help="demo only: print each message's JSON, not a one-line summary")
     parser.add_argument("--sdk-version",
                         help="simulated MCP SDK version for the URL-mode guard (default: "
                              "NOTES_SDK_VERSION, else the course's)")
@@ -305,12 +307,16 @@ def main(argv=None):
     args = parse_args(argv)
     if args.command == "serve":
         return serve(args)
-    return run_demo(args.protocol, args.sdk_version)
+    return run_demo(args.protocol, args.sdk_version, args.full)
 
 
-def run_demo(protocol, sdk_version):
+def run_demo(protocol, sdk_version, full=False):
     import demo  # imported here: `serve` never needs it
-    return demo.run(protocol=protocol, sdk_version=sdk_version or None)
+    try:
+        return demo.run(protocol=protocol, sdk_version=sdk_version or None, full=full)
+    except BrokenPipeError:  # `| head` or `| less` stopped reading: nothing left to show
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 instructors may see, the course content the learner-facing sites stage, and the one leak check.
 
 - `INSTRUCTOR_ONLY` is the one list of what no learner-facing edition may carry (the reference
-  solutions, the hidden tests, the grader's own tests, the release builder); the student
+  solutions, the hidden tests, the grader's own tests, the release builder, the instructors'
+  guide); the student
   edition leaves it out, the JupyterLite and rendered sites never stage it.
 - `check_no_leak(folder)` is the one leak check, run by every build on what it made (the student
   edition, the JupyterLite site's content, the rendered pages): no instructor-only file, no
@@ -34,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 INSTRUCTOR_ONLY = (
+    "PROFESORADO.md",                  # the instructors' guide: grading, Gradescope, editions
     "editions/release/*",              # the student edition's and Gradescope's builder
     "grader/reference/*",              # the reference solutions
     "grader/checks/hidden/*",          # hidden grading tests
@@ -42,6 +44,14 @@ INSTRUCTOR_ONLY = (
     "tests/browser/test_reference_*",  # browser journeys that type the reference solutions
     "benchmarks/grader_bench.py",      # grades the reference
     "benchmarks/gradescope_bench.py",  # builds the bundle, grades the reference
+)
+# Lines of a reference solution that a notebook's statement gives on purpose, so they are no
+# secret: the whole −32042 call of exercise 3B's API table and the «no» answer of exercise 2's
+# rules (issue 42). tests/instructor/test_release.py checks that each is in a reference and in a
+# notebook's text, so the list cannot outlive the statements.
+GIVEN_IN_STATEMENTS = (
+    "raise URLElicitationRequired([ctx.url_params(MESSAGE, url, flow_id)])",
+    'return ok("No se archivó nada.", {"archived": None, "reason": answer.action})',
 )
 REFERENCE_SOURCES = ("grader/reference/soluciones/*.py",)
 HIDDEN_SOURCES = ("grader/checks/hidden/*.py",)
@@ -143,9 +153,10 @@ def starter_lines(files):
 
 def secrets(sources=REFERENCE_SOURCES + HIDDEN_SOURCES):
     """What must not appear in an edition: (lines, windows, names), each with its origin. A line
-    or run of lines is secret only if it is not also in the public grading code or a starter."""
+    or run of lines is secret only if it is not also in the public grading code, a starter or
+    GIVEN_IN_STATEMENTS."""
     files = tracked_files()
-    common = starter_lines(files)
+    common = starter_lines(files) | {normalise(line) for line in GIVEN_IN_STATEMENTS}
     for name in files:
         if matches(name, PUBLIC_SOURCES):
             common.update(meaningful(read(name)))

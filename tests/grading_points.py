@@ -1,10 +1,10 @@
 """The points of each graded exercise, public and hidden, as the tests read them: derived from
 the `@graded` declarations of the checks (grader/points.py), never typed here.
 
-tests/grader/test_points.py holds grader/README.md's Points table, README.md's table and the
-notebooks' figures against the same call. PUBLIC reads only the public checks; the figures that
-count hidden tests are computed on first use (module `__getattr__`), so a shipped test that
-imports PUBLIC reads no hidden test (tests/reference_audit.py holds that). In the student
+tests/grader/test_points.py holds grader/README.md's Points table, PROFESORADO.md's table and
+the notebooks' figures against the same call. PUBLIC reads only the public checks; the figures
+that count hidden tests are computed on first use (module `__getattr__`), so a shipped test
+that imports PUBLIC reads no hidden test (tests/reference_audit.py holds that). In the student
 edition, which has no hidden tests, the hidden points are 0.
 """
 

@@ -8,10 +8,10 @@
   hidden grading tests, the grader's own tests and catalogues, this folder); a test file whose
   module is marked `pytestmark = pytest.mark.instructor_only("why")` is left out too, and the
   build's output says which and why (tests/reference_audit.py fails, in this source, any
-  unmarked shipped test that reads an instructor-only file). Its README is this README with the
-  instructors' section left out and the section on exercises and grading replaced by
-  `student/ejercicios.md` (here). Its grader runs the public tests only
-  (`grader/checks/hidden/` is not there).
+  unmarked shipped test that reads an instructor-only file). Its README is this README with a
+  note under the title (`student/nota.md`, here) and its one section for instructors (the link
+  to PROFESORADO.md, the instructors' guide, which is instructor-only) left out. Its grader runs
+  the public tests only (`grader/checks/hidden/` is not there).
 - `autograder.zip`: Gradescope's format (`setup.sh` and `run_autograder` at the root, from
   `autograder/` here), with the grader (public and hidden tests) and the server code. No
   reference solution.
@@ -58,9 +58,7 @@ log = logger("release")
 MARK = "instructor_only"
 README = "README.md"
 STUDENT_NOTE = "editions/release/student/nota.md"          # goes right under the title
-STUDENT_EXERCISES = "editions/release/student/ejercicios.md"  # replaces EXERCISES_SECTION
-EXERCISES_SECTION = "## Ejercicios y corrección"
-INSTRUCTORS_SECTION = "## Para el profesorado: las dos ediciones"
+INSTRUCTORS_SECTION = "## Para el profesorado"  # links PROFESORADO.md: left out
 AUTOGRADER_FILES = ("code/*", "grader/*")
 AUTOGRADER_EXCLUDED = ("grader/reference/*",)
 AUTOGRADER_TEMPLATES = ("setup.sh", "run_autograder", "requirements-autograder.txt")
@@ -120,20 +118,21 @@ def sections(text):
 
 
 def student_readme():
-    """This README, for learners: a note under the title, the instructors' section left out,
-    the exercises section replaced by editions/release/student/ejercicios.md."""
+    """This README, for learners: a note under the title, and the section for instructors (the
+    link to PROFESORADO.md, which the student edition does not carry) left out. No other
+    section may name PROFESORADO.md: the student edition would point at a file it lacks."""
     parts = sections(read(README))
-    headings = [heading for heading, _ in parts]
-    for needed in (EXERCISES_SECTION, INSTRUCTORS_SECTION):
-        if needed not in headings:
-            raise BuildError(f"README.md has no section {needed!r}")
+    if INSTRUCTORS_SECTION not in [heading for heading, _ in parts]:
+        raise BuildError(f"README.md has no section {INSTRUCTORS_SECTION!r}")
     out = []
     for heading, body in parts:
         if heading == INSTRUCTORS_SECTION:
             continue
-        if heading == EXERCISES_SECTION:
-            body = read(STUDENT_EXERCISES).rstrip("\n") + "\n\n"
-        elif heading == "":
+        if "PROFESORADO.md" in body:
+            raise BuildError(f"README.md names PROFESORADO.md outside {INSTRUCTORS_SECTION!r} "
+                             f"(in {heading or 'its first lines'!r}): the student edition "
+                             "has no such file")
+        if heading == "":
             title, _, rest = body.partition("\n")
             body = f"{title}\n\n{read(STUDENT_NOTE).rstrip()}\n{rest}"
         out.append(body)

@@ -1,4 +1,4 @@
-"""Helpers for the foreign-client tests: the pinned Node toolchain, the README recipes, the
+"""Helpers for the foreign-client tests: the pinned Node toolchain, the guide's recipes, the
 TypeScript SDK driver (ts_driver.mjs) and a scripted browser for the setup page."""
 
 import json
@@ -57,9 +57,13 @@ def node_env(home):
     return env
 
 
-# -- the README -------------------------------------------------------------------------------
-def readme_section(title="Usar el servidor con clientes reales"):
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+# -- the maintainers' guide ---------------------------------------------------------------------
+GUIDE = "MAINTAINERS.md"  # where the client recipes live (README.md links it)
+
+
+def readme_section(title="Using the server with real clients"):
+    """The section `title` of the maintainers' guide, where the recipes are."""
+    text = (REPO / GUIDE).read_text(encoding="utf-8")
     start = text.index(f"## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start:end if end != -1 else None]
@@ -70,7 +74,7 @@ def recipe(label, lang):
     section = readme_section()
     start = section.index(f"**{label}**")
     match = re.compile(rf"```{lang}\n(.*?)```", re.S).search(section, start)
-    assert match, f"no ```{lang} block after **{label}** in the README"
+    assert match, f"no ```{lang} block after **{label}** in {GUIDE}"
     return match.group(1)
 
 
@@ -81,7 +85,7 @@ def inline_command(label, starts_with):
     for match in re.finditer(r"`([^`]+)`", section[start:]):
         if match.group(1).startswith(starts_with):
             return " ".join(match.group(1).split())
-    raise AssertionError(f"no `{starts_with}...` command after **{label}** in the README")
+    raise AssertionError(f"no `{starts_with}...` command after **{label}** in {GUIDE}")
 
 
 # -- the TypeScript SDK driver ----------------------------------------------------------------

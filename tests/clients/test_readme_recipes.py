@@ -1,9 +1,10 @@
-"""Every client recipe in the README's "Usar el servidor con clientes reales" runs as written,
-with the pinned clients, and shows what the README says the user will see.
+"""Every client recipe in MAINTAINERS.md's "Using the server with real clients" (linked from the
+README) runs as written, with the pinned clients, and shows what the guide says the user will
+see.
 
-The code and configuration blocks are read from README.md itself, so the README and these
-tests cannot drift apart; only the placeholders (/ruta/al/repositorio, the user's folders) are
-replaced by this checkout and a temporary notes folder."""
+The code and configuration blocks are read from MAINTAINERS.md itself, so the guide and these
+tests cannot drift apart; only the placeholders (/path/to/the/repository, the user's folders)
+are replaced by this checkout and a temporary notes folder."""
 
 import json
 import os
@@ -39,10 +40,10 @@ def home(tmp_path):
 
 
 def personal(text, home):
-    """The README's placeholders, pointed at this checkout and the test's home folder."""
-    for placeholder in ("/Users/tu-usuario/Documents/Notas", "/home/tu-usuario/Notas"):
+    """The guide's placeholders, pointed at this checkout and the test's home folder."""
+    for placeholder in ("/Users/your-name/Documents/Notas", "/home/your-name/Notas"):
         text = text.replace(placeholder, str(home / "Notas"))
-    return text.replace("/ruta/al/repositorio", str(REPO))
+    return text.replace("/path/to/the/repository", str(REPO))
 
 
 def python_env(home):
@@ -96,7 +97,7 @@ def test_claude_desktop_command_line_starts_serve_with_the_folder_as_root(home):
 
 # -- MCP Inspector ------------------------------------------------------------------------------
 def inspector(home, argv, timeout=60):
-    """Run the README's `npx @modelcontextprotocol/inspector@2.12.0 ...` offline against the
+    """Run the guide's `npx @modelcontextprotocol/inspector@2.12.0 ...` offline against the
     pinned install (tests/clients/node_modules), from the user's home folder."""
     assert argv[:2] == ["npx", "-y"], argv
     command = ["npx", "--offline", "--prefix", str(REPO / "tests" / "clients"), *argv[2:]]
@@ -156,7 +157,7 @@ def test_inspector_cli_without_elicitation_deletes_nothing_and_exits_5(home):
 
 @pytest.mark.usefixtures("node")
 def test_inspector_without_a_config_sees_no_note_and_is_told_why(home):
-    """What the README warns about: Inspector 2.x declares roots and shares an empty list,
+    """What the guide warns about: Inspector 2.x declares roots and shares an empty list,
     the server allows only what both the client and --root allow, so no note is listed; and
     (issue 10) the answer says that no folder was shared instead of a bare "0 nota(s)"."""
     argv = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli", "python3", MAIN,
@@ -230,9 +231,9 @@ def test_inspector_web_recipe_starts_with_the_config_on_loopback(home, tmp_path)
 # -- the official Python SDK -------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_python_sdk_recipe_prints_the_notes(home, tmp_path, mode):
-    code = recipe("El SDK oficial de Python", "python")
+    code = recipe("The official Python SDK", "python")
     assert 'mode="legacy", ' in code
-    if mode == "auto":  # what the README says: drop mode="legacy" to get the default
+    if mode == "auto":  # what the guide says: drop mode="legacy" to get the default
         code = code.replace('mode="legacy", ', "")
     script = tmp_path / "receta.py"
     script.write_text(code)
@@ -253,7 +254,7 @@ def test_typescript_sdk_recipe_prints_the_notes(home, tmp_path):
     project = tmp_path / "proyecto"
     project.mkdir()
     (project / "node_modules").symlink_to(REPO / "tests" / "clients" / "node_modules")
-    (project / "notas.mjs").write_text(recipe("El SDK oficial de TypeScript", "js"))
+    (project / "notas.mjs").write_text(recipe("The official TypeScript SDK", "js"))
     done = subprocess.run([shutil.which("node"), str(project / "notas.mjs")], cwd=REPO,
                           env=dict(python_env(home)), capture_output=True, text=True,
                           timeout=60)
@@ -264,11 +265,11 @@ def test_typescript_sdk_recipe_prints_the_notes(home, tmp_path):
 
 
 # -- over HTTP (serve --http) -------------------------------------------------------------------
-README_URL = "http://127.0.0.1:8000/mcp"
+GUIDE_URL = "http://127.0.0.1:8000/mcp"
 
 
 def http_serve_command():
-    lines = [line for line in recipe("Por HTTP", "bash").splitlines() if line.strip()]
+    lines = [line for line in recipe("Over HTTP", "bash").splitlines() if line.strip()]
     assert len(lines) == 1, lines
     return shlex.split(lines[0])
 
@@ -277,25 +278,25 @@ def test_the_http_recipe_serves_where_its_clients_connect():
     argv = http_serve_command()
     assert argv[:3] == ["python3", "code/main.py", "serve"]
     assert argv[argv.index("--http") + 1] == "127.0.0.1:8000"
-    claude = shlex.split(inline_command("Por HTTP", "claude mcp add"))
-    assert claude == ["claude", "mcp", "add", "--transport", "http", "notas", README_URL]
-    config = json.loads(recipe("MCP Inspector por HTTP", "json"))
-    assert config["mcpServers"]["notas"]["url"] == README_URL
+    claude = shlex.split(inline_command("Over HTTP", "claude mcp add"))
+    assert claude == ["claude", "mcp", "add", "--transport", "http", "notas", GUIDE_URL]
+    config = json.loads(recipe("MCP Inspector over HTTP", "json"))
+    assert config["mcpServers"]["notas"]["url"] == GUIDE_URL
 
 
 @pytest.mark.usefixtures("node")
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_inspector_over_http_lists_the_notes_of_the_folder_its_config_shares(home, era):
-    """The README's server (on a free port instead of 8000, which may be taken here) and the
-    README's Inspector configuration and command, at both protocol eras."""
+    """The guide's server (on a free port instead of 8000, which may be taken here) and the
+    guide's Inspector configuration and command, at both protocol eras."""
     from http_support import Served
     argv = http_serve_command()
     folder = argv[argv.index("--root") + 1].replace("~", str(home))
     server = Served("--root", folder, cwd=home)
     try:
-        config = personal(recipe("MCP Inspector por HTTP", "json"), home)
-        (home / "inspector.json").write_text(config.replace(README_URL, server.url))
-        command = shlex.split(inline_command("MCP Inspector por HTTP", "npx -y"))
+        config = personal(recipe("MCP Inspector over HTTP", "json"), home)
+        (home / "inspector.json").write_text(config.replace(GUIDE_URL, server.url))
+        command = shlex.split(inline_command("MCP Inspector over HTTP", "npx -y"))
         done = inspector(home, command + (["--protocol-era", "modern"] if era == "modern"
                                           else []))
     finally:

@@ -2,7 +2,7 @@
 figure the course writes down for an exercise is what they give:
 
 - grader/README.md's Points table (public, hidden, total per exercise, and the total row);
-- README.md's table of exercises (the same columns, in Spanish);
+- PROFESORADO.md's table of exercises (the same columns, in Spanish);
 - each notebook's figures in an exercise's section: its total («qué se califica (41 puntos)»),
   its public and its hidden points, the points of each revision, and any other «N puntos»,
   which must be what one of its tests declares.
@@ -148,8 +148,8 @@ def test_grader_readme_examples_of_reports_are_out_of_the_declared_points():
         assert int(hidden) == DECLARED[exercise].hidden, exercise
 
 
-# -- README.md --------------------------------------------------------------------------------
-README = (REPO / "README.md").read_text(encoding="utf-8")
+# -- PROFESORADO.md (the instructors' guide) ---------------------------------------------------
+README = (REPO / "PROFESORADO.md").read_text(encoding="utf-8")
 BY_SHORT = {e.short: e.id for e in exercises.EXERCISES}
 
 

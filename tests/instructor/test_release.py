@@ -116,16 +116,39 @@ def test_the_build_reads_the_mark_of_a_module_and_nothing_else():
     assert reason("def broken(:\n") is None
 
 
-def test_the_student_readme_keeps_the_recipes_and_drops_the_instructors_section(release):
+def test_the_student_edition_has_the_learners_readme_and_the_maintainers_guide_not_ours(release):
     student, _, _ = release
     readme = (student / "README.md").read_text()
-    assert "Edición para estudiantes" in readme
-    assert builder.INSTRUCTORS_SECTION not in readme and builder.EXERCISES_SECTION not in readme
-    assert "## Ejercicios y autoevaluación" in readme
-    assert "## Usar el servidor con clientes reales" in readme  # tests/clients read it
     original = (REPO / "README.md").read_text()
-    assert readme.split("## Usar el servidor con clientes reales")[1].split("## ")[0] == \
-        original.split("## Usar el servidor con clientes reales")[1].split("## ")[0]
+    assert "Edición para estudiantes" in readme
+    assert builder.INSTRUCTORS_SECTION in original and builder.INSTRUCTORS_SECTION not in readme
+    assert "PROFESORADO.md" not in readme and not (student / "PROFESORADO.md").exists()
+    for kept in ("## Para empezar", "## Mapa del curso", "## Cómo entregar",
+                 "## Para quien mantiene el curso"):
+        assert readme.split(kept)[1].split("\n## ")[0] == \
+            original.split(kept)[1].split("\n## ")[0], kept
+    guide = "## Using the server with real clients"  # tests/clients read it
+    assert (student / "MAINTAINERS.md").read_text() == (REPO / "MAINTAINERS.md").read_text()
+    assert guide in (student / "MAINTAINERS.md").read_text()
+
+
+def test_a_readme_that_names_the_instructors_guide_elsewhere_does_not_build(monkeypatch):
+    original = builder.read(builder.README)
+    leaky = original.replace("## Cómo entregar\n", "## Cómo entregar\n\nVer PROFESORADO.md.\n", 1)
+    monkeypatch.setattr(builder, "read", lambda name: leaky if name == builder.README
+                        else common.read(name))
+    with pytest.raises(common.BuildError, match="PROFESORADO.md"):
+        builder.student_readme()
+
+
+def test_the_reference_lines_a_statement_gives_are_in_a_reference_and_in_a_notebooks_text():
+    references = "\n".join(common.normalise(line) for path in sorted(REFERENCE.glob("*.py"))
+                           for line in path.read_text().splitlines())
+    notebooks = " ".join(common.normalise(common.readable(path.name, path.read_text()))
+                         for path in sorted((REPO / "lessons").glob("*.ipynb")))
+    for line in common.GIVEN_IN_STATEMENTS:
+        assert common.normalise(line) in references.splitlines(), line
+        assert common.normalise(line) in notebooks, line
 
 
 def test_the_leak_check_catches_a_hidden_test_a_reference_line_and_an_instructor_file(

@@ -65,17 +65,15 @@ def assert_stayed_on_the_machine(lite) -> None:
     assert unexpected_failures(lite.seen) == []
 
 
-def start_lesson(lite, notebook: str, setup: bool = True) -> None:
-    """Open a lesson, run its JupyterLite first cell and (`setup`) its setup cell; without
-    `setup`, the test runs the cell that sets the lab up itself (03's also makes a call)."""
+def start_lesson(lite, notebook: str) -> None:
+    """Open a lesson, run its JupyterLite first cell and its setup cell (the lab's: it waits on
+    no dialog, so a restarted kernel gets `lab` back by running it once)."""
     page = lite.page
     open_notebook(page, lite.url, f"lessons/{notebook}", first_visit=True)  # lite_page: fresh
     first = code_cell_at(page, 0)
     assert FIRST_CELL_MARK in first.locator(".jp-InputArea-editor").inner_text()
     run_cell(page, first)
     wait_ran(page, first)
-    if not setup:
-        return
     imports = cell(page, IMPORT)
     if SETUP not in imports.locator(".jp-InputArea-editor").inner_text():
         run_cell(page, imports)
@@ -176,7 +174,7 @@ def test_shift_enter_after_answering_a_form_in_the_browser_runs_the_next_cells(l
 @pytest.mark.timeout(TEST_TIMEOUT)
 def test_url_consent_simulated_page_and_completion_in_the_browser(lite_page):
     page = lite_page.page
-    start_lesson(lite_page, "03_modo_url.ipynb", setup=False)  # its setup cell makes the call
+    start_lesson(lite_page, "03_modo_url.ipynb")  # its lab cell waits on nothing
     consent_cell = cell(page, 'await conn.call("notes_setup"')
     run_cell(page, consent_cell)
     wait_ran(page, consent_cell)  # ends while the consent waits

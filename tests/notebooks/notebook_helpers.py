@@ -95,10 +95,10 @@ def against_both(attack, sealer, **config):
 
 # -- the clock: each notebook's stated times, and the rule that computes them -----------------
 CORE = NOTEBOOKS[:3]
-# title number, notebook number, kind, reading minutes, lab exercises (or «reto (opcional)»,
-# notebook 06's optional challenge), lab minutes
+# title number, notebook number, kind, class (core) or reading (deep dive) minutes, lab
+# exercises (or «reto (opcional)», notebook 06's optional challenge), lab minutes
 HEADER = re.compile(r"^# (\d) · .+?\n\n\*.*?cuaderno (\d) de 8\s+·\s+\*\*(núcleo|para profundizar)"
-                    r"\*\*\s+·\s+lectura: unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
+                    r"\*\*\s+·\s+(?:clase|lectura): unos (\d+) minutos(?:\s+·\s+laboratorio:\s+"
                     r"((?:ejercicios? [\dAB, y]+?(?: \(parte opcional\))?(?: y )?)?"
                     r"(?:reto \(opcional\))?), unos (\d+) minutos)?\*",
                     re.S | re.I)
@@ -126,6 +126,4 @@ def _clock_tool():
 CLOCK = _clock_tool()
 
 
-def close_enough(stated: int, estimate: float) -> bool:
-    """A stated time is honest within 15 % (or 2 minutes) of what the rule computes."""
-    return abs(stated - estimate) <= max(2, 0.15 * estimate)
+close_enough = CLOCK.close_enough  # a stated time is honest within 10 % of the rule's

@@ -120,4 +120,22 @@ def test_no_notebook_contains_a_solution_file_other_than_the_starters():
                      if "soluciones/" in first)
     assert targets == ["soluciones/ejercicio2.py", "soluciones/ejercicio3a.py",
                        "soluciones/ejercicio3b.py", "soluciones/ejercicio4.py",
-                       "soluciones/reto.py"]
+                       "soluciones/ejercicio5.md", "soluciones/reto.py"]
+
+
+def test_exercise_five_is_handed_in_as_a_three_part_template_its_section_asks_for():
+    """Exercise 5 (notebook 3) is read, not run: its answer is soluciones/ejercicio5.md, written
+    by a `%%writefile` cell with one part per point of its statement, and a person grades it."""
+    cells = read("03_modo_url.ipynb").cells
+    (index,) = [i for i, c in enumerate(cells) if c.cell_type == "code"
+                and c.source.startswith("%%writefile soluciones/ejercicio5.md")]
+    template = cells[index].source.split("\n", 1)[1]
+    assert re.findall(r"^(\d)\. ", template, re.M) == ["1", "2", "3"]
+    assert "fecha" in template and "«" in template  # a quoted sentence, with its date
+    statement = "\n".join(c.source for c in cells[:index] if c.cell_type == "markdown")
+    section = statement.rsplit("## ", 1)[1]
+    assert section.startswith("7. Ejercicio 5")
+    links = re.findall(r"\(https://github\.com/modelcontextprotocol/modelcontextprotocol/"
+                       r"(?:issues|pull)/(\d+)\)", section)
+    assert {"1819", "2891"} <= set(links) and len(links) >= 4
+    assert "soluciones/ejercicio5.md" in section and "ui.revisar" in section

@@ -33,7 +33,9 @@ FENCE = re.compile(r"^[ \t]*```([\w-]*)[ \t]*([^\n]*)\n(.*?)^[ \t]*```[ \t]*$", 
 INLINE = re.compile(r"`([^`\n]+)`")
 WIRE_LINE = re.compile(r"^(C→S|S→C)\s+(\{.*\})\s*$")
 MARK = re.compile(r"\bmcp-(\S+)")
-README = REPO / "README.md"
+# the learners', the instructors' (not in the student edition) and the maintainers' guides
+GUIDES = tuple(name for name in ("README.md", "PROFESORADO.md", "MAINTAINERS.md")
+               if (REPO / name).is_file())
 SKILL = REPO / "outputs" / "skill-elicitation-form-designer.md"
 STATELESS = "2026-07-28"
 
@@ -55,13 +57,15 @@ def blocks_in(text: str, source: str) -> list[Example]:
 
 
 def documents() -> list[tuple[str, str]]:
-    """(source, markdown text) of everything a learner reads."""
+    """(source, markdown text) of everything people read: the notebooks, the three guides (the
+    learners' README, the instructors' and the maintainers') and the skill."""
     found = []
     for name in NOTEBOOKS:
         for index, cell in enumerate(read(name).cells):
             if cell.cell_type == "markdown":
                 found.append((f"{name} cell {index}", cell.source))
-    found.append(("README.md", README.read_text(encoding="utf-8")))
+    for guide in GUIDES:
+        found.append((guide, (REPO / guide).read_text(encoding="utf-8")))
     found.append((SKILL.name, SKILL.read_text(encoding="utf-8")))
     return found
 
@@ -223,7 +227,8 @@ def test_an_unmarked_json_rpc_block_is_found():
     assert len(found) == 1
 
 
-def test_documents_cover_every_notebook_the_readme_and_the_skill():
+def test_documents_cover_every_notebook_the_three_guides_and_the_skill():
     sources = {s.split(" cell ")[0] for s, _ in documents()}
-    assert sources == {*NOTEBOOKS, "README.md", SKILL.name}
+    assert sources == {*NOTEBOOKS, *GUIDES, SKILL.name}
+    assert {"README.md", "MAINTAINERS.md"} <= set(GUIDES)
     assert all(Path(REPO / "lessons" / n).exists() for n in NOTEBOOKS)

@@ -1,8 +1,13 @@
-"""The demo: stdlib only, the real wire, in Spanish, fast, and it leaves nothing behind."""
+"""The demo: stdlib only, the real wire, in Spanish, fast, and it leaves nothing behind.
+
+By default each message that crosses is one short line; `--full` prints its JSON. Both show
+every message, in the same order: the tests on the wire's content read the full frames, and
+the brief ones are checked against them."""
 
 import ast
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -24,8 +29,39 @@ def leftovers(folder):
 
 @pytest.fixture(scope="module")
 def transcript():
-    """The default demo's output (2025-11-25), run once for the tests that only read it."""
+    """The demo's full frames (2025-11-25, `--full`), run once for the tests that only read
+    them."""
+    return run_demo("--full").stdout
+
+
+@pytest.fixture(scope="module")
+def brief():
+    """What a learner sees by default (2025-11-25): each message in one line."""
     return run_demo().stdout
+
+
+FULL_FRAME = re.compile(r'\{"jsonrpc": "2\.0", (?:"id": (\d+), )?(?:"method": "([^"]+)"|'
+                        r'"(?:result|error)")')
+def frames(out):
+    """[(direction, id, method or "⤷" for an answer)] of the messages a transcript shows, in
+    order (a frame wrapped over several lines is one)."""
+    found = []
+    for line in out.splitlines():
+        if line.startswith(("  C→S ", "  S→C ")):
+            who, text = line[2:5], line[6:]
+            full = FULL_FRAME.match(text)
+            if text.startswith("{"):
+                assert full, line
+                found.append((who, full[1] and int(full[1]), full[2] or "⤷"))
+                continue
+            if text.startswith("⤷ #"):
+                found.append((who, int(text[3:].split()[0]), "⤷"))
+            elif text.startswith("#"):
+                number, method = text[1:].split()[:2]
+                found.append((who, int(number), method))
+            else:
+                found.append((who, None, text.split()[0]))
+    return found
 
 
 def section(out, title):
@@ -38,7 +74,7 @@ def section(out, title):
     return " ".join(found[0].split("\n", 1)[1].split())
 
 
-@pytest.mark.parametrize("args", [(), ("demo",), ("--protocol", "2026-07-28")])
+@pytest.mark.parametrize("args", [(), ("demo",), ("--protocol", "2026-07-28"), ("--full",)])
 def test_demo_runs_isolated_without_site_packages_and_exits_zero(args, tmp_path):
     private = str(tmp_path)  # its own TMPDIR: other processes' demos cannot race the check
     done = run_demo(*args, env={**os.environ, "TMPDIR": private})
@@ -50,6 +86,33 @@ def test_demo_runs_isolated_without_site_packages_and_exits_zero(args, tmp_path)
 @pytest.mark.skipif(not os.access(DEBIAN_PYTHON, os.X_OK), reason="no system python3 here")
 def test_demo_runs_on_the_system_python_with_nothing_installed():
     assert run_demo(python=DEBIAN_PYTHON).returncode == 0
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_by_default_every_message_is_one_line_and_full_prints_the_same_messages(protocol):
+    brief_run = run_demo("--protocol", protocol).stdout
+    full_run = run_demo("--protocol", protocol, "--full").stdout
+    shown = frames(brief_run)
+    assert len(shown) > 20 and shown == frames(full_run)
+    continued = [line for line in brief_run.splitlines() if line.startswith(" " * 6)]
+    assert len(continued) <= 2, continued  # one line each, but for a long URL's
+    assert "--full" in brief_run.split("════ Conexión")[0]  # said right at the start
+    assert '"jsonrpc"' not in brief_run
+
+
+def test_the_brief_lines_say_what_a_learner_follows(brief):
+    out = brief
+    for line in ("C→S #1 initialize 2025-11-25, declara roots, elicitation (form, url)",
+                 "S→C #1 roots/list", "C→S ⤷ #1 roots: Notas",
+                 "C→S #3 tools/call notes_delete",
+                 "S→C #2 elicitation/create form: note_id, confirm", "C→S ⤷ #2 decline",
+                 "C→S ⤷ #3 cancel", 'C→S ⤷ #4 accept {"note_id": "note-7", "confirm": true}',
+                 "C→S notifications/roots/list_changed", "S→C ⤷ #2 resultado, status: manual",
+                 "S→C ⤷ #10 error -32042: URL elicitation required (data.elicitations: 1 URL)",
+                 "S→C notifications/elicitation/complete elicitationId",
+                 "resultado, status: configured"):
+        assert line in out, line
+    assert re.search(r"S→C #6 elicitation/create url http://127\.0\.0\.1:\d+/connect", out)
 
 
 def test_demo_shows_the_three_scenarios_on_the_wire_in_spanish(transcript):
@@ -85,7 +148,7 @@ def test_demo_deletes_exactly_the_chosen_note_and_writes_nothing_outside(transcr
 
 
 def test_stateless_demo_shows_input_required_and_no_list_changed():
-    out = run_demo("--protocol", "2026-07-28").stdout
+    out = run_demo("--protocol", "2026-07-28", "--full").stdout
     assert '"resultType": "input_required"' in out and '"inputResponses"' in out
     roots_change = section(out, "Las roots cambian")
     assert '"method": "roots/list"' in roots_change  # the roots travel as an input request
@@ -98,7 +161,7 @@ def test_stateless_demo_shows_input_required_and_no_list_changed():
 
 
 def test_demo_says_which_sdk_version_it_simulates_and_that_its_guard_ignores_it():
-    out = run_demo("--sdk-version", "1.22.0").stdout
+    out = run_demo("--sdk-version", "1.22.0", "--full").stdout
     assert "SDK mcp 1.22.0" in out
     url_mode = section(out, "modo URL")
     assert "una guarda fija" in url_mode and "ejercicio 3" in url_mode
