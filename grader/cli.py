@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 
-from grader import batch, hosts, pool, report
+from grader import hosts, pool, report
 from grader.escape import file_name, one_line
 from grader.hosts import plainmode
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
@@ -104,11 +104,19 @@ def jobs_from(args):
     if args.batch:
         if not os.path.isdir(args.batch):
             raise SystemExit(f"--batch {args.batch}: no es una carpeta")
-        global BATCH
-        BATCH = batch.discover(args.batch)
-        entries += BATCH.entries
-        for name, text in BATCH.notes:
-            sys.stderr.write(f"[grader] {one_line(name, 80)}: {one_line(text, 300)}\n")
+        if os.open not in os.supports_dir_fd:  # Windows: no descriptors relative to a folder
+            sys.stderr.write("[grader] --batch: aquí cada entrada de la carpeta es una entrega "
+                             "(las carpetas de un hub o de nbgrader se leen en Linux o macOS)\n")
+            entries += [(os.path.join(args.batch, entry), entry)
+                        for entry in sorted(os.listdir(args.batch)) if not entry.startswith(".")]
+        else:
+            from grader import batch  # descriptors only (grader/batch.py): POSIX
+
+            global BATCH
+            BATCH = batch.discover(args.batch)
+            entries += BATCH.entries
+            for name, text in BATCH.notes:
+                sys.stderr.write(f"[grader] {one_line(name, 80)}: {one_line(text, 300)}\n")
     jobs, seen = [], {GRADEBOOK.casefold(), REPORTS.casefold()}
     for path, name in entries:
         name = name or os.path.basename(os.path.normpath(path)) or path

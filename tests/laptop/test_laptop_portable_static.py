@@ -21,7 +21,8 @@ ENTRIES = {"mcp_ui.review": REPO / "lessons" / "mcp_ui" / "review.py",
            **{f"grader.checks.public.{p.stem}": p
               for p in sorted((REPO / "grader" / "checks" / "public").glob("test_ej*.py"))}}
 SANDBOX_ONLY = {"grader.hosts.sandbox", "grader.hosts.zygote", "grader.hosts.tempspace",
-                "grader.boundary", "grader.intake.submission", "grader.worker"}
+                "grader.boundary", "grader.intake.submission", "grader.worker",
+                "grader.batch"}  # --batch's descriptor search: imported where dir_fd works
 LINUX_ONLY_MODULES = {"fcntl", "resource", "termios", "pty", "grp", "pwd", "posix", "ctypes"}
 LINUX_ONLY_NAMES = {  # module -> attributes missing (or not working) on macOS or Windows
     "os": {"fork", "forkpty", "setsid", "setpgid", "killpg", "setresuid", "setuid", "fchown",
@@ -42,7 +43,9 @@ def locate(name: str, importer: str) -> Path | None:
     if parts[0] == "grader":
         base = REPO.joinpath(*parts)
         return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
-    if parts[0] == "mcp_ui":
+    if parts[0] == "mcp_ui":  # one flat package: a longer name is a module's attribute
+        if len(parts) > 2:
+            return None
         return REPO / "lessons" / "mcp_ui" / (parts[1] + ".py" if len(parts) > 1
                                               else "__init__.py")
     code = REPO / "code" / f"{name}.py"
