@@ -477,12 +477,7 @@ class McpRequest(BaseHTTPRequestHandler):
             msg, body = self._body()
             name = self.headers.get("Mcp-Session-Id")
             if name is not None:
-                channel = self._session(name)
-                version = self.headers.get("MCP-Protocol-Version")
-                if version is not None and version.strip() != channel.session.protocol_version:
-                    raise Refused(400, wire.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} "
-                                  "no es la versión negociada en esta sesión", msg.get("id"))
-                return self._stateful(channel, msg, body)
+                return self._stateful(self._session(name, msg.get("id")), msg, body)
             version = self.headers.get("MCP-Protocol-Version")
             if msg["kind"] != "response" and stateless_request(msg, version):
                 return self._stateless(msg)
@@ -555,12 +550,18 @@ class McpRequest(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != MCP_PATH:
             raise Refused(404, wire.INVALID_REQUEST, f"El endpoint MCP es {MCP_PATH}")
 
-    def _session(self, name):
+    def _session(self, name, msg_id=None):
+        """The session named `name`, whatever the method: its negotiated version must be the
+        `MCP-Protocol-Version` header's, when there is one (400 otherwise)."""
         if name is None:
             raise Refused(400, wire.INVALID_REQUEST, "Falta la cabecera Mcp-Session-Id")
         channel = self.owner.session(name)
         if channel is None:
             raise Refused(404, wire.INVALID_REQUEST, "Sesión desconocida o terminada")
+        version = self.headers.get("MCP-Protocol-Version")
+        if version is not None and version.strip() != channel.session.protocol_version:
+            raise Refused(400, wire.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} no es "
+                          "la versión negociada en esta sesión", msg_id)
         return channel
 
     def _body(self):

@@ -128,16 +128,24 @@ def test_a_session_has_one_get_stream_at_a_time(serve):
     raise AssertionError("the GET stream could not be opened again")
 
 
-def test_a_protocol_version_header_other_than_the_negotiated_one_is_400(serve):
+@pytest.mark.parametrize("version", ["1900-01-01", "2026-07-28", "2025-06-18"])
+def test_a_protocol_version_header_other_than_the_negotiated_one_is_400_on_every_method(
+        serve, version):
+    """POST, GET and DELETE alike: the session is neither served, listened to nor ended."""
     server = serve()
     session = initialize(server)
     body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-    wrong = request(server, body=body, headers={"Mcp-Session-Id": session,
-                                                "MCP-Protocol-Version": "1900-01-01"})
-    assert wrong.status == 400
+    wrong = {"Mcp-Session-Id": session, "MCP-Protocol-Version": version}
+    assert request(server, body=body, headers=wrong).status == 400
+    assert request(server, "GET", headers={**wrong, "Accept": "text/event-stream"}).status \
+        == 400
+    assert request(server, "DELETE", headers=wrong).status == 400
     right = request(server, body=body, headers={"Mcp-Session-Id": session,
                                                 "MCP-Protocol-Version": "2025-11-25"})
     assert right.status == 200 and right.frame["result"]["tools"]
+    assert request(server, "DELETE", headers={"Mcp-Session-Id": session,
+                                              "MCP-Protocol-Version": "2025-11-25"}).status \
+        == 200
 
 
 # -- 2026-07-28: stateless ------------------------------------------------------------------------
