@@ -137,15 +137,24 @@ def test_a_protocol_version_header_other_than_the_negotiated_one_is_400_on_every
     body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     wrong = {"Mcp-Session-Id": session, "MCP-Protocol-Version": version}
     assert request(server, body=body, headers=wrong).status == 400
-    assert request(server, "GET", headers={**wrong, "Accept": "text/event-stream"}).status \
-        == 400
-    assert request(server, "DELETE", headers=wrong).status == 400
+    assert status_of(server, "GET", {**wrong, "Accept": "text/event-stream"}) == 400
+    assert status_of(server, "DELETE", wrong) == 400
     right = request(server, body=body, headers={"Mcp-Session-Id": session,
                                                 "MCP-Protocol-Version": "2025-11-25"})
     assert right.status == 200 and right.frame["result"]["tools"]
     assert request(server, "DELETE", headers={"Mcp-Session-Id": session,
                                               "MCP-Protocol-Version": "2025-11-25"}).status \
         == 200
+
+
+def status_of(server, method, headers):
+    """The status of a request, read as soon as its head arrives (a stream is not read)."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.request(method, "/mcp", headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
 
 
 # -- 2026-07-28: stateless ------------------------------------------------------------------------
