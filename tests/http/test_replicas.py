@@ -3,7 +3,6 @@ behind a round-robin front (lessons/mcp_ui/replicas.py), at 2026-07-28, where an
 serve any round of a call."""
 
 import json
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -140,30 +139,3 @@ def test_a_state_sealed_for_one_user_is_refused_by_a_replica_serving_another(fle
     only_ana = fleet(key, spent=False, users=("local:ana",))
     result = delete_through(only_ana, tree, PICK_2024)
     assert result["structuredContent"]["deleted"]["id"] == "note-7"
-
-
-def test_spent_markers_are_swept_once_their_states_expired(tmp_path):
-    import spent_states
-    from request_state import StateError
-
-    class States:  # what SpentStates wraps: here, every token opens
-        ttl = 600.0
-
-        def open(self, token, tool, arguments, principal):
-            return {"token": token}
-
-    class Tool:
-        annotations = {"destructiveHint": True}
-    now = [1000.0]
-    spent = spent_states.SpentStates(States(), tmp_path / "gastados", clock=lambda: now[0])
-    spent.open("viejo", Tool(), {}, "local")
-    with pytest.raises(StateError):
-        spent.open("viejo", Tool(), {}, "local")
-    old = next((tmp_path / "gastados").iterdir())
-    os.utime(old, (100.0, 100.0))  # written before now - ttl: that state has expired
-    spent.open("nuevo", Tool(), {}, "local")
-    spent.sweep()
-    left = list((tmp_path / "gastados").iterdir())
-    assert len(left) == 1 and left[0] != old
-    with pytest.raises(StateError):  # the live marker still refuses its replay
-        spent.open("nuevo", Tool(), {}, "local")
