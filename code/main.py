@@ -264,7 +264,8 @@ def serve(args):
             log(str(exc))
             return 2
         server.states = spent_states.SpentStates(server.states, shared)
-    signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
+    for signum in STOP_SIGNALS:  # a clean stop: a write in progress removes its copy
+        signal.signal(signum, stop)
     if args.http:
         return serve_http(server, args, log, trace)
     log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
@@ -279,8 +280,8 @@ def serve(args):
     except Terminated as stopped:
         return 128 + stopped.signum
     finally:
+        store.stop_writes()
         server.close()
-        store.remove_temporaries()
     return 0
 
 
@@ -296,8 +297,9 @@ def serve_http(server, args, log, trace=None):
 
     def ready(http):
         def stop_soon(signum, frame):  # the stop happens between two turns of the server loop
+            store.stop_writes()  # at once: a write in another thread names no copy from now on
             http.stop_soon(KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum))
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, *STOP_SIGNALS):
             signal.signal(signum, stop_soon)
         try:
             loopback = ipaddress.ip_address(host).is_loopback
@@ -318,16 +320,24 @@ def serve_http(server, args, log, trace=None):
         log(f"--http {host}:{port}: {exc}")
         return 2
     finally:
+        store.stop_writes()
         server.close()
-        store.remove_temporaries()
         if trace is not None:
             trace.close()
     return 0
 
 
+# Every signal whose default would end the process and that a process can catch (SIGINT is
+# Ctrl-C, KeyboardInterrupt): each stops the server cleanly, exit status 128 + its number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in (
+    "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+    "SIGXCPU", "SIGIO", "SIGPWR") if hasattr(signal, name))
+
+
 class Terminated(BaseException):
-    """SIGTERM, unwinding like Ctrl-C through every `finally` on the way out. Not a SystemExit:
-    the session core turns a tool's SystemExit into a tool error and goes on."""
+    """A stopping signal (SIGTERM...), unwinding like Ctrl-C through every `finally` on the way
+    out. Not a SystemExit: the session core turns a tool's SystemExit into a tool error and
+    goes on."""
 
     def __init__(self, signum):
         super().__init__(signum)
@@ -335,9 +345,9 @@ class Terminated(BaseException):
 
 
 def stop(signum, frame):
-    """SIGTERM: remove the copies of writes in progress (while their folders are still open),
-    then leave (Terminated)."""
-    store.remove_temporaries()
+    """A stopping signal: no write names a copy any more and those named are removed (while
+    their folders are still open), then leave (Terminated)."""
+    store.stop_writes()
     raise Terminated(signum)
 
 

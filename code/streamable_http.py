@@ -77,6 +77,7 @@ IDLE_SECONDS = 10.0           # an idle keep-alive connection is closed
 SESSION_IDLE_SECONDS = 1800.0  # a session nobody used for this long is ended
 KEEPALIVE_SECONDS = 15.0      # an SSE comment when a stream was quiet this long
 CHECK_SECONDS = 0.5           # how often a waiting stream looks whether its client left
+CLOSE_WAIT = 2.0              # seconds close() waits for a running tool before it goes on
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 STATUS_OF_ERROR = {  # 2026-07-28: the HTTP status of a JSON-RPC error (others: 200)
@@ -176,11 +177,15 @@ class Channel:
         """The session is over (DELETE, idle, shutdown): close it and every stream."""
         with self.http.lock:
             self.session.close()
-            for stream in (self.listener, *self.waiting.values(), *self.asked.values()):
-                if stream is not None:
-                    stream.end()
+            self.end_streams()
             self.waiting.clear()
             self.asked.clear()
+
+    def end_streams(self):
+        """End every stream of this session (each has a lock of its own)."""
+        for stream in (self.listener, *self.waiting.values(), *self.asked.values()):
+            if stream is not None:
+                stream.end()
 
     # -- frames out (the session's `send`, under the core lock) ---------------------------------
     def _route(self, frame):
@@ -298,15 +303,23 @@ class StreamableHttp:
         self.httpd.stop_with = exception
 
     def close(self):
-        """End every session and stream, stop listening and stop the clock."""
+        """End every session and stream, stop listening and stop the clock. A tool still
+        running after CLOSE_WAIT seconds (it holds the core) is not waited for: the streams
+        end without it, and its session is left to the process's end."""
         if self._closed:
             return
         self._closed = True
-        with self.lock:
+        held = self.lock.acquire(timeout=CLOSE_WAIT)
+        try:
             channels = list(self.sessions.values()) + [self._stateless] * bool(self._stateless)
             self.sessions.clear()
-        for channel in channels:
-            channel.end()
+            if not held:
+                self.log(f"a tool still runs after {CLOSE_WAIT:g} s: stopping without it")
+            for channel in channels:
+                channel.end() if held else channel.end_streams()
+        finally:
+            if held:
+                self.lock.release()
         self.httpd.shutdown_socket()
         self.clock.stop()
 
