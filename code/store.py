@@ -316,7 +316,7 @@ def _write_in(folder, name, text):
         if not unnamed:
             fd = _named(folder, temporary, folder.create_new)
         try:
-            data = text.encode("utf-8")
+            data = memoryview(text.encode("utf-8"))  # what is left, never copied
             while data:
                 data = data[os.write(fd, data):]
             os.fsync(fd)
