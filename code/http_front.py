@@ -9,8 +9,8 @@ on the front's thread: the server admits it, starting its own thread, or refuses
 connection kept alive comes back here for its next request (`resume`). So the budgets:
 
 - connections being read (idle ones between two requests included): at most
-  `Limits.connections`. One more arriving makes room: the idle connection waiting longest is
-  closed, else the request that started reading longest ago gets 503 with `Retry-After`
+  `Limits.connections`. One more arriving makes room: the connection kept alive and idle
+  longest is closed, else the request that started longest ago gets 503 with `Retry-After`
   (a legitimate request is read in milliseconds, so the slowest is the likeliest attacker);
 - a head: at most `head_bytes` (431), all of it within `head_seconds` of its first byte;
   a body: at most `body_bytes` (413, unread), all of it within `body_seconds` of its head's
@@ -232,17 +232,12 @@ class Front:
         _close(connection.sock)
 
     def _make_room(self, now):
-        """The budget of connections is full: end the idle one waiting longest (quietly when
-        it was kept alive after an answer, else with 503), else refuse the request that
-        started longest ago."""
-        idle = [c for c in self.reading.values() if c.phase == IDLE]
-        if idle:
-            oldest = min(idle, key=lambda c: c.since)
-            if oldest.answered:
-                self._drop(oldest)
-            else:
-                self._refuse(oldest, 503, "too many connections at once; this one had sent "
-                                          "nothing yet")
+        """The budget of connections is full: close the kept-alive connection idle longest
+        (quietly: it is between two requests), else refuse the connection whose request
+        started longest ago (a legitimate one is read in milliseconds)."""
+        kept = [c for c in self.reading.values() if c.phase == IDLE and c.answered]
+        if kept:
+            self._drop(min(kept, key=lambda c: c.since))
             return
         slowest = min(self.reading.values(), key=lambda c: c.since)
         self._refuse(slowest, 503, "too many connections at once; this request was the "

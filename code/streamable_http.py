@@ -359,7 +359,7 @@ class StreamableHttp:
             lambda name: Channel(self, name, stateless=True), MAX_CLIENTS, CLIENT_IDLE_SECONDS,
             log=self.log)
         self.requests = Slots(MAX_REQUESTS, PER_CLIENT)
-        self.listeners = Slots(MAX_SESSIONS, 2)  # one GET stream a session, and its next
+        self.listeners = Slots(2 * MAX_SESSIONS, 2)  # a GET stream a session (and one ending)
         self._ids = itertools.count(1)
         self._trace, self._trace_lock = trace, threading.Lock()
         self._closed = False
