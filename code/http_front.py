@@ -23,7 +23,8 @@ the server's `render(status, reason)`, so each server answers in its own words (
 error, an HTML page), always with `Connection: close`.
 
 `Prefetched` is http.server's request handler for a request the front read: the handler's
-`rfile` holds only the head, and the body is `self.body`.
+`rfile` holds only its request line, its headers are the ones the front parsed, and its body
+is `self.body`. `Workers` runs what the servers hand it on threads kept for the next request.
 
 Deliberate simplifications: HTTP/1.0 and 1.1 only, with `Content-Length` (a chunked body is
 refused with 411); one request at a time per connection (a pipelined one waits in the
@@ -33,13 +34,13 @@ read): the server's own budgets, per client, come after it.
 
 import errno
 import io
+import queue
 import re
 import selectors
 import socket
 import threading
 import time
 from collections import namedtuple
-from http.client import HTTPException, parse_headers
 from http.server import BaseHTTPRequestHandler
 
 Limits = namedtuple("Limits", "connections head_bytes head_seconds body_bytes body_seconds "
@@ -52,6 +53,8 @@ REASONS = {400: "Bad Request", 408: "Request Timeout", 411: "Length Required",
            503: "Service Unavailable", 505: "HTTP Version Not Supported"}
 IDLE, HEAD, BODY, HANDLED = "idle", "head", "body", "handled"
 VERSION = re.compile(rb"HTTP/(\d{1,3})\.(\d{1,3})")
+FIELD_NAME = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a token (RFC 9110)
+MAX_FIELDS = 100
 RECV = 64 * 1024
 
 
@@ -70,6 +73,62 @@ class Connection:
 
     def __repr__(self):
         return f"Connection({self.address!r}, {self.phase})"
+
+
+class Headers:
+    """A request's header fields as the front read them (once): `get` (the first value, any
+    case), `get_all`, `keys`, `items`, `in` and `[]`, like http.server's message."""
+
+    def __init__(self, fields):
+        self._fields, self._by_name = fields, {}
+        for name, value in fields:
+            self._by_name.setdefault(name.lower(), []).append(value)
+
+    @classmethod
+    def parse(cls, block):
+        """The fields of a head's header block (bytes, up to its blank line); ValueError for
+        a line that is not `name: value` (folded lines, spaces before the colon, a name that
+        is not a token, NUL or CR in a value) or more than MAX_FIELDS."""
+        fields = []
+        for line in block.split(b"\n"):
+            line = line[:-1] if line.endswith(b"\r") else line
+            if not line:
+                continue
+            name, colon, value = line.partition(b":")
+            if not colon or not FIELD_NAME.fullmatch(name):
+                raise ValueError("a header line that is not name: value")
+            value = value.strip(b" \t")
+            if b"\0" in value or b"\r" in value:
+                raise ValueError("a header value with NUL or CR")
+            fields.append((name.decode("ascii"), value.decode("latin-1")))
+            if len(fields) > MAX_FIELDS:
+                raise ValueError(f"too many header lines (more than {MAX_FIELDS})")
+        return cls(fields)
+
+    def get(self, name, default=None):
+        values = self._by_name.get(name.lower())
+        return values[0] if values else default
+
+    __getitem__ = get
+
+    def get_all(self, name, default=None):
+        values = self._by_name.get(name.lower())
+        return list(values) if values else default
+
+    def keys(self):
+        return [name for name, _ in self._fields]
+
+    def items(self):
+        return list(self._fields)
+
+    def __contains__(self, name):
+        return name.lower() in self._by_name
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self._fields)
 
 
 class Front:
@@ -198,6 +257,10 @@ class Front:
                 self.log(f"http: cannot accept a connection now: {exc.strerror}")
                 return
             sock.setblocking(False)
+            try:  # answers go out as written (no wait for an ACK between headers and body)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
             now = time.monotonic()
             if len(self.reading) >= self.limits.connections:
                 self._make_room(now)
@@ -356,9 +419,9 @@ class Front:
         if int(version[1]) > 1:
             return 505, "only HTTP/1.0 and HTTP/1.1"
         try:
-            headers = parse_headers(io.BytesIO(rest))
-        except (HTTPException, ValueError):
-            return 431, "too many or too long header lines"
+            headers = Headers.parse(rest)
+        except ValueError as exc:
+            return (431 if "many" in str(exc) else 400), str(exc)
         if headers.get("Transfer-Encoding") is not None:
             return 411, "a body needs Content-Length (no Transfer-Encoding)"
         lengths = headers.get_all("Content-Length") or []
@@ -400,6 +463,42 @@ class Front:
             self.log(f"http: dispatch failed: {type(exc).__name__}: {exc}")
             self.release(connection)
             _close(connection.sock)
+
+
+class Workers:
+    """Threads that run `fn(*args)` jobs, each kept idle for IDLE_WORKER seconds for a next one
+    (starting a thread for each request costs more than the request). A job goes to an idle
+    thread, else to a new one: the callers bound how many run at once."""
+
+    IDLE_WORKER = 30.0
+
+    def __init__(self, name="http"):
+        self.name, self._idle, self._lock = name, [], threading.Lock()
+
+    def run(self, fn, *args):
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            threading.Thread(target=self._work, args=((fn, args),), name=self.name,
+                             daemon=True).start()
+        else:
+            inbox.put((fn, args))
+
+    def _work(self, job):
+        inbox = queue.SimpleQueue()
+        while True:
+            fn, args = job
+            fn(*args)
+            with self._lock:
+                self._idle.append(inbox)
+            try:
+                job = inbox.get(timeout=self.IDLE_WORKER)
+            except queue.Empty:
+                with self._lock:
+                    if inbox in self._idle:  # nobody handed it a job: this thread ends
+                        self._idle.remove(inbox)
+                        return
+                job = inbox.get()  # handed one as it timed out
 
 
 def _head_end(buffer):
@@ -458,17 +557,40 @@ class Prefetched(BaseHTTPRequestHandler):
         self.front_connection = connection
         self.request = self.connection = connection.sock
         self.client_address, self.server = connection.address, server
-        self.rfile = io.BytesIO(connection.head)
+        self.rfile = io.BytesIO(b"")  # everything was read: the head is parsed, the body here
         self.wfile = SocketWriter(connection.sock)
         self.body = connection.body
 
     def run(self):
+        """Handle the request; True when the connection may serve another."""
         self.close_connection = True
         try:
-            self.handle_one_request()
+            if self.parse_request():
+                method = getattr(self, "do_" + self.command, None)
+                if method is None:
+                    self.send_error(501, f"Unsupported method ({self.command!r})")
+                else:
+                    method()
         except OSError:  # the client left, or took too long to read its answer
             self.close_connection = True
         return not self.close_connection
 
-    def handle_expect_100(self):
-        return True  # the front already said 100 Continue before it read the body
+    def parse_request(self):
+        """The request line (the front checked its shape and version) and the headers the
+        front read (never parsed twice); whether the connection is kept, as http.server
+        decides it."""
+        line = self.front_connection.head.partition(b"\n")[0].rstrip(b"\r")
+        self.raw_requestline = line + b"\r\n"
+        self.requestline = line.decode("latin-1")
+        self.command, self.path, self.request_version = self.requestline.split()
+        if self.path.startswith("//"):  # as http.server does: never a scheme-relative URL
+            self.path = "/" + self.path.lstrip("/")
+        self.headers = self.front_connection.headers
+        wanted = (self.headers.get("Connection") or "").lower()
+        self.close_connection = not (self.request_version != "HTTP/1.0"
+                                     and self.protocol_version >= "HTTP/1.1")
+        if wanted == "close":
+            self.close_connection = True
+        elif wanted == "keep-alive" and self.protocol_version >= "HTTP/1.1":
+            self.close_connection = False
+        return True

@@ -302,7 +302,7 @@ def _http_front(page, listening, log):
     import http_front
 
     here = urlsplit(page.base)
-    slots = threading.BoundedSemaphore(HANDLERS)
+    slots, workers = threading.BoundedSemaphore(HANDLERS), http_front.Workers("setup-page")
 
     class Handler(http_front.Prefetched):
         default_request_version = "HTTP/1.0"  # an unreadable request line still gets a status
@@ -383,7 +383,7 @@ def _http_front(page, listening, log):
             http_front._close(connection.sock, graceful=True)
             return
         try:
-            threading.Thread(target=run, args=(connection,), daemon=True).start()
+            workers.run(run, connection)
         except RuntimeError:  # no thread to be had now
             slots.release()
             front.finished(connection, False)

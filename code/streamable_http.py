@@ -359,6 +359,7 @@ class StreamableHttp:
             lambda name: Channel(self, name, stateless=True), MAX_CLIENTS, CLIENT_IDLE_SECONDS,
             log=self.log)
         self.requests = Slots(MAX_REQUESTS, PER_CLIENT)
+        self.workers = http_front.Workers("mcp-http")
         self.listeners = Slots(2 * MAX_SESSIONS, 2)  # a GET stream a session (and one ending)
         self._ids = itertools.count(1)
         self._trace, self._trace_lock = trace, threading.Lock()
@@ -421,8 +422,7 @@ class StreamableHttp:
             http_front._close(connection.sock, graceful=True)
             return
         try:
-            threading.Thread(target=self._handle, args=(connection, slot),
-                             daemon=True).start()
+            self.workers.run(self._handle, connection, slot)
         except RuntimeError as exc:  # no thread to be had now
             slot.give()
             self.front.release(connection)
@@ -796,14 +796,15 @@ class McpRequest(http_front.Prefetched):
         self._send(refused.status, body, "application/json", [*headers, *refused.headers])
 
     def _send(self, status, body, content_type, headers=()):
+        """A whole answer, its head and body in one write."""
         try:
             self.send_response(status)
             extra = [("Content-Type", content_type)] if content_type else []
             for name, value in (*extra, ("Content-Length", str(len(body))), *headers,
                                 *self._common()):
                 self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
+            self._headers_buffer.append(b"\r\n" + body)  # end_headers, with the body
+            self.flush_headers()
         except OSError:
             self.close_connection = True
 

@@ -351,7 +351,6 @@ def test_a_signal_stops_the_server_cleanly_and_frees_its_port(tmp_path, signum, 
 def test_a_stop_that_lands_as_a_request_thread_starts_gives_its_slot_back_once(monkeypatch):
     """A signal's stop can reach the front's thread just after a request's thread started:
     the request is still answered, its slot is given back once, and nothing fails."""
-    import io
 
     import http_front
     import streamable_http
@@ -367,7 +366,7 @@ def test_a_stop_that_lands_as_a_request_thread_starts_gives_its_slot_back_once(m
     head = b"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     connection = http_front.Connection(theirs, ("127.0.0.1", 1), time.monotonic())
     connection.head, connection.body, connection.method = head, b"", "DELETE"
-    connection.headers = http_front.parse_headers(io.BytesIO(head.split(b"\r\n", 1)[1]))
+    connection.headers = http_front.Headers.parse(head.split(b"\r\n", 1)[1])
     try:
         monkeypatch.setattr(threading.Thread, "start", start_then_interrupted)
         with pytest.raises(KeyboardInterrupt):
