@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from http_support import initialize, request, stateless
+from http_support import initialize, read_events, request, stateless
 
 PICK = [{"action": "accept", "content": {"note_id": note, "confirm": True}}
         for note in ("note-7", "note-14")]
@@ -268,7 +268,7 @@ def answer_roots(server, headers, tree):
     connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
     connection.request("GET", "/mcp", headers={**headers, "Accept": "text/event-stream"})
     response = connection.getresponse()
-    frame = next_event(response)
+    frame = next(read_events(response))
     assert frame["method"] == "roots/list"
     answered = request(server, headers=headers, body={
         "jsonrpc": "2.0", "id": frame["id"],
@@ -286,19 +286,8 @@ def open_stream(server, headers, body):
         "Accept": "application/json, text/event-stream"})
     response = connection.getresponse()
     assert response.status == 200 and "event-stream" in response.getheader("Content-Type")
-    assert next_event(response)["method"] == "elicitation/create"
+    assert next(read_events(response))["method"] == "elicitation/create"
     return response  # kept: a response dropped closes its connection
-
-
-def next_event(response):
-    data = []
-    while line := response.readline():
-        line = line.rstrip(b"\r\n")
-        if line.startswith(b"data:"):
-            data.append(line[5:].strip())
-        elif not line and data:
-            return json.loads(b"\n".join(data))
-    raise AssertionError("the stream ended")
 
 
 # -- the setup page --------------------------------------------------------------------------------
