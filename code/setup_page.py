@@ -259,9 +259,11 @@ class HttpPage:
             self._socket.close()  # browsers are refused at once, not left waiting
             return
         with self._lock:
-            if self._closed:
-                return
-            self._front = front
+            closing = self._closed
+            self._front = None if closing else front
+        if closing:  # close() came while the machinery loaded
+            front.close()
+            return
         front.serve_forever()
 
     def close(self):
