@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: venv chromium clients lite-venv lite test lab bench lint clean
+.PHONY: venv chromium redis clients lite-venv lite test lab bench lint clean
 
 venv: $(STAMP)
 
@@ -26,6 +26,22 @@ chromium:
 	else \
 	  echo "WARNING: chromium is not installed and cannot be installed here (needs root and apt-get)."; \
 	  echo "         Install it (Debian: apt-get install chromium); browser tests will be skipped."; \
+	fi
+
+# The fleet tests of `serve --http --spent-states redis://...` (tests/http) start Debian's
+# redis-server on 127.0.0.1 themselves. Never fails: without it those tests skip (under CI=true
+# they fail instead).
+redis:
+	@if command -v redis-server >/dev/null 2>&1; then \
+	  echo "redis-server: $$(command -v redis-server)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "redis-server missing: installing it with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends redis-server) \
+	    || echo "WARNING: apt-get could not install redis-server; the Redis tests will be skipped."; \
+	else \
+	  echo "WARNING: redis-server is not installed and cannot be installed here (needs root and apt-get)."; \
+	  echo "         Install it (Debian: apt-get install redis-server); the Redis tests will be skipped."; \
 	fi
 
 # Node packages pinned by package-lock.json, each folder with the Node it needs (the npm package
@@ -99,16 +115,17 @@ release:
 # exec: a SIGTERM that make passes on reaches the runner, which stops every group by PID.
 # The lint `make test` runs is tools/lint_course.py: in a learner's clone it checks the lesson
 # notebooks as committed, never the cells the learner typed there (`make lint` checks all).
-test: venv chromium clients lite-venv lint-course
+test: venv chromium redis clients lite-venv lint-course
 	exec env LESSON_USER=scripted $(BIN)/python \
 	  $(if $(strip $(PYTEST_ARGS)),-m pytest $(PYTEST_ARGS),tools/run_tests.py $(TEST_ARGS))
 
 lab: venv
 	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
 
-# The five speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading a class,
-# Gradescope's latency, serve and JupyterLite, each against a baseline measured in the same run. Exit 1 names every
-# missed goal and its cause. BENCH_ARGS: e.g. "--only demo,serve" or "--full-lite".
+# The six speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading a class,
+# Gradescope's latency, serve (stdio and --http) and JupyterLite, each against a baseline measured in
+# the same run. Exit 1 names every missed goal and its cause. BENCH_ARGS: e.g. "--only demo,serve"
+# or "--full-lite".
 bench: venv lite-venv
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 

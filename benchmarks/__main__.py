@@ -1,6 +1,7 @@
-"""`make bench`: the course's five speed goals, measured in one run and shown side by side.
+"""`make bench`: the course's six speed goals, measured in one run and shown side by side.
 
-    .venv/bin/python -m benchmarks [--only demo,grading,gradescope,serve,lite] [--full-lite]
+    .venv/bin/python -m benchmarks [--only demo,grading,gradescope,serve,serve-http,lite]
+                                   [--full-lite]
 
 Runs, one after another on the same machine, each benchmark with its own baseline measured
 in the same run (every goal is a ratio, or seconds after opening):
@@ -11,6 +12,8 @@ in the same run (every goal is a ratio, or seconds after opening):
   included (benchmarks/gradescope_bench.py), at most 10 s, beside a bare start;
 - serve: `serve` / the SDK's MCPServer doing the same work (benchmarks/serve_bench.py), at
   most 0.5;
+- serve-http: `serve --http` / the SDK's MCPServer on its own Streamable HTTP transport, the
+  same calls through the SDK client over HTTP (benchmarks/serve_bench.py --http), at most 0.5;
 - lite: the JupyterLite lesson's first answered form, seconds after opening
   (benchmarks/lite_bench.py --quick), at most 15 s, beside the same site without its
   bytecode (build.py --no-bytecode) loaded in turn. `--full-lite` also times the cold build.
@@ -40,6 +43,7 @@ BENCHES = {
     "grading": ["grader_bench.py", "--jobs", "2", "--rounds", "2", "--phases"],
     "gradescope": ["gradescope_bench.py", "--rounds", "3"],
     "serve": ["serve_bench.py", "--no-demo"],
+    "serve-http": ["serve_bench.py", "--http"],
     "lite": ["lite_bench.py", "--quick"],
 }
 
@@ -67,7 +71,7 @@ def run(name, argv, folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES),
-                        help="which goals to measure (default: all five)")
+                        help="which goals to measure (default: all six)")
     parser.add_argument("--full-lite", action="store_true",
                         help="the whole JupyterLite benchmark (cold and warm builds, 3 loads)")
     args = parser.parse_args()
@@ -82,7 +86,7 @@ def main():
             if name == "lite" and args.full_lite:
                 argv = ["lite_bench.py"]
             results[name] = run(name, argv, folder)
-    print("\n== speed goals (issues 21 and 36), measured in this run")
+    print("\n== speed goals (issues 21, 36 and 45), measured in this run")
     print(f"{'goal':58} {'measured':>9} {'goal':>8}  met")
     for r in results.values():
         value = "-" if r["value"] is None else f"{r['value']:.2f}{r['unit']}"

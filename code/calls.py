@@ -61,6 +61,7 @@ class Call:
         self.request_id, self.progress_token = request_id, progress_token
         self.name, self.arguments, self.revision = name, arguments, revision
         self.answers, self.asked, self.memos, self.failed, self.timers = {}, {}, {}, {}, {}
+        self.pin_keys = set()  # 2026-07-28: the roots it accepted (their pins travel sealed)
 
     @property
     def protocol(self):

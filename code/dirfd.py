@@ -42,6 +42,10 @@ BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 PASS_THROUGH = getattr(os, "O_PATH", 0) if sys.platform == "linux" else 0
 LINK_ON_THE_WAY = "hay un enlace simbólico en la ruta"
 SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)  # "/", and "\\" on Windows
+# Files made without a name (O_TMPFILE), named later through /proc/self/fd: Linux only (Pyodide
+# and other systems write a named temporary file instead).
+UNNAMED = getattr(os, "O_TMPFILE", 0) if sys.platform == "linux" and \
+    os.path.isdir("/proc/self/fd") else 0
 HAVE_DIR_FD = (all(f in os.supports_dir_fd for f in (os.open, os.stat, os.unlink, os.rename,
                                                       os.mkdir))
                and os.scandir in os.supports_fd)
@@ -216,6 +220,22 @@ class Folder:
     def create_new(self, name):
         """Create the empty file `name`; FileExistsError if anything already has that name."""
         return self.open_file(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+
+    def create_unnamed(self):
+        """A descriptor of a new, empty regular file in this folder that has no name yet
+        (Linux's O_TMPFILE): if the process dies, it is gone. None where this system or this
+        folder's file system cannot make one (then a named file is the only way)."""
+        if not UNNAMED or self.fd is None:
+            return None
+        try:
+            return os.open(".", UNNAMED | os.O_WRONLY | BINARY, 0o600, dir_fd=self.fd)
+        except OSError:
+            return None
+
+    def name_file(self, fd, name):
+        """Give the unnamed file of `fd` (from `create_unnamed`) the name `name` in this
+        folder; FileExistsError if anything already has that name."""
+        os.link(f"/proc/self/fd/{fd}", _checked(name), dst_dir_fd=self.fd)
 
     def unlink(self, name):
         """Remove the file `name` of this folder (the name itself, never what a link names)."""

@@ -10,6 +10,9 @@ same walk as every other action: place.Place). A handle that fails it is revoked
 
 A read goes through the handle's own descriptor, at most MAX_READ_BYTES of it (and says so).
 
+Over HTTP at 2026-07-28 each client has its own handles, whose ids end in the client's name
+(`h-1.cXYZ...`, streamable_http.py): another client's `h-1` is not yours.
+
 Deliberate simplifications: at most MAX_OPEN_HANDLES per session and the last
 MAX_REVOKED_KEPT revoked ones remembered (to say why they stopped); where neither the kernel
 (/proc/self/fd, F_GETPATH) nor Pyodide can name the file, the opening path resolved again is
@@ -114,9 +117,10 @@ class Handles:
     At most MAX_OPEN_HANDLES are open at once. The session core runs one tool at a time, so
     this class needs no lock."""
 
-    def __init__(self):
+    def __init__(self, suffix=""):
         self._open = {}
         self._ids = itertools.count(1)
+        self.suffix = suffix  # after each id: the client's name where several share a server
 
     def open(self, roots, note):
         """Open `note` (re-checked as `recheck` does) and return its Handle; StoreError if
@@ -134,7 +138,7 @@ class Handles:
             if file_of(os.fstat(fd)) != current.file():
                 os.close(fd)
                 raise StoreError(f"la nota {current.id} cambió mientras la abría")
-        handle = Handle(f"h-{next(self._ids)}", current.id, current.path, fd)
+        handle = Handle(f"h-{next(self._ids)}{self.suffix}", current.id, current.path, fd)
         self._open[handle.id] = handle
         return handle
 

@@ -13,8 +13,10 @@
 
 The headers each revision asks for are made here, from the frame: `Mcp-Session-Id` and
 `MCP-Protocol-Version` once a 2025-11-25 session is negotiated; at 2026-07-28 the headers of
-http_headers.py, with `Mcp-Param-*` for the tools this client listed (a tool whose
-`x-mcp-header` marks break the rules is left out of tools/list, as the revision asks). A
+http_headers.py, the cookie the server set (the server tells its clients apart by it, so this
+pipe's handles and calls stay its own), and `Mcp-Param-*` for the tools this client listed
+(a tool whose `x-mcp-header` marks break the rules is left out of tools/list, as the
+revision asks). A
 2026-07-28 `notifications/cancelled` is not sent: the request's stream is closed instead, which
 is how that revision cancels over HTTP. A refused request (an HTTP error) comes back as a
 JSON-RPC error for it.
@@ -58,6 +60,7 @@ class HttpPipe:
         self.path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.timeout = timeout
         self.session_id = None   # 2025-11-25, from the initialize answer
+        self.cookie = None       # 2026-07-28: "name=value" the server set (who this client is)
         self.version = None      # 2025-11-25, negotiated
         self.marks = {}          # tool name -> http_headers.marked(its inputSchema)
         self._lines = queue.SimpleQueue()
@@ -83,6 +86,8 @@ class HttpPipe:
         if "method" in msg and "id" in msg and stateless:
             headers.update(http_headers.request_headers(
                 msg, self.marks.get(_params(msg).get("name"), ())))
+            if self.cookie is not None:
+                headers["Cookie"] = self.cookie
         elif not stateless:
             headers.update(self._session_headers())
         connection = None
@@ -123,6 +128,9 @@ class HttpPipe:
     # -- reading answers -------------------------------------------------------------------------
     def _read(self, connection, response, msg):
         request_id = msg.get("id") if "method" in msg else None
+        cookie = response.getheader("Set-Cookie")
+        if cookie:  # the server's name for this client (2026-07-28): sent back from now on
+            self.cookie = cookie.split(";", 1)[0].strip()
         try:
             if msg.get("method") == "initialize":
                 self.session_id = response.getheader("Mcp-Session-Id") or self.session_id

@@ -6,7 +6,7 @@
                                [--state-ttl S] [--state-key HEX] [--state-sealer solution|server]
                                [--user NAME] [--second-user NAME] [--setup-page http|rpc]
                                [--provider local|rpc] [--trace FILE] [--http [HOST:]PORT]
-                               [--spent-states DIR]
+                               [--spent-states WHERE]
 
 `serve` speaks MCP on stdin/stdout (one JSON-RPC message per line) and logs on stderr;
 `serve --http 127.0.0.1:8000` speaks Streamable HTTP instead, at http://127.0.0.1:8000/mcp
@@ -20,8 +20,9 @@ this stdlib server pretends to run on: it only feeds the URL-mode guard.
 A 2026-07-28 `requestState` is sealed with a key of this server: a new one at every start (a
 restart invalidates every outstanding state), or `--state-key`, a fleet's shared key (64 hex
 digits; it shows in the process list, so it is for tests and graders: a real fleet reads it from
-its secret store); `--spent-states DIR`, a folder those workers share, makes a state of a tool
-that changes things open once across all of them (spent_states.py). `--state-sealer server`
+its secret store); `--spent-states WHERE`, a store those workers share (a folder, an SQLite
+file or a Redis URL), makes a state of a tool that changes things open once across all of them
+(spent_states.py; the recipe is in docs/http-fleet.md). `--state-sealer server`
 ignores a solution's `@extension.request_state` and always uses the server's own sealer.
 
 The setup page of URL mode is served on 127.0.0.1 (a free port) by default. `--setup-page rpc`
@@ -119,16 +120,20 @@ def cached_parser():
     parser.add_argument("--setup-wait", type=setup_wait, default=DEFAULTS.setup_wait,
                         help="seconds a call waits for the setup page after consent "
                              f"(at most {MAX_SETUP_WAIT:g}: clients give up after 60)")
-    parser.add_argument("--url-ttl", type=float, default=DEFAULTS.url_ttl,
+    parser.add_argument("--url-ttl", type=seconds, default=DEFAULTS.url_ttl,
                         help="seconds a URL elicitation stays valid")
-    parser.add_argument("--state-ttl", type=float, default=DEFAULTS.state_ttl,
+    parser.add_argument("--state-ttl", type=seconds, default=DEFAULTS.state_ttl,
                         help="seconds a 2026-07-28 requestState stays valid")
     parser.add_argument("--state-key", metavar="HEX", type=state_key,
                         help="a fleet's shared key for requestState (at least 64 hex digits); "
                              "default: a new random key at every start")
-    parser.add_argument("--spent-states", metavar="DIR",
-                        help="a folder replicas share (with --state-key): a requestState of a "
-                             "tool that changes things opens once across all of them")
+    parser.add_argument("--spent-states", metavar="WHERE",
+                        help="where replicas (with --state-key) record the spent requestStates "
+                             "of tools that change things, so each opens once across all of "
+                             "them: a folder (one machine), an SQLite file (PATH.sqlite or "
+                             "sqlite:PATH; several processes of one machine) or a Redis URL "
+                             "(redis://HOST:PORT/DB; several machines, needs the redis "
+                             "package); see docs/http-fleet.md")
     parser.add_argument("--state-sealer", choices=("solution", "server"),
                         default=DEFAULTS.state_sealer,
                         help="who seals requestState: the solution's sealer when it brings one "
@@ -139,12 +144,12 @@ def cached_parser():
                              f"(default), or rpc: no socket, the private request "
                              f"{SETUP_PAGE_METHOD} on this same pipe, for graders' scripted "
                              "browsers only (whoever writes on the pipe can press its buttons)")
-    parser.add_argument("--user", "--subject", dest="subject", metavar="NAME",
+    parser.add_argument("--user", "--subject", dest="subject", metavar="NAME", type=name,
                         default=DEFAULTS.subject,
                         help="who uses this server: the principal a requestState is bound to, "
                              "and the identity a URL-mode flow and its credential are bound to "
                              "(default: local:<your login>)")
-    parser.add_argument("--second-user", metavar="NAME",
+    parser.add_argument("--second-user", metavar="NAME", type=name,
                         help=f"graders only: a second session of the user NAME on the same "
                              f"pipe, its frames wrapped in {SECOND_SESSION_METHOD}")
     parser.add_argument("--http", metavar="[HOST:]PORT", type=http_address,
@@ -192,10 +197,32 @@ def http_address(text):
 
 def setup_wait(text):
     import argparse
-    seconds = float(text)
-    if not 0 <= seconds <= MAX_SETUP_WAIT:
+    value = seconds(text)
+    if not value <= MAX_SETUP_WAIT:
         raise argparse.ArgumentTypeError(f"between 0 and {MAX_SETUP_WAIT:g} seconds")
-    return seconds
+    return value
+
+
+def seconds(text):
+    """A number of seconds: finite and not negative."""
+    import argparse
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds (finite, at least 0): "
+                                         f"{text!r}")
+    return value
+
+
+def name(text):
+    """A user's name: visible text, not empty."""
+    import argparse
+    if not text.strip() or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"a user's name is visible text, not {text!r}")
+    return text
 
 
 def serve(args):
@@ -223,18 +250,31 @@ def serve(args):
     if solution is not None:
         for file, problem in solution.errors.items():
             log(f"solution {file} not loaded: {problem}")
+    trace = None
+    if args.trace:
+        try:
+            trace = open(args.trace, "ab", buffering=0)
+        except OSError as exc:
+            log(f"--trace {args.trace}: {exc.strerror}")
+            return 2
     server = NotesServer(config, solution, log=log)
     if args.spent_states:
         import spent_states
-        server.states = spent_states.SpentStates(server.states, args.spent_states)
-    signal.signal(signal.SIGTERM, stop)  # a clean stop: a write in progress removes its copy
+        try:
+            shared = spent_states.open_store(args.spent_states)
+        except spent_states.StoreUnavailable as exc:
+            log(str(exc))
+            return 2
+        server.states = spent_states.SpentStates(server.states, shared)
+    for signum in STOP_SIGNALS:  # a clean stop: a write in progress removes its copy
+        signal.signal(signum, stop)
     if args.http:
-        return serve_http(server, args, log)
+        return serve_http(server, args, log, trace)
     log(f"ready on stdio (simulated SDK {config.sdk_version or 'unknown'}, "
         f"--root {args.root or 'none'})")
     lines, write = wire.read_lines(sys.stdin.buffer), wire_out.write
-    if args.trace:
-        lines, write = wire.traced(lines, write, open(args.trace, "ab", buffering=0))
+    if trace is not None:
+        lines, write = wire.traced(lines, write, trace)
     try:
         transport.serve_stdio(server, lines, lambda data: (write(data), wire_out.flush()))
     except KeyboardInterrupt:
@@ -242,26 +282,31 @@ def serve(args):
     except Terminated as stopped:
         return 128 + stopped.signum
     finally:
+        store.stop_writes()
         server.close()
-        store.remove_temporaries()
     return 0
 
 
-def serve_http(server, args, log):
+def serve_http(server, args, log, trace=None):
     """`serve --http`: Streamable HTTP until SIGINT or SIGTERM (streamable_http.py)."""
+    import ipaddress
+
     import streamable_http
     if args.second_user:
         log("--second-user is for the stdio pipe only")
         return 2
     host, port = args.http
-    trace = open(args.trace, "ab", buffering=0) if args.trace else None
 
     def ready(http):
         def stop_soon(signum, frame):  # the stop happens between two turns of the server loop
+            store.stop_writes()  # at once: a write in another thread names no copy from now on
             http.stop_soon(KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum))
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, *STOP_SIGNALS):
             signal.signal(signum, stop_soon)
-        loopback = host in ("127.0.0.1", "::1")
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
         log(f"ready on {http.url} (simulated SDK {server.config.sdk_version or 'unknown'}, "
             f"--root {args.root or 'none'})" + ("" if loopback else
                                                "; WARNING: not loopback, and no authentication"))
@@ -277,16 +322,24 @@ def serve_http(server, args, log):
         log(f"--http {host}:{port}: {exc}")
         return 2
     finally:
+        store.stop_writes()
         server.close()
-        store.remove_temporaries()
         if trace is not None:
             trace.close()
     return 0
 
 
+# Every signal whose default would end the process and that a process can catch (SIGINT is
+# Ctrl-C, KeyboardInterrupt): each stops the server cleanly, exit status 128 + its number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in (
+    "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+    "SIGXCPU", "SIGIO", "SIGPWR") if hasattr(signal, name))
+
+
 class Terminated(BaseException):
-    """SIGTERM, unwinding like Ctrl-C through every `finally` on the way out. Not a SystemExit:
-    the session core turns a tool's SystemExit into a tool error and goes on."""
+    """A stopping signal (SIGTERM...), unwinding like Ctrl-C through every `finally` on the way
+    out. Not a SystemExit: the session core turns a tool's SystemExit into a tool error and
+    goes on."""
 
     def __init__(self, signum):
         super().__init__(signum)
@@ -294,9 +347,9 @@ class Terminated(BaseException):
 
 
 def stop(signum, frame):
-    """SIGTERM: remove the copies of writes in progress (while their folders are still open),
-    then leave (Terminated)."""
-    store.remove_temporaries()
+    """A stopping signal: no write names a copy any more and those named are removed (while
+    their folders are still open), then leave (Terminated)."""
+    store.stop_writes()
     raise Terminated(signum)
 
 

@@ -19,11 +19,12 @@ opened at most once). `States` is the server's side: it builds the binding, asks
 turns whatever goes wrong (an exception, a token that is not text) into StateError.
 
 `Sealer` is the server's own, used when no solution brings one: HMAC-SHA256 over the payload,
-bound to the tool, the arguments' digest and an expiry, read back only in its exact encoding.
-Deliberately no more than that (notebook 6 shows each gap live): it is signed, not encrypted
-(anyone can read the answers and the notes found), it is not bound to the principal (the
-lesson's server has one local user; a sealer that binds it gets each session's user), and
-it does not stop replays (a state opens again until it expires).
+bound to the tool, the arguments' digest, the principal and an expiry, read back only in its
+exact encoding (a fleet's replicas share a key, and may serve different users: a state sealed
+for one user never opens for another). Deliberately no more than that (notebook 6 shows each
+gap live): it is signed, not encrypted (anyone can read the answers and the notes found), and
+it does not stop replays (a state opens again until it expires; `serve --spent-states` keeps
+the one-time ones spent across a fleet, spent_states.py).
 `ServerKey` is random at every start (a restart invalidates every outstanding state, which is
 safe) unless a fleet of workers shares one (`serve --state-key`).
 """
@@ -128,18 +129,19 @@ def _unb64(text):
 
 class Sealer:
     """The server's own sealer: signed with HMAC-SHA256 and bound to the tool, the arguments'
-    digest and an expiry (see the module docstring for what it deliberately does not do)."""
+    digest, the principal and an expiry (see the module docstring for what it deliberately
+    does not do)."""
 
     def seal(self, payload: dict[str, Any], binding: Binding) -> str:
-        body = {"tool": binding.tool, "args": binding.arguments,
+        body = {"tool": binding.tool, "args": binding.arguments, "sub": binding.principal,
                 "exp": binding.expires_at, "data": payload}  # exact: a state lives its whole ttl
         raw = json.dumps(body, separators=(",", ":")).encode()
         tag = hmac.new(binding.key, raw, hashlib.sha256).digest()
         return f"v1.{_b64(raw)}.{_b64(tag)}"
 
     def open(self, token: str, binding: Binding) -> dict[str, Any]:
-        """The payload sealed for exactly
- this tool and these arguments, or StateError."""
+        """The payload sealed for exactly this tool, these arguments and this principal, or
+        StateError."""
         try:
             version, raw_b64, tag_b64 = token.split(".")
             raw, tag = _unb64(raw_b64), _unb64(tag_b64)
@@ -153,6 +155,8 @@ class Sealer:
             raise StateError("expired")
         if body["tool"] != binding.tool or body["args"] != binding.arguments:
             raise StateError("bound to another request")
+        if body.get("sub") != binding.principal:
+            raise StateError("bound to another user")
         return body["data"]
 
 

@@ -195,33 +195,47 @@ class Stateless(Revision):
         if not isinstance(responses, dict):
             raise wire.RpcError(wire.INVALID_PARAMS, "inputResponses must be an object")
         saved = {"answers": {}, "asked": {}, "memos": {}}
-        server = calls.server
+        server, session = calls.server, calls.session
         if "requestState" in params:
             try:
-                saved = server.states.open(params["requestState"], server.tools[call.name],
-                                           call.arguments, calls.session.user)
+                token = _unprefixed(params["requestState"], session.client)
+                saved = server.states.open(token, server.tools[call.name], call.arguments,
+                                           session.user)
                 if not _restorable(saved):
                     raise StateError("the sealer gave back something this server never sealed")
+                if session.client is not None and saved.get("client") != session.client:
+                    raise StateError("sealed for another client")
             except StateError as exc:
                 server.log(f"refused requestState: {exc}")
                 raise wire.RpcError(wire.INVALID_PARAMS, "Invalid or expired requestState",
                                     {"reason": "invalid_request_state"}) from None
         call.asked, call.memos = saved["asked"], saved["memos"]
+        pins = saved.get("pins", {})  # what this call's roots named: checked again here,
+        session.pins.update(pins)     # on whichever replica or client space serves it
+        call.pin_keys = set(pins)
         pending = saved.get("pending", [])  # only the questions of the last round may be
         call.answers = {**saved["answers"], **{k: v for k, v in responses.items()  # answered
                                                if k in pending}}  # anything else is ignored
 
     def ask(self, calls, call, need):
         """End this round with the questions and the state sealed for the retry."""
-        server = calls.server
+        server, session = calls.server, calls.session
+        payload = {"answers": call.answers, "asked": call.asked, "memos": call.memos,
+                   "pending": list(need.requests)}
+        pins = {key: session.pins[key] for key in sorted(call.pin_keys) if key in session.pins}
+        if pins:
+            payload["pins"] = pins
+        if session.client is not None:
+            payload["client"] = session.client
         try:
-            state = server.states.seal(server.tools[call.name], call.arguments, {
-                "answers": call.answers, "asked": call.asked, "memos": call.memos,
-                "pending": list(need.requests)}, calls.session.user)
+            state = server.states.seal(server.tools[call.name], call.arguments, payload,
+                                       session.user)
         except StateError as exc:
             server.log(f"tool {call.name}: could not seal its requestState ({exc})")
             calls.answer(call, error_result(NOT_SEALED.format(name=call.name)))
             return
+        if session.client is not None:  # which client's it is, readable by the transport
+            state = f"{session.client}{CLIENT_MARK}{state}"
         calls.answer(call, {"inputRequests": need.requests, "requestState": state},
                      "input_required")
 
@@ -242,7 +256,9 @@ class Stateless(Revision):
         config = ctx.server.config
 
         def accept(roots):
-            return ctx.accepted(usable(roots).open(ctx.session.pins))
+            opened = usable(roots).open(ctx.session.pins)
+            ctx.call.pin_keys.update(opened.pin_keys())
+            return ctx.accepted(opened)
 
         def configured():
             roots = config.configured_roots()
@@ -274,4 +290,26 @@ def _restorable(saved):
     return isinstance(saved, dict) and all(isinstance(saved.get(key), dict)
                                            for key in ("answers", "asked", "memos")) \
         and isinstance(saved.get("pending", []), list) \
-        and all(isinstance(key, str) for key in saved.get("pending", []))
+        and all(isinstance(key, str) for key in saved.get("pending", [])) \
+        and isinstance(saved.get("pins", {}), dict) \
+        and all(isinstance(key, str) and _pin(pin) for key, pin in saved.get("pins", {}).items())
+
+
+def _pin(pin):
+    """A pin as roots.py keeps one: [real path, device, inode] (device and inode None while
+    the folder was not there yet)."""
+    return isinstance(pin, list) and len(pin) == 3 and isinstance(pin[0], str) and (
+        pin[1:] == [None, None] or all(isinstance(n, int) and not isinstance(n, bool)
+                                       for n in pin[1:]))
+
+
+CLIENT_MARK = "~"  # over HTTP at 2026-07-28, a requestState is `<client>~<sealed token>`
+
+
+def _unprefixed(token, client):
+    """The sealed token of a state this client (None: no client space) was given."""
+    if client is None:
+        return token
+    if not isinstance(token, str) or not token.startswith(client + CLIENT_MARK):
+        raise StateError("not this client's state")
+    return token[len(client) + len(CLIENT_MARK):]

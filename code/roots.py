@@ -222,6 +222,11 @@ class RootSet:
         return ", ".join(r.uri for r in self.roots) or "(ninguna)"
 
     # -- the folders, held open (the server's side) --------------------------------------------
+    def pin_keys(self) -> list[str]:
+        """The keys of this set's roots in a session's pins (what a 2026-07-28 state carries
+        of them, so that its retry checks the same folders wherever it is served)."""
+        return [_pin_key(root) for root in self.roots]
+
     def open(self, pins: dict[str, list[Any]] | None = None) -> RootSet:
         """Accept these roots: open every root folder now. Returns the RootSet itself.
 

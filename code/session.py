@@ -56,14 +56,16 @@ INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo t
 class Session:
     """One client. `receive(line)` for each incoming frame; `close()` at the end."""
 
-    def __init__(self, server, send, clock, user=None):
+    def __init__(self, server, send, clock, user=None, client=None):
         self.server = server
         self.config = server.config
         self.send = send
         self.clock = clock
         self.id = secrets.token_hex(8)
         self.user = user or self.config.subject  # who uses this connection (ctx.user)
-        self.handles = Handles()
+        self.client = client  # over HTTP at 2026-07-28: the client's name (streamable_http.py),
+        #                       in its handle ids and bound into its requestStates
+        self.handles = Handles(f".{client}" if client else "")
         self.protocol_version = None       # negotiated by initialize (2025 revisions)
         self.client_capabilities = {}
         self.initialized = False
@@ -83,6 +85,11 @@ class Session:
         """Handle one incoming frame (bytes or str, with or without its newline). Never raises."""
         if line.strip():
             self._enter("frame", self._on_frame, line)
+
+    def deliver(self, msg):
+        """Handle one frame a driver already read with wire.parse (to route it), without
+        parsing it again: a frame is parsed once. Never raises."""
+        self._enter("frame", self._on_message, msg)
 
     def later(self, seconds, fn, what="timer"):
         """`clock.call_later` for the core: the callback comes back in through `_enter`."""
@@ -127,6 +134,9 @@ class Session:
         except wire.RpcError as err:
             self.send(wire.error_response(err.msg_id, err))
             return
+        self._on_message(msg)
+
+    def _on_message(self, msg):
         if msg["kind"] == "response":
             self._on_response(msg)
         elif msg["kind"] == "notification":

@@ -262,6 +262,8 @@ class HttpPage:
     a server that never sends a URL pays for a socket and an idle thread, nothing more.
     The thread sleeps on the listening socket and on a wake-up pair of sockets, so `close()`
     returns at once on every platform (no polling, no serve_forever() poll interval to wait).
+    From the first browser on, that thread is the front of http_front.py: it reads every
+    browser's requests without a thread each, so slow clients cannot hold the page's slots.
     """
 
     def __init__(self, page, host="127.0.0.1", log=None, exposure=None):
@@ -272,7 +274,7 @@ class HttpPage:
         self.loopback = f"http://{host}:{port}"
         self.base = page.base = exposure.base(port) if exposure else self.loopback
         self._wake, self._waker = socket.socketpair()
-        self._closed = False
+        self._closed, self._front, self._lock = False, None, threading.Lock()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -281,31 +283,39 @@ class HttpPage:
 
     def _serve(self):
         import selectors
-        httpd = None
         with selectors.DefaultSelector() as ready:
             ready.register(self._socket, selectors.EVENT_READ)
             ready.register(self._wake, selectors.EVENT_READ)
-            while True:
-                ready.select()  # a browser connects, or close() wakes us
-                if self._closed:
-                    return
-                if httpd is None:  # the first browser: load the HTTP machinery now
-                    try:
-                        httpd = _http_server(self.page, self._socket, self.log,
-                                             self.loopback, self.exposure)
-                    except Exception as exc:  # e.g. http.server cannot be imported here
-                        self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
-                        self._socket.close()  # browsers are refused at once, not left waiting
-                        return
-                httpd.handle_request()  # accepts the waiting browser; its own thread answers
+            ready.select()  # a browser connects, or close() wakes us
+        if self._closed:
+            return
+        try:  # the first browser: load the HTTP machinery now
+            front = _http_front(self.page, self._socket, self.log, self.loopback,
+                                 self.exposure)
+        except Exception as exc:  # e.g. http.server cannot be imported here
+            self.log(f"setup page: cannot serve HTTP ({type(exc).__name__}: {exc})")
+            self._socket.close()  # browsers are refused at once, not left waiting
+            return
+        with self._lock:
+            closing = self._closed
+            self._front = None if closing else front
+        if closing:  # close() came while the machinery loaded
+            front.close()
+            return
+        front.serve_forever()
 
     def close(self):
-        self._closed = True
+        with self._lock:
+            self._closed, front = True, self._front
+        if front is not None:
+            front.stop()
         try:
             self._waker.send(b"\0")
         except OSError:
             pass
         self._thread.join(timeout=5)
+        if front is not None:
+            front.close()  # its connections and the listening socket
         for sock in (self._socket, self._wake, self._waker):
             sock.close()
 
@@ -316,23 +326,26 @@ def serve_http(page, host="127.0.0.1", log=None, exposure=None):
     return HttpPage(page, host, log, exposure)
 
 
-def _http_server(page, listening, log, loopback=None, exposure=None):
-    """An http.server around an already listening socket, answering with `page.handle`.
+def _http_front(page, listening, log, loopback=None, exposure=None):
+    """The page served on an already listening socket: an http_front.Front that reads every
+    browser's requests without a thread each, and a thread for each request read in full,
+    answering with `page.handle`.
 
     It checks who is asking before anything else: the Host must be the address this server
     handed out (`page.base`), so a name rebound to 127.0.0.1 by another site gets 421 and
     never a page (nor its nonce); a POST from another site (its Origin, or Sec-Fetch-Site)
     gets 403, on every route (the provider's consent page included). Every answer, errors
     and 501s included, carries HEADERS and no Server header; a request line that cannot be
-    read (malformed, too long) gets its 4xx page. At most MAX_CONNECTIONS are served at once
-    (more are closed at once, without a thread) and a connection idle for IDLE_SECONDS is
-    dropped.
+    read (malformed, too long) gets its 4xx page. Slow browsers hold no thread (FRONT: its
+    connections, each head and body with a deadline, an idle one closed), at most HANDLERS
+    requests are answered at once, and whatever is refused gets a page saying why (503 with
+    `Retry-After` when the page is busy), never a connection closed without a word.
 
     With an `exposure` (see Exposure) the page is also reached at its public base, through a
     proxy: that base's host is accepted too (and, for a POST, its origin), a path outside the
     secret prefix is 404 before anything else, and a request the exposure's `check` refuses
     gets 403 with nothing of the page in it. The log never shows the prefix."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import http_front
 
     public = urlsplit(page.base)
     hosts = {public.netloc.lower()}
@@ -341,10 +354,9 @@ def _http_server(page, listening, log, loopback=None, exposure=None):
         hosts.add(urlsplit(loopback).netloc.lower())
         origins.add(loopback.lower())
     prefix = exposure.prefix if exposure else ""
-    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+    slots, workers = threading.BoundedSemaphore(HANDLERS), http_front.Workers("setup-page")
 
-    class Handler(BaseHTTPRequestHandler):
-        timeout = IDLE_SECONDS  # per read: a connection that sends nothing is dropped
+    class Handler(http_front.Prefetched):
         default_request_version = "HTTP/1.0"  # an unreadable request line still gets a status
 
         def do_GET(self):
@@ -354,14 +366,10 @@ def _http_server(page, listening, log, loopback=None, exposure=None):
             refused = self._refusal()
             if refused:
                 return self._reply(refused)
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                length = -1
-            if not 0 <= length <= MAX_BODY:
+            if len(self.body) > MAX_BODY:
                 return self._reply(PageResponse(413, "Demasiado grande",
                                                 "<p>Petición demasiado grande.</p>"))
-            body = self.rfile.read(length).decode("utf-8", "replace")
+            body = bytes(self.body).decode("utf-8", "replace")
             self._reply(page.handle("POST", self._target(), body))
 
         def _target(self):
@@ -421,29 +429,54 @@ def _http_server(page, listening, log, loopback=None, exposure=None):
         def log_message(self, fmt, *args):
             log("setup page: " + (fmt % args)[:300])
 
-    class Server(ThreadingHTTPServer):
-        def process_request(self, request, client_address):
-            if not slots.acquire(blocking=False):  # busy: refused at once, no thread
-                self.shutdown_request(request)
-                return
-            super().process_request(request, client_address)
+    def render(status, reason):
+        """A page the front (or the admission) answers itself, saying why."""
+        title = BUSY_TITLE if status == 503 else ERRORS.get(status, "Error")
+        text = BUSY_TEXT if status == 503 else f"{title}. No se hizo nada."
+        html_body = f'<p id="result">{html.escape(text)}</p>'
+        body = page.render(status, title, html_body).encode()
+        log(f"setup page: answered {status} itself: {reason}")
+        return http_front.refusal(status, body, HEADERS[0][1], HEADERS[1:])
 
-        def process_request_thread(self, request, client_address):
+    def answer(connection):
+        """A thread for a request read in full, or a 503 page at once."""
+        if not slots.acquire(blocking=False):
+            front.release(connection)
             try:
-                super().process_request_thread(request, client_address)
-            finally:
-                slots.release()
+                connection.sock.sendall(render(503, "every handler is busy"))
+            except OSError:
+                pass
+            http_front._close(connection.sock, graceful=True)
+            return
+        try:
+            workers.run(run, connection)
+        except RuntimeError:  # no thread to be had now
+            slots.release()
+            front.finished(connection, False)
 
-    httpd = Server(listening.getsockname(), Handler, bind_and_activate=False)
-    httpd.socket.close()
-    httpd.socket, httpd.daemon_threads = listening, True
-    httpd.timeout = 0  # handle_request() runs when a browser is already waiting: never block
-    return httpd
+    def run(connection):
+        keep = False
+        try:
+            connection.sock.settimeout(WRITE_SECONDS)
+            keep = Handler(connection, front).run()
+        finally:
+            slots.release()
+            front.finished(connection, keep)
+
+    front = http_front.Front(listening, answer, render, http_front.Limits(**FRONT), log)
+    return front
 
 
-MAX_CONNECTIONS = 16   # connections served at once; more are closed without a thread
-IDLE_SECONDS = 10.0    # a connection that sends nothing for this long is dropped
+HANDLERS = 16          # requests answered at once; more get a 503 page at once
+WRITE_SECONDS = 10.0   # a browser that takes longer to read its page is dropped
+FRONT = {"connections": 64, "head_bytes": 16 * 1024, "head_seconds": 10.0,  # http_front
+         "body_bytes": MAX_BODY, "body_seconds": 10.0, "buffered_bytes": 1024 * 1024,
+         "idle_seconds": 10.0}
+BUSY_TITLE = "Página ocupada"
+BUSY_TEXT = ("La página está atendiendo a muchas conexiones a la vez. Espera un momento y "
+             "vuelve a cargarla: tu enlace sigue valiendo. No se hizo nada.")
 ERRORS = {400: "Petición mal formada", 408: "Petición demasiado lenta",
+          411: "Falta el tamaño del cuerpo", 413: "Demasiado grande",
           414: "Dirección demasiado larga", 431: "Cabeceras demasiado grandes",
           501: "Método no admitido", 505: "Versión de HTTP no admitida"}
 # Referrer-Policy same-origin, not no-referrer: a page's URL (its nonce, a state) never

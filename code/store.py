@@ -7,9 +7,10 @@ again (`recheck`), `delete`, `archive` and writing (`write_note`) reach the one 
 on through place.Place, the same walk the handles use (handles.py). So what is checked is
 what is acted on: a folder renamed and replaced by a link while a form was open leads nowhere,
 and a note is acted on only if it is still the same file (device, inode and id) that was
-listed. Writes go to a temporary file in the same folder and are renamed over the target, so a
-note is never half-written; deletes are one unlink; archiving is one rename into the root's
-`.archive/` folder that refuses to overwrite.
+listed. Writes go to a temporary file in the same folder (unnamed until the rename, where the
+system allows it) and are renamed over the target, so a note is never half-written; deletes
+are one unlink; archiving is one rename into the root's `.archive/` folder that refuses to
+overwrite.
 
 Listing is honest about what it leaves out (`skipped`): names that are not UTF-8, links (never
 followed), a title too long for the header (never shown cut), and every file of an id that
@@ -27,15 +28,16 @@ Deliberate simplifications: notes are found by walking the roots on every listin
 file; a file is parsed again only when its inode, size or mtime changed); between the last
 identity check and the unlink or rename of one name inside a held folder, another program
 writing in that same folder could still swap that one name (no portable call acts on a name
-only if it is a given inode); a temporary file is removed when the write fails or the server is
-told to stop (SIGTERM), not at start, since no name alone proves it was ours (where signals
-cannot be held off, a SIGTERM in the instant between creating it and recording it leaves it).
+only if it is a given inode); a named temporary file is removed when the write fails or the
+server is told to stop (`stop_writes`, on any signal that stops it), not at start, since no
+name alone proves it was ours: so a SIGKILL, which nothing can catch, leaves one only in the
+instant between naming the copy and renaming it (Linux), or during the whole write elsewhere.
 """
 
 import os
 import secrets
-import signal
 import stat
+import threading
 
 from dirfd import Folder
 from handles import MAX_OPEN_HANDLES, MAX_READ_BYTES, MAX_REVOKED_KEPT, Handle, Handles
@@ -68,7 +70,7 @@ __all__ = [
     "OUT_OF_DESCRIPTORS", "SUFFIX", "TEMP_PREFIX", "TITLE_CUT", "Folder", "Handle", "Handles",
     "Note", "StoreError", "archive", "as_note", "delete", "derived_id", "file_of", "note_from",
     "parse_header", "printable", "read_note", "recheck", "remove_temporaries", "render", "scan",
-    "valid_date", "write_atomic", "write_note"]
+    "stop_writes", "valid_date", "write_atomic", "write_note"]
 
 ARCHIVE_DIR = ".archive"
 TEMP_PREFIX = ".tmp-notas-"    # only this server makes names like this (hidden: never listed)
@@ -283,11 +285,21 @@ def write_atomic(path, text):
         _write_in(folder, os.path.basename(path), text)
 
 
-_temporaries = set()  # (Folder, name) of each temporary file of a write in progress
+_temporaries = set()  # (Folder, name) of each named temporary file of a write in progress
+_temporaries_lock = threading.RLock()  # guards them and `_stopped` (RLock: a signal handler
+#                                        may run in a thread that holds it)
+_stopped = False  # stop_writes() ran: no write gives a temporary file a name any more
+STOPPING = "el servidor se está deteniendo: no escribí nada"
 
 
 def _write_in(folder, name, text):
-    """Write `text` as `name` in `folder` through a temporary file; the new file's stat."""
+    """Write `text` as `name` in `folder` through a temporary file; the new file's stat.
+
+    The copy is written and synced while it has no name, where the system allows it (Linux:
+    O_TMPFILE), and is named only for the rename over `name`; elsewhere it is named from the
+    start. A name is recorded as ours before it exists, under the same lock `stop_writes`
+    takes: whichever comes first, that stop or this name, no temporary file outlives a stop,
+    from any thread, at any point (a signal's handler included)."""
     try:
         st = folder.lstat(name)
     except FileNotFoundError:
@@ -297,45 +309,43 @@ def _write_in(folder, name, text):
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise StoreError("el destino no es un archivo normal")
     temporary = f"{TEMP_PREFIX}{secrets.token_hex(8)}{SUFFIX}"
-    ours = (folder, temporary)
+    fd = None
     try:
-        fd = _create_ours(folder, temporary)
-    except OSError as exc:
-        raise StoreError(f"no pude escribir en la carpeta: {exc.strerror}") from None
-    try:
+        fd = folder.create_unnamed()
+        unnamed = fd is not None
+        if not unnamed:
+            fd = _named(folder, temporary, folder.create_new)
         try:
-            data = text.encode("utf-8")
+            data = memoryview(text.encode("utf-8"))  # what is left, never copied
             while data:
                 data = data[os.write(fd, data):]
             os.fsync(fd)
+            if unnamed:
+                _named(folder, temporary, lambda name: folder.name_file(fd, name))
         finally:
             os.close(fd)
         folder.rename(temporary, folder, name)
-        written = folder.lstat(name)  # after the rename, which changes the inode's ctime
+        return folder.lstat(name)  # after the rename, which changes the inode's ctime
     except BaseException:
-        _remove(folder, temporary)
+        _remove_ours(folder, temporary)
         raise
     finally:
-        _temporaries.discard(ours)
-    return written
+        with _temporaries_lock:
+            _temporaries.discard((folder, temporary))
 
 
-def _create_ours(folder, name):
-    """Create the temporary file `name` and record it as ours in one step: SIGTERM, whose
-    handler removes every recorded copy (main.py), is held off in between where the system can
-    (POSIX, the main thread's mask); elsewhere a stop in that instant can leave one empty copy."""
-    hold = getattr(signal, "pthread_sigmask", None)
-    try:
-        held = hold(signal.SIG_BLOCK, {signal.SIGTERM}) if hold else None
-    except Exception:  # a platform that has the call but not the masks (e.g. in a browser)
-        held = None
-    try:
-        fd = folder.create_new(name)
+def _named(folder, name, make):
+    """Record `name` as ours, then make it (`make(name)`: an O_EXCL create or a link that
+    fails when the name exists), both under the lock; StoreError once the server stops."""
+    with _temporaries_lock:
+        if _stopped:
+            raise StoreError(STOPPING)
         _temporaries.add((folder, name))
-        return fd
-    finally:
-        if held is not None:
-            hold(signal.SIG_SETMASK, held)  # a SIGTERM that came meanwhile is handled now
+        try:
+            return make(name)
+        except OSError as exc:  # nothing was made: not ours
+            _temporaries.discard((folder, name))
+            raise StoreError(f"no pude escribir en la carpeta: {exc.strerror}") from None
 
 
 def _remove(folder, name):
@@ -345,11 +355,31 @@ def _remove(folder, name):
         pass
 
 
-def remove_temporaries():
-    """Remove the temporary files of writes still in progress (the server is stopping).
+def _remove_ours(folder, name):
+    """Remove `name` if it is still recorded as ours (a failed write's copy)."""
+    with _temporaries_lock:
+        if (folder, name) in _temporaries:
+            _temporaries.discard((folder, name))
+            _remove(folder, name)
 
-    Only names this process created itself, exclusively (O_EXCL), and still owns; the write
-    that made one then fails, and leaves the note it was replacing as it was."""
-    for folder, name in list(_temporaries):
-        _temporaries.discard((folder, name))
-        _remove(folder, name)
+
+def remove_temporaries():
+    """Remove the named temporary files of writes still in progress.
+
+    Only names this process created itself (O_EXCL, or a link that fails on an existing
+    name) and still owns; the write that made one then fails, and leaves the note it was
+    replacing as it was."""
+    with _temporaries_lock:
+        for folder, name in list(_temporaries):
+            _temporaries.discard((folder, name))
+            _remove(folder, name)
+
+
+def stop_writes():
+    """The server is stopping (a signal, from any thread): from now on no write names a
+    temporary file, and those named are removed. Writes in progress fail and change
+    nothing; a copy still unnamed disappears with the process."""
+    global _stopped
+    with _temporaries_lock:
+        _stopped = True
+        remove_temporaries()

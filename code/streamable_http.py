@@ -1,10 +1,12 @@
 """Streamable HTTP: the notes server over HTTP (`serve --http HOST:PORT`), on the same core.
 
 The session core (session.py) is the one stdio uses: frames in; frames, timers and page
-completions out. This driver is its HTTP side, standard library only: `http.server` threads
-read the requests, feed each JSON-RPC body to a session under one lock (so the core is never
-entered twice at once, as on stdio) and write what the session sends back, as one JSON object
-or as a stream of Server-Sent Events (SSE). One endpoint, MCP_PATH, speaks both revisions:
+completions out. This driver is its HTTP side, standard library only: the front
+(http_front.py) reads every connection's requests on one thread; each request read in full
+runs on a thread of its own, feeds its JSON-RPC body (parsed once) to a session under one lock
+(so the core is never entered twice at once, as on stdio) and writes what the session sends
+back, as one JSON object or as a stream of Server-Sent Events (SSE). One endpoint, MCP_PATH,
+speaks both revisions:
 
 - 2025-11-25 (and 2025-06-18): sessions. An `initialize` without `Mcp-Session-Id` starts one
   (its own Session; its id goes back in that header), every later request carries the id,
@@ -16,31 +18,37 @@ or as a stream of Server-Sent Events (SSE). One endpoint, MCP_PATH, speaks both 
 - 2026-07-28: no sessions. Each POST stands alone: its `_meta` carries the version and the
   client's capabilities, and its headers must repeat the body (http_headers.py:
   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), else 400 with
-  HeaderMismatch (-32020). These requests share one stateless session, each under an id of
-  its own (clients reuse ids), and an error gets the status the revision gives it: 404 for an
-  unknown method, 400 for bad params, an unsupported version or a missing capability. Closing
-  the response stream cancels the request.
+  HeaderMismatch (-32020). What the server keeps between requests belongs to the client that
+  made it: each client has a space of its own (client_spaces.py: a cookie, or what it carries
+  back), a Session whose requests run under ids of the server's own (clients reuse ids). An
+  error gets the status the revision gives it: 404 for an unknown method, 400 for bad params,
+  an unsupported version or a missing capability. Closing the response stream cancels the
+  request.
 
 Where a frame goes: an answer to the stream of its request; anything else to the stream of
 what the session was doing when it sent it (the request being handled, or the question being
 answered; timers remember it), else to the GET stream.
 
 Safety: `Host` and `Origin` must name a loopback address or the one the server listens on
-(DNS rebinding: 403 otherwise); bodies up to wire.MAX_LINE_BYTES; at most MAX_CONNECTIONS
-connections at once (one thread each; beyond, 503), MAX_SESSIONS sessions (the least recently
-used idle one is ended to make room), MAX_QUEUED frames waiting on one stream; an idle
-connection closes after IDLE_SECONDS, an idle session after SESSION_IDLE_SECONDS. `close()`
-ends every session and every stream.
-
-Why one module over 600 lines: it is one job, the session's HTTP side, and its parts (streams,
-channels, the request handler) only make sense together; each part is a section below, and
-the header rules that stand alone already live in http_headers.py.
+(DNS rebinding: 403 otherwise); `MCP-Protocol-Version` is checked on every method. No client
+starves another, each budget on its own (beyond one, 503 with `Retry-After`):
+- reading requests: the front's (http_front.Limits: connections, a deadline for a whole head
+  and a whole body, the bodies held at once);
+- requests being answered (a thread each, streams included): at most MAX_REQUESTS, of which
+  one client (a session, a 2026-07-28 client with its cookie) holds at most PER_CLIENT;
+- GET streams: one per session (409 for a second), so at most MAX_SESSIONS;
+- sessions: MAX_SESSIONS; 2026-07-28 clients: MAX_CLIENTS. To make room the least recently
+  used one that holds nothing (no open handle, waiting call, pending flow, request being
+  answered; a GET stream alone does not count) is ended; one in use never is.
+An idle session ends after SESSION_IDLE_SECONDS, an idle 2026-07-28 client after
+CLIENT_IDLE_SECONDS; `close()` ends every session and stream.
 
 Deliberate simplifications: no authentication (listening on loopback is the protection);
 streams cannot be resumed (no event ids; `Last-Event-ID` is ignored); every connection is the
 same user (`--user`); the setup page keeps its own port (server.serve_page_http); no
 `subscriptions/listen` (the server has no list changes to announce); one lock for every
-session (the core's work per frame is short; the waiting happens outside it).
+session (the core's work per frame is short; the waiting happens outside it); a client that
+keeps no cookie is told apart only by what it carries back (client_spaces.py).
 """
 
 import itertools
@@ -48,13 +56,13 @@ import json
 import secrets
 import select
 import socket
-import sys
 import threading
 import time
 from collections import OrderedDict, deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+import client_spaces
+import http_front
 import http_headers
 import wire
 from protocol import (
@@ -69,30 +77,42 @@ from session import Session
 from transport import ThreadClock
 
 MCP_PATH = "/mcp"
-MAX_CONNECTIONS = 32          # connections served at once, one thread each
-MAX_SESSIONS = 64             # 2025-11-25 sessions alive at once
+MAX_REQUESTS = 64             # requests being answered at once (a thread each)
+PER_CLIENT = 8                # ... of which one client's
+MAX_SESSIONS = 64             # 2025-11-25 sessions alive at once (and GET streams)
+MAX_CLIENTS = 128             # 2026-07-28 client spaces alive at once
 MAX_QUEUED = 1000             # frames waiting on one stream: a client this slow is dropped
 MAX_BACKLOG = 100             # frames kept for a GET stream that is not open yet
-IDLE_SECONDS = 10.0           # an idle keep-alive connection is closed
 SESSION_IDLE_SECONDS = 1800.0  # a session nobody used for this long is ended
+CLIENT_IDLE_SECONDS = 600.0   # a 2026-07-28 client space nobody used for this long is ended
 KEEPALIVE_SECONDS = 15.0      # an SSE comment when a stream was quiet this long
+WRITE_SECONDS = 10.0          # a client that reads its answer slower than this is dropped
 CHECK_SECONDS = 0.5           # how often a waiting stream looks whether its client left
+CLOSE_WAIT = 2.0              # seconds close() waits for a running tool before it goes on
+LIMITS = http_front.Limits(connections=256, head_bytes=64 * 1024, head_seconds=10.0,
+                           body_bytes=wire.MAX_LINE_BYTES, body_seconds=30.0,
+                           buffered_bytes=64 * 1024 * 1024, idle_seconds=10.0)
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 STATUS_OF_ERROR = {  # 2026-07-28: the HTTP status of a JSON-RPC error (others: 200)
     wire.METHOD_NOT_FOUND: 404, wire.INVALID_PARAMS: 400, wire.INVALID_REQUEST: 400,
     wire.PARSE_ERROR: 400, HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400}
-BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n"
-        b"Connection: close\r\n\r\n")
 
 
 class Refused(Exception):
-    """A request this transport answers itself: its HTTP status and the JSON-RPC error."""
+    """A request this transport answers itself: its HTTP status and the JSON-RPC error (and
+    `Retry-After` for a 503: try again in a moment)."""
 
     def __init__(self, status, code, message, msg_id=None):
         super().__init__(message)
         self.status, self.error, self.msg_id = status, wire.RpcError(code, message), msg_id
+        self.headers = [("Retry-After", "1")] if status == 503 else []
+
+
+def busy(reason, msg_id=None):
+    return Refused(503, wire.INTERNAL_ERROR, f"Servidor ocupado: {reason}. Vuelve a "
+                   "intentarlo en un momento.", msg_id)
 
 
 # -- streams ------------------------------------------------------------------------------------
@@ -145,8 +165,11 @@ class Stream:
 class Channel:
     """One Session seen from HTTP: where each frame it sends goes.
 
-    `stateless` is the shared session of the 2026-07-28 requests, whose ids are this driver's
-    own; the others are 2025-11-25 sessions, one per `Mcp-Session-Id`."""
+    A `stateless` one is a 2026-07-28 client's space (client_spaces.py), named after the
+    client, whose requests run under this driver's own ids; the others are 2025-11-25
+    sessions, one per `Mcp-Session-Id`."""
+
+    claimed = False  # a 2026-07-28 space: its client showed its cookie (client_spaces.py)
 
     def __init__(self, http, name, stateless=False):
         self.http, self.name, self.stateless = http, name, stateless
@@ -157,7 +180,17 @@ class Channel:
         self.listener = None     # 2025: the GET stream
         self.backlog = deque()   # 2025: frames for a GET stream not opened yet
         self.last_used = time.monotonic()
-        self.session = Session(http.server, self._route, ContextClock(self, http.clock))
+        self.session = Session(http.server, self._route, ContextClock(self, http.clock),
+                               client=name if stateless else None)
+
+    def in_use(self):
+        """Does this session hold something its client would lose (under the core lock): an
+        open handle, a call waiting (for a form, the roots or the setup page), a flow it
+        started that is still pending, a request being answered? A GET stream alone does
+        not count: its client opens it again."""
+        session = self.session
+        return bool(self.waiting or session.calls or session.handles.live()
+                    or self.http.server.flows.pending_for(session.id))
 
     def enter(self, stream, fn):
         """Run `fn` (a way into the session) with `stream` as its context, under the core lock."""
@@ -168,19 +201,23 @@ class Channel:
             finally:
                 self.context = before
 
-    def busy(self):
-        """Does some HTTP response still wait on this session?"""
-        return any(not s.closed for s in (self.listener, *self.waiting.values()) if s)
+    def answering(self):
+        """Is a request of this session being answered (a POST's stream still open)?"""
+        return any(not s.closed for s in self.waiting.values())
 
     def end(self):
         """The session is over (DELETE, idle, shutdown): close it and every stream."""
         with self.http.lock:
             self.session.close()
-            for stream in (self.listener, *self.waiting.values(), *self.asked.values()):
-                if stream is not None:
-                    stream.end()
+            self.end_streams()
             self.waiting.clear()
             self.asked.clear()
+
+    def end_streams(self):
+        """End every stream of this session (each has a lock of its own)."""
+        for stream in (self.listener, *self.waiting.values(), *self.asked.values()):
+            if stream is not None:
+                stream.end()
 
     # -- frames out (the session's `send`, under the core lock) ---------------------------------
     def _route(self, frame):
@@ -269,61 +306,163 @@ def _meta(msg):
 
 
 # -- the server ---------------------------------------------------------------------------------
+class Slots:
+    """Requests being answered at once: at most `total`, and `per_client` of one client (a
+    client None is counted in the total only). Any thread."""
+
+    def __init__(self, total, per_client):
+        self.total, self.per_client = total, per_client
+        self.held, self.by_client = 0, {}
+        self._lock = threading.Lock()
+
+    def take(self, client):
+        """A Slot of `client`'s, or None when there is no room for it."""
+        with self._lock:
+            mine = self.by_client.get(client, 0)
+            if self.held >= self.total or (client is not None and mine >= self.per_client):
+                return None
+            self.held += 1
+            if client is not None:
+                self.by_client[client] = mine + 1
+            return Slot(self, client)
+
+    def _give(self, client):
+        with self._lock:
+            self.held -= 1
+            if client is not None:
+                left = self.by_client.pop(client) - 1
+                if left:
+                    self.by_client[client] = left
+
+
+class Slot:
+    """One request's place in its Slots; `give()` gives it back, once, however often it is
+    called (an exception may reach both places that give it back)."""
+
+    def __init__(self, slots, client):
+        self.slots, self.client, self._given = slots, client, threading.Lock()
+
+    def give(self):
+        if self._given.acquire(blocking=False):
+            self.slots._give(self.client)
+
+
 class StreamableHttp:
     """`server` (a NotesServer) on HOST:PORT at MCP_PATH; `serve_forever()` until `close()`."""
 
-    def __init__(self, server, host="127.0.0.1", port=0, log=None, trace=None):
+    def __init__(self, server, host="127.0.0.1", port=0, log=None, trace=None, limits=LIMITS):
         self.server, self.log = server, log or (lambda text: None)
         self.lock = threading.RLock()
         self.clock = ThreadClock(self.lock, log=self.log)
         self.sessions = OrderedDict()  # Mcp-Session-Id -> Channel, least recently used first
-        self._stateless = None
+        self.clients = client_spaces.Spaces(
+            lambda name: Channel(self, name, stateless=True), MAX_CLIENTS, CLIENT_IDLE_SECONDS,
+            log=self.log)
+        self.requests = Slots(MAX_REQUESTS, PER_CLIENT)
+        self.workers = http_front.Workers("mcp-http")
+        self.listeners = Slots(2 * MAX_SESSIONS, 2)  # a GET stream a session (and one ending)
         self._ids = itertools.count(1)
         self._trace, self._trace_lock = trace, threading.Lock()
         self._closed = False
-        self.httpd = _Server(host, port, _handler(self), self.log)
-        self.host, self.port = host, self.httpd.server_address[1]
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listening = socket.create_server((host, port), family=family, backlog=128)
+        self.front = http_front.Front(listening, self._dispatch, self._render, limits,
+                                      self.log)
+        self.host, self.port = host, listening.getsockname()[1]
         self.hosts = {*LOOPBACK, host.strip("[]").lower()}
         self.url = f"http://{'[' + host + ']' if ':' in host else host}:{self.port}{MCP_PATH}"
-        self.clock.call_later(SESSION_IDLE_SECONDS / 10, self._reap)
+        self.clock.call_later(min(SESSION_IDLE_SECONDS, CLIENT_IDLE_SECONDS) / 10, self._reap)
 
     def serve_forever(self):
-        self.httpd.serving = True
-        self.httpd.serve_forever(poll_interval=0.2)
+        self.front.serve_forever(poll=0.2)
 
     def stop_soon(self, exception):
         """For a signal handler: `serve_forever` raises `exception` at its next turn (within
-        0.2 s), never in the middle of accepting a connection or starting its thread, where
-        an exception raised by the handler itself could be lost or leave a slot taken."""
-        self.httpd.stop_with = exception
+        0.2 s), between two connections' events, never in the middle of one."""
+        self.front.stop_with = exception
 
     def close(self):
-        """End every session and stream, stop listening and stop the clock."""
+        """End every session and stream, stop listening and stop the clock. A tool still
+        running after CLOSE_WAIT seconds (it holds the core) is not waited for: the streams
+        end without it, and its session is left to the process's end."""
         if self._closed:
             return
         self._closed = True
-        with self.lock:
-            channels = list(self.sessions.values()) + [self._stateless] * bool(self._stateless)
+        self.front.close()
+        held = self.lock.acquire(timeout=CLOSE_WAIT)
+        try:
+            channels = [*self.sessions.values(), *self.clients.table.values()]
             self.sessions.clear()
-        for channel in channels:
-            channel.end()
-        self.httpd.shutdown_socket()
+            self.clients.table.clear()
+            if not held:
+                self.log(f"a tool still runs after {CLOSE_WAIT:g} s: stopping without it")
+            for channel in channels:
+                channel.end() if held else channel.end_streams()
+        finally:
+            if held:
+                self.lock.release()
         self.clock.stop()
 
-    # -- sessions ------------------------------------------------------------------------------
-    def stateless(self):
-        with self.lock:
-            if self._stateless is None:
-                self._stateless = Channel(self, STATELESS_VERSION, stateless=True)
-            return self._stateless
+    # -- admission: each request read in full gets a thread, or 503 --------------------------
+    def _dispatch(self, connection):
+        """On the front's thread: a thread for this request if its budget has room (a GET
+        stream: one per session; anything else: MAX_REQUESTS, PER_CLIENT for one client),
+        else 503 at once."""
+        headers = connection.headers
+        client = headers.get("Mcp-Session-Id") or client_spaces.cookie(headers)
+        slots = self.listeners if connection.method == "GET" else self.requests
+        slot = None if self._closed else slots.take(client)
+        if slot is None:
+            self.front.release(connection)
+            try:
+                connection.sock.sendall(self._render(503, "demasiadas peticiones a la vez"
+                                                     + (" de este cliente" if client else "")))
+            except OSError:
+                pass
+            http_front._close(connection.sock, graceful=True)
+            return
+        try:
+            self.workers.run(self._handle, connection, slot)
+        except RuntimeError as exc:  # no thread to be had now
+            slot.give()
+            self.front.release(connection)
+            http_front._close(connection.sock)
+            self.log(f"http: no thread for a request: {exc}")
+        except BaseException:  # the thread started, and then came a stop: it gives the slot
+            slot.give()        # back too, and a Slot is given back once
+            raise
 
+    def _handle(self, connection, slot):
+        """A request's own thread: the handler, then the connection's next request (or its
+        close); the slot is given back once, whatever happens."""
+        keep = False
+        try:
+            connection.sock.settimeout(WRITE_SECONDS)
+            keep = McpRequest(connection, self).run()
+        except Exception as exc:  # a bug in here: this connection only, one line
+            self.log(f"http: a request failed: {type(exc).__name__}: {exc}")
+        finally:
+            slot.give()
+            self.front.finished(connection, keep and not self._closed)
+
+    def _render(self, status, reason):
+        """What the front (and the admission) answer themselves: a JSON-RPC error."""
+        body = wire.encode(wire.error_response(None, wire.RpcError(
+            wire.INTERNAL_ERROR if status >= 500 else wire.INVALID_REQUEST,
+            f"HTTP {status}: {reason}"))).rstrip(b"\n")
+        return http_front.refusal(status, body, "application/json", [
+            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+
+    # -- sessions and clients ------------------------------------------------------------------
     def new_session(self):
-        """A new 2025-11-25 session, or Refused(503) when every slot is busy."""
+        """A new 2025-11-25 session; to make room, the least recently used one that holds
+        nothing is ended; Refused(503) when every one holds something."""
         with self.lock:
             if len(self.sessions) >= MAX_SESSIONS:
-                idle = next((c for c in self.sessions.values() if not c.busy()), None)
+                idle = next((c for c in self.sessions.values() if not c.in_use()), None)
                 if idle is None:
-                    raise Refused(503, wire.INTERNAL_ERROR, "Demasiadas sesiones abiertas")
+                    raise busy(f"hay {MAX_SESSIONS} sesiones con notas abiertas o llamadas en "
+                               "curso")
                 self.end_session(idle.name)
             name = secrets.token_urlsafe(24)
             self.sessions[name] = Channel(self, name)
@@ -344,15 +483,29 @@ class StreamableHttp:
             channel.end()
         return channel is not None
 
+    def client(self, who, msg_id):
+        """The space of a 2026-07-28 client (client_spaces.py); Refused(503) when there is
+        no room for a new one."""
+        with self.lock:
+            try:
+                return self.clients.get(who)
+            except client_spaces.Full as full:
+                raise busy(str(full), msg_id) from None
+
     def _reap(self):
-        """Every so often: end the sessions nobody used for SESSION_IDLE_SECONDS."""
-        old = time.monotonic() - SESSION_IDLE_SECONDS
-        for name, channel in list(self.sessions.items()):
-            if channel.last_used < old and not channel.busy():
-                self.log(f"session {name[:8]}… ended: unused for {SESSION_IDLE_SECONDS:g} s")
-                self.end_session(name)
+        """Every so often: end the sessions and the 2026-07-28 clients nobody used for their
+        idle time (their GET streams too), unless a request of theirs is being answered."""
+        with self.lock:
+            old = time.monotonic() - SESSION_IDLE_SECONDS
+            for name, channel in list(self.sessions.items()):
+                if channel.last_used < old and not channel.answering():
+                    self.log(f"session {name[:8]}… ended: unused for "
+                             f"{SESSION_IDLE_SECONDS:g} s")
+                    self.end_session(name)
+            self.clients.reap(busy=Channel.answering)
         if not self._closed:
-            self.clock.call_later(SESSION_IDLE_SECONDS / 10, self._reap)
+            self.clock.call_later(min(SESSION_IDLE_SECONDS, CLIENT_IDLE_SECONDS) / 10,
+                                  self._reap)
 
     def next_id(self):
         return f"http-{next(self._ids)}"
@@ -362,6 +515,10 @@ class StreamableHttp:
         data = wire.encode(frame)
         self.record("out", data, stream.name)
         return data
+
+    @property
+    def tracing(self):
+        return self._trace is not None
 
     def record(self, direction, data, channel):
         """`--trace`: one JSON line per frame: {"dir", "frame", "channel"}; a 2026-07-28
@@ -388,101 +545,27 @@ class StreamableHttp:
         return parts.hostname in self.hosts and (origin or port in (None, self.port))
 
 
-class _Server(ThreadingHTTPServer):
-    """http.server with a bounded number of connection threads (beyond them: 503 at once).
+class McpRequest(http_front.Prefetched):
+    """One HTTP request to the MCP endpoint, read by the front (`owner` the server)."""
 
-    A connection holds its slot until its thread ends, or until starting that thread failed;
-    giving it back twice is harmless (an exception, say a signal's, can reach `process_request`
-    after the thread started, and then both would give it back)."""
-
-    daemon_threads = True
-    block_on_close = False
-    serving = False
-    stop_with = None  # what serve_forever raises at its next turn (`StreamableHttp.stop_soon`)
-
-    def __init__(self, host, port, handler, log):
-        self.log = log
-        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._held, self._held_lock = set(), threading.Lock()
-        super().__init__((host, port), handler)
-
-    def process_request(self, request, client_address):
-        with self._held_lock:
-            busy = len(self._held) >= MAX_CONNECTIONS
-            if not busy:
-                self._held.add(request)
-        if busy:
-            try:
-                request.sendall(BUSY)
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._free(request)
-            raise
-
-    def process_request_thread(self, request, client_address):
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._free(request)
-
-    def _free(self, request):
-        with self._held_lock:
-            self._held.discard(request)
-
-    def service_actions(self):
-        """Between two turns of serve_forever: where a signal's stop takes effect."""
-        if self.stop_with is not None:
-            raise self.stop_with
-
-    def handle_error(self, request, client_address):
-        """A connection that broke (a client that left mid-request): one line, no traceback."""
-        error = sys.exc_info()[1]
-        self.log(f"http: a connection ended badly: {type(error).__name__}: {error}")
-
-    def shutdown_socket(self):
-        """Stop accepting; `serve_forever`, if it runs (in any thread), returns."""
-        if self.serving:
-            self.shutdown()  # returns at once when serve_forever already ended
-        self.server_close()
-
-
-def _handler(http):
-    class Handler(McpRequest):
-        owner = http
-    return Handler
-
-
-class McpRequest(BaseHTTPRequestHandler):
-    """One HTTP request to the MCP endpoint (a thread per connection, `owner` the server)."""
-
-    owner: StreamableHttp
     protocol_version = "HTTP/1.1"
-    timeout = IDLE_SECONDS
+    _raw = None  # the body, while this request may still trace it
+
+    def __init__(self, connection, owner):
+        super().__init__(connection, owner)
+        self.owner = owner
 
     def version_string(self):  # no software versions in answers
         return "notas-mcp"
 
     # -- the three methods -----------------------------------------------------------------------
-    _body_read = False
-
     def do_POST(self):
-        self._body_read = False
         try:
             self._checked()
-            msg, body = self._body()
+            msg = self._message()
             name = self.headers.get("Mcp-Session-Id")
             if name is not None:
-                channel = self._session(name)
-                version = self.headers.get("MCP-Protocol-Version")
-                if version is not None and version.strip() != channel.session.protocol_version:
-                    raise Refused(400, wire.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} "
-                                  "no es la versión negociada en esta sesión", msg.get("id"))
-                return self._stateful(channel, msg, body)
+                return self._stateful(self._session(name, msg.get("id")), msg)
             version = self.headers.get("MCP-Protocol-Version")
             if msg["kind"] != "response" and stateless_request(msg, version):
                 return self._stateless(msg)
@@ -490,7 +573,7 @@ class McpRequest(BaseHTTPRequestHandler):
                 if version is not None and version.strip() not in HANDSHAKE_VERSIONS:
                     raise Refused(400, wire.INVALID_REQUEST,
                                   f"Versión de protocolo no soportada: {version!r}", msg["id"])
-                return self._stateful(self.owner.new_session(), msg, body, new=True)
+                return self._stateful(self.owner.new_session(), msg, new=True)
             raise Refused(400, wire.INVALID_REQUEST, "Falta la cabecera Mcp-Session-Id: empieza "
                           "con initialize (o usa 2026-07-28, con _meta en cada petición)",
                           msg.get("id"))
@@ -555,71 +638,68 @@ class McpRequest(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != MCP_PATH:
             raise Refused(404, wire.INVALID_REQUEST, f"El endpoint MCP es {MCP_PATH}")
 
-    def _session(self, name):
+    def _session(self, name, msg_id=None):
+        """The session named `name`, whatever the method: its negotiated version must be the
+        `MCP-Protocol-Version` header's, when there is one (400 otherwise)."""
         if name is None:
             raise Refused(400, wire.INVALID_REQUEST, "Falta la cabecera Mcp-Session-Id")
         channel = self.owner.session(name)
         if channel is None:
             raise Refused(404, wire.INVALID_REQUEST, "Sesión desconocida o terminada")
+        version = self.headers.get("MCP-Protocol-Version")
+        if version is not None and version.strip() != channel.session.protocol_version:
+            raise Refused(400, wire.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} no es "
+                          "la versión negociada en esta sesión", msg_id)
         return channel
 
-    def _body(self):
-        """The POST's message (wire.parse) and its raw bytes; Refused for anything else."""
+    def _message(self):
+        """The POST's message, parsed once (wire.parse); Refused for anything else. The body
+        the front read is let go at once (kept only while `--trace` may still write it)."""
         if "json" not in self.headers.get("Content-Type", ""):
             raise Refused(415, wire.INVALID_REQUEST, "El cuerpo debe ser application/json")
-        try:
-            length = int(self.headers.get("Content-Length"))
-        except (TypeError, ValueError):
-            raise Refused(411, wire.INVALID_REQUEST, "Falta Content-Length") from None
-        if not 0 <= length <= wire.MAX_LINE_BYTES:
-            raise Refused(413, wire.INVALID_REQUEST,
-                          f"Cuerpo de más de {wire.MAX_LINE_BYTES} bytes")
-        body = self._raw = self.rfile.read(length)
-        self._body_read = True
+        if self.headers.get("Content-Length") is None:
+            raise Refused(411, wire.INVALID_REQUEST, "Falta Content-Length")
+        body, self.body = self.body, None
+        self.owner.front.release(self.front_connection)
+        if self.owner.tracing:
+            self._raw = body
         try:
             msg = wire.parse(body)
         except wire.RpcError as err:
             raise Refused(400, err.code, err.message, err.msg_id) from None
+        finally:
+            del body
         if msg["kind"] == "request" and not (self._accepts("application/json")
                                              and self._accepts("text/event-stream")):
             raise Refused(406, wire.INVALID_REQUEST, "Accept debe incluir application/json y "
                           "text/event-stream", msg["id"])
-        return msg, body
+        return msg
 
-    def _skip_body(self):
-        """A refusal before the body was read: read a small one away (so the connection can
-        serve the next request, and closing it does not reset the answer), else close."""
-        if self.command != "POST" or self._body_read:
-            return
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if 0 <= length <= 65536:
-            self.rfile.read(length)
-        else:
-            self.close_connection = True
+    def _traced(self, channel):
+        """`--trace`: the body as it came, in `channel`; then it is let go."""
+        if self._raw is not None:
+            self.owner.record("in", self._raw, channel)
+            self._raw = None
 
     def _accepts(self, kind):
         accept = self.headers.get("Accept", "")
         return kind in accept or "*/*" in accept
 
     # -- the two revisions ----------------------------------------------------------------------
-    def _stateful(self, channel, msg, body, new=False):
+    def _stateful(self, channel, msg, new=False):
+        self._traced(channel.name)
         if msg["kind"] != "request":
             def deliver():  # an answer continues where its question was asked
                 if msg["kind"] == "response":
                     channel.context = channel.asked.pop(msg["id"], None)
-                self.owner.record("in", body, channel.name)
-                channel.session.receive(body)
+                channel.session.deliver(msg)
             channel.enter(None, deliver)
             return self._send(202, b"", None)
         stream = Stream(channel.name)
 
         def receive():
             channel.waiting[msg["id"]] = stream
-            self.owner.record("in", body, channel.name)
-            channel.session.receive(body)
+            channel.session.deliver(msg)
         channel.enter(stream, receive)
         headers = []
         if new:
@@ -638,18 +718,23 @@ class McpRequest(BaseHTTPRequestHandler):
                           msg["id"])
         if META_VERSION not in _meta(msg) and msg["method"] != "server/discover":
             raise Refused(400, wire.INVALID_PARAMS, f"_meta necesita {META_VERSION}", msg["id"])
-        channel, ours = self.owner.stateless(), self.owner.next_id()
+        who = client_spaces.identify(self.headers, msg)
+        channel, ours = self.owner.client(who, msg["id"]), self.owner.next_id()
         stream = Stream(f"2026-07-28/{ours}")
-        line = json.dumps({k: v for k, v in msg.items() if k != "kind"} | {"id": ours},
-                          ensure_ascii=False)
+        self._traced(stream.name)
+        ours_msg = {**msg, "id": ours}
 
         def receive():
             channel.waiting[ours], channel.client_ids[ours] = stream, msg["id"]
-            self.owner.record("in", json.dumps({k: v for k, v in msg.items() if k != "kind"},
-                                               ensure_ascii=False), stream.name)
-            channel.session.receive(line)
-        channel.enter(stream, receive)
-        self._reply(stream, [], lambda: channel.gone(stream, ours))
+            channel.session.deliver(ours_msg)
+        try:
+            channel.enter(stream, receive)
+            headers = [("Set-Cookie", client_spaces.set_cookie(who.secret))] \
+                if who.secret is not None else []
+            self._reply(stream, headers, lambda: channel.gone(stream, ours))
+        finally:
+            with self.owner.lock:
+                self.owner.clients.done(channel)
 
     # -- answers ----------------------------------------------------------------------------------
     def _reply(self, stream, headers, on_gone):
@@ -702,24 +787,24 @@ class McpRequest(BaseHTTPRequestHandler):
 
     def _refuse(self, refused):
         answer = wire.encode(wire.error_response(refused.msg_id, refused.error))
-        if self._body_read:  # a message this transport refused: traced in a channel of its own
+        if self._raw is not None:  # a message this transport refused: traced on its own
             channel = f"refused/{self.owner.next_id()}"
-            self.owner.record("in", self._raw, channel)
+            self._traced(channel)
             self.owner.record("out", answer, channel)
         body = answer.rstrip(b"\n")
         headers = [("Allow", "GET, POST, DELETE")] if refused.status == 405 else []
-        self._skip_body()
-        self._send(refused.status, body, "application/json", headers)
+        self._send(refused.status, body, "application/json", [*headers, *refused.headers])
 
     def _send(self, status, body, content_type, headers=()):
+        """A whole answer, its head and body in one write."""
         try:
             self.send_response(status)
             extra = [("Content-Type", content_type)] if content_type else []
             for name, value in (*extra, ("Content-Length", str(len(body))), *headers,
                                 *self._common()):
                 self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
+            self._headers_buffer.append(b"\r\n" + body)  # end_headers, with the body
+            self.flush_headers()
         except OSError:
             self.close_connection = True
 

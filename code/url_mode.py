@@ -185,6 +185,13 @@ class FlowStore:
             told(record.elicitation_id)
         return record
 
+    def pending_for(self, session_id):
+        """Does the session `session_id` have a flow still pending (not expired)?"""
+        now = self.clock()
+        with self._lock:
+            return any(r.session_id == session_id and r.status == "pending" and
+                       r.expires_at >= now for r in self._records.values())
+
     def is_configured(self, subject, provider):
         with self._lock:
             return (subject, provider) in self._vault

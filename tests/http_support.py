@@ -3,8 +3,13 @@ process, stopped by its PID, and a raw HTTP client that shows exactly what came 
 
 import http.client
 import json
+import os
+import shutil
 import signal
+import socket
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 NOTES_SERVER = Path(__file__).resolve().parent / "notes_server"
@@ -121,3 +126,65 @@ def initialize(server, capabilities=None, version="2025-11-25"):
                    headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": version})
     assert sent.status == 202
     return session
+
+
+class RedisServer:
+    """`redis-server` on 127.0.0.1:`port`, in its own process, with no persistence."""
+
+    def __init__(self, binary, folder):
+        self.folder, self.log = folder, []
+        os.makedirs(folder, exist_ok=True)
+        for _ in range(5):  # a free port may be taken between finding it and binding it
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                self.port = probe.getsockname()[1]
+            self.proc = subprocess.Popen(
+                [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--dir", str(folder), "--protected-mode", "yes"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True)
+            ready, self.accepting = threading.Event(), False
+            threading.Thread(target=self._read, args=(ready,), daemon=True).start()
+            if ready.wait(60) and self.accepting:
+                self.url = f"redis://127.0.0.1:{self.port}/0"
+                return
+            self.stop()
+        raise AssertionError("redis-server did not start: " + " | ".join(self.log[-5:]))
+
+    def _read(self, ready):
+        for line in self.proc.stdout:
+            self.log.append(line.rstrip())
+            if "Ready to accept connections" in line:
+                self.accepting = True
+                ready.set()
+        ready.set()  # it ended: whoever waits looks at the process
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)  # by its PID
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def start_redis(folder):
+    """A RedisServer, or a skip saying what is missing (a failure under CI=true, where
+    `make test` installs Debian's redis-server and requirements.txt pins the redis client)."""
+    import pytest
+    missing = None
+    if shutil.which("redis-server") is None:
+        missing = ("redis-server is not installed: `make test` installs Debian's "
+                   "redis-server (as root, with apt-get); or run `apt-get install "
+                   "redis-server`")
+    else:
+        try:
+            import redis  # noqa: F401
+        except ImportError:
+            missing = "the redis client is not installed: `make venv` installs requirements.txt"
+    if missing is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(missing + ". CI installs it, so the Redis tests must run.")
+        pytest.skip(missing)
+    return RedisServer(shutil.which("redis-server"), folder)

@@ -170,6 +170,8 @@ CODE_GUIDE = {
     "http_headers.py": "las cabeceras HTTP de MCP: qué viaja en ellas y cuándo deben coincidir",
     "spent_states.py": "réplicas: un requestState de un solo uso se gasta una vez en todas",
     "streamable_http.py": "el núcleo por Streamable HTTP (`serve --http`), las dos revisiones",
+    "http_front.py": "la puerta de un servidor HTTP: lee las peticiones sin un hilo por conexión",
+    "client_spaces.py": "2026-07-28 por HTTP: los handles y preguntas de cada cliente son suyos",
     "extension.py": "cómo se enchufa tu solución al servidor sin tocar code/",
     "client_core.py": "el cliente sin E/S: una llamada con formulario, de principio a fin",
     "client.py": "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",

@@ -31,6 +31,12 @@ STATE_REASONS = (
     (r"expired", "caducó"),
     (r"bound to another request", "pertenece a otra petición (otros argumentos u otra "
                                    "herramienta)"),
+    (r"bound to another user", "se selló para otro usuario"),
+    (r"sealed for another client|not this client's state", "es de otro cliente"),
+    (r"already used \(spent on this or another replica\)",
+     "ya se usó (en esta réplica o en otra)"),
+    (r"cannot record the spent state: (.*)",
+     "no se pudo apuntar que se usó ({0}), así que se rechaza"),
     (r"the sealer failed: (.*)", "el sellador falló: {0}"),
     (r"the sealer gave (\S+), not a text token", "el sellador devolvió {0}, no un texto"),
     (r"not a text token", "no es un texto"),
@@ -65,6 +71,11 @@ RULES = (
     (r"ignored a response to unknown id (.*)",
      "se ignoró una respuesta a un id que nadie esperaba: {0}"),
     (r"a timer failed: (.*)", "falló un temporizador: {0}"),
+    (r"http: cannot accept a connection now: (.*)",
+     "no se pudo aceptar una conexión HTTP ahora: {0}"),
+    (r"http: dispatch failed: (.*)", "falló el reparto de una petición HTTP: {0}"),
+    (r"client (\S+): unused for (\S+) s, its handles closed",
+     "el cliente {0} no se usó en {1} s: se cerraron sus handles"),
 )
 
 

@@ -29,3 +29,14 @@ def serve(tmp_path):
             assert server.stop() == 143, server.log
         if trace.exists() and trace.stat().st_size:
             validate_trace(trace)
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A real `redis-server` (Debian's package, which `make test` installs) on 127.0.0.1, on a
+    free port, for this module's tests; stopped by its PID. Without it the tests skip, except
+    under CI=true, where `make test` must have installed it."""
+    from http_support import start_redis
+    server = start_redis(tmp_path_factory.mktemp("redis"))
+    yield server.url
+    server.stop()

@@ -3,7 +3,6 @@ behind a round-robin front (lessons/mcp_ui/replicas.py), at 2026-07-28, where an
 serve any round of a call."""
 
 import json
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -27,10 +26,11 @@ def fleet(tmp_path):
     """Start replicas behind a front: `fleet(key_a, key_b, spent=True)`; stopped after."""
     started = []
 
-    def start(*keys, spent=True):
+    def start(*keys, spent=True, users=()):
         replicas = [Served("--state-key", key, *(("--spent-states", tmp_path / "gastados")
-                                                  if spent else ()), cwd=tmp_path)
-                    for key in keys]
+                                                  if spent else ()),
+                           *(("--user", users[i]) if users else ()), cwd=tmp_path)
+                    for i, key in enumerate(keys)]
         front = RoundRobin([r.url for r in replicas])
         started.append((front, replicas))
         return front
@@ -124,28 +124,18 @@ def test_without_the_same_key_the_other_replica_refuses_the_next_round(fleet, tr
     assert tree.files(tree.notes) == ["compra.md", "tps-2023.md", "tps-2024.md", "tps-2025.md"]
 
 
-def test_spent_markers_are_swept_once_their_states_expired(tmp_path):
-    import spent_states
-    from request_state import StateError
-
-    class States:  # what SpentStates wraps: here, every token opens
-        ttl = 600.0
-
-        def open(self, token, tool, arguments, principal):
-            return {"token": token}
-
-    class Tool:
-        annotations = {"destructiveHint": True}
-    now = [1000.0]
-    spent = spent_states.SpentStates(States(), tmp_path / "gastados", clock=lambda: now[0])
-    spent.open("viejo", Tool(), {}, "local")
-    with pytest.raises(StateError):
-        spent.open("viejo", Tool(), {}, "local")
-    old = next((tmp_path / "gastados").iterdir())
-    os.utime(old, (100.0, 100.0))  # written before now - ttl: that state has expired
-    spent.open("nuevo", Tool(), {}, "local")
-    spent.sweep()
-    left = list((tmp_path / "gastados").iterdir())
-    assert len(left) == 1 and left[0] != old
-    with pytest.raises(StateError):  # the live marker still refuses its replay
-        spent.open("nuevo", Tool(), {}, "local")
+def test_a_state_sealed_for_one_user_is_refused_by_a_replica_serving_another(fleet, tree):
+    """Two replicas with one key, serving two users (`--user`): the server's own sealer binds
+    the principal, so the retry of Ana's call that reaches Bea's replica is -32602 and
+    nothing changes; each user's replica alone still serves its user."""
+    key = secrets.token_hex(32)
+    front = fleet(key, key, users=("local:ana", "local:bea"))
+    with pytest.raises(Exception, match="Invalid or expired requestState"):
+        delete_through(front, tree, PICK_2024)
+    assert tree.files(tree.notes) == ["compra.md", "tps-2023.md", "tps-2024.md", "tps-2025.md"]
+    served = rounds(front)
+    assert [index for index, _, _ in served] == [0, 1]
+    assert served[1][2]["error"]["code"] == -32602
+    only_ana = fleet(key, spent=False, users=("local:ana",))
+    result = delete_through(only_ana, tree, PICK_2024)
+    assert result["structuredContent"]["deleted"]["id"] == "note-7"

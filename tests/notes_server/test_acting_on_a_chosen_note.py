@@ -180,8 +180,9 @@ def test_rewriting_a_note_keeps_its_id_even_a_derived_one(roots, root):
 def test_a_target_that_cannot_be_looked_at_or_written_says_why(roots, root, monkeypatch):
     def forbidden(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch:  # neither a named copy nor naming an unnamed one
         patch.setattr(dirfd.Folder, "create_new", forbidden)
+        patch.setattr(dirfd.Folder, "name_file", forbidden)
         with pytest.raises(store.StoreError, match=re.escape(
                 "no pude escribir en la carpeta: Permission denied")):
             store.write_note(roots, str(root / "n.md"), "T", "", "")
@@ -208,17 +209,20 @@ def test_a_finished_write_leaves_nothing_to_remove(root, roots):
 
 def test_a_temporary_copy_is_named_by_this_server_only(root, roots, monkeypatch):
     seen = []
-    real = dirfd.Folder.create_new
+    real_create, real_name = dirfd.Folder.create_new, dirfd.Folder.name_file
     monkeypatch.setattr(dirfd.Folder, "create_new",
-                        lambda self, name: seen.append(name) or real(self, name))
+                        lambda self, name: seen.append(name) or real_create(self, name))
+    monkeypatch.setattr(dirfd.Folder, "name_file",
+                        lambda self, fd, name: seen.append(name) or real_name(self, fd, name))
     store.write_note(roots, str(root / "n.md"), "T", "", "")
     assert len(seen) == 1
     assert re.fullmatch(re.escape(store.TEMP_PREFIX) + r"[0-9a-f]{16}\.md", seen[0])
 
 
 def test_stopping_removes_the_copy_of_a_write_running_elsewhere(root, roots, monkeypatch):
-    """Another thread's write is in its fsync when the server stops: its copy is removed,
-    the write fails, and the note it was replacing is as it was."""
+    """Another thread's write is in its fsync when the server stops: its copy is removed (or
+    never named), the write fails, and the note it was replacing is as it was."""
+    monkeypatch.setattr(store, "_stopped", False)  # the stop ends with this test
     writing, release = threading.Event(), threading.Event()
     real_fsync = os.fsync
 
@@ -232,12 +236,12 @@ def test_stopping_removes_the_copy_of_a_write_running_elsewhere(root, roots, mon
     def write():
         try:
             store.write_note(roots, str(root / "sub" / "a.md"), "Nueva", "", "x")
-        except OSError as exc:
+        except (OSError, store.StoreError) as exc:
             failed.append(exc)
     worker = threading.Thread(target=write)
     worker.start()
     assert writing.wait(10)
-    store.remove_temporaries()
+    store.stop_writes()
     assert os.listdir(root / "sub") == ["a.md"]
     release.set()
     worker.join(10)

@@ -1,5 +1,5 @@
 """The server's own sealer (request_state.Sealer): signed with the server's key, bound to the tool,
-its arguments and an expiry, and read back only in its exact spelling."""
+its arguments, the principal and an expiry, and read back only in its exact spelling."""
 
 import pytest
 
@@ -9,10 +9,11 @@ from request_state import Binding, Sealer, ServerKey, StateError, digest
 KEY = ServerKey.new()
 
 
-def binding(tool="notes_delete", arguments=None, key=KEY, now=1000.0, ttl=600.0):
+def binding(tool="notes_delete", arguments=None, key=KEY, now=1000.0, ttl=600.0,
+            principal="local:ana"):
     return Binding(key=key.secret, key_id=key.id, tool=tool,
                    arguments=digest({"title": "TPS"} if arguments is None else arguments),
-                   principal="local:ana", now=now, ttl=ttl, one_time=True)
+                   principal=principal, now=now, ttl=ttl, one_time=True)
 
 
 def test_a_sealed_state_opens_for_the_same_call():
@@ -31,6 +32,13 @@ def test_a_state_is_refused_for_another_tool_or_arguments(tool, arguments):
     token = Sealer().seal({}, binding())
     with pytest.raises(StateError, match="another request"):
         Sealer().open(token, binding(tool, arguments))
+
+
+def test_a_state_sealed_for_one_user_is_refused_for_another_with_the_same_key():
+    token = Sealer().seal({"answers": {}}, binding(principal="local:ana"))
+    with pytest.raises(StateError, match="another user"):
+        Sealer().open(token, binding(principal="local:bea"))
+    assert Sealer().open(token, binding(principal="local:ana")) == {"answers": {}}
 
 
 def test_a_flipped_bit_breaks_the_seal():
