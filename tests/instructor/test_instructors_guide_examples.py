@@ -8,6 +8,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = "PROFESORADO.md"
+# the module below imports its neighbour notebook_helpers, which pytest puts on sys.path only
+# when it collects tests/notebooks too (make test runs each group on its own)
+if str(REPO / "tests" / "notebooks") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 _spec = importlib.util.spec_from_file_location(
     "wire_examples", REPO / "tests" / "notebooks" / "test_wire_examples.py")
 wire = sys.modules["wire_examples"] = importlib.util.module_from_spec(_spec)
