@@ -93,8 +93,9 @@ def play(lab, notes, before, steps, survivors, layout=None):
     """notes: [(folder, file, id)]; `before`: the first roots; `steps`: the roots it changes to,
     in order; `survivors`: the notes whose handles must still work; `layout(tree)`, when given,
     changes the folders once the handles are open and before the roots change, and returns
-    {note id: the folder its file is in now}. Returns the `Scenario` (its [HandleFacts], what
-    changed on disk meanwhile, and its server). A root given as "A->B" is a link A to the
+    {note id: the folder its file is in now, or None when it deleted the note's file}.
+    Returns the `Scenario` (its [HandleFacts], what changed on disk meanwhile, and its
+    server). A root given as "A->B" is a link A to the
     folder B (B may be "C/D")."""
     links = [step for step in before if "->" in step]
     tree = lab.folders(*[(folder, file, note, f"Nota {note}") for folder, file, note in notes])
@@ -117,8 +118,9 @@ def play(lab, notes, before, steps, survivors, layout=None):
     facts = []
     for folder, file, note in notes:
         alive, text = read(run, handles[note], note)
+        now = moved.get(note, "")
         facts.append(HandleFacts(note, folder, note in survivors, alive, text,
-                                 now=moved.get(note, ""), file=file))
+                                 now=now or "", file=file, deleted=now is None))
     changes = describe_changes(snapshot, tree.snapshot()) if snapshot is not None else ""
     return Scenario(facts, changes, run, uris, notes)
 
@@ -162,6 +164,7 @@ def still_reads(grade, played, reshare=None):
 def sentence(fact):
     """What happened to one handle, in one Spanish sentence naming its note by its file."""
     where = f"la nota {fact.shown}" + (
+        " (se borró con el handle abierto: handle.current_path() da None)" if fact.deleted else
         f" (con el handle abierto, su carpeta se movió: el archivo está ahora en {fact.now}/)"
         if fact.now else "")
     if fact.alive == fact.should_live:
@@ -169,6 +172,9 @@ def sentence(fact):
     if fact.should_live:
         return (f"{where} sigue dentro de las roots pero su handle dejó de funcionar "
                 f"(notes_read respondió: «{fact.text}»)")
+    if fact.deleted:
+        return (f"{where}: su handle siguió leyendo la nota en la primera llamada tras el cambio; "
+                "sin saber dónde está el archivo no se puede decir que esté dentro, y se revoca")
     return (f"{where} quedó fuera de las roots pero su handle siguió leyendo la nota en la "
             "primera llamada tras el cambio")
 
@@ -230,6 +236,7 @@ class HandleFacts:
     text: str         # the body it read, or the server's error message (escaped, short)
     now: str = ""     # the folder its file was moved to with the handle open ("" if not)
     file: str = ""    # its file's name ("t2.md"): feedback names a note by where it is
+    deleted: bool = False  # its file was deleted with the handle open (current_path() is None)
 
     @property
     def shown(self):

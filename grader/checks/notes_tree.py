@@ -2,8 +2,9 @@
 
 `lab.folders(...)` makes a `Tree` in the host's data area; `tree.add(...)` writes a note,
 `tree.snapshot()` reads back what is there now (`folders=` also collects the folders, so an
-empty one is seen), `tree.move(...)`, `tree.link(...)` and `tree.unlink(...)` change the layout
-while a server runs (a folder moved or swapped for a link with a form or a handle open), and
+empty one is seen), `tree.move(...)`, `tree.link(...)`, `tree.unlink(...)` and `tree.delete(...)`
+change the layout while a server runs (a folder moved or swapped for a link with a form or a
+handle open, a note deleted with its handle open), and
 `describe_changes(before, after)` says in Spanish what differs. Both directions go only
 through the host's data folder (in the sandbox, grader.boundary: descriptors, no links, no
 FIFOs, caps); a planted link or special file is a `Broken` test and a finding in the report.
@@ -78,6 +79,14 @@ class Tree:
         """Remove a link this tree made (never what it points to)."""
         parent, _, name = name.rpartition("/")
         self._guarded(lambda: self._folder(parent).remove_link(name))
+        return self
+
+    def delete(self, path):
+        """Delete the note file `path` ("Personal/p.md"): a server holding it open keeps a
+        descriptor on a file that has no name any more."""
+        parent, _, name = path.rpartition("/")
+        self._guarded(lambda: self._folder(parent).remove(name))
+        self.ids = {note: where for note, where in self.ids.items() if where != path}
         return self
 
     def move(self, source, destination):

@@ -144,6 +144,7 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
        "ej4/test_a_sibling_sharing_a_prefix_is_another_root",
        "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now",
        "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now",
+       "ej4/test_a_note_deleted_with_its_handle_open_loses_its_handle",
        "ej4/test_every_root_removed",
        "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder",
        "ej4_hidden/test_several_roots_remain", "ej4_hidden/test_root_narrowed_to_a_subfolder",
@@ -153,6 +154,7 @@ EX4 = {"ej4/test_handles_under_a_removed_root_die_at_once_and_the_others_keep_wo
 SEVERE2, SEVERE4 = {"ej2/lo_imprescindible"}, {"ej4/lo_imprescindible"}
 MOVED = "ej4/test_a_folder_moved_away_with_its_handle_open_is_judged_where_it_is_now"
 REPLACED = "ej4/test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now"
+DELETED = "ej4/test_a_note_deleted_with_its_handle_open_loses_its_handle"
 EVERY = "ej4/test_every_root_removed"
 LINKED = "ej4/test_a_root_through_a_link_or_with_dot_dot_is_its_real_folder"
 OTHER_FOLDERS = "ej4_hidden/test_other_roots_moved_replaced_or_reached_through_links"
@@ -240,13 +242,25 @@ MUTANTS = [
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS},  # revokes too many (safe)
+""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS, DELETED},  # revokes too many (safe)
            "algún handle que seguía dentro de las roots dejó de funcionar"),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
            {EVERY} | SEVERE4,
            "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
+    # current_path() is None (the file has no name any more): the two ways to forget it
+    Mutant("none_lanza", "ejercicio4.py", REACTION,
+           "        where = handle.current_path()  # BUG: contains(None) raises\n"
+           "        if not change.new_roots.contains(where):\n"
+           "            change.revoke(handle)\n",
+           {REPLACED, DELETED, OTHER_FOLDERS}, "lanzó una excepción (TypeError)"),
+    Mutant("none_sigue_vivo", "ejercicio4.py", REACTION,
+           "        where = handle.current_path()  # BUG: None is kept alive\n"
+           "        if where is not None and not change.new_roots.contains(where):\n"
+           "            change.revoke(handle)\n",
+           {REPLACED, DELETED, OTHER_FOLDERS} | SEVERE4,
+           "sin saber dónde está el archivo", severe=True),
     Mutant("reaccion_que_lanza", "ejercicio4.py", REACTION,
            "        if not change.new_roots.contains(handle.real_path):  # BUG: no such field\n"
            "            change.revoke(handle)\n",

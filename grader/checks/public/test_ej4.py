@@ -11,7 +11,8 @@ A handle left alive outside the new roots is the serious mistake (`severe=True`,
 statement's «Lo imprescindible»): whatever else passes, the exercise keeps at most half. Every
 kind of it the statement names has a test here (the hidden tests only vary the folders): a
 sibling that shares a prefix, a folder moved away with its handle open, a root folder moved away
-and another put in its name, every root removed, a root reached through a link or with `..`.
+and another put in its name, a note deleted with its handle open (`current_path()` is None),
+every root removed, a root reached through a link or with `..`.
 Each scenario test ends with the legitimate action on its server (`ej4.still_reads`).
 """
 
@@ -99,6 +100,22 @@ def test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now(lab, gr
            "el texto de cuando se abrió (os.path.realpath(handle.path)) encuentra la nueva. "
            "handle.current_path() pregunta por el archivo que el handle tiene abierto",
            layout=replace)
+
+
+@graded("ejercicio4", 1, "una nota borrada con su handle abierto (handle.current_path() da None) "
+        "pierde su handle, y los demás siguen", severe=SEVERE, must_not=True)
+def test_a_note_deleted_with_its_handle_open_loses_its_handle(lab, grade):
+    def delete(tree):  # Personal/vieja.md is deleted: its handle holds a file with no name
+        tree.delete("Personal/vieja.md")
+        return {"n-vieja": None}
+
+    judged(lab, grade, [("Trabajo", "t.md", "n-trabajo"), ("Personal", "p.md", "n-personal"),
+                        ("Personal", "vieja.md", "n-vieja"), ("Club", "k.md", "n-club")],
+           ["Trabajo", "Personal", "Club"], [["Trabajo", "Personal"]],
+           {"n-trabajo", "n-personal"}, "tras quitar la root Club",
+           "handle.current_path() da None cuando ya no se sabe dónde está el archivo (aquí, "
+           "se borró): un handle sigue vivo solo si su archivo está ahora dentro de una root",
+           layout=delete)
 
 
 @graded("ejercicio4", 1, "si se quitan todas las roots, ningún handle sobrevive (tampoco al "
