@@ -35,10 +35,14 @@ behaves once and then refuses everything scores 0 there. Every server has the sa
 (the server's default), a key of the grader's and a user name made for this submission.
 
 What is read in reto.py (as text, never run; grader/checks/reto_source.py): that it defines
-and registers the sealer, whether that sealer's `open` reaches `compare_digest` (a comparison
-that takes the same time wherever two tags differ cannot be told from `==` on the wire, in a
-test that must not depend on timing), and its constants (an attacker with the code knows them:
-a key written there is known).
+and registers the sealer on an Extension the server loads, whether that sealer's `open` reaches
+`compare_digest` (a comparison that takes the same time wherever two tags differ cannot be told
+from `==` on the wire, in a test that must not depend on timing), and its constants (an
+attacker with the code knows them: a key written there is known). Those structural facts count
+only for the sealer the server installs: every reto server loads reto.py alone (`server`), and
+the positive scenario holds the class and the `open` the server reports it installed
+(code/server.py, `installed`) against the ones the text registers (`not_installed`); any other
+code the submission has, in reto.py or elsewhere, is never what they look at.
 """
 
 import secrets
@@ -51,10 +55,11 @@ from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
 from grader.spoken import spoken
-from protocol import STATELESS_VERSION
+from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
 
 REVISION = STATELESS_VERSION
+FILE = "reto.py"
 TOOL, TITLE = "notes_delete", "Informe"
 NO_ARGUMENTS, SAME_ARGUMENTS = "notes_list", ("notes_sync", "notes_setup")  # all take none
 INVALID_PARAMS = -32602
@@ -64,6 +69,9 @@ NO_FILE = ("no entregaste reto.py (el reto es opcional: sin ese archivo no se ca
            "celda %%writefile soluciones/reto.py)")
 NOT_HERE = ("tu reto.py no define y registra el sello (una clase con @extension.request_state "
             "escrita en reto.py): el reto se califica en ese archivo")
+NOT_INSTALLED = ("el sello que instala tu servidor con reto.py no es la clase que reto.py define "
+                 "y registra con @extension.request_state ({why}): el reto se califica en el "
+                 "sello que se usa")
 SERVERS_OWN = ("tu sello todavía devuelve el token del propio servidor (request_state.Sealer, el "
                "de la plantilla): escribe tu seal y tu open con la receta de «Qué escribes»")
 NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como encode(nonce + "
@@ -124,10 +132,11 @@ class Served:
 def server(lab, facts, tree, key=None, principal=None):
     """A server with the learner's sealer, a key of the grader's (`key`: a fleet's, in hex) and
     a user (`principal`; default: this submission's), its client sharing Notas/ as its root.
-    Every server gets the same options; only their values differ."""
+    It loads reto.py alone (as 3A's and 3B's load their file): the sealer it installs is the
+    reto's or none. Every server gets the same options; only their values differ."""
     key = key or fleet_key()
     principal = principal or facts.principal
-    run = lab.server(REVISION, roots=[tree.uri("Notas")],
+    run = lab.server(REVISION, roots=[tree.uri("Notas")], solution=FILE,
                      state={"sealer": "solution", "key": key, "subject": principal})
     return Served(run, key, principal)
 
@@ -292,6 +301,7 @@ class RetoFacts:
     problem: str = ""                 # why the positive scenario failed ("" when it worked)
     form_token: str = ""              # T2: the state of the round that asks which note
     reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
+    constant_time: bool = False       # the installed sealer's open reaches compare_digest
 
 
 # -- the positive scenario ----------------------------------------------------------------------
@@ -323,6 +333,11 @@ def play_positive(lab):
                          f"intacto, el servidor {done.describe()}, y en el disco "
                          f"{changes or 'nada cambió'}; debía borrarse exactamente n-b")
         return facts
+    why = not_installed(served, source)
+    if why:
+        facts.problem = NOT_INSTALLED.format(why=why)
+        return facts
+    facts.constant_time = source.compare_digest  # of the open the server installed
     facts.form_token = form_token
     readings = [read(token, served, flow.binding(), source.literals)
                 for token in (roots_token, form_token)]
@@ -335,6 +350,36 @@ def play_positive(lab):
     if construction(first) != construction(second):
         second.tag, second.bound = None, ()  # two constructions: neither can be trusted
     return facts
+
+
+def installed(served):
+    """What the server reports it installed as its sealer ({"class", "file", "line"}: the
+    class, and the file and line where the code of its `open` starts; code/server.py,
+    `installed`), or empty values. Only ever a reason to lose points: reto.py is looked up at
+    that place, and only the code found there can meet the structural checks."""
+    result, error = served.run.request("server/discover", {})
+    meta = ((result or {}).get("_meta") or {}) if error is None else {}
+    found = meta.get(SOLUTION_META_KEY) if isinstance(meta, dict) else None
+    sealer = found.get("sealer") if isinstance(found, dict) else None
+    sealer = sealer if isinstance(sealer, dict) else {}
+    line = sealer.get("line")
+    return {"class": sealer.get("class") if isinstance(sealer.get("class"), str) else "",
+            "file": sealer.get("file") if isinstance(sealer.get("file"), str) else "",
+            "line": line if isinstance(line, int) and not isinstance(line, bool) else 0}
+
+
+def not_installed(served, source):
+    """Why the sealer the server installed is not the one reto.py defines and registers
+    (Spanish; "" when it is): its class, and the file and line of its `open`."""
+    sealer = installed(served)
+    if sealer["class"] != source.sealer:
+        return (f"es la clase {short(sealer['class'] or 'desconocida', 60)}, y reto.py "
+                f"registra {source.sealer}")
+    if sealer["file"] != FILE or not source.open_line or sealer["line"] != source.open_line:
+        where = f"{sealer['file']}, línea {sealer['line']}" if sealer["file"] else "otro sitio"
+        return (f"su open no es el que {source.sealer} define en reto.py: está en "
+                f"{short(where, 80)}")
+    return ""
 
 
 def construction(reading):

@@ -76,6 +76,34 @@ def test_a_decoy_reto_py_whose_sealer_comes_from_another_file_has_no_sealer_here
     assert found.present and not found.sealer_here and not found.compare_digest
 
 
+def test_a_sealer_registered_on_an_extension_the_server_does_not_load_is_not_here():
+    for registration, after in (('@Extension("borrador").request_state', ""),
+                                ("@borrador.request_state", ""),
+                                ("@extension.request_state", "del extension"),
+                                ("@extension.request_state", "extension = None")):
+        extra = 'borrador = Extension("borrador")\n'
+        text = SEALER.format(registration=registration, body="return compare(token, token)",
+                             after=after).replace("extension = Extension()\n",
+                                                  "extension = Extension()\n" + extra)
+        found = source_facts(text)
+        assert not found.sealer_here and not found.compare_digest, (registration, after)
+
+
+def test_a_sealer_put_in_place_another_way_is_not_one_the_grader_can_follow():
+    for after in ("extension.state_sealer = Sello()",
+                  "if True:\n    extension.request_state(Sello)",
+                  "from otro import Otro\nextension.request_state(Otro)"):
+        found = facts(body="return compare(token, token)", after=after)
+        assert not found.sealer_here and not found.compare_digest, after
+
+
+def test_the_line_where_the_registered_sealers_open_starts_is_read():
+    found = facts(body="return compare(token, token)")
+    lines = SEALER.format(registration="@extension.request_state", body="", after="")
+    assert found.sealer == "Sello"
+    assert found.open_line == lines.splitlines().index("    def open(self, token, binding):") + 1
+
+
 def test_a_file_that_does_not_parse_or_nests_too_deep_is_present_without_a_sealer():
     for text in ("def (:\n", "x = " + "(" * 5000 + ")" * 5000 + "\n"):
         found = source_facts(text)

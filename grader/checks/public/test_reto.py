@@ -225,8 +225,7 @@ def test_what_the_server_found_on_disk_cannot_be_read_from_a_token(lab, grade):
 
 @graded("reto", 1, "la etiqueta se compara en tiempo constante (hmac.compare_digest)")
 def test_tags_are_compared_in_constant_time(lab, grade):
-    reto.require_positive(lab, grade)
-    found = reto.source_of(lab).compare_digest
+    found = reto.require_positive(lab, grade).constant_time
     grade.check(found, "el open de tu sello, en reto.py, compara la etiqueta con compare_digest"
                 if found else "el open de tu sello, en reto.py, no llega a llamar a "
                 "hmac.compare_digest (ni él ni las funciones de reto.py a las que llama): "
