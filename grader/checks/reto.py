@@ -48,12 +48,21 @@ code the submission has, in reto.py or elsewhere, is never what they look at.
 import secrets
 import string
 import time
+import weakref
 from dataclasses import dataclass
 
 from grader.checks.grading import Abort, short
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
-from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
+from grader.checks.reto_tokens import (
+    FIELD_NAMES,
+    FORMAT_TAG,
+    forged,
+    mint,
+    read,
+    rebuilt,
+    tag_off_format,
+)
 from grader.spoken import spoken
 from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
@@ -116,12 +125,15 @@ def fleet_key():
 
 
 class Served:
-    """A server with the learner's sealer, and what the grader gave it: its key and its user."""
+    """A server with the learner's sealer, and what the grader gave it: its key and its user;
+    and every token it gave (`received`: the token, the binding of the call it answered, when
+    the call was sent and when the answer came, time.time())."""
 
     def __init__(self, run, key, principal):
         self.run, self.principal = run, principal
         self.secret = bytes.fromhex(key)
         self.key_id = ServerKey(self.secret).id
+        self.received = []
 
     def binding(self, name, arguments):
         """What a token of `name(arguments)` on this server is bound to (request_state.Binding's
@@ -138,7 +150,28 @@ def server(lab, facts, tree, key=None, principal=None):
     principal = principal or facts.principal
     run = lab.server(REVISION, roots=[tree.uri("Notas")], solution=FILE,
                      state={"sealer": "solution", "key": key, "subject": principal})
-    return Served(run, key, principal)
+    served = Served(run, key, principal)
+    SERVED.setdefault(lab, []).append(served)
+    return served
+
+
+SERVED = weakref.WeakKeyDictionary()  # a test's Lab -> the reto servers it started
+
+
+def stray(lab, facts):
+    """Why a token one of this test's servers gave is not made as the positive scenario's were
+    (the format's way, when those follow it), rebuilt with that server's key and the binding of
+    the call it answered (Spanish; "" when every one is)."""
+    if facts.reading is None:
+        return ""
+    for served in SERVED.get(lab, ()):
+        for token, fields, _, _ in served.received:
+            why = rebuilt(token, served, fields, facts.reading)
+            if why:
+                return (f"un token que dio tu servidor en esta prueba no sigue el formato: "
+                        f"{why}. Cada token, no solo los primeros, se hace con la receta del "
+                        "enunciado")
+    return ""
 
 
 # -- one round, and what it gave --------------------------------------------------------------
@@ -208,11 +241,16 @@ class Flow:
             params["requestState"] = state
         if responses is not None:
             params["inputResponses"] = responses
+        sent = time.time()
         result, error = self.served.run.request("tools/call", params)
         hidden = self.served.run.lab.state.hidden_now
         if error is not None:
             return Reply(code=error.code, message=error.message, hidden=hidden)
-        return Reply(result=result, hidden=hidden)
+        reply = Reply(result=result, hidden=hidden)
+        if reply.state is not None:
+            self.served.received.append((reply.state, self.served.binding(
+                params["name"], params["arguments"]), sent, time.time()))
+        return reply
 
     def roots(self):
         """The inputResponses of the roots round: this flow's Notas/ folder."""
@@ -283,6 +321,17 @@ def still_works(lab, grade, facts, *servers):
         ended(grade, worked, f"después de los ataques, un borrado legítimo en el mismo servidor: "
               f"{said}" + ("" if worked else "; tu sello debe seguir aceptando los tokens "
                            "buenos, no negarse a todo"))
+    why = stray(lab, facts)
+    if why:  # a token the grader cannot rebuild: nothing this test saw can be vouched for
+        ended(grade, False, why)
+
+
+def every_token_follows_the_format(lab, grade, facts):
+    """In a test with no legitimate action at its end: a check that every token its servers
+    gave was made as the positive scenario's were (only said when one was not)."""
+    why = stray(lab, facts)
+    if why:
+        grade.check(False, why)
 
 
 def ended(grade, worked, text):
@@ -567,8 +616,12 @@ def forgery_with_your_code(lab, grade, facts, served, hidden=False):
                     "sepa calcularla. Sigue el formato del enunciado", severe=True)
         return
     if reading.tag.secret:
-        grade.check(True, "tu etiqueta se calcula con una clave que sale de binding.key: sin "
-                    "ella nadie la rehace")
+        off = tag_off_format(reading)
+        grade.check(not off, "tu etiqueta se calcula con una clave que sale de binding.key: sin "
+                    "ella nadie la rehace" if not off else
+                    f"tu etiqueta {off}: no es la del formato ({FORMAT_TAG}); el corrector la "
+                    "rehace con la clave del servidor y lo que no es el formato no puede darlo "
+                    "por seguro", severe=True)
         return
     tree = notes(lab, facts.marker)
     flow = Flow(served, tree)

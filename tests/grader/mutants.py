@@ -784,6 +784,16 @@ BLIND_MUTANTS = [
     blind_reto("a_ciegas_reto_compara_con_igual", BR_TAG,
                "        if tag != self._etiqueta(binding, nonce, cifrado):  # BUG: == varía\n",
                {RETO_COMPARED}, "compare_digest"),
+    # a tag made with the server's key that is still not the format's (the statement: the
+    # grader rebuilds it with the server's key; what is not the format it cannot vouch for)
+    blind_reto("a_ciegas_reto_claves_cruzadas", BR_KEYS,
+               "        cifrar, firmar = sealkit.keys_from(binding.key)\n"
+               "        return firmar, cifrar  # BUG: al revés\n",
+               RETO_FORGED | {RETO_READ}, "no es la del formato", severe=True),
+    blind_reto("a_ciegas_reto_atado_en_otro_orden",
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.principal, binding.tool, binding.arguments]  # BUG\n",
+               RETO_FORGED, "no es la del formato", severe=True),
     blind_reto("a_ciegas_reto_clave_del_key_id", BR_KEYS,
                "        return sealkit.keys_from(binding.key_id.encode())  # BUG: es público\n",
                RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),

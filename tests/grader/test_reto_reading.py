@@ -176,3 +176,43 @@ def test_a_token_not_in_the_format_is_not_read():
     served = Served()
     for token in ("v1.abc.def", "", "A" * 10, sealed(served, BOUND) + "=", "é" * 80):
         assert reto_tokens.read(token, served, FIELDS) is None
+
+
+def test_the_format_is_the_first_key_to_encrypt_the_second_to_tag_and_the_fields_in_order():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND), served, FIELDS)
+    assert reto_tokens.is_format(reading) and not reto_tokens.tag_off_format(reading)
+
+
+def test_the_two_keys_swapped_are_the_servers_but_not_the_format():
+    served = Served()
+    cipher, tag = sealkit.keys_from(served.secret)
+    reading = reto_tokens.read(sealed(served, BOUND, cipher_key=tag, tag_key=cipher), served,
+                               FIELDS)
+    assert reading.cipher.secret and reading.tag.secret and not reto_tokens.is_format(reading)
+    assert "la otra de las dos" in reto_tokens.tag_off_format(reading)
+
+
+def test_the_three_fields_in_another_order_are_not_the_format():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND[::-1]), served, FIELDS)
+    assert reading.bound == ("principal", "arguments", "tool")
+    assert "en ese orden" in reto_tokens.tag_off_format(reading)
+
+
+def test_a_tag_that_leaves_a_field_out_is_left_to_the_tests_that_move_tokens():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND[:2]), served, FIELDS)
+    assert not reto_tokens.is_format(reading) and not reto_tokens.tag_off_format(reading)
+
+
+def test_every_token_is_rebuilt_the_way_the_first_ones_were_made():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND), served, FIELDS)
+    assert reto_tokens.rebuilt(sealed(served, BOUND), served, FIELDS, reading) == ""
+    cipher, tag = sealkit.keys_from(served.secret)
+    swapped = sealed(served, BOUND, cipher_key=tag, tag_key=cipher)
+    assert "no se descifra" in reto_tokens.rebuilt(swapped, served, FIELDS, reading)
+    other_order = sealed(served, BOUND[::-1])
+    assert "etiqueta" in reto_tokens.rebuilt(other_order, served, FIELDS, reading)
+    assert reto_tokens.rebuilt(sealed(served, BOUND) + "=", served, FIELDS, reading)
