@@ -20,7 +20,12 @@ Two kinds of attack:
   back (`forged`), or its content is read. A tag that does not cover the tool, the arguments or
   the user fails the test that moves tokens there (`binds`), severely. A token valid in every
   other respect but expired is made the same way (`mint`), so no test waits on the clock and
-  every server has the same lifetime.
+  every server has the same lifetime. A tag made with the server's key that is not the
+  format's (the keys swapped, `binding.key` itself, the fields in another order) is a severe
+  failure of the forgery test: the statement says what is not the format cannot be vouched
+  for. Every token a server gives is recorded (`Served.received`) and rebuilt at the end of
+  its test the way the positive scenario's were (`stray`, reto_tokens.rebuilt): a sealer that
+  follows the format only for the first tokens fails every test that saw another one.
 
 The notes (`notes`): in Notas/, two notes titled "Informe" (n-a; n-b, whose file name carries a
 marker made for this submission) and one titled "Otra". A flow (`Flow`) is
@@ -32,7 +37,7 @@ sealer class defined in it, the flow deletes exactly n-b, and its tokens follow 
 (the starter's, the server's own `request_state.Sealer`, does not). Every test of what must not
 happen ends with the legitimate flow on the server it attacked (`still_works`): a sealer that
 behaves once and then refuses everything scores 0 there. Every server has the same lifetime
-(the server's default), a key of the grader's and a user name made for this submission.
+(STATE_TTL), a key of the grader's and a user name made for this submission.
 
 What is read in reto.py (as text, never run; grader/checks/reto_source.py): that it defines
 and registers the sealer on an Extension the server loads, whether that sealer's `open` reaches
@@ -52,6 +57,7 @@ import weakref
 from dataclasses import dataclass
 
 from grader.checks.grading import Abort, short
+from grader.checks.lab import STATE_TTL
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import (
@@ -87,6 +93,7 @@ NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como en
                   "cifrado + etiqueta) con un sobre {{\"caduca\", \"datos\"}} cifrado con "
                   "stream_xor ({why}). Sigue la receta de «Qué escribes»")
 MARKER_LETTERS = string.ascii_lowercase
+CLOCK_SLACK = 1.0  # seconds: the server's clock read when it sealed vs the grader's around it
 
 
 def source_of(lab):
@@ -534,6 +541,7 @@ def expired_copies(lab, grade, facts, past, hidden=False):
     roots_token = flow.first()
     first = read(roots_token, served, flow.binding(), literals)
     grade.require(first is not None, "el token de la ronda de las roots no se lee con el formato")
+    lives_its_lifetime(grade, served, first)
     control = mint(reading, served, flow.binding(), {"caduca": time.time() + 600,
                                                      "datos": first.envelope["datos"]})
     accepted = flow.send(control, flow.roots())
@@ -555,6 +563,20 @@ def expired_copies(lab, grade, facts, past, hidden=False):
             f"un token caducado hace {spoken(past)} s, {label}"
         attempts(grade, flow, [(label, token)], responses, what, hidden=hidden)
     still_works(lab, grade, facts, served)
+
+
+def lives_its_lifetime(grade, served, reading):
+    """A failed check unless the sobre of the token `reading` read (the last one `served`
+    gave) says the expiry the format says: binding.expires_at, the server's clock when it
+    sealed plus the lifetime every server is given (STATE_TTL), within CLOCK_SLACK seconds of
+    when it was asked and answered."""
+    *_, sent, came = served.received[-1]
+    caduca = reading.envelope["caduca"]
+    good = sent + STATE_TTL - CLOCK_SLACK <= caduca <= came + STATE_TTL + CLOCK_SLACK
+    if not good:  # said only when it fails: the refusals keep their weight in the test
+        grade.check(False, "el sobre no lleva caduca = binding.expires_at (el reloj del "
+                    "servidor al sellar más la vida de un estado): un token debe caducar cuando "
+                    "dice binding, ni antes ni después")
 
 
 def replays(lab, grade, facts, served, tree, variants):
