@@ -42,7 +42,7 @@ def source_facts(text):
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return RetoSource(present=True)  # the server reports a file that does not load
     sealer = registered_sealer(module)
-    opener = _methods(sealer).get("open") if sealer is not None else None
+    opener = _methods(sealer, module).get("open") if sealer is not None else None
     return RetoSource(present=True, sealer_here=sealer is not None,
                       compare_digest=opener is not None and verifies_in_constant_time(
                           module, sealer, opener),
@@ -156,9 +156,23 @@ def _names_request_state(node):
         (isinstance(node, ast.Name) and node.id == "request_state")
 
 
-def _methods(sealer):
-    return {node.name: node for node in sealer.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+def _methods(sealer, module=None):
+    """The methods of class `sealer`; with `module`, also those it inherits from classes of
+    reto.py named as its bases (the nearest first, as Python looks them up for a simple
+    hierarchy)."""
+    classes = {node.name: node for node in module.body if isinstance(node, ast.ClassDef)} \
+        if module is not None else {}
+    found, queue, seen = {}, [sealer], set()
+    while queue:
+        kind = queue.pop(0)
+        if kind is None or id(kind) in seen:
+            continue
+        seen.add(id(kind))
+        for node in kind.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.setdefault(node.name, node)
+        queue += [classes.get(base.id) for base in kind.bases if isinstance(base, ast.Name)]
+    return found
 
 
 def first_line(function):
@@ -172,7 +186,7 @@ def verifies_in_constant_time(module, sealer, start):
     on), call `compare_digest`? `sealer`: the class whose methods `self.x(...)` names."""
     functions = {node.name: node for node in module.body
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    methods = _methods(sealer)
+    methods = _methods(sealer, module)
     own = ("self", sealer.name)
     aliases = {alias.asname or alias.name: alias.name for node in ast.walk(module)
                if isinstance(node, ast.ImportFrom) for alias in node.names}

@@ -216,3 +216,11 @@ def test_every_token_is_rebuilt_the_way_the_first_ones_were_made():
     other_order = sealed(served, BOUND[::-1])
     assert "etiqueta" in reto_tokens.rebuilt(other_order, served, FIELDS, reading)
     assert reto_tokens.rebuilt(sealed(served, BOUND) + "=", served, FIELDS, reading)
+
+
+def test_an_open_inherited_from_a_class_of_reto_py_is_the_one_read():
+    text = SEALER.format(registration="", body="return compare(token, token)", after="") \
+        + "\n\n@extension.request_state\nclass Hija(Sello):\n    pass\n"
+    found = source_facts(text)
+    assert found.sealer == "Hija" and found.compare_digest
+    assert found.open_line == text.splitlines().index("    def open(self, token, binding):") + 1
