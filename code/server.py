@@ -140,6 +140,22 @@ def revoke_every_handle(change):
 
 
 # -- the server ------------------------------------------------------------------------------
+def installed(sealer):
+    """Which code opens the requestStates: the sealer's class and where its `open` was written
+    ({"class", "file", "line"}: the file's name and the line its code starts on), for the
+    report of what a solution loaded (the grader reads only reto.py's code for that `open`)."""
+    try:
+        kind = type(sealer)
+        opener = getattr(kind, "open", None)
+        code = getattr(opener, "__code__", None) or getattr(
+            getattr(opener, "__func__", None), "__code__", None)
+        return {"class": str(kind.__qualname__),
+                "file": os.path.basename(code.co_filename) if code is not None else "",
+                "line": code.co_firstlineno if code is not None else 0}
+    except Exception:  # a solution's class may raise on any attribute
+        return {"class": "", "file": "", "line": 0}
+
+
 class NotesServer:
     def __init__(self, config=None, extension=None, log=None):
         self.config = config or Config()
@@ -196,6 +212,7 @@ class NotesServer:
         if extension.state_sealer is not None and self.config.state_sealer == "solution":
             self.states.sealer = extension.state_sealer
             self.solution["hooks"].append("request_state")
+            self.solution["sealer"] = installed(extension.state_sealer)
 
     def capabilities(self):
         return {"tools": {"listChanged": False}}

@@ -6,7 +6,8 @@
                      [--hidden-visibility visible|after_due_date|after_published|hidden]
                      [--budget SECONDS] [--require-isolation] [--allow-unsafe-plain]
 
-Exit codes: 0 every submission got full marks; 1 at least one did not; 2 usage error;
+Exit codes: 0 every submission got full marks in every graded exercise that is not optional
+(whatever the optional ones scored); 1 at least one did not; 2 usage error;
 3 the grader itself failed somewhere (a sandbox could not start, a grader bug, a grading file
 that does not import, a report the results folder would not take): the affected submissions got
 0 and the reason; 4 --require-isolation was given and the full sandbox is not available here, or
@@ -246,9 +247,10 @@ def grade(args, jobs, mode):
 
 
 def full_marks(result):
-    """The exercises, and the optional ones that were graded, all with full marks."""
-    return result["score"] == result["max_score"] and \
-        all(part.get("score") == part.get("max_score") for part in result.get("optional", ()))
+    """Every graded exercise that is not optional got full marks (`score` is theirs), whatever
+    the optional ones (the reto, 3B's optional part) scored apart; when only optional ones were
+    graded (asked for by name), `score` is theirs (grader/runner.py, `assemble`)."""
+    return result["score"] == result["max_score"]
 
 
 def emit(args, results, out, names):

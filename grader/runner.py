@@ -157,11 +157,13 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
 
 
 def take_optional(state, prepared):
-    """What the grader reads in the submission's files (as text, grader/checks/sources.py); an
-    optional exercise whose file the submission does not bring is not graded at all, unless it
-    was asked for by name."""
+    """What the grader reads in the submission's files (as text, grader/checks/sources.py), and
+    which files it brought (a test of an exercise whose file is not there scores 0 at once and
+    starts no server: grader/checks/lab.py, `open_lab`); an optional exercise whose file the
+    submission does not bring is not graded at all, unless it was asked for by name."""
     from grader.checks import sources
     state.sources = sources.read(prepared.files)
+    state.files = frozenset(prepared.files)
     state.only = frozenset(exercises.graded_for(prepared.files, state.only))
 
 

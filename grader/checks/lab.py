@@ -32,6 +32,7 @@ import collections
 import time
 
 import nube_copias
+from grader import exercises
 from grader.checks.channels import LocalChannel
 from grader.checks.grading import Abort, Broken, TooSlow
 from grader.checks.notes_tree import Tree
@@ -264,17 +265,36 @@ def grader_provider(run):
 
 
 def open_lab(state, spec, key=None):
-    """The `lab` of one test: a fresh workspace, or Broken when nothing can run any more.
-    `key`: the test's key in `state.results` (pytest's node id, or the spec's id)."""
+    """The `lab` of one test: a fresh workspace; Abort when the submission did not bring its
+    exercise's file (the test scores 0 at once, with that reason, and starts no server); or
+    Broken when nothing can run any more. `key`: the test's key in `state.results` (pytest's
+    node id, or the spec's id)."""
     state.counter += 1
     state.hidden_now = spec["hidden"]
     state.hidden_started = state.hidden_started or spec["hidden"]
+    absent = missing_file(state, spec["exercise"])
+    if absent:
+        raise Abort(absent)
     lab = Lab(state, state.counter, spec, key)
     if state.left() <= 0:
         state.fail(OUT_OF_TIME)
     if state.broken:
         raise Broken(state.broken)
     return lab
+
+
+def missing_file(state, exercise):
+    """Why a test of `exercise` cannot be graded at all: its solution file is not in the
+    submission (Spanish); "" when it is there, or when what the submission brought is not known
+    (`state.files` None: a state built without a submission)."""
+    if state.files is None:
+        return ""
+    wanted = exercises.by_id(exercise)
+    if wanted.file in state.files:
+        return ""
+    return (f"no entregaste {wanted.file}: este ejercicio se queda en 0 sin ponerlo a prueba "
+            f"(su enunciado y la celda %%writefile soluciones/{wanted.file} están en "
+            f"{wanted.notebook})")
 
 
 def close_lab(state, lab):

@@ -20,7 +20,12 @@ Two kinds of attack:
   back (`forged`), or its content is read. A tag that does not cover the tool, the arguments or
   the user fails the test that moves tokens there (`binds`), severely. A token valid in every
   other respect but expired is made the same way (`mint`), so no test waits on the clock and
-  every server has the same lifetime.
+  every server has the same lifetime. A tag made with the server's key that is not the
+  format's (the keys swapped, `binding.key` itself, the fields in another order) is a severe
+  failure of the forgery test: the statement says what is not the format cannot be vouched
+  for. Every token a server gives is recorded (`Served.received`) and rebuilt at the end of
+  its test the way the positive scenario's were (`stray`, reto_tokens.rebuilt): a sealer that
+  follows the format only for the first tokens fails every test that saw another one.
 
 The notes (`notes`): in Notas/, two notes titled "Informe" (n-a; n-b, whose file name carries a
 marker made for this submission) and one titled "Otra". A flow (`Flow`) is
@@ -32,29 +37,44 @@ sealer class defined in it, the flow deletes exactly n-b, and its tokens follow 
 (the starter's, the server's own `request_state.Sealer`, does not). Every test of what must not
 happen ends with the legitimate flow on the server it attacked (`still_works`): a sealer that
 behaves once and then refuses everything scores 0 there. Every server has the same lifetime
-(the server's default), a key of the grader's and a user name made for this submission.
+(STATE_TTL), a key of the grader's and a user name made for this submission.
 
 What is read in reto.py (as text, never run; grader/checks/reto_source.py): that it defines
-and registers the sealer, whether that sealer's `open` reaches `compare_digest` (a comparison
-that takes the same time wherever two tags differ cannot be told from `==` on the wire, in a
-test that must not depend on timing), and its constants (an attacker with the code knows them:
-a key written there is known).
+and registers the sealer on an Extension the server loads, whether that sealer's `open` reaches
+`compare_digest` (a comparison that takes the same time wherever two tags differ cannot be told
+from `==` on the wire, in a test that must not depend on timing), and its constants (an
+attacker with the code knows them: a key written there is known). Those structural facts count
+only for the sealer the server installs: every reto server loads reto.py alone (`server`), and
+the positive scenario holds the class and the `open` the server reports it installed
+(code/server.py, `installed`) against the ones the text registers (`not_installed`); any other
+code the submission has, in reto.py or elsewhere, is never what they look at.
 """
 
 import secrets
 import string
 import time
+import weakref
 from dataclasses import dataclass
 
 from grader.checks.grading import Abort, short
+from grader.checks.lab import STATE_TTL
 from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
-from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
+from grader.checks.reto_tokens import (
+    FIELD_NAMES,
+    FORMAT_TAG,
+    forged,
+    mint,
+    read,
+    rebuilt,
+    tag_off_format,
+)
 from grader.spoken import spoken
-from protocol import STATELESS_VERSION
+from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
 
 REVISION = STATELESS_VERSION
+FILE = "reto.py"
 TOOL, TITLE = "notes_delete", "Informe"
 NO_ARGUMENTS, SAME_ARGUMENTS = "notes_list", ("notes_sync", "notes_setup")  # all take none
 INVALID_PARAMS = -32602
@@ -64,12 +84,16 @@ NO_FILE = ("no entregaste reto.py (el reto es opcional: sin ese archivo no se ca
            "celda %%writefile soluciones/reto.py)")
 NOT_HERE = ("tu reto.py no define y registra el sello (una clase con @extension.request_state "
             "escrita en reto.py): el reto se califica en ese archivo")
+NOT_INSTALLED = ("el sello que instala tu servidor con reto.py no es la clase que reto.py define "
+                 "y registra con @extension.request_state ({why}): el reto se califica en el "
+                 "sello que se usa")
 SERVERS_OWN = ("tu sello todavía devuelve el token del propio servidor (request_state.Sealer, el "
                "de la plantilla): escribe tu seal y tu open con la receta de «Qué escribes»")
 NOT_THE_FORMAT = ("tu token no sigue el formato del enunciado: no se lee como encode(nonce + "
                   "cifrado + etiqueta) con un sobre {{\"caduca\", \"datos\"}} cifrado con "
                   "stream_xor ({why}). Sigue la receta de «Qué escribes»")
 MARKER_LETTERS = string.ascii_lowercase
+CLOCK_SLACK = 1.0  # seconds: the server's clock read when it sealed vs the grader's around it
 
 
 def source_of(lab):
@@ -108,12 +132,15 @@ def fleet_key():
 
 
 class Served:
-    """A server with the learner's sealer, and what the grader gave it: its key and its user."""
+    """A server with the learner's sealer, and what the grader gave it: its key and its user;
+    and every token it gave (`received`: the token, the binding of the call it answered, when
+    the call was sent and when the answer came, time.time())."""
 
     def __init__(self, run, key, principal):
         self.run, self.principal = run, principal
         self.secret = bytes.fromhex(key)
         self.key_id = ServerKey(self.secret).id
+        self.received = []
 
     def binding(self, name, arguments):
         """What a token of `name(arguments)` on this server is bound to (request_state.Binding's
@@ -124,12 +151,34 @@ class Served:
 def server(lab, facts, tree, key=None, principal=None):
     """A server with the learner's sealer, a key of the grader's (`key`: a fleet's, in hex) and
     a user (`principal`; default: this submission's), its client sharing Notas/ as its root.
-    Every server gets the same options; only their values differ."""
+    It loads reto.py alone (as 3A's and 3B's load their file): the sealer it installs is the
+    reto's or none. Every server gets the same options; only their values differ."""
     key = key or fleet_key()
     principal = principal or facts.principal
-    run = lab.server(REVISION, roots=[tree.uri("Notas")],
+    run = lab.server(REVISION, roots=[tree.uri("Notas")], solution=FILE,
                      state={"sealer": "solution", "key": key, "subject": principal})
-    return Served(run, key, principal)
+    served = Served(run, key, principal)
+    SERVED.setdefault(lab, []).append(served)
+    return served
+
+
+SERVED = weakref.WeakKeyDictionary()  # a test's Lab -> the reto servers it started
+
+
+def stray(lab, facts):
+    """Why a token one of this test's servers gave is not made as the positive scenario's were
+    (the format's way, when those follow it), rebuilt with that server's key and the binding of
+    the call it answered (Spanish; "" when every one is)."""
+    if facts.reading is None:
+        return ""
+    for served in SERVED.get(lab, ()):
+        for token, fields, _, _ in served.received:
+            why = rebuilt(token, served, fields, facts.reading)
+            if why:
+                return (f"un token que dio tu servidor en esta prueba no sigue el formato: "
+                        f"{why}. Cada token, no solo los primeros, se hace con la receta del "
+                        "enunciado")
+    return ""
 
 
 # -- one round, and what it gave --------------------------------------------------------------
@@ -199,11 +248,16 @@ class Flow:
             params["requestState"] = state
         if responses is not None:
             params["inputResponses"] = responses
+        sent = time.time()
         result, error = self.served.run.request("tools/call", params)
         hidden = self.served.run.lab.state.hidden_now
         if error is not None:
             return Reply(code=error.code, message=error.message, hidden=hidden)
-        return Reply(result=result, hidden=hidden)
+        reply = Reply(result=result, hidden=hidden)
+        if reply.state is not None:
+            self.served.received.append((reply.state, self.served.binding(
+                params["name"], params["arguments"]), sent, time.time()))
+        return reply
 
     def roots(self):
         """The inputResponses of the roots round: this flow's Notas/ folder."""
@@ -274,6 +328,17 @@ def still_works(lab, grade, facts, *servers):
         ended(grade, worked, f"después de los ataques, un borrado legítimo en el mismo servidor: "
               f"{said}" + ("" if worked else "; tu sello debe seguir aceptando los tokens "
                            "buenos, no negarse a todo"))
+    why = stray(lab, facts)
+    if why:  # a token the grader cannot rebuild: nothing this test saw can be vouched for
+        ended(grade, False, why)
+
+
+def every_token_follows_the_format(lab, grade, facts):
+    """In a test with no legitimate action at its end: a check that every token its servers
+    gave was made as the positive scenario's were (only said when one was not)."""
+    why = stray(lab, facts)
+    if why:
+        grade.check(False, why)
 
 
 def ended(grade, worked, text):
@@ -292,6 +357,7 @@ class RetoFacts:
     problem: str = ""                 # why the positive scenario failed ("" when it worked)
     form_token: str = ""              # T2: the state of the round that asks which note
     reading: object = None            # grader.checks.reto.Reading of T2: its keys and binding
+    constant_time: bool = False       # the installed sealer's open reaches compare_digest
 
 
 # -- the positive scenario ----------------------------------------------------------------------
@@ -323,6 +389,11 @@ def play_positive(lab):
                          f"intacto, el servidor {done.describe()}, y en el disco "
                          f"{changes or 'nada cambió'}; debía borrarse exactamente n-b")
         return facts
+    why = not_installed(served, source)
+    if why:
+        facts.problem = NOT_INSTALLED.format(why=why)
+        return facts
+    facts.constant_time = source.compare_digest  # of the open the server installed
     facts.form_token = form_token
     readings = [read(token, served, flow.binding(), source.literals)
                 for token in (roots_token, form_token)]
@@ -335,6 +406,36 @@ def play_positive(lab):
     if construction(first) != construction(second):
         second.tag, second.bound = None, ()  # two constructions: neither can be trusted
     return facts
+
+
+def installed(served):
+    """What the server reports it installed as its sealer ({"class", "file", "line"}: the
+    class, and the file and line where the code of its `open` starts; code/server.py,
+    `installed`), or empty values. Only ever a reason to lose points: reto.py is looked up at
+    that place, and only the code found there can meet the structural checks."""
+    result, error = served.run.request("server/discover", {})
+    meta = ((result or {}).get("_meta") or {}) if error is None else {}
+    found = meta.get(SOLUTION_META_KEY) if isinstance(meta, dict) else None
+    sealer = found.get("sealer") if isinstance(found, dict) else None
+    sealer = sealer if isinstance(sealer, dict) else {}
+    line = sealer.get("line")
+    return {"class": sealer.get("class") if isinstance(sealer.get("class"), str) else "",
+            "file": sealer.get("file") if isinstance(sealer.get("file"), str) else "",
+            "line": line if isinstance(line, int) and not isinstance(line, bool) else 0}
+
+
+def not_installed(served, source):
+    """Why the sealer the server installed is not the one reto.py defines and registers
+    (Spanish; "" when it is): its class, and the file and line of its `open`."""
+    sealer = installed(served)
+    if sealer["class"] != source.sealer:
+        return (f"es la clase {short(sealer['class'] or 'desconocida', 60)}, y reto.py "
+                f"registra {source.sealer}")
+    if sealer["file"] != FILE or not source.open_line or sealer["line"] != source.open_line:
+        where = f"{sealer['file']}, línea {sealer['line']}" if sealer["file"] else "otro sitio"
+        return (f"su open no es el que {source.sealer} define en reto.py: está en "
+                f"{short(where, 80)}")
+    return ""
 
 
 def construction(reading):
@@ -440,6 +541,7 @@ def expired_copies(lab, grade, facts, past, hidden=False):
     roots_token = flow.first()
     first = read(roots_token, served, flow.binding(), literals)
     grade.require(first is not None, "el token de la ronda de las roots no se lee con el formato")
+    lives_its_lifetime(grade, served, first)
     control = mint(reading, served, flow.binding(), {"caduca": time.time() + 600,
                                                      "datos": first.envelope["datos"]})
     accepted = flow.send(control, flow.roots())
@@ -461,6 +563,20 @@ def expired_copies(lab, grade, facts, past, hidden=False):
             f"un token caducado hace {spoken(past)} s, {label}"
         attempts(grade, flow, [(label, token)], responses, what, hidden=hidden)
     still_works(lab, grade, facts, served)
+
+
+def lives_its_lifetime(grade, served, reading):
+    """A failed check unless the sobre of the token `reading` read (the last one `served`
+    gave) says the expiry the format says: binding.expires_at, the server's clock when it
+    sealed plus the lifetime every server is given (STATE_TTL), within CLOCK_SLACK seconds of
+    when it was asked and answered."""
+    *_, sent, came = served.received[-1]
+    caduca = reading.envelope["caduca"]
+    good = sent + STATE_TTL - CLOCK_SLACK <= caduca <= came + STATE_TTL + CLOCK_SLACK
+    if not good:  # said only when it fails: the refusals keep their weight in the test
+        grade.check(False, "el sobre no lleva caduca = binding.expires_at (el reloj del "
+                    "servidor al sellar más la vida de un estado): un token debe caducar cuando "
+                    "dice binding, ni antes ni después")
 
 
 def replays(lab, grade, facts, served, tree, variants):
@@ -522,8 +638,12 @@ def forgery_with_your_code(lab, grade, facts, served, hidden=False):
                     "sepa calcularla. Sigue el formato del enunciado", severe=True)
         return
     if reading.tag.secret:
-        grade.check(True, "tu etiqueta se calcula con una clave que sale de binding.key: sin "
-                    "ella nadie la rehace")
+        off = tag_off_format(reading)
+        grade.check(not off, "tu etiqueta se calcula con una clave que sale de binding.key: sin "
+                    "ella nadie la rehace" if not off else
+                    f"tu etiqueta {off}: no es la del formato ({FORMAT_TAG}); el corrector la "
+                    "rehace con la clave del servidor y lo que no es el formato no puede darlo "
+                    "por seguro", severe=True)
         return
     tree = notes(lab, facts.marker)
     flow = Flow(served, tree)

@@ -34,9 +34,13 @@ from dataclasses import dataclass
 from grader.checks.grading import short
 from sealkit import NONCE, TAG, decode, encode, keys_from, stream_xor, tag_of
 
-FIELDS = ("tool", "arguments", "principal")
+FIELDS = ("tool", "arguments", "principal")  # the format's `atado`, in the format's order
 FIELD_NAMES = {"tool": "binding.tool", "arguments": "binding.arguments",
                "principal": "binding.principal"}
+FORMAT_KEY = "keys_from(binding.key)"  # the label of the format's keys: the first encrypts,
+#                                        the second tags
+FORMAT_TAG = ("tag_of(clave_firmar, [binding.tool, binding.arguments, binding.principal], nonce, "
+              "cifrado), con clave_firmar la segunda de keys_from(binding.key)")
 MAX_READ = 64 << 10   # characters of a token the grader reads with the format
 
 
@@ -157,8 +161,7 @@ def _public_bases(literals):
 def candidate_keys(use, literals=()):
     """Every key a token may have been made with for `use` (0: encrypt, 1: tag): the server's,
     first, then the ones an attacker with reto.py can compute too."""
-    found = [Key("keys_from(binding.key)", True,
-                 lambda secret, key_id: keys_from(secret)[use]),
+    found = [Key(FORMAT_KEY, True, lambda secret, key_id: keys_from(secret)[use]),
              Key("binding.key", True, lambda secret, key_id: secret),
              Key("keys_from(binding.key), la otra de las dos", True,
                  lambda secret, key_id: keys_from(secret)[1 - use])]
@@ -205,6 +208,54 @@ class Reading:
     cipher: Key
     tag: Key | None = None
     bound: tuple = ()
+
+
+def is_format(reading):
+    """Is `reading` the format's construction: the sobre encrypted with the first key of
+    keys_from(binding.key), the tag made with the second over the three fields in order?"""
+    return reading.cipher.label == FORMAT_KEY and reading.tag is not None \
+        and reading.tag.label == FORMAT_KEY and reading.bound == FIELDS
+
+
+def tag_off_format(reading):
+    """Why `reading`'s tag, made with the server's key, is still not the format's (Spanish; ""
+    when it is, or when what is wrong is a field it leaves out: the tests that move tokens say
+    that): the other key of keys_from, binding.key itself, or the three fields in another
+    order."""
+    tag = reading.tag
+    if tag is None or not tag.secret:
+        return ""
+    if tag.label != FORMAT_KEY:
+        return f"se hace con {tag.label}"
+    if set(reading.bound) == set(FIELDS) and reading.bound != FIELDS:
+        return "cubre " + ", ".join(FIELD_NAMES[f] for f in reading.bound) + " en ese orden"
+    return ""
+
+
+def rebuilt(token, served, fields, reading):
+    """Why `token`, received from `served` for the call `fields`, is not made the way
+    `reading` was (the format's way when the positive scenario's tokens follow it), rebuilt
+    with the key the grader gave that server: its layout, its sobre and its tag (Spanish; ""
+    when it is)."""
+    if not isinstance(token, str) or len(token) > MAX_READ:
+        return "no es un texto que el corrector lea"
+    try:
+        raw = decode(token)
+    except (ValueError, binascii.Error):
+        return "no es encode(nonce + cifrado + etiqueta)"
+    if len(raw) < NONCE + TAG:
+        return "es más corto que un nonce y una etiqueta"
+    nonce, encrypted, tag = raw[:NONCE], raw[NONCE:-TAG], raw[-TAG:]
+    if sobre(encrypt_with(reading.cipher, served.secret, served.key_id, nonce, encrypted)) \
+            is None:
+        return (f"su sobre no se descifra con {reading.cipher.label}"
+                + (" (la primera de las dos claves)" if is_format(reading) else ""))
+    if reading.tag is not None and tag != tag_with(
+            reading.tag, served.secret, served.key_id, [fields[f] for f in reading.bound],
+            nonce, encrypted):
+        return ("su etiqueta no es " + FORMAT_TAG) if is_format(reading) else \
+            "su etiqueta no se rehace como la de los tokens del primer borrado"
+    return ""
 
 
 def read(token, served, fields, literals=()):

@@ -24,15 +24,21 @@ with the legitimate action on the same server, and nothing of one test is there 
   `--url-ttl` on its command line) it refuses every flow. Every 3B server starts with the same
   arguments: it refuses everywhere and scores 0.
 
+- `formato_solo_al_principio` (the reto, optional): the format's tokens for the first two seals
+  of each server (what the positive scenario reads), then the two keys swapped; its open takes
+  both. The grader rebuilds every token it receives with the server's key: each test that saw
+  one of the others scores 0 at its end, and it keeps at most half of the reto.
+
 `at_most` is the score it may keep (of its exercise's), `at_least` what it must keep (the
 correct behaviour it shows), and `says` a phrase its feedback must contain.
 """
 
+import os
 from dataclasses import dataclass
 
 from mutants import REFERENCE, write_solutions
 
-from grading_points import FULL
+from grading_points import FULL, OPTIONAL_FULL
 
 MEMORY = r'''
 import os
@@ -193,6 +199,40 @@ class Cheat:
         return write_solutions(folder, {self.file: self.text})
 
 
+def _reto_format_at_first():
+    with open(os.path.join(REFERENCE, "reto.py"), encoding="utf-8") as handle:
+        text = handle.read()
+    seal = "        clave_cifrar, clave_firmar = claves(binding)\n        nonce = secrets"
+    opening = _between(text, "    def open(self, token, binding):\n",
+                       "        sobre = json.loads(")
+    assert text.count(seal) == 1 and text.count(opening) == 1
+    return text.replace(seal, (
+        "        self.sellados = getattr(self, 'sellados', 0) + 1  # TRAMPA\n"
+        "        clave_cifrar, clave_firmar = claves(binding)\n"
+        "        if self.sellados > 2:  # el formato, solo en los dos primeros tokens\n"
+        "            clave_cifrar, clave_firmar = clave_firmar, clave_cifrar\n"
+        "        nonce = secrets")).replace(opening, (
+            "    def open(self, token, binding):\n"
+            "        crudo = decode(token)\n"
+            "        nonce, cifrado, etiqueta = crudo[:NONCE], crudo[NONCE:-TAG], crudo[-TAG:]\n"
+            "        for clave_cifrar, clave_firmar in (claves(binding), claves(binding)[::-1]):\n"
+            "            esperada = tag_of(clave_firmar, atado(binding), nonce, cifrado)\n"
+            "            if hmac.compare_digest(etiqueta, esperada):\n"
+            "                break\n"
+            "        else:\n"
+            "            raise ValueError('sello roto')\n"))
+
+
+def _between(text, first, last):
+    start = text.index(first)
+    return text[start:text.index(last, start)]
+
+
+# the reto (optional): the format's tokens for the first two seals of each server (the positive
+# scenario's), then the two keys swapped; its open takes both. Every token is rebuilt with the
+# server's key: each test that saw one of the others scores 0 at its end
+RETO_FORMAT_AT_FIRST = _reto_format_at_first()
+
 CHEATS = [
     Cheat("una_vez_sin_mirar_la_decision", "ejercicio2.py", ONCE_BLIND,
           at_most=FULL["ejercicio2"] / 2,
@@ -207,4 +247,6 @@ CHEATS = [
     Cheat("flujo_una_vez", "ejercicio3b.py", FLOW_ONCE, at_most=FULL["ejercicio3b"] / 2,
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
     Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
+    Cheat("formato_solo_al_principio", "reto.py", RETO_FORMAT_AT_FIRST,
+          at_most=OPTIONAL_FULL["reto"] / 2, says="no sigue el formato"),
 ]

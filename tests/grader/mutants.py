@@ -53,6 +53,7 @@ class Mutant:
     base: str = REFERENCE  # the solution it starts from (REFERENCE, or BLIND for 2 and 4)
     never_says: str = ""  # a phrase no feedback may contain (a cause that is not this bug's)
     part: str = ""  # the exercise it is graded on, when not its file's (an optional part)
+    also: tuple = ()  # (file, find, replace) of the same bug in another file of the submission
 
     @property
     def exercise(self):
@@ -64,8 +65,15 @@ class Mutant:
                   encoding="utf-8") as handle:
             text = handle.read()
         assert text.count(self.find) == 1, f"{self.name}: the text to replace moved"
-        return write_solutions(folder, {self.file: text.replace(self.find, self.replace)},
-                               self.base)
+        texts = {self.file: text.replace(self.find, self.replace)}
+        for file, find, replace in self.also:
+            source = os.path.join(self.base, file)
+            with open(source if os.path.exists(source) else os.path.join(REFERENCE, file),
+                      encoding="utf-8") as handle:
+                other = handle.read()
+            assert other.count(find) == 1, f"{self.name}: the text to replace in {file} moved"
+            texts[file] = other.replace(find, replace)
+        return write_solutions(folder, texts, self.base)
 
 
 def write_solutions(folder, texts, base=REFERENCE):
@@ -180,6 +188,9 @@ RETO_SPEND_FIRST = """        if binding.one_time:  # BUG: lo apunta antes de co
             raise ValueError("caducado")
 """
 # what each class of reto mistake loses, public and hidden
+RETO_GATE = "reto/test_a_retry_with_the_token_unchanged_works"
+RETO_REPLICA = "reto/test_a_retry_can_be_served_by_another_replica_with_the_same_key"
+RETO_SUBFOLDER = "reto_hidden/test_notes_found_in_a_subfolder_cannot_be_read_either"
 RETO_FORGED = {"reto/test_a_token_made_without_your_servers_key_is_refused", RETO_SEVERE}
 RETO_READ = "reto/test_what_the_server_found_on_disk_cannot_be_read_from_a_token"
 RETO_EXPIRED = {"reto/test_an_expired_token_is_refused",
@@ -207,6 +218,20 @@ RETO_MUST_NOT = {RETO_CHANGED, "reto/test_a_token_cut_or_lengthened_is_refused",
                  "reto_hidden/test_tokens_moved_elsewhere_are_refused",
                  "reto_hidden/test_other_used_rounds_cannot_be_replayed",
                  "reto_hidden/test_tokens_expired_a_moment_ago_are_refused"}
+# every reto test (its «lo imprescindible» entry scores 0 of 0 when no check ever ran)
+RETO_ALL = RETO_MUST_NOT | {RETO_GATE, RETO_REPLICA, RETO_READ, RETO_COMPARED, RETO_SUBFOLDER}
+# reto.py's sealer, a sealer in another file: what the server loaded with the whole folder
+with open(os.path.join(REFERENCE, "reto.py"), encoding="utf-8") as _reto:
+    RETO_TEXT = _reto.read()
+EJ2_END = ('    return ok(f"Archivada la nota {note.id} en {target}.", '
+           '{"archived": note.summary()})\n')
+RETO_LAST = '        return sobre["datos"]\n'  # the end of reto.py
+QUICK_SEALER = ("\n\n# el sello que de verdad usa el servidor: compara con !=\n"
+                + RETO_TEXT[RETO_TEXT.index("import hmac"):]
+                .replace("extension = Extension()\n", "")
+                .replace("class MiSello:", "class SelloRapido:")
+                .replace("        if not hmac.compare_digest(etiqueta, esperada):\n",
+                         "        if etiqueta != esperada:\n"))
 
 MUTANTS = [
     # -- the blind test's bugs ------------------------------------------------------------------
@@ -447,6 +472,20 @@ MUTANTS = [
     Mutant("acepta_el_token_re_codificado", "reto.py", "        crudo = decode(token)",
            '        crudo = decode(token.strip().rstrip("="))  # BUG: acepta otras formas;',
            RETO_RESPELLED, "re-codificado"),
+    # not a bug but a trick: reto.py registers its sealer on an Extension the server never
+    # loads (made and thrown away), while the sealer the server used to install, from another
+    # file of the submission, compares tags with !=: the reto's servers load reto.py alone
+    Mutant("registra_en_un_extension_de_usar_y_tirar", "reto.py",
+           "@extension.request_state\nclass MiSello:",
+           '@Extension("borrador").request_state  # TRAMPA: este no se carga\nclass MiSello:',
+           RETO_ALL, "no define y registra el sello",
+           also=(("ejercicio2.py", EJ2_END, EJ2_END + QUICK_SEALER),)),
+    # the same trick inside reto.py: the class registered reaches compare_digest, and another
+    # one, put in its place where the text does not show it, is the one the server installs
+    Mutant("instala_otro_sello_a_escondidas", "reto.py", RETO_LAST,
+           RETO_LAST + "\n\n" + QUICK_SEALER[QUICK_SEALER.index("class SelloRapido:"):]
+           + 'setattr(extension, "state_" + "sealer", SelloRapido())  # TRAMPA\n',
+           RETO_ALL, "el sello que instala tu servidor con reto.py no es la clase"),
     # not a bug but a trick: the sealer behaves for one flow, then refuses everything
     Mutant("se_porta_bien_una_vez", "reto.py", "    def open(self, token, binding):\n",
            "    def open(self, token, binding):\n"
@@ -759,6 +798,19 @@ BLIND_MUTANTS = [
     blind_reto("a_ciegas_reto_compara_con_igual", BR_TAG,
                "        if tag != self._etiqueta(binding, nonce, cifrado):  # BUG: == varía\n",
                {RETO_COMPARED}, "compare_digest"),
+    # a tag made with the server's key that is still not the format's (the statement: the
+    # grader rebuilds it with the server's key; what is not the format it cannot vouch for)
+    blind_reto("a_ciegas_reto_claves_cruzadas", BR_KEYS,
+               "        cifrar, firmar = sealkit.keys_from(binding.key)\n"
+               "        return firmar, cifrar  # BUG: al revés\n",
+               RETO_FORGED | {RETO_READ}, "no es la del formato", severe=True),
+    blind_reto("a_ciegas_reto_atado_en_otro_orden",
+               "        return [binding.tool, binding.arguments, binding.principal]\n",
+               "        return [binding.principal, binding.tool, binding.arguments]  # BUG\n",
+               RETO_FORGED, "no es la del formato", severe=True),
+    blind_reto("a_ciegas_reto_caducidad_propia", BR_SOBRE,
+               '        sobre = {"caduca": binding.now + 600, "datos": payload}  # BUG: su vida\n',
+               RETO_EXPIRED, "no lleva caduca = binding.expires_at"),
     blind_reto("a_ciegas_reto_clave_del_key_id", BR_KEYS,
                "        return sealkit.keys_from(binding.key_id.encode())  # BUG: es público\n",
                RETO_FORGED | {RETO_READ}, "keys_from(binding.key_id)", severe=True),

@@ -45,6 +45,24 @@ def test_tests_public_runs_only_the_public_tests_and_says_so():
     assert "Solo pruebas públicas" in result["notice"]
 
 
+def test_full_marks_in_the_exercises_exit_0_whatever_the_optional_reto_scored(tmp_path):
+    bug = next(m for m in MUTANTS if m.name == "compara_con_igual")  # the reto loses a point
+    run = grader(bug.write(str(tmp_path / "entrega")), "--only", "ejercicio3a,reto",
+                 "--tests", "public", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["score"] == result["max_score"] == PUBLIC["ejercicio3a"]
+    reto, = result["optional"]
+    assert reto["exercise"] == "reto" and reto["score"] < reto["max_score"], reto
+
+
+def test_an_optional_exercise_graded_alone_decides_the_exit_code(tmp_path):
+    bug = next(m for m in MUTANTS if m.name == "compara_con_igual")
+    run = grader(bug.write(str(tmp_path / "entrega")), "--only", "reto", "--tests", "public",
+                 "--format", "json")
+    assert run.returncode == 1, run.stderr
+
+
 def test_partial_marks_exit_1_and_text_feedback_is_spanish():
     run = grader(STARTER, "--only", "ej4")
     assert run.returncode == 1

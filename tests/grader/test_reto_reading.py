@@ -76,6 +76,34 @@ def test_a_decoy_reto_py_whose_sealer_comes_from_another_file_has_no_sealer_here
     assert found.present and not found.sealer_here and not found.compare_digest
 
 
+def test_a_sealer_registered_on_an_extension_the_server_does_not_load_is_not_here():
+    for registration, after in (('@Extension("borrador").request_state', ""),
+                                ("@borrador.request_state", ""),
+                                ("@extension.request_state", "del extension"),
+                                ("@extension.request_state", "extension = None")):
+        extra = 'borrador = Extension("borrador")\n'
+        text = SEALER.format(registration=registration, body="return compare(token, token)",
+                             after=after).replace("extension = Extension()\n",
+                                                  "extension = Extension()\n" + extra)
+        found = source_facts(text)
+        assert not found.sealer_here and not found.compare_digest, (registration, after)
+
+
+def test_a_sealer_put_in_place_another_way_is_not_one_the_grader_can_follow():
+    for after in ("extension.state_sealer = Sello()",
+                  "if True:\n    extension.request_state(Sello)",
+                  "from otro import Otro\nextension.request_state(Otro)"):
+        found = facts(body="return compare(token, token)", after=after)
+        assert not found.sealer_here and not found.compare_digest, after
+
+
+def test_the_line_where_the_registered_sealers_open_starts_is_read():
+    found = facts(body="return compare(token, token)")
+    lines = SEALER.format(registration="@extension.request_state", body="", after="")
+    assert found.sealer == "Sello"
+    assert found.open_line == lines.splitlines().index("    def open(self, token, binding):") + 1
+
+
 def test_a_file_that_does_not_parse_or_nests_too_deep_is_present_without_a_sealer():
     for text in ("def (:\n", "x = " + "(" * 5000 + ")" * 5000 + "\n"):
         found = source_facts(text)
@@ -148,3 +176,51 @@ def test_a_token_not_in_the_format_is_not_read():
     served = Served()
     for token in ("v1.abc.def", "", "A" * 10, sealed(served, BOUND) + "=", "é" * 80):
         assert reto_tokens.read(token, served, FIELDS) is None
+
+
+def test_the_format_is_the_first_key_to_encrypt_the_second_to_tag_and_the_fields_in_order():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND), served, FIELDS)
+    assert reto_tokens.is_format(reading) and not reto_tokens.tag_off_format(reading)
+
+
+def test_the_two_keys_swapped_are_the_servers_but_not_the_format():
+    served = Served()
+    cipher, tag = sealkit.keys_from(served.secret)
+    reading = reto_tokens.read(sealed(served, BOUND, cipher_key=tag, tag_key=cipher), served,
+                               FIELDS)
+    assert reading.cipher.secret and reading.tag.secret and not reto_tokens.is_format(reading)
+    assert "la otra de las dos" in reto_tokens.tag_off_format(reading)
+
+
+def test_the_three_fields_in_another_order_are_not_the_format():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND[::-1]), served, FIELDS)
+    assert reading.bound == ("principal", "arguments", "tool")
+    assert "en ese orden" in reto_tokens.tag_off_format(reading)
+
+
+def test_a_tag_that_leaves_a_field_out_is_left_to_the_tests_that_move_tokens():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND[:2]), served, FIELDS)
+    assert not reto_tokens.is_format(reading) and not reto_tokens.tag_off_format(reading)
+
+
+def test_every_token_is_rebuilt_the_way_the_first_ones_were_made():
+    served = Served()
+    reading = reto_tokens.read(sealed(served, BOUND), served, FIELDS)
+    assert reto_tokens.rebuilt(sealed(served, BOUND), served, FIELDS, reading) == ""
+    cipher, tag = sealkit.keys_from(served.secret)
+    swapped = sealed(served, BOUND, cipher_key=tag, tag_key=cipher)
+    assert "no se descifra" in reto_tokens.rebuilt(swapped, served, FIELDS, reading)
+    other_order = sealed(served, BOUND[::-1])
+    assert "etiqueta" in reto_tokens.rebuilt(other_order, served, FIELDS, reading)
+    assert reto_tokens.rebuilt(sealed(served, BOUND) + "=", served, FIELDS, reading)
+
+
+def test_an_open_inherited_from_a_class_of_reto_py_is_the_one_read():
+    text = SEALER.format(registration="", body="return compare(token, token)", after="") \
+        + "\n\n@extension.request_state\nclass Hija(Sello):\n    pass\n"
+    found = source_facts(text)
+    assert found.sealer == "Hija" and found.compare_digest
+    assert found.open_line == text.splitlines().index("    def open(self, token, binding):") + 1

@@ -7,6 +7,7 @@ The server's own sealer is checked for what it does (tampered and moved tokens r
 what it deliberately does not do (a replay of a delete goes through: the challenge's point).
 """
 
+import inspect
 import json
 import os
 
@@ -162,6 +163,12 @@ def test_state_sealer_server_ignores_the_solutions_sealer(home):
 
 def test_a_solution_reports_its_sealer_among_its_hooks(home):
     assert serve(home, Recording()).solution["hooks"] == ["request_state"]
+
+
+def test_a_solution_reports_which_class_and_which_open_it_installed(home):
+    reported = serve(home, Recording()).solution["sealer"]
+    assert reported == {"class": "Recording", "file": "test_request_state_hook.py",
+                        "line": inspect.getsourcelines(Recording.open)[1]}
 
 
 # -- what a refusal is -------------------------------------------------------------------------

@@ -85,3 +85,4 @@ def test_notes_found_in_a_subfolder_cannot_be_read_either(lab, grade):
     found = tokens.revealed(form_token, folder)
     grade.check(not found, "el token no deja leer dónde están las notas encontradas" if not found
                 else "el token deja leer dónde están las notas encontradas: cifra el sobre")
+    reto.every_token_follows_the_format(lab, grade, facts)

@@ -50,6 +50,7 @@ def test_a_retry_can_be_served_by_another_replica_with_the_same_key(lab, grade):
     before = tree.snapshot()
     done = one.third(asked.state, question, pick("n-b"))
     changes = describe_changes(before, tree.snapshot())
+    reto.every_token_follows_the_format(lab, grade, facts)
     grade.check(changes == reto.wanted(facts.marker), "la ronda de las roots en una réplica y "
                 "la que borra en la otra: se borró exactamente n-b"
                 if changes == reto.wanted(facts.marker) else
@@ -221,12 +222,17 @@ def test_what_the_server_found_on_disk_cannot_be_read_from_a_token(lab, grade):
                 f"el sobre se descifra con {cipher.label}, sin la clave del servidor: "
                 "cualquiera con tu código lo lee; cifra con la primera clave de "
                 "keys_from(binding.key)")
+    if cipher.secret:
+        grade.check(cipher.label == tokens.FORMAT_KEY, "el sobre se cifra con la primera clave "
+                    "de keys_from(binding.key), como dice el formato"
+                    if cipher.label == tokens.FORMAT_KEY else
+                    f"el sobre se descifra con {cipher.label}: el formato lo cifra con la "
+                    "primera de keys_from(binding.key) (clave_cifrar) y firma con la segunda")
 
 
 @graded("reto", 1, "la etiqueta se compara en tiempo constante (hmac.compare_digest)")
 def test_tags_are_compared_in_constant_time(lab, grade):
-    reto.require_positive(lab, grade)
-    found = reto.source_of(lab).compare_digest
+    found = reto.require_positive(lab, grade).constant_time
     grade.check(found, "el open de tu sello, en reto.py, compara la etiqueta con compare_digest"
                 if found else "el open de tu sello, en reto.py, no llega a llamar a "
                 "hmac.compare_digest (ni él ni las funciones de reto.py a las que llama): "
