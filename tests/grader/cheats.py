@@ -23,6 +23,11 @@ with the legitimate action on the same server, and nothing of one test is there 
 - `flujo_mira_los_ajustes` (exercise 3B): no expiry, and where it spots the expiry test (by
   `--url-ttl` on its command line) it refuses every flow. Every 3B server starts with the same
   arguments: it refuses everywhere and scores 0.
+- `flujo_nota_la_pausa` (exercise 3B): no expiry, and once it hears nothing for most of a
+  lifetime (the expiry tests used to leave their server idle that long, and only they did) it
+  refuses every flow. It kept 22 of 24 points, the honest flow without expiry 12: now no test
+  leaves a server idle for a lifetime (the second user asks for a backup every second while
+  one passes), and a severe test whose legitimate action fails costs what its bug costs.
 
 `at_most` is the score it may keep (of its exercise's), `at_least` what it must keep (the
 correct behaviour it shows), and `says` a phrase its feedback must contain.
@@ -156,6 +161,24 @@ with open(f"{REFERENCE}/ejercicio3b.py", encoding="utf-8") as _handle:
 USABLE = "    return flow.user == user and time.monotonic() < flow.expires\n"
 POP = '    flow_id = STATES.pop(page.query.get("state", ""), None)\n'
 DONE = '    flow.status = "done"\n'
+BACKUP = "    if ctx.user in TOKENS:\n"
+ROUTE = "def callback(page):\n"
+# what a flow that watches the clock between the calls it hears adds: a gap of most of a
+# lifetime (every server gets the same --url-ttl) means the expiry test, so it refuses from then
+GAP = r'''
+
+REFUSING = False
+LAST = []
+
+
+def seen():
+    global REFUSING
+    ttl = float(sys.argv[sys.argv.index("--url-ttl") + 1]) if "--url-ttl" in sys.argv else 600.0
+    now = time.monotonic()
+    if LAST and now - LAST[-1] >= 0.8 * ttl:
+        REFUSING = True
+    LAST[:] = [now]
+'''
 
 
 def changed(source, *pairs):
@@ -170,6 +193,11 @@ FLOW_ONCE = MEMORY + changed(
     (USABLE, "    return not remembers()  # no owner, no expiry; nothing after a success\n"),
     (POP, '    flow_id = STATES.get(page.query.get("state", ""))  # never spent\n'),
     (DONE, DONE + "    remember()\n"))
+FLOW_NOTICES_THE_GAP = "import sys\n" + changed(
+    FLOW,
+    (USABLE, "    return not REFUSING and flow.user == user  # no expiry, nothing after a gap\n"),
+    (BACKUP, "    seen()\n" + BACKUP),
+    (ROUTE, ROUTE + "    seen()\n")) + GAP
 FLOW_SPOTS_THE_SETTINGS = "import sys\n" + changed(
     FLOW, (USABLE, '    if "--url-ttl" in sys.argv:  # the expiry test: refuse everything there\n'
                    "        return False\n"
@@ -207,4 +235,6 @@ CHEATS = [
     Cheat("flujo_una_vez", "ejercicio3b.py", FLOW_ONCE, at_most=FULL["ejercicio3b"] / 2,
           says="solo cuenta si después, en el mismo servidor, lo que sí debe pasar sigue"),
     Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
+    Cheat("flujo_nota_la_pausa", "ejercicio3b.py", FLOW_NOTICES_THE_GAP,
+          at_most=FULL["ejercicio3b"] / 2),
 ]

@@ -1015,6 +1015,13 @@ EJ3_BLIND = [
             "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
             {"ej3b_2026/test_authorizes_at_the_provider_and_then_backs_up_in_2026"}
             | SEVERE_2026, "la URL de input_required", severe=True, part="ejercicio3b_2026"),
+    blind3b("a_ciegas_ej3_renueva_la_caducidad_en_2026",
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            "    with LOCK:  # BUG: el enlace vive url_ttl desde la última vez que se pide\n"
+            '        FLOWS[flujo]["expires"] = time.monotonic() + ctx.url_ttl\n'
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            {"ej3b_2026/test_a_links_lifetime_is_fixed_when_its_flow_is_created"} | SEVERE_2026,
+            "desde que se creó el flujo", severe=True, part="ejercicio3b_2026"),
     blind3b("a_ciegas_ej3_sin_caducidad", B3_EXPIRY, "",
             NO_EXPIRY_LOSES,
             "después de caducar", severe=True),
