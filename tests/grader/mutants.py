@@ -240,8 +240,10 @@ MUTANTS = [
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS},  # revokes too many (safe)
-           "algún handle que seguía dentro de las roots dejó de funcionar"),
+""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS} | SEVERE4,
+           # it revokes too many: where the linked root's test checks a handle outside, the
+           # handle that must live dies too, and refusing there costs what that test's bug does
+           "algún handle que seguía dentro de las roots dejó de funcionar", severe=True),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
@@ -723,8 +725,8 @@ BLIND_MUTANTS = [
     blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"
         "                     for root in change.new_roots.roots):\n")),
-           {LINKED, OTHER_FOLDERS},
-           "algún handle que seguía dentro de las roots dejó de funcionar"),
+           {LINKED, OTHER_FOLDERS} | SEVERE4,  # refuses in the linked root's test (as above)
+           "algún handle que seguía dentro de las roots dejó de funcionar", severe=True),
     blind4("a_ciegas_normaliza_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, os.path.normpath(uri_to_path(root.uri)))\n"
         "                     for root in change.new_roots.roots):  # BUG: normaliza\n")),
