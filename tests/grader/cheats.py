@@ -28,6 +28,9 @@ with the legitimate action on the same server, and nothing of one test is there 
   refuses every flow. It kept 22 of 24 points, the honest flow without expiry 12: now no test
   leaves a server idle for a lifetime (the second user asks for a backup every second while
   one passes), and a severe test whose legitimate action fails costs what its bug costs.
+- `flujo_nota_una_pausa_corta` (exercise 3B): the same, noticing a pause of a sixth of a
+  lifetime (what the expiry tests still have between two calls): it refuses from then on, and
+  the failed legitimate action of a severe test caps it like the honest flow without expiry.
 
 `at_most` is the score it may keep (of its exercise's), `at_least` what it must keep (the
 correct behaviour it shows), and `says` a phrase its feedback must contain.
@@ -175,7 +178,7 @@ def seen():
     global REFUSING
     ttl = float(sys.argv[sys.argv.index("--url-ttl") + 1]) if "--url-ttl" in sys.argv else 600.0
     now = time.monotonic()
-    if LAST and now - LAST[-1] >= 0.8 * ttl:
+    if LAST and now - LAST[-1] >= GAP_SHARE * ttl:
         REFUSING = True
     LAST[:] = [now]
 '''
@@ -198,6 +201,9 @@ FLOW_NOTICES_THE_GAP = "import sys\n" + changed(
     (USABLE, "    return not REFUSING and flow.user == user  # no expiry, nothing after a gap\n"),
     (BACKUP, "    seen()\n" + BACKUP),
     (ROUTE, ROUTE + "    seen()\n")) + GAP
+# the same, noticing any pause of a sixth of a lifetime (the expiry tests' waits between calls)
+FLOW_NOTICES_A_SHORT_GAP = FLOW_NOTICES_THE_GAP + "GAP_SHARE = 1 / 6\n"
+FLOW_NOTICES_THE_GAP += "GAP_SHARE = 0.8\n"
 FLOW_SPOTS_THE_SETTINGS = "import sys\n" + changed(
     FLOW, (USABLE, '    if "--url-ttl" in sys.argv:  # the expiry test: refuse everything there\n'
                    "        return False\n"
@@ -237,4 +243,7 @@ CHEATS = [
     Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
     Cheat("flujo_nota_la_pausa", "ejercicio3b.py", FLOW_NOTICES_THE_GAP,
           at_most=FULL["ejercicio3b"] / 2),
+    Cheat("flujo_nota_una_pausa_corta", "ejercicio3b.py", FLOW_NOTICES_A_SHORT_GAP,
+          at_most=FULL["ejercicio3b"] / 2,
+          says="negarse a todo no vale más que el error grave que esa prueba busca"),
 ]

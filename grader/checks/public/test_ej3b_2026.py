@@ -117,7 +117,7 @@ def test_a_links_lifetime_is_fixed_when_its_flow_is_created(lab, grade):
     url, retry = ej3.consent_round(run)  # the flow is created, the user consents
     created = time.monotonic()
     grade.require(url, "notes_backup no pidió el modo URL dentro de input_required")
-    yield REPLAY_AT
+    yield from ej3.lifetime_passes(run, created, REPLAY_AT)  # never idle for long
     run.request("tools/call", retry)  # the same round again: its requestState, its answer
     yield from ej3.lifetime_passes(run, created)
     browse(browser_of(run), url)  # the link, opened after the lifetime its flow was created with
