@@ -28,13 +28,14 @@ Three graded parts (grader/exercises.py):
 
 Every 3B server of a submission starts alike (`flow_server`): the same file, users, lifetime
 (`TTL`, the expiry test's too), second user and provider, so a flow cannot tell one test from
-another; the users' names are new for each submission (`state.names`). The positive scenario
-(`AuthFacts`, once per submission and revision) gates every flow test. A test of what must
-not happen judges the step by its effect (after it, is anyone authorized: does the next
-notes_backup make a copy, or say it did?), and ends with the legitimate action on the same
-server (`legitimate`: the user's own new flow still works, to a copy the provider recorded):
-otherwise it scores 0, so a flow that refuses everything after its first success gains
-nothing.
+another; while a lifetime passes the server is kept busy (`lifetime_passes`), so no test leaves
+it idle for a lifetime; the users' names are new for each submission (`state.names`). The
+positive scenario (`AuthFacts`, once per submission and revision) gates every flow test. A
+test of what must not happen judges the step by its effect (after it, is anyone authorized:
+does the next notes_backup make a copy, or say it did?), and ends with the legitimate action on
+the same server (`legitimate`: the user's own new flow still works, to a copy the provider
+recorded): otherwise it scores 0, and the exercise keeps at most half (grading.REFUSED_ALL), so
+a flow that refuses everything after its first success gains nothing.
 
 Decisions of the guard tables are memoised per submission: one server per 2025 handshake
 (stopped once it has answered), and one per SDK version for 2026-07-28 in each test (`lab.reuse`),
@@ -50,6 +51,8 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
+import wire
+from client_core import input_requests
 from context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
@@ -177,6 +180,7 @@ POSITIVE = "autoriza en la página de Nube de Copias y después hace la copia"
 POSITIVE_2026 = "en 2026-07-28, autoriza en Nube de Copias y después hace la copia"
 TTL = URL_TTL             # every server's link lifetime (ctx.url_ttl): one for every test
 EXPIRED = TTL + 0.6       # what the expiry tests wait
+BUSY_EVERY = 1.0          # while a lifetime passes, the server hears a call at least this often
 WAIT_NOTIFICATION = 3.0   # seconds the positive scenario waits for the completion notice
 MIN_ID_BITS = 64          # what an unguessable identifier must carry, at least
 IDENTITY_PARAM = re.compile(r"user|usuario|email|correo|mail|name|nombre|sub$|subject|session"
@@ -570,6 +574,47 @@ def legitimate(grade, run, revision=LATEST_HANDSHAKE):
                                  "terminó en una copia que Nube de Copias registró" if works
                                  else "no terminó en una copia que Nube de Copias registrara")
                              + said)
+
+
+def lifetime_passes(run, since, lifetime=EXPIRED):
+    """The waits of a test while `lifetime` seconds pass from `since` (time.monotonic()): `yield
+    from` it. The server is never left idle for a lifetime meanwhile: every `BUSY_EVERY`
+    seconds the second user asks for a backup of their own (a flow of theirs that nobody
+    completes), so a lifetime check leaves no gap another test does not have, and a server
+    that spots a long idle gap learns nothing from it (grader/README.md, *Points follow
+    severity*: refusing everything there would cost what the bug costs anyway)."""
+    while True:
+        left = since + lifetime - time.monotonic()
+        if left <= 0:
+            return
+        yield min(BUSY_EVERY, left)
+        if since + lifetime - time.monotonic() > 0:
+            run.peer.call(TOOL)
+
+
+def consent_round(run):
+    """At 2026-07-28, notes_backup by hand, with no client loop: the first round (URL mode
+    inside input_required) and the retry that consents (accept). Returns (the URL, the retry's
+    params: its requestState and answers, to send again), or ("", None) when it did not ask."""
+    result, error = run.request("tools/call", {"name": TOOL, "arguments": {}})
+    if error is not None or result.get("resultType") != "input_required":
+        return "", None
+    responses, url = {}, ""
+    try:
+        for key, method, params in input_requests(result):
+            if method == "roots/list":
+                responses[key] = run.client._roots_result()
+            elif params.get("mode") == URL_MODE and isinstance(params.get("url"), str):
+                url, responses[key] = url or params["url"], ACCEPT
+            else:
+                responses[key] = CANCEL
+    except wire.RpcError:
+        return "", None
+    retry = {"name": TOOL, "arguments": {}, "inputResponses": responses}
+    if "requestState" in result:
+        retry["requestState"] = result["requestState"]
+    run.request("tools/call", retry)
+    return url, retry
 
 
 def carries(traces, secret):

@@ -24,7 +24,10 @@ decline, a handle dead outside the roots...) could be passed by a server that st
 anything after the first test. So such a test ends with the legitimate action, on the same
 server, in the same test, and records it with `grade.still_works(ok, text)`: unless it
 succeeded the test scores 0, whatever its checks said (a serious mistake seen before still
-counts). A must-not test that ends without `still_works` is a grader bug (an internal error).
+counts). A must-not test that ends without `still_works` is a grader bug (an internal error). In a
+must-not test declared `severe`, a failed legitimate action (or a server that stopped answering
+during the test) is recorded as a serious mistake too (`REFUSED_ALL`): a submission that refuses
+everything, once it has spotted the test, gets no more than an honest one with that test's bug.
 
 Feedback is plain Spanish: values a learner's server sent are written out in words by `short`
 (never as Python or JSON literals such as None, null, True or a dict's repr).
@@ -90,6 +93,11 @@ class TooSlow(Exception):
 
 STILL_WORKS = ("una prueba de lo que no debe pasar solo cuenta si después, en el mismo servidor, "
                "lo que sí debe pasar sigue funcionando")
+# What a severe must-not test records when the legitimate action failed, or the server stopped
+# answering: refusing everything (or dying) hides the test's bug as well as getting it right
+# would, so it costs what that bug costs (the exercise keeps at most half of its points).
+REFUSED_ALL = ("lo que sí debe pasar dejó de funcionar en una prueba de lo que no debe pasar: "
+               "negarse a todo no vale más que el error grave que esa prueba busca")
 
 
 class Grade:
@@ -266,6 +274,8 @@ def score(state, spec, grade, exc):
         if not all(works for works, _ in grade.finals):
             value, status = 0.0, "failed"
             lines.append(f"✘ {STILL_WORKS}")
+            if grade.severe:
+                grade.violations.append(REFUSED_ALL)
     elif isinstance(exc, Abort):
         value, status = 0.0, "failed"
         if hidden and exc.gate:
@@ -276,6 +286,8 @@ def score(state, spec, grade, exc):
             lines = lines + ["✘ " + str(exc)]
     elif isinstance(exc, Broken):
         value, status = 0.0, "error"
+        if grade.must_not and grade.severe and not state.expired and str(exc) != OUT_OF_TIME:
+            grade.violations.append(REFUSED_ALL)
         reason = OUT_OF_TIME if state.expired else HIDDEN_BROKEN if hidden else str(exc)
         lines = lines + ["✘ " + reason]
     elif state.expired or isinstance(exc, SHAPE_ERRORS):

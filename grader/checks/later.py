@@ -3,7 +3,9 @@
 Some tests must let a lifetime pass: a link's (exercise 3; the reto makes expired copies of its
 tokens with the server's key instead of waiting). Such a
 test is a generator (grader/checks/grading.py): it sets its scenario up, `yield`s the seconds
-to wait, then checks. Run one after another, those waits added up to most of a learner's
+to wait, then checks; it may wait several times (each `yield` is one more wait: a test that
+keeps its server busy while a lifetime passes, or that acts in the middle of a lifetime).
+Run one after another, those waits added up to most of a learner's
 grading time. Instead, the runner starts the test up to its `yield` (its lab and servers stay
 open: `Lab.wait_then`) and goes on with the next tests; before each test starts, `run_due`
 finishes every waiting test whose time has come, and at the end `finish` sleeps only for what
@@ -17,8 +19,8 @@ misbehaving server every process in it is killed) kills the waiting tests' serve
 a test is run again from the start, waiting inline, so a learner never loses a point to the
 grader's scheduling.
 
-Deliberate simplifications: a waiting test is finished between two tests, never while one runs
-(no threads: the same code runs in Pyodide); a test waits once (a second `yield` is ignored).
+Deliberate simplifications: a waiting test goes on between two tests, never while one runs
+(no threads: the same code runs in Pyodide), so a wait may last about one test more than asked.
 """
 
 import time
@@ -45,14 +47,16 @@ def run_due(state):
 
 def finish(state):
     """Finish every waiting test, in the order their waits end (call it after the last test)."""
-    for waiting in sorted(state.pending, key=lambda w: w.deadline):
+    while state.pending:
+        waiting = min(state.pending, key=lambda w: w.deadline)
         if not state.broken:
             pause(state, waiting.deadline - time.monotonic())
         complete(state, waiting)
 
 
 def complete(state, waiting):
-    """Run the rest of one waiting test (or all of it again, after a sweep) and score it."""
+    """Run one waiting test on to its next wait (it waits again), or to its end, and score it
+    (or run all of it again, after a sweep)."""
     state.pending.remove(waiting)
     if waiting.sweeps != state.sweeps and not state.broken:
         waiting.steps.close()
@@ -64,12 +68,16 @@ def complete(state, waiting):
     try:
         if state.broken:
             raise Broken(state.broken)
-        next(waiting.steps, None)
+        seconds = next(waiting.steps, None)
+        if seconds is not None:  # one more wait: its lab stays open
+            if state.left() <= seconds:
+                raise Broken(OUT_OF_TIME)
+            state.pending.append(waiting._replace(deadline=time.monotonic() + seconds))
+            return
     except Exception as raised:
         exc = raised
-    finally:
-        waiting.steps.close()
-        release(state, waiting.lab)
+    waiting.steps.close()
+    release(state, waiting.lab)
     state.results[waiting.key] = grading.score(state, waiting.spec, waiting.grade, exc)
 
 
@@ -84,11 +92,11 @@ def again(state, waiting):
     try:
         steps = waiting.steps_of(lab=lab, grade=grade, **waiting.arguments)
         seconds = next(steps, None)
-        if seconds is not None:
+        while seconds is not None:
             if state.left() <= seconds:
                 raise Broken(OUT_OF_TIME)
             pause(state, seconds)
-            next(steps, None)
+            seconds = next(steps, None)
         steps.close()
     except Exception as raised:
         exc = raised

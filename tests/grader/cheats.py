@@ -23,6 +23,14 @@ with the legitimate action on the same server, and nothing of one test is there 
 - `flujo_mira_los_ajustes` (exercise 3B): no expiry, and where it spots the expiry test (by
   `--url-ttl` on its command line) it refuses every flow. Every 3B server starts with the same
   arguments: it refuses everywhere and scores 0.
+- `flujo_nota_la_pausa` (exercise 3B): no expiry, and once it hears nothing for most of a
+  lifetime (the expiry tests used to leave their server idle that long, and only they did) it
+  refuses every flow. It kept 22 of 24 points, the honest flow without expiry 12: now no test
+  leaves a server idle for a lifetime (the second user asks for a backup every second while
+  one passes), and a severe test whose legitimate action fails costs what its bug costs.
+- `flujo_nota_una_pausa_corta` (exercise 3B): the same, noticing a pause of a sixth of a
+  lifetime (what the expiry tests still have between two calls): it refuses from then on, and
+  the failed legitimate action of a severe test caps it like the honest flow without expiry.
 
 - `formato_solo_al_principio` (the reto, optional): the format's tokens for the first two seals
   of each server (what the positive scenario reads), then the two keys swapped; its open takes
@@ -162,6 +170,24 @@ with open(f"{REFERENCE}/ejercicio3b.py", encoding="utf-8") as _handle:
 USABLE = "    return flow.user == user and time.monotonic() < flow.expires\n"
 POP = '    flow_id = STATES.pop(page.query.get("state", ""), None)\n'
 DONE = '    flow.status = "done"\n'
+BACKUP = "    if ctx.user in TOKENS:\n"
+ROUTE = "def callback(page):\n"
+# what a flow that watches the clock between the calls it hears adds: a gap of most of a
+# lifetime (every server gets the same --url-ttl) means the expiry test, so it refuses from then
+GAP = r'''
+
+REFUSING = False
+LAST = []
+
+
+def seen():
+    global REFUSING
+    ttl = float(sys.argv[sys.argv.index("--url-ttl") + 1]) if "--url-ttl" in sys.argv else 600.0
+    now = time.monotonic()
+    if LAST and now - LAST[-1] >= GAP_SHARE * ttl:
+        REFUSING = True
+    LAST[:] = [now]
+'''
 
 
 def changed(source, *pairs):
@@ -176,6 +202,14 @@ FLOW_ONCE = MEMORY + changed(
     (USABLE, "    return not remembers()  # no owner, no expiry; nothing after a success\n"),
     (POP, '    flow_id = STATES.get(page.query.get("state", ""))  # never spent\n'),
     (DONE, DONE + "    remember()\n"))
+FLOW_NOTICES_THE_GAP = "import sys\n" + changed(
+    FLOW,
+    (USABLE, "    return not REFUSING and flow.user == user  # no expiry, nothing after a gap\n"),
+    (BACKUP, "    seen()\n" + BACKUP),
+    (ROUTE, ROUTE + "    seen()\n")) + GAP
+# the same, noticing any pause of a sixth of a lifetime (the expiry tests' waits between calls)
+FLOW_NOTICES_A_SHORT_GAP = FLOW_NOTICES_THE_GAP + "GAP_SHARE = 1 / 6\n"
+FLOW_NOTICES_THE_GAP += "GAP_SHARE = 0.8\n"
 FLOW_SPOTS_THE_SETTINGS = "import sys\n" + changed(
     FLOW, (USABLE, '    if "--url-ttl" in sys.argv:  # the expiry test: refuse everything there\n'
                    "        return False\n"
@@ -249,4 +283,9 @@ CHEATS = [
     Cheat("flujo_mira_los_ajustes", "ejercicio3b.py", FLOW_SPOTS_THE_SETTINGS, at_most=0),
     Cheat("formato_solo_al_principio", "reto.py", RETO_FORMAT_AT_FIRST,
           at_most=OPTIONAL_FULL["reto"] / 2, says="no sigue el formato"),
+    Cheat("flujo_nota_la_pausa", "ejercicio3b.py", FLOW_NOTICES_THE_GAP,
+          at_most=FULL["ejercicio3b"] / 2),
+    Cheat("flujo_nota_una_pausa_corta", "ejercicio3b.py", FLOW_NOTICES_A_SHORT_GAP,
+          at_most=FULL["ejercicio3b"] / 2,
+          says="negarse a todo no vale más que el error grave que esa prueba busca"),
 ]

@@ -267,8 +267,10 @@ MUTANTS = [
         where = handle.current_path()
         if where is None or os.path.commonpath([where, first]) != first:
             change.revoke(handle)
-""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS, DELETED},  # revokes too many (safe)
-           "algún handle que seguía dentro de las roots dejó de funcionar"),
+""", {SEVERAL, MOVED, LINKED, OTHER_FOLDERS, DELETED} | SEVERE4,
+           # it revokes too many: where the linked root's test checks a handle outside, the
+           # handle that must live dies too, and refusing there costs what that test's bug does
+           "algún handle que seguía dentro de las roots dejó de funcionar", severe=True),
     Mutant("conserva_todo_sin_roots", "ejercicio4.py", "    for handle in change.handles:\n",
            "    if not change.new_roots.roots:  # BUG: nothing left to compare with: keep all\n"
            "        return\n    for handle in change.handles:\n",
@@ -279,7 +281,10 @@ MUTANTS = [
            "        where = handle.current_path()  # BUG: contains(None) raises\n"
            "        if not change.new_roots.contains(where):\n"
            "            change.revoke(handle)\n",
-           {REPLACED, DELETED, OTHER_FOLDERS}, "lanzó una excepción (TypeError)"),
+           # it fails closed (every handle revoked), also in severe must-not tests, where
+           # refusing costs what that test's bug does
+           {REPLACED, DELETED, OTHER_FOLDERS} | SEVERE4, "lanzó una excepción (TypeError)",
+           severe=True),
     Mutant("none_sigue_vivo", "ejercicio4.py", REACTION,
            "        where = handle.current_path()  # BUG: None is kept alive\n"
            "        if where is not None and not change.new_roots.contains(where):\n"
@@ -352,15 +357,17 @@ MUTANTS = [
            "nunca en una lista que guardaste de otra", severe=True),
     Mutant("sin_memo", "ejercicio2.py", MATCHES,
            "    matches = ctx.find_notes(title)  # BUG: sin ctx.memo, cada ejecución decide\n",
-           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
-            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
-           "decide las coincidencias una vez por llamada con ctx.memo"),
+           # at 2026-07-28 the run after the answer finds the notes again: whatever carries
+           # the chosen id then (another file in its place) is what it archives
+           RECHECK | SEVERE2 | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo", severe=True),
     Mutant("vuelve_a_preguntar", "ejercicio2.py", ASK_BLOCK,
            "    while True:  # BUG: asks again until it hears a yes\n"
            + "".join("    " + line for line in ASK_BLOCK.splitlines(keepends=True))
            + '        if answer.action == "accept" and answer.content.get("confirm") is True:\n'
            "            break\n",
-           both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
+           both("ej2/test_asks_only_once_per_call") | SEVERE2, "volvió a preguntar",
+           severe=True),
     Mutant("no_mueve_la_nota", "ejercicio2.py", ARCHIVE_CALL,
            "    target = ctx.recheck(current).path  # BUG: la comprueba, pero no la mueve\n",
            EX2, "la nota siguió en Otros/informe-b.md",
@@ -580,7 +587,7 @@ BLIND_MUTANTS = [
            "    for otra in candidatas:  # BUG: todas las que coinciden\n"
            "        destino = ctx.archive(ctx.recheck(otra))\n",
            both("ej2/test_archives_only_the_chosen_note") | SEVERE2
-           | both("ej2/test_archiving_moves_the_file_and_never_overwrites")
+           | both("ej2/test_archiving_moves_the_file_and_never_overwrites") | RECHECK
            | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
            "solo se archiva la nota que el usuario eligió", severe=True),
     blind2("a_ciegas_archiva_la_primera", B_PICK,
@@ -592,6 +599,35 @@ BLIND_MUTANTS = [
            both("ej2/test_asks_to_confirm_even_with_one_match")
            | both("ej2/test_archives_single_match_after_confirmation") | SEVERE2,
            "cambió notas sin preguntar", severe=True),
+    # the classes a blind catalogue still got through (issue 44)
+    blind2("a_ciegas_confirm_opcional", B_ASK + B_DECLINE + B_CANCEL + B_CONFIRM,
+           B_ASK.replace('required=["note_id", "confirm"])',
+                         'required=["note_id"])  # la casilla, opcional')
+           + B_DECLINE + B_CANCEL
+           + '    if not respuesta.content.get("confirm", True):  # BUG: sin casilla, es un sí\n'
+           '        return ok("Sin confirmar no archivo nada.")\n',
+           both("ej2/test_unconfirmed_accept_archives_nothing")
+           | both("ej2/test_the_form_offers_exactly_the_matching_notes") | SEVERE2,
+           "tras accept sin confirm (un campo que falta no es un sí) cambió el disco",
+           severe=True),
+    blind2("a_ciegas_pregunta_otra_vez_tras_cancel", B_CANCEL,
+           '    if respuesta.action == "cancel":  # BUG: se cerró sin querer: otra oportunidad\n'
+           "        respuesta = ctx.elicit_form(\n"
+           '            "Se cerró el formulario sin respuesta. ¿Archivo alguna nota?",\n'
+           '            {"note_id": choice(opciones, title="Nota",\n'
+           '                               protocol=ctx.protocol_version),\n'
+           '             "confirm": {"type": "boolean", "title": "Sí, archívala"}},\n'
+           '            required=["note_id", "confirm"])\n'
+           '        if respuesta.action != "accept":\n'
+           '            return ok("Cancelado: no archivo nada.")\n',
+           both("ej2/test_asks_only_once_per_call") | SEVERE2, "tras cancel volvió a preguntar",
+           severe=True),
+    blind2("a_ciegas_la_busca_otra_vez_por_su_id", B_PICK,
+           "    elegida = None\n"
+           "    for nota in ctx.find_notes(title):  # BUG: tras la respuesta, la busca por su id\n"
+           '        if nota.id == respuesta.content.get("note_id"):\n'
+           "            elegida = nota\n",
+           RECHECK | SEVERE2, "otro archivo con su mismo id", severe=True),
     # the classes that got full marks before
     blind2("a_ciegas_dice_archivada_aunque_no", B_ACT,
            "    try:\n        destino = ctx.archive(ctx.recheck(elegida))\n"
@@ -643,7 +679,8 @@ BLIND_MUTANTS = [
            + "".join("    " + line for line in B_ASK.splitlines(keepends=True))
            + '        if respuesta.action == "accept" and '
            'respuesta.content.get("confirm") is True:\n            break\n',
-           both("ej2/test_asks_only_once_per_call"), "volvió a preguntar"),
+           both("ej2/test_asks_only_once_per_call") | SEVERE2, "volvió a preguntar",
+           severe=True),
     blind2("a_ciegas_copia_y_borra", B_ACT, """\
     import os
     import shutil
@@ -698,9 +735,10 @@ BLIND_MUTANTS = [
 "nunca en una lista que guardaste de otra", severe=True),
     blind2("a_ciegas_sin_memo", B_FIND,
            "    candidatas = ctx.find_notes(title)  # BUG: sin ctx.memo\n",
-           {"ej2/test_rechecks_the_chosen_note_after_the_answer[2025-11-25]",
-            "ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
-           "decide las coincidencias una vez por llamada con ctx.memo"),
+           # at 2026-07-28 the run after the answer finds the notes again: whatever carries
+           # the chosen id then (another file in its place) is what it archives
+           RECHECK | SEVERE2 | {"ej2_hidden/test_roots_change_while_the_form_is_open[2025-11-25]"},
+           "decide las coincidencias una vez por llamada con ctx.memo", severe=True),
     blind2("a_ciegas_busca_en_carpetas_parecidas", B_FIND, """\
     import os
     vistas = []
@@ -743,8 +781,8 @@ BLIND_MUTANTS = [
     blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"
         "                     for root in change.new_roots.roots):\n")),
-           {LINKED, OTHER_FOLDERS},
-           "algún handle que seguía dentro de las roots dejó de funcionar"),
+           {LINKED, OTHER_FOLDERS} | SEVERE4,  # refuses in the linked root's test (as above)
+           "algún handle que seguía dentro de las roots dejó de funcionar", severe=True),
     blind4("a_ciegas_normaliza_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, os.path.normpath(uri_to_path(root.uri)))\n"
         "                     for root in change.new_roots.roots):  # BUG: normaliza\n")),
@@ -948,8 +986,12 @@ EJ3_REFERENCE = [
           '    mine = [i for i, f in FLOWS.items() if f.user == page.user and f.status == '
           '"pending"]\n'
           "    flow_id = mine[-1] if mine else None  # BUG: the user's last pending flow\n",
+          # (a state that came back once, or another person's old one, completes the
+          # user's newest pending flow instead)
           {"ej3b/test_the_callback_completes_only_the_flow_of_its_state",
            "ej3b/test_a_state_another_persons_browser_brings_back_is_spent",
+           "ej3b/test_a_state_is_used_once",
+           "ej3b_hidden/test_another_persons_flow_expires_too",
            "ej3b_hidden/test_a_way_back_without_a_state_completes_nothing"} | SEVERE3B,
           "nunca «el último flujo pendiente»", severe=True),
     ref3b("exito_sin_code_valido", EXCHANGE,
@@ -1036,6 +1078,25 @@ EJ3_BLIND = [
             {"ej3b/test_a_state_is_used_once",
              "ej3b/test_a_state_another_persons_browser_brings_back_is_spent"} | SEVERE3B,
             "el state se gasta la primera vez", severe=True),
+    blind3b("a_ciegas_ej3_devuelve_el_state_si_falla_el_code",
+            '            datos["status"], datos["notify"] = "failed", None\n',
+            "            STATES[state] = flujo  # BUG: que pueda reintentar con el mismo state\n",
+            {"ej3b/test_a_state_is_used_once"} | SEVERE3B,
+            "también cuando Nube de Copias rechaza el code", severe=True),
+    blind3b("a_ciegas_ej3_state_en_el_enlace_de_2026",
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            "    url = ctx.page_url(  # BUG: sin memoria entre rondas, que el enlace lo lleve\n"
+            '        "/copias/conectar", flujo=flujo, state=FLOWS[flujo]["state"])\n'
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            {"ej3b_2026/test_authorizes_at_the_provider_and_then_backs_up_in_2026"}
+            | SEVERE_2026, "la URL de input_required", severe=True, part="ejercicio3b_2026"),
+    blind3b("a_ciegas_ej3_renueva_la_caducidad_en_2026",
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            "    with LOCK:  # BUG: el enlace vive url_ttl desde la última vez que se pide\n"
+            '        FLOWS[flujo]["expires"] = time.monotonic() + ctx.url_ttl\n'
+            "    respuesta = ctx.elicit_url(MESSAGE, url, flujo)\n",
+            {"ej3b_2026/test_a_links_lifetime_is_fixed_when_its_flow_is_created"} | SEVERE_2026,
+            "desde que se creó el flujo", severe=True, part="ejercicio3b_2026"),
     blind3b("a_ciegas_ej3_sin_caducidad", B3_EXPIRY, "",
             NO_EXPIRY_LOSES,
             "después de caducar", severe=True),

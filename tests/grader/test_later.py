@@ -130,6 +130,26 @@ def test_a_waiting_test_keeps_its_lab_until_it_is_finished():
     assert closed == ["otra", "espera"]
 
 
+def test_a_test_that_waits_several_times_goes_on_after_each_wait():
+    events = []
+    state = new_state()
+
+    @graded("ejercicio3b", 2, "a tramos")
+    def test_in_steps(lab, grade):
+        for step in range(3):
+            events.append(("a tramos", f"paso {step}", time.monotonic(), lab))
+            yield WAIT / 2
+        grade.check(True, "comprobado tras las esperas")
+
+    other = plain_test(events)
+    run(state, [(spec_of(other), other), (spec_of(test_in_steps), test_in_steps)])
+    assert steps(events) == [("a tramos", "paso 0"), ("otra", "ran"), ("a tramos", "paso 1"),
+                             ("a tramos", "paso 2")]
+    times = [when for name, _, when, _ in events if name == "a tramos"]
+    assert all(b - a >= WAIT / 2 for a, b in zip(times, times[1:], strict=False))
+    assert state.results[spec_of(test_in_steps)["id"]]["status"] == "passed"
+
+
 def test_waits_overlap_each_other():
     events = []
     state = new_state()

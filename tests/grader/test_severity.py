@@ -4,7 +4,7 @@ was seen (public or hidden tests), never on a hidden test's outcome. Pure scorin
 
 import pytest
 
-from grader.checks.grading import Grade, essentials, graded, score, spec_for
+from grader.checks.grading import Broken, Grade, essentials, graded, score, spec_for
 
 
 class State:
@@ -84,3 +84,41 @@ def test_a_mistake_counts_even_when_the_test_ends_badly_afterwards():
 def test_a_severe_check_needs_a_test_declared_severe():
     with pytest.raises(ValueError):
         Grade().check(False, "algo grave", severe=True)
+
+
+def must_not(name, points, severe="no archivar"):
+    @graded("ejercicio2", points, name, severe=severe, must_not=True)
+    def test():
+        pass
+    test.__name__ = f"test_{name}"
+    return spec_for(test, "test_ej2.py")
+
+
+def test_refusing_everything_in_a_severe_must_not_test_costs_what_its_bug_costs():
+    positive, decline = spec("positivo", 10), must_not("rechazo", 10)
+    grade = Grade(severe="no archivar", must_not=True)
+    grade.check(True, "tras decline no cambió nada")
+    grade.still_works(False, "después, archivar no funcionó")
+    tests = [result(positive, (True, False)), score(State(), decline, grade, None)]
+    (public,) = essentials([positive, decline], tests)
+    assert tests[1]["score"] == 0 and tests[1]["violations"]
+    assert public["status"] == "failed" and total(tests + [public]) == 10
+
+
+def test_a_server_that_dies_in_a_severe_must_not_test_costs_what_its_bug_costs():
+    decline = must_not("rechazo", 10)
+    grade = Grade(severe="no archivar", must_not=True)
+    grade.check(True, "tras decline no cambió nada")
+    crashed = score(State(), decline, grade, Broken("tu servidor terminó"))
+    assert crashed["status"] == "error" and crashed["violations"]
+
+
+def test_a_failed_legitimate_action_in_a_must_not_test_that_is_not_severe_costs_that_test():
+    @graded("ejercicio2", 1, "una vez", must_not=True)
+    def test_once():
+        pass
+    once = spec_for(test_once, "test_ej2.py")
+    grade = Grade(must_not=True)
+    grade.check(True, "una pregunta")
+    grade.still_works(False, "después, archivar no funcionó")
+    assert "violations" not in score(State(), once, grade, None)

@@ -5,10 +5,10 @@ their inputs (grader/checks/grading.py: `hidden=True`).
 """
 
 import secrets
+import time
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from grader.checks.ej3 import (
-    EXPIRED,
     MANUAL_STATUS,
     ask,
     asked,
@@ -17,6 +17,7 @@ from grader.checks.ej3 import (
     flow_server,
     forged,
     legitimate,
+    lifetime_passes,
     not_authorized,
     refused,
     replay,
@@ -46,7 +47,7 @@ def test_another_persons_flow_expires_too(lab, grade):
     theirs = asked(grade, run.peer)
     visit = browse(browser_of(run, peer=True), theirs.url, stop="provider")
     grade.require(visit.authorize, "el enlace no llevó a Nube de Copias")
-    yield EXPIRED
+    yield from lifetime_passes(run, time.monotonic())
     replay(browser_of(run, peer=True), visit)  # «Autorizar» pressed after the lifetime
     not_authorized(grade, run, "con un flujo completado después de caducar", peer=True)
     legitimate(grade, run)

@@ -213,11 +213,21 @@ def test_cancel_archives_nothing(lab, grade, revision):
     refused(lab, grade, revision, {"action": "cancel"}, "tras cancel")
 
 
-@graded("ejercicio2", 1, "no archiva nada con accept y confirm falso", revisions=REVISIONS,
-        severe=SEVERE_DECISION, must_not=True)
+@graded("ejercicio2", 1, "no archiva nada con accept y confirm falso o sin confirm",
+        revisions=REVISIONS, severe=SEVERE_DECISION, must_not=True)
 def test_unconfirmed_accept_archives_nothing(lab, grade, revision):
-    refused(lab, grade, revision, accept("n-inf-a", confirm=False),
-            "tras accept con confirm falso")
+    # a confirm that is not true is a no, and so is an accept that does not carry it at all
+    # (whatever the form said of it: a missing field is never a yes)
+    tree = ej2.notes(lab)
+    run = ej2.start(lab, grade, revision, tree, accept("n-inf-a", confirm=False),
+                    {"action": "accept", "content": {"note_id": "n-inf-a"}})
+    before = tree.snapshot()
+    for what in ("tras accept con confirm falso", "tras accept sin confirm (un campo que falta "
+                 "no es un sí)"):
+        call = run.call(TOOL, {"title": TITLE})
+        asked(grade, call, TITLE, tree, before)
+        ej2.unchanged(grade, tree, before, what, severe=True)
+    ej2.still_archives(grade, run, tree)
 
 
 @graded("ejercicio2", 1, "no archiva nada si la respuesta no encaja (id desconocido, tipo "
@@ -284,20 +294,25 @@ def test_titles_outside_the_roots_are_refused_without_asking(lab, grade, revisio
                        (ONE_ID, ONE_TITLE))
 
 
+NOES = (({"action": "decline"}, "decline"), ({"action": "cancel"}, "cancel"),
+        (accept("n-inf-a", confirm=False), "accept con confirm falso"))
+
+
 @graded("ejercicio2", 1, "pregunta una sola vez por llamada (nunca vuelve a preguntar)",
-        revisions=REVISIONS, must_not=True)
+        revisions=REVISIONS, severe=SEVERE_DECISION, must_not=True)
 def test_asks_only_once_per_call(lab, grade, revision):
+    # after a no, the call ends: a second question presses the user against their answer (and
+    # whoever is asked twice may say yes the second time: the scripted user would)
     tree = ej2.notes(lab)
-    run = ej2.start(lab, grade, revision, tree, {"action": "decline"},
-                    accept("n-inf-a", confirm=False))
-    for answer in ("decline", "accept con confirm falso"):
+    run = ej2.start(lab, grade, revision, tree)
+    for answer, name in NOES:
+        run.answer_with(answer, accept("n-inf-a"))
         call = run.call(TOOL, {"title": TITLE})
-        if answer == "decline":
-            asked(grade, call, TITLE)
-        grade.check(len(call.prompts) == 1, f"tras {answer}: una sola pregunta" if
-                    len(call.prompts) == 1 else f"tras {answer} volvió a preguntar: "
+        asked(grade, call, TITLE)
+        grade.check(len(call.prompts) == 1, f"tras {name}: una sola pregunta" if
+                    len(call.prompts) == 1 else f"tras {name} volvió a preguntar: "
                     f"{len(call.prompts)} preguntas en una llamada (una respuesta que no es "
-                    "un sí termina la llamada)")
+                    "un sí termina la llamada, sin una segunda pregunta)", severe=True)
     ej2.still_archives(grade, run, tree)
 
 
@@ -373,7 +388,8 @@ def test_creates_nothing_before_a_yes(lab, grade, revision):
 
 
 @graded("ejercicio2", 2, "vuelve a comprobar la nota elegida después de la respuesta: no sigue "
-        "una root que dejó de compartirse ni una carpeta cambiada por un enlace",
+        "una root que dejó de compartirse, ni una carpeta cambiada por un enlace, ni otro "
+        "archivo con su id",
         revisions=REVISIONS, severe=SEVERE_ROOTS, must_not=True)
 def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
     ej2.require_positive(lab, grade, revision)
@@ -438,6 +454,30 @@ def test_rechecks_the_chosen_note_after_the_answer(lab, grade, revision):
                 "comprueban la carpeta que el servidor tiene abierta, nunca por nota.path",
                 severe=True)
     ej2.still_archives(grade, run, tree)
+    # with the form open, the chosen note goes out of the roots and another file, with its id
+    # and title, takes its place: what is acted on is the note that was offered, never
+    # whatever carries its id after the answer
+    tree = ej2.notes(lab)
+    swapped = {}
+
+    def impostor():
+        tree.move(CHOSEN_FILE, "Notas-privadas/informe-b.md")
+        tree.add("Otros", "informe-b.md", CHOSEN, TITLE, body="Otra nota con el mismo id.\n")
+        swapped["tree"] = tree.snapshot()
+
+    user = During(impostor, accept(CHOSEN))
+    run = ej2.start(lab, grade, revision, tree, user)
+    run.call(TOOL, {"title": TITLE})
+    user.check()
+    moved = describe_changes(swapped.get("tree", {}), tree.snapshot()) if swapped else ""
+    grade.check(not moved, "con el formulario abierto la nota elegida salió de las roots y otro "
+                "archivo con su id ocupó su sitio: no se tocó" if not moved else
+                f"con el formulario abierto la nota elegida ({CHOSEN}) salió de las roots y "
+                "otro archivo con su mismo id y título ocupó su sitio, y se tocó esto: "
+                f"{moved}. Se actúa sobre la nota que ofreciste, no sobre lo que lleve su id "
+                "después de la respuesta: ctx.recheck(nota) y ctx.archive(nota) comprueban que "
+                "es el mismo archivo (no la busques otra vez por su id)", severe=True)
+    ej2.still_archives(grade, run, tree, ("n-inf-a", TITLE), (ONE_ID, ONE_TITLE))
 
 
 @graded("ejercicio2", 1, "con un cliente de 2025-06-18, el formulario usa lo que ese cliente "

@@ -8,10 +8,10 @@ ends with the user's own flow on the same server (`legitimate`), which must stil
 """
 
 import secrets
+import time
 
 from grader.checks import ej3
 from grader.checks.ej3 import (
-    EXPIRED,
     IDENTITY_PARAM,
     MANUAL_STATUS,
     MIN_ID_BITS,
@@ -222,7 +222,8 @@ def test_the_callback_completes_only_the_flow_of_its_state(lab, grade):
     legitimate(grade, run)
 
 
-@graded("ejercicio3b", 1, "un state sirve una sola vez", severe=ONCE, must_not=True)
+@graded("ejercicio3b", 1, "un state sirve una sola vez, también si Nube de Copias rechaza el "
+        "code", severe=ONCE, must_not=True)
 def test_a_state_is_used_once(lab, grade):
     run = scene(lab, grade)
     first = asked(grade, run)
@@ -233,6 +234,18 @@ def test_a_state_is_used_once(lab, grade):
     refused(grade, again.callback, "tras «Rechazar», la misma petición con un code nuevo y el "
             "mismo state", SPENT)
     not_authorized(grade, run, "tras usar otra vez un state ya gastado")
+    # a code Nube de Copias refuses spends the state too: it is never put back for a retry
+    second = asked(grade, run)
+    visit = browse(browser_of(run), second.url, "allow", stop="callback")
+    grade.require(visit.back, "el enlace no llevó a Nube de Copias (tu página respondió "
+                  f"{ej3.page_text(visit.link)})")
+    run.provider.revoke(visit.code)  # Nube de Copias will refuse this code
+    browser_of(run)(visit.back)
+    again = ej3.replay(browser_of(run), visit)
+    refused(grade, again.callback, "después de que Nube de Copias rechazara el code, la misma "
+            "petición con un code nuevo y el mismo state", SPENT + ", también cuando Nube de "
+            "Copias rechaza el code: un state no se devuelve a STATES para reintentar")
+    not_authorized(grade, run, "tras volver con el state de un code que Nube de Copias rechazó")
     legitimate(grade, run)
 
 
@@ -280,7 +293,8 @@ def test_a_link_and_its_state_expire(lab, grade):
     visit = browse(browser_of(run), first.url, "allow", stop="callback")
     second = ask(run)
     grade.require(second.url, "notes_backup no pidió el modo URL otra vez")
-    yield EXPIRED  # both links' lifetime (ctx.url_ttl) passes (grader/checks/later.py)
+    # both links' lifetime (ctx.url_ttl) passes (grader/checks/later.py), the server kept busy
+    yield from ej3.lifetime_passes(run, time.monotonic())
     if visit.back:
         browser_of(run)(visit.back)  # back from Nube de Copias after the lifetime
     browse(browser_of(run), second.url)  # a link opened after its lifetime
