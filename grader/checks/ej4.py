@@ -65,7 +65,8 @@ def raised_note(facts):
     a hint about paths (the reaction never decided anything here)."""
     return (f"· tu reacción lanzó {raised(facts)} en este caso y el servidor revocó todos los "
             "handles (fallo seguro): mira qué valor de este caso no esperaba tu código (por "
-            "ejemplo, handle.current_path() da None cuando ya no se sabe dónde está el archivo)")
+            "ejemplo, handle.current_path() no da ninguna ruta cuando ya no se sabe dónde está el "
+            "archivo)")
 
 
 def body(note):
@@ -164,7 +165,8 @@ def still_reads(grade, played, reshare=None):
 def sentence(fact):
     """What happened to one handle, in one Spanish sentence naming its note by its file."""
     where = f"la nota {fact.shown}" + (
-        " (se borró con el handle abierto: handle.current_path() da None)" if fact.deleted else
+        " (se borró con el handle abierto: handle.current_path() no da ninguna ruta)"
+        if fact.deleted else
         f" (con el handle abierto, su carpeta se movió: el archivo está ahora en {fact.now}/)"
         if fact.now else "")
     if fact.alive == fact.should_live:

@@ -413,7 +413,7 @@ MUTANTS = [
            "            change.revoke(handle)\n",
            # the stale text path too: the folder moved with the handle open stays "inside"
            {"ej4/test_a_sibling_sharing_a_prefix_is_another_root", MOVED, REPLACED,
-            OTHER_FOLDERS} | SEVERE4,
+            OTHER_FOLDERS, DELETED} | SEVERE4,
            "Notas no contiene a Notas-privadas", severe=True),
     Mutant("usa_la_ruta_de_la_uri", "ejercicio4.py", REACTION,
            "        import os\n"
@@ -422,7 +422,7 @@ MUTANTS = [
            "                   for root in change.new_roots.roots):  # BUG: the URI, not real\n"
            "            change.revoke(handle)\n",
            # the opening path resolved again: a root folder replaced keeps its handle alive
-           {LINKED, REPLACED, OTHER_FOLDERS} | SEVERE4,
+           {LINKED, REPLACED, OTHER_FOLDERS, DELETED} | SEVERE4,
            "quedó fuera de las roots pero su handle siguió leyendo", severe=True),
     Mutant("revoca_todos", "ejercicio4.py", REACTION, "        change.revoke(handle)\n", EX4,
            "también los de dentro"),
@@ -772,11 +772,11 @@ BLIND_MUTANTS = [
            "Notas no contiene a Notas-privadas", severe=True),
     blind4("a_ciegas_usa_handle_path", B_PATH,
            "        ruta = handle.path  # BUG: la ruta de cuando se abrió\n",
-           {MOVED, REPLACED, OTHER_FOLDERS} | SEVERE4,
+           {MOVED, REPLACED, OTHER_FOLDERS, DELETED} | SEVERE4,
            "handle.current_path() dice dónde está el archivo de verdad ahora", severe=True),
     blind4("a_ciegas_resuelve_handle_path", B4_BODY, loop4(
         "        ruta = os.path.realpath(handle.path)  # BUG: resuelve el texto de antes\n"),
-           {REPLACED, OTHER_FOLDERS} | SEVERE4,
+           {REPLACED, OTHER_FOLDERS, DELETED} | SEVERE4,
            "os.path.realpath(handle.path)", severe=True),
     blind4("a_ciegas_compara_con_la_uri", B4_BODY, loop4(B_PATH, (
         "        elif not any(is_within(ruta, uri_to_path(root.uri))  # BUG: sin resolver\n"

@@ -102,8 +102,8 @@ def test_a_root_folder_moved_away_and_replaced_is_judged_where_it_is_now(lab, gr
            layout=replace)
 
 
-@graded("ejercicio4", 1, "una nota borrada con su handle abierto (handle.current_path() da None) "
-        "pierde su handle, y los demás siguen", severe=SEVERE, must_not=True)
+@graded("ejercicio4", 1, "una nota borrada con su handle abierto (handle.current_path() no "
+        "da ninguna ruta) pierde su handle, y los demás siguen", severe=SEVERE, must_not=True)
 def test_a_note_deleted_with_its_handle_open_loses_its_handle(lab, grade):
     def delete(tree):  # Personal/vieja.md is deleted: its handle holds a file with no name
         tree.delete("Personal/vieja.md")
@@ -113,8 +113,9 @@ def test_a_note_deleted_with_its_handle_open_loses_its_handle(lab, grade):
                         ("Personal", "vieja.md", "n-vieja"), ("Club", "k.md", "n-club")],
            ["Trabajo", "Personal", "Club"], [["Trabajo", "Personal"]],
            {"n-trabajo", "n-personal"}, "tras quitar la root Club",
-           "handle.current_path() da None cuando ya no se sabe dónde está el archivo (aquí, "
-           "se borró): un handle sigue vivo solo si su archivo está ahora dentro de una root",
+           "handle.current_path() no da ninguna ruta cuando ya no se sabe dónde está el "
+           "archivo (aquí, se borró): un handle sigue vivo solo si su archivo está ahora "
+           "dentro de una root",
            layout=delete)
 
 
