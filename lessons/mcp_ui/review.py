@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from IPython.display import display
 
+from . import warm
 from .env import REPO, SOLUTIONS, import_grader, solution_path
 from .text import esc
 
@@ -229,14 +230,27 @@ SANDBOX_FAILED = ("el corrector aislado no pudo arrancar en esta máquina; la co
 
 
 def grader_process(exercise: str, folder, timeout: float) -> tuple[str, str]:
-    """The grader as a process (CPython): the sandbox where it works, else portable."""
-    proc = subprocess.run(grader_argv(exercise, folder, "auto"), cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
-    if proc.returncode == 3 and Review.from_output(exercise, proc.stdout).mode != "portable":
-        again = subprocess.run(grader_argv(exercise, folder, "portable"), cwd=REPO,
-                               capture_output=True, text=True, timeout=timeout)
-        return f"{NOTE}{SANDBOX_FAILED}\n{again.stdout}", proc.stderr + again.stderr
-    return proc.stdout, proc.stderr
+    """The grader as a process (CPython): the sandbox where it works, else portable. The first
+    check starts it cold; each later one is run by a helper started when the check before it
+    was over, already warm (warm.py), used for this one check only."""
+    try:
+        proc = grade(grader_argv(exercise, folder, "auto"), timeout)
+        if proc.returncode == 3 and Review.from_output(exercise, proc.stdout).mode != "portable":
+            again = grade(grader_argv(exercise, folder, "portable"), timeout)
+            return f"{NOTE}{SANDBOX_FAILED}\n{again.stdout}", proc.stderr + again.stderr
+        return proc.stdout, proc.stderr
+    finally:
+        warm.prepare()  # the next check's helper, started now that this one is over
+
+
+def grade(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """One grader command line: in the ready helper if there is one for this setting, else in
+    a new process."""
+    helper = warm.take(warm.key()) if argv[:3] == grader_argv("", "", "")[:3] else None
+    if helper is None:
+        return subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    stdout, stderr, status = warm.run(helper, argv[3:], timeout)
+    return subprocess.CompletedProcess(argv, status, stdout, stderr)
 
 
 def in_this_interpreter(exercise: str, folder, timeout: float) -> tuple[str, str]:
