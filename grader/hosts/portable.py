@@ -8,6 +8,9 @@ every server; a test's own options come in on its standard input), talking MCP o
 exactly as in the sandbox; notes live in a temporary folder read and written by path
 (grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
 official grading (grader/checks/channels.py drives both through the same process interface).
+Each spawn also starts the next server (the spare): its Python starts and imports the course's
+server while the test runs, and it loads the solution only when its own test's options come in;
+the last spare is ended with the host.
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
