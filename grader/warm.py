@@ -9,9 +9,12 @@ What every check pays before it reads anything of the learner's is paid here ahe
 while the learner edits: Python's start, importing the command line, pytest and the checks, and
 pytest's first collection of the public checks (a collection only: nothing runs, no host starts,
 no server is spawned, and the state it fills is thrown away; a batch worker grades several
-submissions in one process the same way). Then the helper waits for one command line and runs
-it with grader/cli.py `main`, as `python -m grader` would: the learner's files are read, the
-host is built and every server is started after that line arrives.
+submissions in one process the same way). With the sandbox, which grades every submission in
+a worker process (grader/pool.py), that worker is what is started and warmed up ahead (with
+the helper, and it dies with it); the portable host grades in the helper itself. Then the
+helper waits for one command line and runs it with grader/cli.py `main`, as `python -m grader`
+would: the learner's files are read, the host is built and every server is started after that
+line arrives.
 
 One helper serves one check and is then spent: it exits with the command's status, so nothing
 of one check (its files, its host, its servers, anything the learner's code could have reached)
@@ -33,11 +36,20 @@ IDLE_LIMIT = 3600.0  # seconds a helper waits for its one check before it gives 
 READY = b"ready\n"
 
 
-def warm_up():
-    """Import what a check needs and let pytest collect the public checks once, nothing run."""
+def warm_up(collect=True):
+    """Import what a check needs, learn what the host `--host auto` picks can do here (the
+    sandbox probes its strongest mode once per process), and (`collect`) let pytest collect
+    the public checks once, nothing run."""
+    import grader.cli  # noqa: F401  (the command line: hosts, pool, report, intake)
+    from grader import hosts
+    hosts.kind("auto").mode()
+    if collect:
+        collect_checks()
+
+
+def collect_checks():
     import pytest
 
-    import grader.cli  # noqa: F401  (the command line: hosts, pool, report, intake)
     from grader import runner
     from grader.checks import plugin
     from grader.state import SubmissionState
@@ -77,7 +89,13 @@ def main():
 
     reader = threading.Thread(target=read, daemon=True, name="command-line")
     reader.start()
-    warm_up()
+    from grader import hosts, pool
+    grades_in_a_worker = hosts.kind("auto").in_workers
+    if grades_in_a_worker:  # the sandbox grades in a worker: that one is warmed up too
+        pool.start_spare()
+    warm_up(collect=not grades_in_a_worker)  # the self-check hosts grade in this process
+    if grades_in_a_worker:  # ready once it is (one that died is replaced by a new worker)
+        pool.spare_warm(IDLE_LIMIT)
     sys.stdout.buffer.write(READY)
     sys.stdout.flush()
     reader.join(IDLE_LIMIT)

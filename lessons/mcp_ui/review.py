@@ -247,9 +247,10 @@ def grade(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
     """One grader command line: in the ready helper if there is one for this setting, else in
     a new process."""
     helper = warm.take(warm.key()) if argv[:3] == grader_argv("", "", "")[:3] else None
-    if helper is None:
+    ran = warm.run(helper, argv[3:], timeout) if helper is not None else None
+    if ran is None:  # no helper, or it died before it was ready
         return subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
-    stdout, stderr, status = warm.run(helper, argv[3:], timeout)
+    stdout, stderr, status = ran
     return subprocess.CompletedProcess(argv, status, stdout, stderr)
 
 

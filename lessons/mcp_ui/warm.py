@@ -90,19 +90,24 @@ def wait_ready(timeout: float) -> bool:
     if _ready is None:
         return False
     helper = _ready[1]
+    if getattr(helper, "ready", False):
+        return True
     import selectors
     with selectors.DefaultSelector() as selector:
         selector.register(helper.stdout, selectors.EVENT_READ)
         if not selector.select(timeout):
             return False
     line = helper.stdout.readline()  # unbuffered: reads only this line, byte by byte
-    return line == READY
+    helper.ready = line == READY
+    return helper.ready
 
 
-def run(helper: subprocess.Popen, args: list[str], timeout: float) -> tuple[str, str, int]:
+def run(helper: subprocess.Popen, args: list[str],
+        timeout: float) -> tuple[str, str, int] | None:
     """Run one `python -m grader` command line (`args`, without the program) in `helper`: its
-    stdout and stderr as text, and its exit status. On a timeout the helper is killed and
-    subprocess.TimeoutExpired raised, as subprocess.run does."""
+    stdout and stderr as text, and its exit status; None if the helper died before it was
+    ready (nothing was graded: run the check another way). On a timeout the helper is killed
+    and subprocess.TimeoutExpired raised, as subprocess.run does."""
     line = json.dumps(args).encode() + b"\n"
     try:
         out, err = helper.communicate(line, timeout=timeout)
@@ -111,6 +116,8 @@ def run(helper: subprocess.Popen, args: list[str], timeout: float) -> tuple[str,
         raise
     if out.startswith(READY):
         out = out[len(READY):]
+    elif not getattr(helper, "ready", False):
+        return None
     return (out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), helper.returncode)
 
 

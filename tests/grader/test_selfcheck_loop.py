@@ -4,7 +4,8 @@ started ahead (lessons/mcp_ui/warm.py, grader/warm.py), and nothing of one check
 - a warm check gives the same verdicts, scores and feedback as a cold one;
 - a learner's edit between two checks is seen by the second;
 - a helper serves one check and is spent: the next check gets a new one, started after the check
-  before it was over; a helper started for another setting (GRADER_HOST) is not used;
+  before it was over, and so does the sandbox's grading worker the helper starts ahead; a
+  helper started for another setting (GRADER_HOST) is not used;
 - a helper whose kernel goes away exits without grading anything.
 """
 
@@ -12,10 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from mutants import MUTANTS, REFERENCE
 
+from grader.hosts import kinds
 from grader.paths import REPO_DIR
 
 sys.path.insert(0, os.path.join(REPO_DIR, "lessons"))
@@ -87,6 +90,44 @@ def test_a_helper_serves_one_check_and_the_next_check_gets_a_new_one(loop, solut
     assert following is not None and following.pid != used.pid and following.poll() is None
     _, used_next = checked_in_the_ready_helper(solutions)
     assert used_next is following and warm.kept() not in (used, following)
+
+
+def workers_of(pid):
+    """The grading workers (grader/pool.py) that process `pid` started: their pids."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if b"grader.worker" in argv and str(pid).encode() in argv:
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not kinds.sandbox_possible(), reason="the sandbox runs on Linux only")
+def test_the_sandbox_worker_started_ahead_serves_its_helpers_check_and_ends_with_it(
+        loop, solutions):
+    review.revisar(EXERCISE, solutions)
+    helper = warm.kept()
+    assert warm.wait_ready(120)
+    [worker] = workers_of(helper.pid)  # warm, waiting for its one job
+    result, used = checked_in_the_ready_helper(solutions)
+    assert used is helper and result.score == result.max_score and result.mode == "root"
+    deadline = time.monotonic() + 120
+    while os.path.exists(f"/proc/{worker}") and _alive(worker):
+        assert time.monotonic() < deadline, "the worker outlived its check"
+        time.sleep(0.05)
+    assert worker not in workers_of(warm.kept().pid)  # the next helper has a worker of its own
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_a_helper_started_for_another_setting_is_ended_not_used(loop, solutions, monkeypatch):
