@@ -10,7 +10,7 @@ round on an equally busy machine, best of `--rounds`:
 
 - before: `python -m grader soluciones --only EX --tests public --host auto --format json`, a
   new process for every check (what `revisar` ran for every check before issue 47, and still
-  runs for the first);
+  runs for the first); `--baseline CHECKOUT` runs it with another checkout's grader;
 - after: `revisar` with its helper ready (lessons/mcp_ui/warm.py): the learner's next check,
   once the helper started after the previous one has warmed up (it does while they edit; the
   benchmark waits for that, untimed, as a learner's editing would);
@@ -62,10 +62,11 @@ def timed(fn):
     return time.perf_counter() - start, value
 
 
-def cold(folder, exercise, host):
-    """One check in a new grader process (`--host auto`, GRADER_HOST set by the caller)."""
+def cold(folder, exercise, host, checkout=ROOT):
+    """One check in a new grader process (`--host auto`, GRADER_HOST set by the caller), with
+    the grader of `checkout`."""
     argv = review.grader_argv(exercise, folder, host)
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(argv, cwd=checkout, capture_output=True, text=True)
     return full_marks(done.stdout, (exercise, host, done.stderr[-500:]))
 
 
@@ -124,9 +125,9 @@ def phases(folder, exercise, host):
     return spent
 
 
-def measure(folder, exercise, rounds):
+def measure(folder, exercise, rounds, baseline):
     """{way: best seconds} for one exercise, the four ways interleaved round by round."""
-    ways = {"before": lambda: timed(lambda: cold(folder, exercise, "auto"))[0],
+    ways = {"before": lambda: timed(lambda: cold(folder, exercise, "auto", baseline))[0],
             "after": lambda: warm_check(folder, exercise),
             "in-process": lambda: timed(lambda: cold(folder, exercise, "inprocess"))[0],
             "in-kernel": lambda: timed(lambda: selfcheck.run(folder, exercise,
@@ -144,8 +145,12 @@ def main():
     parser.add_argument("--hosts", default=",".join(HOSTS))
     parser.add_argument("--only", default=",".join(EXERCISES))
     parser.add_argument("--goal", type=float, default=GOAL)
+    parser.add_argument("--baseline", metavar="CHECKOUT",
+                        help="the checkout whose grader runs the 'before' checks (e.g. a clone "
+                             "of a commit before issue 47; default: this one, cold)")
     parser.add_argument("--json", metavar="FILE", help="also write the result there (make bench)")
     args = parser.parse_args()
+    baseline = os.path.abspath(args.baseline) if args.baseline else ROOT
     hosts = [h for h in args.hosts.split(",") if h]
     exercises = [e for e in args.only.split(",") if e]
     saved_host = os.environ.get("GRADER_HOST")
@@ -160,7 +165,7 @@ def main():
                 os.environ["GRADER_HOST"] = host
                 ahead = min(helper_warm_up() for _ in range(args.rounds))
                 for exercise in exercises:
-                    best = measure(folder, exercise, args.rounds)
+                    best = measure(folder, exercise, args.rounds, baseline)
                     rows.append((host, exercise, best))
                     spent = phases(folder, exercise, host)
                     phase_rows.append((host, exercise, ahead, spent))
