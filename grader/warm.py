@@ -48,23 +48,11 @@ def warm_up(collect=True):
 
 
 def collect_checks():
-    import pytest
-
+    """pytest's collection of the public checks, for a state thrown away."""
     from grader import runner
-    from grader.checks import plugin
     from grader.state import SubmissionState
-    plugin.state = SubmissionState(suite="public")
-    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    try:
-        pytest.main([*runner.PYTEST_ARGS, "--collect-only",
-                     *runner.suite_files("public")[1]], plugins=[plugin])
-    finally:
-        plugin.state = None
-        if autoload is None:
-            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-        else:
-            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
+    runner.run_with_pytest(SubmissionState(suite="public"), runner.suite_files("public")[1],
+                           "--collect-only")
 
 
 def command(line):
