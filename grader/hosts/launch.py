@@ -37,11 +37,21 @@ def private_options():
     return options
 
 
+def warm_up(server_main):
+    """What a server's start-up needs before its options and the solution, as the sandbox's
+    zygote does it before it forks (grader/hosts/zygote.py): the setup page's HTTP server
+    (imported lazily there) and the command line's parser (built once, cached)."""
+    from http import server as _http_server  # noqa: F401
+
+    server_main.parse_args(["serve"])
+
+
 def main():
     code, common = sys.argv[1], sys.argv[2:]
     sys.path.insert(0, code)
     sys.argv = [os.path.join(code, "main.py"), *common]
     import main as server_main  # the course's server, not the solution: it loads in main()
+    warm_up(server_main)
     try:
         private = private_options()
     except ValueError as exc:
