@@ -6,7 +6,8 @@ started ahead (lessons/mcp_ui/warm.py, grader/warm.py), and nothing of one check
 - a helper serves one check and is spent: the next check gets a new one, started after the check
   before it was over, and so does the sandbox's grading worker the helper starts ahead; a
   helper started for another setting (GRADER_HOST) is not used;
-- a helper whose kernel goes away exits without grading anything.
+- a helper whose kernel goes away exits without grading anything;
+- on the portable host, the server started ahead for the next test ends with its host.
 """
 
 import os
@@ -154,3 +155,16 @@ def test_a_helper_exits_without_grading_when_its_kernel_goes_away():
         helper.stdout.close()
         helper.stderr.close()
     assert helper.returncode == 0 and b"{" not in out
+
+
+def test_no_portable_server_outlives_its_host_the_one_started_ahead_included(tmp_path):
+    from grader.hosts.portable import PortableHost
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    host = PortableHost(REFERENCE, str(workspace)).start()
+    argv = ["serve", "--solution", os.path.join(REFERENCE, "ejercicio2.py")]
+    first, second = host.spawn(argv), host.spawn(argv)
+    ahead = host._spare[1]  # started for the next test, waiting for its options
+    assert len({first.pid, second.pid, ahead.pid}) == 3 and ahead.status() is None
+    host.close()
+    assert all(p.status(wait=30.0) is not None for p in (first, second, ahead))
