@@ -2,8 +2,8 @@
 
 The parent (grader.pool) starts N of these as `python -m grader.worker PARENT_PID` (with
 `warm` after it, a worker started ahead of its first job, grader/warm.py, first imports the
-grader and pytest and collects the checks once, nothing run, and says `{"warm": true}`). Each dies
-with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
+grader and pytest and collects the checks once, nothing run, and says `{"warm": true}`). Each
+dies with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
 stdin ({"path", "name", "only", "budget", "tests", "host"}) and answers each with one JSON line
 carrying the result dict. Both go through private copies of its original stdin and stdout:
 anything else that prints (pytest, a stray log) goes to stderr and cannot corrupt the answers,

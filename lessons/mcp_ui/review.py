@@ -8,7 +8,9 @@ grader/README.md, "Self-check hosts"):
   `python -m grader soluciones/ --only ejercicioN --tests public --host auto --format json`.
   `--host auto` is the sandbox on Linux and the portable host elsewhere (plain subprocesses,
   no isolation; GRADER_HOST=portable forces it). If the sandbox cannot start here (exit 3),
-  `revisar` grades again on the portable host and says why;
+  `revisar` grades again on the portable host and says why. The first check starts that
+  process cold; once a check is over, warm.py starts the next one ahead (it imports the grader
+  and pytest while the learner edits), which runs that one next check and exits;
 - JupyterLite (Pyodide: no processes, no threads): the in-process host, in this very
   interpreter, through `grader.selfcheck.run` (no isolation and no limits at all).
 
@@ -246,8 +248,8 @@ def grader_process(exercise: str, folder, timeout: float) -> tuple[str, str]:
 def grade(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
     """One grader command line: in the ready helper if there is one for this setting, else in
     a new process."""
-    helper = warm.take(warm.key()) if argv[:3] == grader_argv("", "", "")[:3] else None
-    ran = warm.run(helper, argv[3:], timeout) if helper is not None else None
+    helper = warm.take(warm.key())
+    ran = warm.run(helper, argv[3:], timeout) if helper is not None else None  # after -m grader
     if ran is None:  # no helper, or it died before it was ready
         return subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
     stdout, stderr, status = ran
