@@ -122,8 +122,8 @@ test: venv chromium redis clients lite-venv lint-course
 lab: venv
 	$(BIN)/jupyter lab --ServerApp.root_dir=lessons $(ROOT_FLAG)
 
-# The six speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading a class,
-# Gradescope's latency, serve (stdio and --http) and JupyterLite, each against a baseline measured in
+# The seven speed goals in one run, side by side (benchmarks/__main__.py): the demo, grading a class,
+# Gradescope's latency, serve (stdio and --http), JupyterLite and the check loop, each against a baseline measured in
 # the same run. Exit 1 names every missed goal and its cause. BENCH_ARGS: e.g. "--only demo,serve"
 # or "--full-lite".
 bench: venv lite-venv

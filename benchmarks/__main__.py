@@ -1,6 +1,6 @@
-"""`make bench`: the course's six speed goals, measured in one run and shown side by side.
+"""`make bench`: the course's seven speed goals, measured in one run and shown side by side.
 
-    .venv/bin/python -m benchmarks [--only demo,grading,gradescope,serve,serve-http,lite]
+    .venv/bin/python -m benchmarks [--only demo,grading,gradescope,serve,serve-http,lite,loop]
                                    [--full-lite]
 
 Runs, one after another on the same machine, each benchmark with its own baseline measured
@@ -16,7 +16,11 @@ in the same run (every goal is a ratio, or seconds after opening):
   same calls through the SDK client over HTTP (benchmarks/serve_bench.py --http), at most 0.5;
 - lite: the JupyterLite lesson's first answered form, seconds after opening
   (benchmarks/lite_bench.py --quick), at most 15 s, beside the same site without its
-  bytecode (build.py --no-bytecode) loaded in turn. `--full-lite` also times the cold build.
+  bytecode (build.py --no-bytecode) loaded in turn. `--full-lite` also times the cold build;
+- loop: the learner's check loop, `ui.revisar` on each exercise with its grader helper ready,
+  on the sandbox and the portable host / the same check on the in-process host
+  (benchmarks/loop_bench.py), at most 2x, with the cold check before issue 47 beside it and
+  where the time goes.
 
 Each benchmark's own report is printed as it runs (one that is not in this edition, like the
 grading benchmark in the student edition, is skipped and said so); then one table: each goal,
@@ -45,6 +49,7 @@ BENCHES = {
     "serve": ["serve_bench.py", "--no-demo"],
     "serve-http": ["serve_bench.py", "--http"],
     "lite": ["lite_bench.py", "--quick"],
+    "loop": ["loop_bench.py", "--rounds", "3"],
 }
 
 
@@ -71,7 +76,7 @@ def run(name, argv, folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES),
-                        help="which goals to measure (default: all six)")
+                        help="which goals to measure (default: all seven)")
     parser.add_argument("--full-lite", action="store_true",
                         help="the whole JupyterLite benchmark (cold and warm builds, 3 loads)")
     args = parser.parse_args()
@@ -86,7 +91,7 @@ def main():
             if name == "lite" and args.full_lite:
                 argv = ["lite_bench.py"]
             results[name] = run(name, argv, folder)
-    print("\n== speed goals (issues 21, 36 and 45), measured in this run")
+    print("\n== speed goals (issues 21, 36, 45 and 47), measured in this run")
     print(f"{'goal':58} {'measured':>9} {'goal':>8}  met")
     for r in results.values():
         value = "-" if r["value"] is None else f"{r['value']:.2f}{r['unit']}"

@@ -44,6 +44,7 @@ INSTRUCTOR_ONLY = (
     "tests/browser/test_reference_*",  # browser journeys that type the reference solutions
     "benchmarks/grader_bench.py",      # grades the reference
     "benchmarks/gradescope_bench.py",  # builds the bundle, grades the reference
+    "benchmarks/loop_bench.py",        # checks the reference, as a learner's loop would
 )
 # Lines of a reference solution that a notebook's statement gives on purpose, so they are no
 # secret: the whole −32042 call of exercise 3B's API table and the «no» answer of exercise 2's

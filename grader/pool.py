@@ -97,8 +97,8 @@ class Worker:
 
     command = (sys.executable, "-m", "grader.worker")  # + this process's pid
 
-    def __init__(self, slots):
-        self.proc = subprocess.Popen([*self.command, str(os.getpid())],
+    def __init__(self, slots, warm=False):
+        self.proc = subprocess.Popen([*self.command, str(os.getpid()), *(["warm"] * warm)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _workers.add(self.proc)
         self.buffer = bytearray()
@@ -206,6 +206,29 @@ def kill_workers():
         _workers.discard(proc)
 
 
+_spare = []  # a worker started ahead of this run's first job (grader/warm.py), at most one
+
+
+def start_spare():
+    """Start, ahead of the jobs, the worker the first job will go to: it imports the grader
+    and pytest and collects the checks once (nothing run), then says so (`spare_warm`)."""
+    _spare.append(Worker(None, warm=True))
+
+
+def spare_warm(timeout):
+    """True once the worker started ahead said it is warm, within `timeout` seconds."""
+    return bool(_spare) and _spare[0].answer(time.monotonic() + timeout) == {"warm": True}
+
+
+def take_spare(slots):
+    """The worker started ahead, if it is still alive (once), else None."""
+    worker = _spare.pop() if _spare else None
+    if worker is None or not worker.alive():
+        return None
+    worker.slots = slots
+    return worker
+
+
 def grade_all(jobs, workers=1, progress=None, alone=False):
     """Grade every job ({"path", "name", "only", "budget", "tests", "host"}); returns results
     in order. `alone`: never two learners' code at once (plain mode), so one worker per slot:
@@ -242,7 +265,7 @@ def grade_all(jobs, workers=1, progress=None, alone=False):
                 except queue.Empty:
                     break
                 if worker is None or not worker.alive():
-                    worker = Worker(slots)
+                    worker = take_spare(slots) or Worker(slots)
                 worker.holding, held = True, False
                 limit = float(job.get("budget") or runner.SUBMISSION_BUDGET) + HARD_MARGIN
                 result = worker.ask(job, limit)

@@ -233,7 +233,8 @@ def run_checks(state, kind, files):
             state.internal_errors.append(f"{path}: no graded test was collected from it")
 
 
-def run_with_pytest(state, files):
+def run_with_pytest(state, files, *options):
+    """pytest on `files` for `state` (with `options`, e.g. --collect-only: grader/warm.py)."""
     import pytest
 
     from grader.checks import plugin
@@ -241,7 +242,7 @@ def run_with_pytest(state, files):
     autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only for this run: no installed plugins
     try:
-        pytest.main(PYTEST_ARGS + files, plugins=[plugin])
+        pytest.main([*PYTEST_ARGS, *options, *files], plugins=[plugin])
     except BaseException as exc:  # pytest itself failed: every test scores 0
         state.internal_errors.append(f"pytest: {type(exc).__name__}: {exc}")
     finally:

@@ -1,7 +1,9 @@
 """A grading worker for `--jobs N`: grades submissions one after another, on request.
 
-The parent (grader.pool) starts N of these as `python -m grader.worker PARENT_PID`. Each dies
-with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
+The parent (grader.pool) starts N of these as `python -m grader.worker PARENT_PID` (with
+`warm` after it, a worker started ahead of its first job, grader/warm.py, first imports the
+grader and pytest and collects the checks once, nothing run, and says `{"warm": true}`). Each
+dies with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
 stdin ({"path", "name", "only", "budget", "tests", "host"}) and answers each with one JSON line
 carrying the result dict. Both go through private copies of its original stdin and stdout:
 anything else that prints (pytest, a stray log) goes to stderr and cannot corrupt the answers,
@@ -60,6 +62,10 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     idle = lender(requests, answers)
+    if "warm" in sys.argv[2:]:  # started ahead of its first job (grader/pool.py start_spare)
+        from grader.warm import warm_up
+        warm_up()
+        say(answers, {"warm": True})
     from grader import runner
     from grader.escape import json_text
     for line in requests:

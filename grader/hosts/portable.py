@@ -8,6 +8,9 @@ every server; a test's own options come in on its standard input), talking MCP o
 exactly as in the sandbox; notes live in a temporary folder read and written by path
 (grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
 official grading (grader/checks/channels.py drives both through the same process interface).
+Each spawn also starts the next server (the spare): its Python starts and imports the course's
+server while the test runs, and it loads the solution only when its own test's options come in;
+the last spare is ended with the host.
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
@@ -51,7 +54,7 @@ class PortableProcess:
     command line is `argv` (the same for every server of a submission), and `private` (this
     test's options) goes in on its standard input (grader/hosts/launch.py)."""
 
-    def __init__(self, argv, private, cwd):
+    def __init__(self, argv, cwd):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
         env["PYTHONIOENCODING"] = "utf-8"
         try:
@@ -65,10 +68,14 @@ class PortableProcess:
         self._stderr = bytearray()
         self._write = threading.Lock()
         threading.Thread(target=self._drain, daemon=True).start()
+
+    def begin(self, private):
+        """This test's options: the server loads the solution and starts serving."""
         try:
             self.send(json.dumps(list(private)).encode() + b"\n")
         except wire.ConnectionClosed:
             pass  # it died at once: the harness sees the end of its output
+        return self
 
     def _drain(self):
         for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
@@ -133,17 +140,34 @@ class PortableHost(SelfCheckHost):
     def __init__(self, solution_dir, workspace):
         super().__init__(solution_dir, workspace)
         self._live = []
+        self._spare = None  # (argv, the next server: started, waiting for its options)
         self._lock = threading.Lock()
 
     def spawn(self, argv, private=(), identity=None):
-        process = PortableProcess(argv, private, os.path.join(self.root, "work"))
+        """A server for one test: the spare started after the previous spawn when it has the
+        same command line (Python's start and the server's imports already paid), else a new
+        one; then the next spare is started, while this test runs."""
+        argv = list(argv)
+        work = os.path.join(self.root, "work")
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and (spare[0] != argv or spare[1].status() is not None):
+            spare[1].kill()
+            spare[1].status(wait=5.0)
+            spare = None
+        process = spare[1] if spare is not None else PortableProcess(argv, work)
         with self._lock:
             self._live.append(process)
+        process.begin(private)
+        following = PortableProcess(argv, work)
+        with self._lock:
+            self._live.append(following)  # ended with the others by sweep, kill and close
+            self._spare = (argv, following)
         return process
 
     def sweep(self):
         with self._lock:
-            live, self._live = self._live, []
+            live, self._live, self._spare = self._live, [], None
         for process in live:
             process.kill()
 
@@ -152,7 +176,7 @@ class PortableHost(SelfCheckHost):
 
     def close(self):
         with self._lock:
-            live, self._live = self._live, []
+            live, self._live, self._spare = self._live, [], None
         for process in live:
             process.kill()
             process.status(wait=5.0)

@@ -8,7 +8,9 @@ grader/README.md, "Self-check hosts"):
   `python -m grader soluciones/ --only ejercicioN --tests public --host auto --format json`.
   `--host auto` is the sandbox on Linux and the portable host elsewhere (plain subprocesses,
   no isolation; GRADER_HOST=portable forces it). If the sandbox cannot start here (exit 3),
-  `revisar` grades again on the portable host and says why;
+  `revisar` grades again on the portable host and says why. The first check starts that
+  process cold; once a check is over, warm.py starts the next one ahead (it imports the grader
+  and pytest while the learner edits), which runs that one next check and exits;
 - JupyterLite (Pyodide: no processes, no threads): the in-process host, in this very
   interpreter, through `grader.selfcheck.run` (no isolation and no limits at all).
 
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 
 from IPython.display import display
 
+from . import warm
 from .env import REPO, SOLUTIONS, import_grader, solution_path
 from .text import esc
 
@@ -229,14 +232,28 @@ SANDBOX_FAILED = ("el corrector aislado no pudo arrancar en esta máquina; la co
 
 
 def grader_process(exercise: str, folder, timeout: float) -> tuple[str, str]:
-    """The grader as a process (CPython): the sandbox where it works, else portable."""
-    proc = subprocess.run(grader_argv(exercise, folder, "auto"), cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
-    if proc.returncode == 3 and Review.from_output(exercise, proc.stdout).mode != "portable":
-        again = subprocess.run(grader_argv(exercise, folder, "portable"), cwd=REPO,
-                               capture_output=True, text=True, timeout=timeout)
-        return f"{NOTE}{SANDBOX_FAILED}\n{again.stdout}", proc.stderr + again.stderr
-    return proc.stdout, proc.stderr
+    """The grader as a process (CPython): the sandbox where it works, else portable. The first
+    check starts it cold; each later one is run by a helper started when the check before it
+    was over, already warm (warm.py), used for this one check only."""
+    try:
+        proc = grade(grader_argv(exercise, folder, "auto"), timeout)
+        if proc.returncode == 3 and Review.from_output(exercise, proc.stdout).mode != "portable":
+            again = grade(grader_argv(exercise, folder, "portable"), timeout)
+            return f"{NOTE}{SANDBOX_FAILED}\n{again.stdout}", proc.stderr + again.stderr
+        return proc.stdout, proc.stderr
+    finally:
+        warm.prepare()  # the next check's helper, started now that this one is over
+
+
+def grade(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """One grader command line: in the ready helper if there is one for this setting, else in
+    a new process."""
+    helper = warm.take(warm.key())
+    ran = warm.run(helper, argv[3:], timeout) if helper is not None else None  # after -m grader
+    if ran is None:  # no helper, or it died before it was ready
+        return subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    stdout, stderr, status = ran
+    return subprocess.CompletedProcess(argv, status, stdout, stderr)
 
 
 def in_this_interpreter(exercise: str, folder, timeout: float) -> tuple[str, str]:

@@ -51,7 +51,16 @@ def test_portable_revisar_says_it_is_a_self_check_and_which_protections_are_off(
     assert "Autoevaluación en modo local (sin aislamiento)" in review.to_text()
 
 
-def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, monkeypatch):
+@pytest.fixture
+def no_helper(monkeypatch):
+    """The grader's command line reaches subprocess.run (faked below): no helper started ahead
+    (lessons/mcp_ui/warm.py; tests/grader/test_selfcheck_loop.py checks it)."""
+    ui.review.warm.discard()
+    monkeypatch.setattr(ui.review.warm, "prepare", lambda: None)
+
+
+def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, monkeypatch,
+                                                                       no_helper):
     """Exit 3 from `--host auto` (the sandbox did not start): revisar grades again on the
     portable host and says why."""
     real_run = subprocess.run
@@ -78,7 +87,8 @@ def test_revisar_falls_back_to_portable_when_the_sandbox_cannot_start(starters, 
     assert "no pudo arrancar" in review.to_html()
 
 
-def test_revisar_keeps_the_sandbox_verdict_when_the_sandbox_ran(starters, monkeypatch):
+def test_revisar_keeps_the_sandbox_verdict_when_the_sandbox_ran(starters, monkeypatch,
+                                                                no_helper):
     calls = []
     monkeypatch.setattr(ui.review.subprocess, "run", lambda argv, **kw: calls.append(argv) or
                         subprocess.CompletedProcess(argv, 1, json.dumps(

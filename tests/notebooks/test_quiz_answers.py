@@ -109,6 +109,15 @@ def answers_outside_the_options_are_refused():
     assert before == after and result.is_error
 
 
+async def arrived(conn, method, patience=240.0):
+    """Until the server has sent a `method` message: the event itself, however slow the
+    machine; `patience` only turns one that never comes into a failure."""
+    deadline = asyncio.get_running_loop().time() + patience
+    while not any(m.get("method") == method for m in frames_from_server(conn)):
+        assert asyncio.get_running_loop().time() < deadline, f"no {method} from the server"
+        await asyncio.sleep(0.01)
+
+
 def a_cancelled_call_withdraws_its_form(monkeypatch):
     monkeypatch.delenv("LESSON_USER", raising=False)  # a person, who does not answer
 
@@ -116,19 +125,12 @@ def a_cancelled_call_withdraws_its_form(monkeypatch):
         conn = await lab.connect(quiet=True)
         call = asyncio.ensure_future(conn.call("notes_delete", {"title": "TPS report"},
                                                echo=False))
-        for _ in range(200):
-            if any(m.get("method") == "elicitation/create" for m in frames_from_server(conn)):
-                break
-            await asyncio.sleep(0.01)
+        await arrived(conn, "elicitation/create")  # the form is open: now cancel the call
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        for _ in range(200):
-            if any(m.get("method") == "notifications/cancelled"
-                   for m in frames_from_server(conn)):
-                break
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+        await arrived(conn, "notifications/cancelled")
+        await asyncio.sleep(0.05)  # a result for the cancelled call would come by now: none may
         return conn.frames, lab.snapshot()
     frames, after = lab_run(body)
     question = next(m["id"] for d, m in frames if d == "←"

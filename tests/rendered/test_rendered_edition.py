@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from rendered_helpers import REPO, require
 
+from waits import PATIENCE, ms
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -159,7 +161,7 @@ def open_page(browser, url: str, origin: str | None):
     context.on("requestfailed", lambda r: seen["failed"].append(r.url))
     context.on("response", lambda r: r.status >= 400 and seen["failed"].append(r.url))
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(ms(PATIENCE))  # a hang detector, not a speed (tests/waits.py)
     start = len(proxy.attempts)
     page.goto(url)
     return context, page, seen, lambda: litesite.left_the_machine(proxy.attempts[start:])
@@ -174,7 +176,7 @@ def test_forms_and_dialogs_render_offline_from_127_0_0_1(rendered, browser):
                             start_new_session=True)
     server = litesite.Server(proc, port)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE
         while True:
             try:
                 urllib.request.urlopen(f"{server.url}/index.html", timeout=2).close()
