@@ -17,8 +17,8 @@ Deliberate simplifications: in-process only (the notebooks need no stream); an e
 import asyncio
 import inspect
 
-import wire
 from client_core import CANCEL, ClientCore, Driver
+from shared import wire
 
 STOPPED = "La persona detuvo la celda."
 

@@ -17,8 +17,8 @@ Deliberate simplifications: answers, question digests and memos are kept in memo
 2026-07-28 they travel sealed in `requestState` instead); MAX_RUNS is a plain count.
 """
 
-import wire
 from context import NeedInput, NeedRoots, ToolContext, WaitFlow
+from shared import wire
 from tooling import (
     NOT_JSON_PROBLEMS,
     MissingCapability,

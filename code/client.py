@@ -22,8 +22,8 @@ import functools
 import queue
 import threading
 
-import wire
 from client_core import CANCEL, ClientCore, Driver
+from shared import wire
 
 MAX_PENDING_QUESTIONS = 32  # questions waiting for a worker; beyond: refused
 

@@ -37,8 +37,9 @@ not shown; a request that timed out or was abandoned is forgotten, its late answ
 import json
 import os
 
-import wire
-from protocol import (
+from roots import path_to_uri
+from shared import wire
+from shared.protocol import (
     CLIENT_INFO,
     FORM_MODE,
     HANDSHAKE_VERSIONS,
@@ -51,7 +52,6 @@ from protocol import (
     UNSUPPORTED_PROTOCOL_VERSION,
     URL_MODE,
 )
-from roots import path_to_uri
 
 ALL_ELICITATION = {FORM_MODE: {}, URL_MODE: {}}
 MAX_NOTIFICATIONS = 10_000  # kept for inspection; beyond, they are no longer recorded

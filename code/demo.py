@@ -24,10 +24,10 @@ import tempfile
 import textwrap
 
 import store
-import wire
 from client import Client
-from protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
 from server import Config, NotesServer
+from shared import wire
+from shared.protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
 from simulated_user import Browser, ScriptedUser
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90, "text": 40}

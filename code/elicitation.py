@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from protocol import FORM_MODE, FORM_ONLY, LATEST_HANDSHAKE, URL_MODE
+from shared.protocol import FORM_MODE, FORM_ONLY, LATEST_HANDSHAKE, URL_MODE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)

@@ -41,9 +41,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-import http_headers
-import wire
-from protocol import META_VERSION
+from shared import http_headers, wire
+from shared.protocol import META_VERSION
 
 ACCEPT = "application/json, text/event-stream"
 MAX_RESUMES = 3  # GETs with Last-Event-ID for one request whose stream keeps ending early

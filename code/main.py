@@ -55,8 +55,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import store  # noqa: E402
 import transport  # noqa: E402
-import wire  # noqa: E402
-from protocol import (  # noqa: E402
+from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
+from shared import wire  # noqa: E402
+from shared.protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
     PROVIDER_METHOD,
     SECOND_SESSION_METHOD,
@@ -64,7 +65,6 @@ from protocol import (  # noqa: E402
     SIMULATED_SDK_VERSION,
     STATELESS_VERSION,
 )
-from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 
 DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
 RPC_PAGE_HELP = f"""\

@@ -43,7 +43,7 @@ import time
 from collections import OrderedDict
 from urllib.parse import urlencode
 
-from protocol import SERVER_INFO
+from shared.protocol import SERVER_INFO
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
@@ -208,7 +208,7 @@ def rpc_answer(provider: Provider, params: dict[str, Any]) -> dict[str, Any]:
     """The client's side of PROVIDER_METHOD (`serve --provider rpc`): what `provider` (a
     `Provider`, the client's) answers, as a JSON-RPC result, or a wire.RpcError
     (PROVIDER_ERROR) that carries its refusal."""
-    import wire
+    from shared import wire
     try:
         return provider.answer(params)
     except ProviderError as exc:

@@ -33,9 +33,11 @@ import secrets
 import threading
 
 import revisions
-import wire
 from calls import Calls
-from protocol import (
+from handles import RootsChange
+from roots import RootError, RootSet
+from shared import wire
+from shared.protocol import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE,
     SERVER_INFO,
@@ -43,10 +45,10 @@ from protocol import (
     SOLUTION_META_KEY,
     STATELESS_VERSION,
 )
-from roots import RootError, RootSet
-from server import REACTION_FAILED, RootsChange
 from store import Handles
 from tooling import crash_text
+
+REACTION_FAILED = "la reacción al cambio de roots falló"  # server.py re-exports it
 
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "

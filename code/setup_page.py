@@ -46,13 +46,13 @@ import threading
 from collections import namedtuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
+from shared.protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
 from tooling import crash_text
 from url_mode import FlowError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
-    from nube_copias import Provider, RemoteProvider
+    from typing import Any
 
 MAX_BODY = 4096
 INLINE_BASE = f"http://{SYNC_PROVIDER}.localhost"  # a loopback name (RFC 6761), no socket
@@ -94,7 +94,7 @@ class PageRequest(namedtuple("PageRequest", "method path query form user base pr
         form: dict[str, str]
         user: str | None
         base: str
-        provider: Provider | RemoteProvider  # the server always gives its own
+        provider: Any  # nube_copias.Provider or RemoteProvider: the server always gives its own
 
     def url_for(self, path: str, **params: str) -> str:
         """An absolute URL of this server's page router: `base + path`, with `params` as its

@@ -63,9 +63,9 @@ from urllib.parse import urlsplit
 
 import client_spaces
 import http_front
-import http_headers
-import wire
-from protocol import (
+from session import Session
+from shared import http_headers, wire
+from shared.protocol import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
     META_VERSION,
@@ -73,7 +73,6 @@ from protocol import (
     STATELESS_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
-from session import Session
 from transport import ThreadClock
 
 MCP_PATH = "/mcp"

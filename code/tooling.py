@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import re
 
-import wire
-from protocol import URL_MODE
+from shared import wire
+from shared.protocol import URL_MODE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)

@@ -23,8 +23,8 @@ import elicitation
 import store
 import url_mode
 from extension import Extension
-from protocol import SYNC_PROVIDER
 from roots import RootError
+from shared.protocol import SYNC_PROVIDER
 from tooling import ToolError, ok
 
 LESSON = Extension(origin="base")  # the lesson's tools, declared as a solution declares its own

@@ -28,7 +28,7 @@ from collections import deque
 from urllib.parse import parse_qsl, urlsplit
 
 from elicitation import supports_url
-from protocol import REVISIONS
+from shared.protocol import REVISIONS
 
 
 def demo_guard(sdk_version, protocol_version, client_capabilities):

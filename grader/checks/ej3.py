@@ -54,7 +54,8 @@ from context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
-from protocol import (
+from setup_page import INLINE_BASE, SetupPage
+from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,
     MISSING_CLIENT_CAPABILITY,
@@ -62,7 +63,6 @@ from protocol import (
     URL_ELICITATION_REQUIRED,
     URL_MODE,
 )
-from setup_page import INLINE_BASE, SetupPage
 from simulated_user import FORM_FIELD
 from tooling import CRASH_WHERE, url_entry_problem, where_in_spanish
 

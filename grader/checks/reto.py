@@ -51,8 +51,8 @@ from grader.checks.notes_tree import describe_changes
 from grader.checks.reto_source import RetoSource
 from grader.checks.reto_tokens import FIELD_NAMES, forged, mint, read
 from grader.spoken import spoken
-from protocol import STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
+from shared.protocol import STATELESS_VERSION
 
 REVISION = STATELESS_VERSION
 TOOL, TITLE = "notes_delete", "Informe"

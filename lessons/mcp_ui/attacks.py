@@ -39,8 +39,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-import wire
 from demo import LESSON_NOTES, write_lesson_notes
+from shared import wire
 
 TOOL, TITLE, OTHER_TITLE = "notes_delete", "TPS report", "Lista de la compra"
 INVALID_PARAMS = -32602

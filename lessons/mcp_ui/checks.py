@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from demo import LESSON_NOTES
-from protocol import (
+from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,
     SIMULATED_SDK_VERSION,

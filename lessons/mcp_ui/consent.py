@@ -19,7 +19,7 @@ import ipywidgets as w
 from IPython.display import display
 
 import url_mode
-from protocol import SERVER_INFO, URL_MODE
+from shared.protocol import SERVER_INFO, URL_MODE
 
 from .dialog import BOX, Dialog
 from .text import esc

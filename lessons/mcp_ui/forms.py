@@ -23,7 +23,7 @@ from datetime import date
 import ipywidgets as w
 
 import elicitation
-from protocol import LATEST_HANDSHAKE, SERVER_INFO
+from shared.protocol import LATEST_HANDSHAKE, SERVER_INFO
 
 from .dialog import BOX, Dialog
 from .text import esc

@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import extension
-import wire
 from async_client import AsyncClient
 from client_core import questions_in
-from protocol import SOLUTION_META_KEY, STATELESS_VERSION, URL_MODE
 from server import NotesServer
+from shared import wire
+from shared.protocol import SOLUTION_META_KEY, STATELESS_VERSION, URL_MODE
 
 from . import checks, server_log
 from .env import LESSONS, scripted_mode

@@ -23,7 +23,7 @@ import secrets
 import threading
 from urllib.parse import urlsplit
 
-from protocol import STATELESS_VERSION
+from shared.protocol import STATELESS_VERSION
 
 from .env import current_kernel
 

@@ -23,7 +23,7 @@ import ipywidgets as w
 from IPython.display import display
 
 import simulated_user
-from protocol import FORM_MODE, URL_MODE
+from shared.protocol import FORM_MODE, URL_MODE
 
 from .consent import ConsentDialog
 from .dialog import Dialog, answer_note

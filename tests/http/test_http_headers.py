@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-import http_headers
+from shared import http_headers
 
 BODY = {"method": "tools/call", "params": {
     "name": "eco", "arguments": {"region": "us-west1", "n": 42, "on": True},

@@ -15,8 +15,8 @@ import tracemalloc
 import pytest
 
 import streamable_http
-import wire
 from server import Config, NotesServer
+from shared import wire
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}

@@ -21,8 +21,8 @@ from http_support import (
     request,
     stateless,
 )
-from protocol import REVISIONS
 from server_support import serve_argv
+from shared.protocol import REVISIONS
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 

@@ -22,7 +22,7 @@ from notebook_helpers import REPO, import_mcp_ui
 
 import simulated_user
 from demo import LESSON_NOTES
-from protocol import REVISIONS
+from shared.protocol import REVISIONS
 
 ui = import_mcp_ui()
 SHIMS = REPO / "editions" / "lite" / "shims"  # JupyterLite's stand-ins for compiled packages

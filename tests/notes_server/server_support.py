@@ -22,7 +22,7 @@ if str(CODE) not in sys.path:
 
 import store  # noqa: E402
 from mcp_schema import validate_frame  # noqa: E402
-from wire import valid_id  # noqa: E402
+from shared.wire import valid_id  # noqa: E402
 
 MAIN = str(CODE / "main.py")
 STATELESS = "2026-07-28"

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from client_core import ClientCore
-from protocol import REVISIONS
+from shared.protocol import REVISIONS
 
 FORM = {"mode": "form", "message": "¿Cuál?", "requestedSchema": {
     "type": "object", "properties": {"note_id": {"type": "string"}}}}

@@ -40,8 +40,8 @@ from hypothesis import strategies as st
 from demo import write_lesson_notes
 from server import Config, NotesServer
 from server_support import serve_argv, write_solution
+from shared.wire import MAX_DEPTH, MAX_LINE_BYTES
 from transport import Loopback
-from wire import MAX_DEPTH, MAX_LINE_BYTES
 
 STATELESS = "2026-07-28"
 V = "io.modelcontextprotocol/protocolVersion"

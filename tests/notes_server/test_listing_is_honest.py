@@ -18,10 +18,10 @@ import pytest
 import dirfd
 import store
 from client import Client
-from protocol import REVISIONS
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv
+from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
 
 

@@ -12,9 +12,9 @@ import pytest
 
 import store
 from client import Client
-from protocol import REVISIONS
 from roots import MAX_PINS, RootError, RootSet
 from server import Config, NotesServer
+from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
 
 PICK_7 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

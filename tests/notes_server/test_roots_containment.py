@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from client import Client
-from protocol import REVISIONS
 from roots import RootError, RootSet, path_to_uri, uri_to_path
 from server_support import serve_argv, spawn
+from shared.protocol import REVISIONS
 
 
 def build_house(base):

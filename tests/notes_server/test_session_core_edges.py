@@ -8,9 +8,9 @@ import pytest
 
 import extension
 from demo import write_lesson_notes
-from protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from server import Config, NotesServer
+from shared.protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from test_session_core import (
     CAPS,
     ENVELOPE,

@@ -20,7 +20,6 @@ import pytest
 from client import Client
 from demo import write_lesson_notes
 from hand_client import Talk
-from protocol import REVISIONS, SETUP_PAGE_METHOD
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
 from setup_page import (
@@ -31,6 +30,7 @@ from setup_page import (
     SetupPage,
     rpc_fetch,
 )
+from shared.protocol import REVISIONS, SETUP_PAGE_METHOD
 from simulated_user import Browser, ScriptedUser
 from url_mode import FlowStore
 

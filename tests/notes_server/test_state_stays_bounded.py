@@ -11,8 +11,8 @@ import pytest
 from client import Client
 from demo import write_lesson_notes
 from hand_client import Talk
-from protocol import REVISIONS
 from server import Config, NotesServer
+from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
 from transport import Loopback, ThreadClock, TimerHeap
 from url_mode import FlowStore

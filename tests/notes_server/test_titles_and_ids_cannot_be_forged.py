@@ -8,9 +8,9 @@ import pytest
 
 import store
 from client import Client
-from protocol import REVISIONS
 from roots import RootSet
 from server import Config, NotesServer
+from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
 
 BREAKS = ["\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]

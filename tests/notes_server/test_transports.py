@@ -15,8 +15,8 @@ import pytest
 from async_client import AsyncClient
 from client import Client
 from demo import write_lesson_notes
-from protocol import REVISIONS
 from server import Config, NotesServer
+from shared.protocol import REVISIONS
 from simulated_user import Browser, ScriptedUser
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

@@ -8,9 +8,9 @@ import mcp.types as types
 import pytest
 
 from client import Client
-from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
 from server_support import serve_argv, spawn, write_solution
+from shared.protocol import REVISIONS
 from simulated_user import Browser, ScriptedUser
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)

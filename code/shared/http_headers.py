@@ -20,7 +20,7 @@ import base64
 import binascii
 import re
 
-from protocol import META_VERSION
+from shared.protocol import META_VERSION
 
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # Mcp-Name
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")       # an HTTP field name (RFC 9110)
