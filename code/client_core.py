@@ -37,7 +37,7 @@ not shown; a request that timed out or was abandoned is forgotten, its late answ
 import json
 import os
 
-from roots import path_to_uri
+from notes.roots import path_to_uri
 from shared import wire
 from shared.protocol import (
     CLIENT_INFO,

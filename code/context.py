@@ -42,7 +42,7 @@ import unicodedata
 from urllib.parse import urlencode
 
 import elicitation
-import store
+from notes import store
 from request_state import digest
 from shared import wire
 from shared.protocol import FORM_MODE, URL_MODE
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from collections.abc import Callable, Iterable
     from typing import Any
 
-    from roots import RootSet
+    from notes.roots import RootSet
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
 MAX_MEMO_BYTES = 1024 * 1024  # all memos of one call, encoded: requestState must fit a frame

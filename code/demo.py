@@ -23,8 +23,8 @@ import os
 import tempfile
 import textwrap
 
-import store
 from client import Client
+from notes import store
 from server import Config, NotesServer
 from shared import wire
 from shared.protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION

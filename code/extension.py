@@ -107,7 +107,7 @@ if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from handles import RootsChange
+    from notes.handles import RootsChange
     from setup_page import PageRequest
 
     # Each decorator gives back what it got, so a decorated function keeps its own type.

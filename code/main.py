@@ -53,8 +53,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import store  # noqa: E402
 import transport  # noqa: E402
+from notes import store  # noqa: E402
 from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 from shared import wire  # noqa: E402
 from shared.protocol import (  # noqa: E402

@@ -50,8 +50,8 @@ if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    from notes.store import Note
     from setup_page import PageRequest, PageResponse
-    from store import Note
 
 PROVIDER = "nube-copias"                 # its name in paths
 TITLE = "Nube de Copias"                 # its name for people

@@ -22,8 +22,8 @@ request's `protocol` and `capabilities`; what a call gathers lives in its `Call`
 """
 
 from context import ROOTS_REQUEST, InputRequest, NeedRoots
+from notes.roots import RootError, RootSet
 from request_state import StateError
-from roots import RootError, RootSet
 from shared import wire
 from shared.protocol import (
     META_CAPABILITIES,

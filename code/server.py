@@ -38,9 +38,9 @@ import threading
 import nube_copias
 import tools
 import url_mode
-from handles import RootsChange  # noqa: F401  (re-exported: a reaction's argument)
+from notes.handles import RootsChange  # noqa: F401  (re-exported: a reaction's argument)
+from notes.roots import RootSet
 from request_state import Sealer, ServerKey, States
-from roots import RootSet
 from session import REACTION_FAILED  # noqa: F401  (re-exported: the graders read it)
 from shared.protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
 from tooling import (  # noqa: F401  (re-exported for solutions)

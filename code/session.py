@@ -34,8 +34,9 @@ import threading
 
 import revisions
 from calls import Calls
-from handles import RootsChange
-from roots import RootError, RootSet
+from notes.handles import RootsChange
+from notes.roots import RootError, RootSet
+from notes.store import Handles
 from shared import wire
 from shared.protocol import (
     HANDSHAKE_VERSIONS,
@@ -45,7 +46,6 @@ from shared.protocol import (
     SOLUTION_META_KEY,
     STATELESS_VERSION,
 )
-from store import Handles
 from tooling import crash_text
 
 REACTION_FAILED = "la reacción al cambio de roots falló"  # server.py re-exports it

@@ -20,10 +20,10 @@ import datetime
 import json
 
 import elicitation
-import store
 import url_mode
 from extension import Extension
-from roots import RootError
+from notes import store
+from notes.roots import RootError
 from shared.protocol import SYNC_PROVIDER
 from tooling import ToolError, ok
 

@@ -76,7 +76,7 @@ def test_a_client_without_cookies_reaches_its_handle_by_its_id_and_nobody_guesse
 
 
 def test_one_client_at_its_limit_of_open_notes_locks_out_no_other(notes):
-    import handles
+    from notes import handles
     ana, bea = Client(notes), Client(notes)
     for _ in range(handles.MAX_OPEN_HANDLES):
         assert ana.result("notes_open", {"note_id": "note-3"})["isError"] is False

@@ -11,9 +11,8 @@ import threading
 
 import pytest
 
-import dirfd
-import place
 import store
+from notes import dirfd, place
 from roots import RootSet
 
 

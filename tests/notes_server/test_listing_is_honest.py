@@ -15,9 +15,9 @@ import subprocess
 
 import pytest
 
-import dirfd
 import store
 from client import Client
+from notes import dirfd
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv

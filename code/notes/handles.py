@@ -28,16 +28,16 @@ import os
 import stat
 import sys
 
-from dirfd import identity
-from note_format import StoreError, file_of, parse_header
-from place import Place
-from roots import path_to_uri
+from notes.dirfd import identity
+from notes.note_format import StoreError, file_of, parse_header
+from notes.place import Place
+from notes.roots import path_to_uri
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from collections.abc import Iterable
 
-    from roots import RootSet
+    from notes.roots import RootSet
 
 MAX_READ_BYTES = 256 * 1024    # of a note through a handle: fits one answer, whatever it holds
 MAX_OPEN_HANDLES = 32          # per session
