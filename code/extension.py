@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import os
 
-from tooling import Tool
+from core.tooling import Tool
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)

@@ -173,7 +173,7 @@ def default_sdk_version():
 def state_key(text):
     import argparse
 
-    from request_state import ServerKey
+    from core.request_state import ServerKey
     try:
         ServerKey.from_hex(text)
     except ValueError as exc:
@@ -259,7 +259,7 @@ def serve(args):
             return 2
     server = NotesServer(config, solution, log=log)
     if args.spent_states:
-        import spent_states
+        from core import spent_states
         try:
             shared = spent_states.open_store(args.spent_states)
         except spent_states.StoreUnavailable as exc:

@@ -38,12 +38,9 @@ import threading
 import nube_copias
 import tools
 import url_mode
-from notes.handles import RootsChange  # noqa: F401  (re-exported: a reaction's argument)
-from notes.roots import RootSet
-from request_state import Sealer, ServerKey, States
-from session import REACTION_FAILED  # noqa: F401  (re-exported: the graders read it)
-from shared.protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
-from tooling import (  # noqa: F401  (re-exported for solutions)
+from core.request_state import Sealer, ServerKey, States
+from core.session import REACTION_FAILED  # noqa: F401  (re-exported: the graders read it)
+from core.tooling import (  # noqa: F401  (re-exported for solutions)
     MissingCapability,
     Tool,
     ToolError,
@@ -52,6 +49,9 @@ from tooling import (  # noqa: F401  (re-exported for solutions)
     error_result,
     ok,
 )
+from notes.handles import RootsChange  # noqa: F401  (re-exported: a reaction's argument)
+from notes.roots import RootSet
+from shared.protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
 
 MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 

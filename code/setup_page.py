@@ -46,8 +46,8 @@ import threading
 from collections import namedtuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from core.tooling import crash_text
 from shared.protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
-from tooling import crash_text
 from url_mode import FlowError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)

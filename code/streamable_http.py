@@ -63,7 +63,7 @@ from urllib.parse import urlsplit
 
 import client_spaces
 import http_front
-from session import Session
+from core.session import Session
 from shared import http_headers, wire
 from shared.protocol import (
     HANDSHAKE_VERSIONS,

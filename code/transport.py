@@ -39,8 +39,8 @@ import threading
 import time
 from collections import deque
 
+from core.session import Session
 from nube_copias import ProviderError
-from session import Session
 from shared import wire
 from shared.protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD
 

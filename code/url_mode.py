@@ -27,7 +27,7 @@ import unicodedata
 from collections import deque
 from urllib.parse import parse_qsl, urlsplit
 
-from elicitation import supports_url
+from core.elicitation import supports_url
 from shared.protocol import REVISIONS
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
-from context import NO_URL_CAPABILITY
+from core.context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line

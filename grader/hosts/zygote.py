@@ -917,9 +917,9 @@ def main():
 
             import extension  # noqa: F401  (the server's modules, imported once, here)
             import main  # noqa: F401
-            import session  # noqa: F401
             import setup_page  # noqa: F401
             import tools  # noqa: F401
+            from core import session  # noqa: F401
             preload()
         except Exception as exc:
             problem = f"the server code does not import: {type(exc).__name__}: {exc}"

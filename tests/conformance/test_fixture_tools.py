@@ -9,9 +9,9 @@ import pytest
 from conformance_support import FIXTURE
 
 import extension
+from core.session import Session
 from mcp_schema import validate_frame
 from server import Config, NotesServer
-from session import Session
 from shared.protocol import REVISIONS
 
 META = "io.modelcontextprotocol/protocolVersion"

@@ -72,7 +72,7 @@ sys.stdout.write("=== 42 passed ===\\n")
 import builtins
 import sys
 
-import session
+from core import session
 from extension import Extension
 
 extension = Extension()

@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
-from calls import NOT_JSON
+from core.calls import NOT_JSON
+from core.revisions import ROOTS_FAILED
 from extension import Extension
 from hand_client import ENVELOPE_2026, Talk
-from revisions import ROOTS_FAILED
 from server import Config, NotesServer
 from server_support import RawPipe, write_solution
 from shared.protocol import REVISIONS

@@ -7,8 +7,8 @@ import os
 import pytest
 
 import extension
+from core.revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from demo import write_lesson_notes
-from revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from server import Config, NotesServer
 from shared.protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from test_session_core import (

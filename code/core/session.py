@@ -32,8 +32,9 @@ of a 2025 session (each request is judged by its own `_meta`); answers are kept 
 import secrets
 import threading
 
-import revisions
-from calls import Calls
+from core import revisions
+from core.calls import Calls
+from core.tooling import crash_text
 from notes.handles import RootsChange
 from notes.roots import RootError, RootSet
 from notes.store import Handles
@@ -46,7 +47,6 @@ from shared.protocol import (
     SOLUTION_META_KEY,
     STATELESS_VERSION,
 )
-from tooling import crash_text
 
 REACTION_FAILED = "la reacción al cambio de roots falló"  # server.py re-exports it
 

@@ -41,12 +41,12 @@ import json
 import unicodedata
 from urllib.parse import urlencode
 
-import elicitation
+from core import elicitation
+from core.request_state import digest
+from core.tooling import MissingCapability, ToolError, json_problem
 from notes import store
-from request_state import digest
 from shared import wire
 from shared.protocol import FORM_MODE, URL_MODE
-from tooling import MissingCapability, ToolError, json_problem
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)

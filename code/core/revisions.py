@@ -21,9 +21,10 @@ read from the negotiated `protocol` where it is used. A revision holds nothing b
 request's `protocol` and `capabilities`; what a call gathers lives in its `Call` (calls.py).
 """
 
-from context import ROOTS_REQUEST, InputRequest, NeedRoots
+from core.context import ROOTS_REQUEST, InputRequest, NeedRoots
+from core.request_state import StateError
+from core.tooling import MissingCapability, ToolError, URLElicitationRequired, error_result
 from notes.roots import RootError, RootSet
-from request_state import StateError
 from shared import wire
 from shared.protocol import (
     META_CAPABILITIES,
@@ -36,7 +37,6 @@ from shared.protocol import (
     URL_ELICITATION_REQUIRED,
     URL_MODE,
 )
-from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result
 
 NO_ROOTS = ("Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
             "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
