@@ -108,7 +108,7 @@ if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
     from typing import Any, TypeVar
 
     from notes.handles import RootsChange
-    from setup_page import PageRequest
+    from urlflow.setup_page import PageRequest
 
     # Each decorator gives back what it got, so a decorated function keeps its own type.
     ToolHandler = TypeVar("ToolHandler", bound=Callable[..., Any])  # (ctx, **arguments)

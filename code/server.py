@@ -35,9 +35,7 @@ from __future__ import annotations
 import os
 import threading
 
-import nube_copias
 import tools
-import url_mode
 from core.request_state import Sealer, ServerKey, States
 from core.session import REACTION_FAILED  # noqa: F401  (re-exported: the graders read it)
 from core.tooling import (  # noqa: F401  (re-exported for solutions)
@@ -52,6 +50,7 @@ from core.tooling import (  # noqa: F401  (re-exported for solutions)
 from notes.handles import RootsChange  # noqa: F401  (re-exported: a reaction's argument)
 from notes.roots import RootSet
 from shared.protocol import SIMULATED_SDK_VERSION, SOLUTION_META_KEY, SYNC_PROVIDER  # noqa: F401
+from urlflow import nube_copias, url_mode
 
 MAX_SETUP_WAIT = 45.0  # seconds; TypeScript-SDK clients give up on a request after 60 s
 
@@ -195,7 +194,7 @@ class NotesServer:
         serves it (`inline` until one does)."""
         with self._page_lock:
             if self._page is None:
-                import setup_page
+                from urlflow import setup_page
                 page = setup_page.SetupPage(self.flows, SYNC_PROVIDER, user=self.config.subject,
                                             oauth=self.provider,
                                             log=lambda text: self.log(text))
@@ -214,7 +213,7 @@ class NotesServer:
         page = self.page()
         with self._page_lock:
             if self._http_page is None:
-                import setup_page
+                from urlflow import setup_page
                 try:
                     self._http_page = setup_page.serve_http(page, log=self.log,
                                                             exposure=exposure)

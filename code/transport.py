@@ -40,9 +40,9 @@ import time
 from collections import deque
 
 from core.session import Session
-from nube_copias import ProviderError
 from shared import wire
 from shared.protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD
+from urlflow.nube_copias import ProviderError
 
 SECOND_MARK = SECOND_SESSION_METHOD.encode()
 PROVIDER_IDS = "nube-"   # the ids of the provider requests (the session's are numbers)

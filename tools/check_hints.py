@@ -34,7 +34,7 @@ CODE = REPO / "code"
 LEARNER_API = {
     "core.context": ("ToolContext", "InputRequest"),  # `ctx`, and ctx.form_request & co.
     "extension": ("Extension",),                      # `extension` and its decorators
-    "setup_page": ("PageRequest", "PageResponse"),    # `page` and what it answers
+    "urlflow.setup_page": ("PageRequest", "PageResponse"),  # `page` and what it answers
     "nube_copias": ("Address", "Provider", "RemoteProvider", "ProviderError"),  # the provider
     "elicitation": ("choice", "Answer", "supports_form", "supports_url"),
     "request_state": ("Binding", "Sealer"),           # the sealer's `binding`, and a model

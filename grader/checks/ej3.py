@@ -54,7 +54,6 @@ from core.context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
-from setup_page import INLINE_BASE, SetupPage
 from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,
@@ -65,6 +64,7 @@ from shared.protocol import (
 )
 from simulated_user import FORM_FIELD
 from tooling import CRASH_WHERE, url_entry_problem, where_in_spanish
+from urlflow.setup_page import INLINE_BASE, SetupPage
 
 GUARD_FILE, FLOW_FILE = "ejercicio3a.py", "ejercicio3b.py"
 

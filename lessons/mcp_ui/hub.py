@@ -39,7 +39,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from setup_page import Exposure
+from urlflow.setup_page import Exposure
 
 REMEMBER = 60.0   # seconds a verified set of cookies is trusted without asking again
 ASK_TIMEOUT = 5.0  # seconds the Jupyter server has to say whose cookies they are

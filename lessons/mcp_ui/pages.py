@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 import ipywidgets as w
 
 import simulated_user
-from setup_page import INLINE_BASE
+from urlflow.setup_page import INLINE_BASE
 
 from .dialog import BOX
 from .text import esc, visible_text

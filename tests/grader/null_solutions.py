@@ -104,7 +104,7 @@ def starters():
 
 NULLS = starters() + [
     Null("guarda_de_la_demo", "ejercicio3a", HEADER + '''
-import url_mode
+from urlflow import url_mode
 
 extension.url_mode_guard(url_mode.demo_guard)
 '''),

@@ -293,8 +293,8 @@ def open_stream(server, headers, body):
 # -- the setup page --------------------------------------------------------------------------------
 def test_slow_clients_holding_the_setup_page_never_stop_its_owner_finishing_a_flow(
         serve, tree, legit):
-    import setup_page
     from simulated_user import Browser
+    from urlflow import setup_page
     server = serve("--demo-url-guard")
     asked = stateless(server, "tools/call", {"name": "notes_setup", "arguments": {}},
                       capabilities={"elicitation": {"url": {}}}).frame["result"]

@@ -22,9 +22,8 @@ from urllib.parse import urlsplit
 import pytest
 from notebook_helpers import import_mcp_ui, lab_run
 
-import setup_page
-import url_mode
 from nube_copias import Provider
+from urlflow import setup_page, url_mode
 
 ui = import_mcp_ui()
 from mcp_ui import hub, where  # noqa: E402  (after import_mcp_ui put code/ on sys.path)

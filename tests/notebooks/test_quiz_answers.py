@@ -29,8 +29,8 @@ from test_lesson_structure import quiz_questions
 import elicitation  # code/, put on sys.path by notebook_helpers
 import nube_copias
 import roots
-import setup_page
 from mcp_schema import _revision, request_methods
+from urlflow import setup_page
 
 ui = import_mcp_ui()
 OLD, NEW = "2025-11-25", "2026-07-28"

@@ -14,11 +14,11 @@ import urllib.parse
 
 import pytest
 
-import setup_page
 from nube_copias import AUTHORIZE_PATH, CLIENT_ID
 from server import Config, NotesServer
-from setup_page import HttpPage, SetupPage
-from url_mode import FlowStore
+from urlflow import setup_page
+from urlflow.setup_page import HttpPage, SetupPage
+from urlflow.url_mode import FlowStore
 
 PROTECTIVE = {"cache-control": "no-store", "referrer-policy": "same-origin",
               "x-frame-options": "DENY", "x-content-type-options": "nosniff"}

@@ -15,7 +15,7 @@ from server import Config, NotesServer
 from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
 from transport import Loopback, ThreadClock, TimerHeap
-from url_mode import FlowStore
+from urlflow.url_mode import FlowStore
 
 
 class Clock:

@@ -11,10 +11,10 @@ import pytest
 
 from client import Client
 from server import Config, NotesServer
-from setup_page import SetupPage, serve_http
 from simulated_user import Browser, ScriptedUser
 from transport import start_in_process
-from url_mode import FlowError, FlowStore, demo_guard, url_problems
+from urlflow.setup_page import SetupPage, serve_http
+from urlflow.url_mode import FlowError, FlowStore, demo_guard, url_problems
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 

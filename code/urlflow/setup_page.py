@@ -48,7 +48,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from core.tooling import crash_text
 from shared.protocol import SETUP_PAGE_METHOD, SYNC_PROVIDER
-from url_mode import FlowError
+from urlflow.url_mode import FlowError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
