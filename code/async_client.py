@@ -36,7 +36,7 @@ class AsyncClient(Driver):
 
     @classmethod
     def local(cls, server, loop=None, **options):
-        from transport import AsyncLoopback
+        from transports.transport import AsyncLoopback
         return cls(AsyncLoopback(server, loop or asyncio.get_running_loop()), **options)
 
     # -- the user ------------------------------------------------------------------------------

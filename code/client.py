@@ -56,7 +56,7 @@ class Client(Driver):
     def local(cls, server, session_user=None, **options):
         """A client and a new session of `server` in this thread (transport.Loopback);
         `session_user` is who that session is (default: the server's local user)."""
-        from transport import Loopback
+        from transports.transport import Loopback
         loopback = Loopback(server, user=session_user)
         client = cls(loopback.send, loopback=loopback, **options)
         loopback.deliver = client._receive

@@ -53,7 +53,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import transport  # noqa: E402
 from notes import store  # noqa: E402
 from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 from shared import wire  # noqa: E402
@@ -65,6 +64,7 @@ from shared.protocol import (  # noqa: E402
     SIMULATED_SDK_VERSION,
     STATELESS_VERSION,
 )
+from transports import transport  # noqa: E402
 
 DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
 RPC_PAGE_HELP = f"""\
@@ -291,7 +291,7 @@ def serve_http(server, args, log, trace=None):
     """`serve --http`: Streamable HTTP until SIGINT or SIGTERM (streamable_http.py)."""
     import ipaddress
 
-    import streamable_http
+    from transports import streamable_http
     if args.second_user:
         log("--second-user is for the stdio pipe only")
         return 2

@@ -209,14 +209,14 @@ class NotesServer:
         """For drivers (`serve`, JupyterLab, the demo), never the core: serve the setup page on
         127.0.0.1 from a background thread, once per server; closed by `close()`. If no socket
         can be opened here, the page stays inline and the reason is logged. `exposure`: how
-        browsers reach it through someone else's proxy (setup_page.Exposure; a JupyterHub)."""
+        browsers reach it through someone else's proxy (page_http.Exposure; a JupyterHub)."""
         page = self.page()
         with self._page_lock:
             if self._http_page is None:
-                from urlflow import setup_page
+                from transports import page_http
                 try:
-                    self._http_page = setup_page.serve_http(page, log=self.log,
-                                                            exposure=exposure)
+                    self._http_page = page_http.serve_http(page, log=self.log,
+                                                           exposure=exposure)
                 except OSError as exc:
                     self.log(f"setup page: no HTTP here ({exc}); it stays inline")
             return self._http_page

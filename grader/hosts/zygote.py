@@ -633,8 +633,8 @@ def socket_free_setup_page():
     """Plain mode refuses every socket, so the server shows its setup page without one: the
     page object itself, as the in-process self-check does (grading never browses the page; it
     only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
-    from urlflow import setup_page
-    setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
+    from transports import page_http
+    page_http.serve_http = lambda page, host="127.0.0.1", log=None: page
 
 
 COMPILED_MAX_BYTES = 8 << 20  # a submission's bytecode, all files (its sources are far smaller)

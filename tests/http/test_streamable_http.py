@@ -323,7 +323,7 @@ def test_other_paths_are_404_and_other_methods_405(serve):
 
 
 def test_sessions_are_bounded_and_the_least_recently_used_idle_one_makes_room(serve):
-    import streamable_http
+    from transports import streamable_http
     server = serve()
     oldest = initialize(server)
     for _ in range(streamable_http.MAX_SESSIONS):
@@ -352,9 +352,8 @@ def test_a_stop_that_lands_as_a_request_thread_starts_gives_its_slot_back_once(m
     """A signal's stop can reach the front's thread just after a request's thread started:
     the request is still answered, its slot is given back once, and nothing fails."""
 
-    import http_front
-    import streamable_http
     from server import NotesServer
+    from transports import http_front, streamable_http
     failures, start = [], threading.Thread.start
 
     def start_then_interrupted(thread):

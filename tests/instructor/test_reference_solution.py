@@ -9,7 +9,7 @@ from roots import RootSet
 from server import Config, NotesServer, RootsChange
 from server_support import NotesTree
 from store import Handles, read_note
-from transport import start_in_process
+from transports.transport import start_in_process
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 

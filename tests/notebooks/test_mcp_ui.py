@@ -993,7 +993,7 @@ def test_every_line_the_server_logs_has_a_spanish_version_for_the_learner():
     from mcp_ui import server_log
 
     unknown = []
-    for module in sorted((REPO / "code").glob("*.py")):
+    for module in sorted((REPO / "code").rglob("*.py")):  # its top and its layers
         # `serve`'s start-up lines and the `serve --http` driver's: an operator's stderr, never
         # under a notebook's call (notebook 06's replicas run it as processes, logs unread)
         if module.name in ("main.py", "streamable_http.py"):

@@ -41,7 +41,7 @@ from demo import write_lesson_notes
 from server import Config, NotesServer
 from server_support import serve_argv, write_solution
 from shared.wire import MAX_DEPTH, MAX_LINE_BYTES
-from transport import Loopback
+from transports.transport import Loopback
 
 STATELESS = "2026-07-28"
 V = "io.modelcontextprotocol/protocolVersion"

@@ -19,7 +19,7 @@ from shared.protocol import REVISIONS
 from shared.wire import MAX_DEPTH
 from test_session_core import CAPS, Peer, result_of
 from tooling import NOT_JSON_PROBLEMS, ok
-from transport import Loopback, ThreadClock
+from transports.transport import Loopback, ThreadClock
 
 PARSE_TOO_DEEP = {"jsonrpc": "2.0", "error": {
     "code": -32700, "message": f"Parse error: JSON nested deeper than {MAX_DEPTH} levels"}}

@@ -17,7 +17,7 @@ from server import Config, NotesServer
 from server_support import CODE  # noqa: F401  (puts code/ on sys.path)
 from shared import wire
 from shared.protocol import PROVIDER_METHOD, SETUP_PAGE_METHOD
-from transport import start_in_process
+from transports.transport import start_in_process
 from urlflow.setup_page import INLINE_BASE, PageRequest
 
 PAGES = textwrap.dedent('''

@@ -24,10 +24,10 @@ from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
 from shared.protocol import REVISIONS, SETUP_PAGE_METHOD
 from simulated_user import Browser, ScriptedUser
+from transports.page_http import HttpPage
 from urlflow.setup_page import (
     INLINE_BASE,
     ROUTE_FAILED,
-    HttpPage,
     PageResponse,
     SetupPage,
     rpc_fetch,
@@ -102,7 +102,8 @@ def test_sync_before_setup_runs_on_the_loopback_with_no_thread_and_no_socket(hom
 LAZY_HTTP = """
 import sys, urllib.request
 sys.path.insert(0, {code!r})
-from urlflow.setup_page import HttpPage, SetupPage
+from transports.page_http import HttpPage
+from urlflow.setup_page import SetupPage
 from urlflow.url_mode import FlowStore
 flows = FlowStore()
 page = HttpPage(SetupPage(flows, "notas-sync"))

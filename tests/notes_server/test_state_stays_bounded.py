@@ -14,7 +14,7 @@ from hand_client import Talk
 from server import Config, NotesServer
 from shared.protocol import REVISIONS
 from simulated_user import ScriptedUser
-from transport import Loopback, ThreadClock, TimerHeap
+from transports.transport import Loopback, ThreadClock, TimerHeap
 from urlflow.url_mode import FlowStore
 
 

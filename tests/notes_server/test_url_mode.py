@@ -12,8 +12,9 @@ import pytest
 from client import Client
 from server import Config, NotesServer
 from simulated_user import Browser, ScriptedUser
-from transport import start_in_process
-from urlflow.setup_page import SetupPage, serve_http
+from transports.page_http import serve_http
+from transports.transport import start_in_process
+from urlflow.setup_page import SetupPage
 from urlflow.url_mode import FlowError, FlowStore, demo_guard, url_problems
 
 URL = {"elicitation": {"form": {}, "url": {}}}

@@ -61,8 +61,6 @@ import time
 from collections import OrderedDict, deque
 from urllib.parse import urlsplit
 
-import client_spaces
-import http_front
 from core.session import Session
 from shared import http_headers, wire
 from shared.protocol import (
@@ -73,7 +71,8 @@ from shared.protocol import (
     STATELESS_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
-from transport import ThreadClock
+from transports import client_spaces, http_front
+from transports.transport import ThreadClock
 
 MCP_PATH = "/mcp"
 MAX_REQUESTS = 64             # requests being answered at once (a thread each)
