@@ -24,8 +24,8 @@ import tempfile
 import textwrap
 
 from client import Client
+from lesson.server import Config, NotesServer
 from notes import store
-from server import Config, NotesServer
 from shared import wire
 from shared.protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
 from simulated_user import Browser, ScriptedUser

@@ -53,8 +53,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from lesson.server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 from notes import store  # noqa: E402
-from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
 from shared import wire  # noqa: E402
 from shared.protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
@@ -245,7 +245,7 @@ def serve(args):
                     second_user=args.second_user or None, provider=args.provider)
     solution = None
     if args.solution:
-        import extension
+        from lesson import extension
         solution = extension.load(args.solution)
     if solution is not None:
         for file, problem in solution.errors.items():

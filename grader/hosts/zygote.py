@@ -917,8 +917,8 @@ def main():
 
             import extension  # noqa: F401  (the server's modules, imported once, here)
             import main  # noqa: F401
-            import tools  # noqa: F401
             from core import session  # noqa: F401
+            from lesson import tools  # noqa: F401
             from urlflow import setup_page  # noqa: F401
             preload()
         except Exception as exc:

@@ -21,7 +21,7 @@ import json
 
 from core import elicitation
 from core.tooling import ToolError, ok
-from extension import Extension
+from lesson.extension import Extension
 from notes import store
 from notes.roots import RootError
 from shared.protocol import SYNC_PROVIDER
