@@ -30,7 +30,7 @@ import json
 import queue
 import threading
 
-from client import Client
+from client.sync_client import Client
 from grader.checks import intake
 from grader.checks.intake import (
     LEARNER_FRAME_BYTES,

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
+from client.simulated_user import FORM_FIELD
 from core.context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
@@ -62,7 +63,6 @@ from shared.protocol import (
     URL_ELICITATION_REQUIRED,
     URL_MODE,
 )
-from simulated_user import FORM_FIELD
 from tooling import CRASH_WHERE, url_entry_problem, where_in_spanish
 from urlflow.setup_page import INLINE_BASE, SetupPage
 

@@ -32,8 +32,8 @@ Deliberate simplifications: costs are never given back (a long run is charged fo
 ever sent); Python's allocator overhead is not counted.
 """
 
-from client import Client
-from client_core import ClientCore
+from client.client_core import ClientCore
+from client.sync_client import Client
 from grader.sizes import retained
 from shared import wire
 

@@ -27,7 +27,8 @@ in the middle of a learner's endless loop (that mode is a formative self-check, 
 import time
 from urllib.parse import urlsplit
 
-from client_core import questions_in
+from client.client_core import questions_in
+from client.simulated_user import ScriptedUser
 from grader.checks.channels import CONNECT_TIMEOUT, LocalChannel, ProcessChannel
 from grader.checks.grading import Broken, short
 from grader.errors import HostError
@@ -41,7 +42,6 @@ from shared.protocol import (
     SETUP_PAGE_METHOD,
     URL_MODE,
 )
-from simulated_user import ScriptedUser
 
 CALL_TIMEOUT = 10.0
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering

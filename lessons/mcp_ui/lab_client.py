@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import extension
-from async_client import AsyncClient
-from client_core import questions_in
+from client.async_client import AsyncClient
+from client.client_core import questions_in
 from server import NotesServer
 from shared import wire
 from shared.protocol import SOLUTION_META_KEY, STATELESS_VERSION, URL_MODE

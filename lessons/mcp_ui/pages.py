@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 
 import ipywidgets as w
 
-import simulated_user
+from client import simulated_user
 from urlflow.setup_page import INLINE_BASE
 
 from .dialog import BOX

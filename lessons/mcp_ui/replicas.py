@@ -108,7 +108,7 @@ class Fleet:
     """Replicas of one server (same key, same spent states) behind a RoundRobin front."""
 
     def __init__(self, lab, count=2):
-        import http_client
+        from client import http_client
         self.lab, self.replicas, self.front = lab, [], None
         key, spent = secrets.token_hex(32), lab.base / ".gastados"
         try:
@@ -125,9 +125,9 @@ class Fleet:
     def delete(self, title, answer):
         """notes_delete(title) through the front at 2026-07-28, the form answered with
         `answer`; prints each round: which replica served it and what came back."""
-        import http_client
-        from client import Client
-        from simulated_user import ScriptedUser
+        from client import http_client
+        from client.simulated_user import ScriptedUser
+        from client.sync_client import Client
         first = len(self.front.served)
         with Client(*http_client.connect(self.front.url), protocol=STATELESS_VERSION,
                     roots=[self.lab.path("Notas")], user=ScriptedUser(answer),

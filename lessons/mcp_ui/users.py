@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import ipywidgets as w
 from IPython.display import display
 
-import simulated_user
+from client import simulated_user
 from shared.protocol import FORM_MODE, URL_MODE
 
 from .consent import ConsentDialog

@@ -19,8 +19,8 @@ from pathlib import Path
 CODE = Path(os.environ.get("NOTES_CODE_DIR") or Path(__file__).resolve().parents[2] / "code")
 sys.path.insert(0, str(CODE))
 
-import http_client  # noqa: E402
-from client import Client  # noqa: E402
+from client import http_client  # noqa: E402
+from client.sync_client import Client  # noqa: E402
 
 STATELESS = "2026-07-28"
 

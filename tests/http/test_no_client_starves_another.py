@@ -35,9 +35,9 @@ class Legit:
     """The lesson's client at 2025-11-25 over HTTP; its session holds an open note."""
 
     def __init__(self, server, tree, **user):
-        import http_client
-        from client import Client
-        from simulated_user import ScriptedUser
+        from client import http_client
+        from client.simulated_user import ScriptedUser
+        from client.sync_client import Client
         self.tree, self.user = tree, ScriptedUser(*user.get("answers", PICK),
                                                   browser=user.get("browser"))
         self.client = Client(*http_client.connect(server.url), roots=[tree.notes],
@@ -293,7 +293,7 @@ def open_stream(server, headers, body):
 # -- the setup page --------------------------------------------------------------------------------
 def test_slow_clients_holding_the_setup_page_never_stop_its_owner_finishing_a_flow(
         serve, tree, legit):
-    from simulated_user import Browser
+    from client.simulated_user import Browser
     from transports import page_http
     server = serve("--demo-url-guard")
     asked = stateless(server, "tools/call", {"name": "notes_setup", "arguments": {}},

@@ -3,7 +3,7 @@
 import pytest
 
 import extension
-from client import Client
+from client.sync_client import Client
 from conftest import REFERENCE
 from roots import RootSet
 from server import Config, NotesServer, RootsChange

@@ -20,7 +20,7 @@ import ipywidgets as w
 import pytest
 from notebook_helpers import REPO, import_mcp_ui
 
-import simulated_user
+from client import simulated_user
 from demo import LESSON_NOTES
 from shared.protocol import REVISIONS
 

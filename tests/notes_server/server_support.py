@@ -65,7 +65,7 @@ def serve_argv(*args, trace=None):
 
 
 def spawn(argv, **popen_args):
-    """Start a server process on stdio for the lesson's `client.Client(send, lines, close)`:
+    """Start a server process on stdio for the lesson's `sync_client.Client(send, lines, close)`:
     returns (send, lines, close, process)."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen_args)
 

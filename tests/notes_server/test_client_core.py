@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from client_core import ClientCore
+from client.client_core import ClientCore
 from shared.protocol import REVISIONS
 
 FORM = {"mode": "form", "message": "¿Cuál?", "requestedSchema": {

@@ -16,13 +16,13 @@ import subprocess
 import pytest
 
 import store
-from client import Client
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from notes import dirfd
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv
 from shared.protocol import REVISIONS
-from simulated_user import ScriptedUser
 
 
 @pytest.fixture(scope="module")

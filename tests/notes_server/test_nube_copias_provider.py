@@ -12,7 +12,7 @@ import pytest
 
 import extension
 import nube_copias
-from client import Client
+from client.sync_client import Client
 from server import Config, NotesServer
 from server_support import CODE  # noqa: F401  (puts code/ on sys.path)
 from shared import wire

@@ -17,13 +17,13 @@ import urllib.request
 
 import pytest
 
-from client import Client
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from demo import write_lesson_notes
 from hand_client import Talk
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
 from shared.protocol import REVISIONS, SETUP_PAGE_METHOD
-from simulated_user import Browser, ScriptedUser
 from transports.page_http import HttpPage
 from urlflow.setup_page import (
     INLINE_BASE,

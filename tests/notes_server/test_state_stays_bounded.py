@@ -8,12 +8,12 @@ import threading
 
 import pytest
 
-from client import Client
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from demo import write_lesson_notes
 from hand_client import Talk
 from server import Config, NotesServer
 from shared.protocol import REVISIONS
-from simulated_user import ScriptedUser
 from transports.transport import Loopback, ThreadClock, TimerHeap
 from urlflow.url_mode import FlowStore
 

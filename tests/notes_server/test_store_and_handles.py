@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import store
-from client import Client
+from client.sync_client import Client
 from server import Config, NotesServer
 from transports.transport import start_in_process
 

@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from async_client import AsyncClient
-from client import Client
+from client.async_client import AsyncClient
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from demo import write_lesson_notes
 from server import Config, NotesServer
 from shared.protocol import REVISIONS
-from simulated_user import Browser, ScriptedUser
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 

@@ -9,9 +9,9 @@ import urllib.request
 
 import pytest
 
-from client import Client
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from server import Config, NotesServer
-from simulated_user import Browser, ScriptedUser
 from transports.page_http import serve_http
 from transports.transport import start_in_process
 from urlflow.setup_page import SetupPage

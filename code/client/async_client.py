@@ -17,7 +17,7 @@ Deliberate simplifications: in-process only (the notebooks need no stream); an e
 import asyncio
 import inspect
 
-from client_core import CANCEL, ClientCore, Driver
+from client.client_core import CANCEL, ClientCore, Driver
 from shared import wire
 
 STOPPED = "La persona detuvo la celda."

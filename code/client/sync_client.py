@@ -22,7 +22,7 @@ import functools
 import queue
 import threading
 
-from client_core import CANCEL, ClientCore, Driver
+from client.client_core import CANCEL, ClientCore, Driver
 from shared import wire
 
 MAX_PENDING_QUESTIONS = 32  # questions waiting for a worker; beyond: refused

@@ -1,7 +1,7 @@
-"""The lesson's client over Streamable HTTP: a pipe of lines for client.Client, made of POSTs.
+"""The lesson's client over Streamable HTTP: a pipe of lines for Client, made of POSTs.
 
-`connect(url)` returns `(send, lines, close)`, what `client.Client(send, lines, close)` takes
-(like transport.start_in_process), so the same client core speaks over HTTP:
+`connect(url)` returns `(send, lines, close)`, what `sync_client.Client(send, lines, close)`
+takes (like transport.start_in_process), so the same client core speaks over HTTP:
 
 - `send(frame)` POSTs one frame and returns once the server has taken it (the answer's
   headers arrived), so frames reach the server in the order the core wrote them;
@@ -374,6 +374,6 @@ class ServerProcess:
 
 
 def connect(url, timeout=30.0):
-    """`(send, lines, close)` for `client.Client`, speaking Streamable HTTP to `url`."""
+    """`(send, lines, close)` for `sync_client.Client`, speaking Streamable HTTP to `url`."""
     pipe = HttpPipe(url, timeout)
     return pipe.send, pipe.lines(), pipe.close

@@ -4,7 +4,7 @@ It mirrors session.py from the other end of the wire. `receive(line)` takes one 
 server; everything the core does comes out through what its driver gave it: `send(msg)` writes
 one frame, `clock.call_soon(fn)` runs `fn` once what was sent has been read, and `ask(question)`
 hands a question to the user. The core never blocks, never waits and never starts a thread;
-client.py (blocking) and async_client.py (asyncio) are the drivers.
+sync_client.py (blocking) and async_client.py (asyncio) are the drivers.
 
 One tools/call with a form, start to end, all in this file:
 
