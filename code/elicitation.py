@@ -1,12 +1,9 @@
 """Elicitation helpers, as a solution uses them: `choice`, `supports_form`, `supports_url`...
 
-The module itself is core/elicitation.py; this name, at the top of code/, is the learner's:
-`import elicitation` gives that very module (the same object, so what a test or a solution sets
-on it is set on the one the server uses).
+The module itself is core/elicitation.py, in its layer; this name, at the top of code/, is the
+learner's: `import elicitation` and `from elicitation import ...` give its public names, the
+very same objects. What the server keeps in that module (its limits, its state) is set on
+`core.elicitation`.
 """
 
-import sys
-
-from core import elicitation
-
-sys.modules[__name__] = elicitation
+from core.elicitation import *  # noqa: F403

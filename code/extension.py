@@ -1,12 +1,9 @@
 """The extension point, as a solution imports it: `from extension import Extension`.
 
-The module itself is lesson/extension.py; this name, at the top of code/, is the learner's:
-`import extension` gives that very module (the same object, so what a test or a solution sets on
-it is set on the one the server uses).
+The module itself is lesson/extension.py, in its layer; this name, at the top of code/, is the
+learner's: `import extension` and `from extension import ...` give its public names, the very
+same objects. What the server keeps in that module (its limits, its state) is set on
+`lesson.extension`.
 """
 
-import sys
-
-from lesson import extension
-
-sys.modules[__name__] = extension
+from lesson.extension import *  # noqa: F403

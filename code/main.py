@@ -364,7 +364,7 @@ def main(argv=None):
 
 
 def run_demo(protocol, sdk_version, full=False):
-    import demo  # imported here: `serve` never needs it
+    from cli import demo  # imported here: `serve` never needs it
     try:
         return demo.run(protocol=protocol, sdk_version=sdk_version or None, full=full)
     except BrokenPipeError:  # `| head` or `| less` stopped reading: nothing left to show

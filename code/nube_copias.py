@@ -1,12 +1,9 @@
 """Nube de Copias, exercise 3's provider, as a solution uses it: `Provider`, `ProviderError`...
 
-The module itself is urlflow/nube_copias.py; this name, at the top of code/, is the learner's:
-`import nube_copias` gives that very module (the same object, so what a test or a solution sets
-on it is set on the one the server uses).
+The module itself is urlflow/nube_copias.py, in its layer; this name, at the top of code/, is
+the learner's: `import nube_copias` and `from nube_copias import ...` give its public names, the
+very same objects. What the server keeps in that module (its limits, its state) is set on
+`urlflow.nube_copias`.
 """
 
-import sys
-
-from urlflow import nube_copias
-
-sys.modules[__name__] = nube_copias
+from urlflow.nube_copias import *  # noqa: F403

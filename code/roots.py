@@ -1,12 +1,8 @@
 """Roots, as the notebooks use them: `RootSet`, `RootError`, `uri_to_path`...
 
-The module itself is notes/roots.py; this name, at the top of code/, is the learner's: `import
-roots` gives that very module (the same object, so what a test or a solution sets on it is set
-on the one the server uses).
+The module itself is notes/roots.py, in its layer; this name, at the top of code/, is the
+learner's: `import roots` and `from roots import ...` give its public names, the very same
+objects. What the server keeps in that module (its limits, its state) is set on `notes.roots`.
 """
 
-import sys
-
-from notes import roots
-
-sys.modules[__name__] = roots
+from notes.roots import *  # noqa: F403

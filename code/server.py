@@ -1,12 +1,8 @@
 """The notes server, as a solution imports from it: `ok`, `ToolError`, `URLElicitationRequired`...
 
-The module itself is lesson/server.py; this name, at the top of code/, is the learner's: `import
-server` gives that very module (the same object, so what a test or a solution sets on it is set
-on the one the server uses).
+The module itself is lesson/server.py, in its layer; this name, at the top of code/, is the
+learner's: `import server` and `from server import ...` give its public names, the very same
+objects. What the server keeps in that module (its limits, its state) is set on `lesson.server`.
 """
 
-import sys
-
-from lesson import server
-
-sys.modules[__name__] = server
+from lesson.server import *  # noqa: F403

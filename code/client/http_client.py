@@ -320,7 +320,8 @@ class ServerProcess:
     thread was stuck into the log the error shows."""
 
     def __init__(self, *args, listen="127.0.0.1:0", cwd=None, env=None, timeout=20.0):
-        main = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
+        code = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # client/ is in code/
+        main = os.path.join(code, "main.py")
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-X", "faulthandler", main, "serve", "--http", listen,
              *map(str, args)],

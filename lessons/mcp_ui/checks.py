@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from demo import LESSON_NOTES
+from cli.demo import LESSON_NOTES
 from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,

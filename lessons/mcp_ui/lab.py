@@ -34,7 +34,7 @@ from pathlib import Path
 
 import extension
 import store
-from demo import LESSON_NOTES, write_lesson_notes
+from cli.demo import LESSON_NOTES, write_lesson_notes
 from roots import path_to_uri
 from server import MAX_SETUP_WAIT, Config, NotesServer
 from shared.protocol import LATEST_HANDSHAKE

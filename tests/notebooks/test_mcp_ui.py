@@ -20,8 +20,8 @@ import ipywidgets as w
 import pytest
 from notebook_helpers import REPO, import_mcp_ui
 
+from cli.demo import LESSON_NOTES
 from client import simulated_user
-from demo import LESSON_NOTES
 from shared.protocol import REVISIONS
 
 ui = import_mcp_ui()

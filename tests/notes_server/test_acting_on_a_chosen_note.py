@@ -11,8 +11,11 @@ import threading
 
 import pytest
 
-import store
-from notes import dirfd, place
+from notes import (
+    dirfd,
+    place,
+    store,  # the module itself: these tests set its limits and state
+)
 from roots import RootSet
 
 

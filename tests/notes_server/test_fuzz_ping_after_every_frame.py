@@ -37,7 +37,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
 from server import Config, NotesServer
 from server_support import serve_argv, write_solution
 from shared.wire import MAX_DEPTH, MAX_LINE_BYTES

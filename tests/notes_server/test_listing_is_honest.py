@@ -15,10 +15,12 @@ import subprocess
 
 import pytest
 
-import store
 from client.simulated_user import ScriptedUser
 from client.sync_client import Client
-from notes import dirfd
+from notes import (
+    dirfd,
+    store,  # the module itself: these tests set its limits and state
+)
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv

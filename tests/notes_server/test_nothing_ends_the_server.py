@@ -27,7 +27,7 @@ PARSE_TOO_DEEP = {"jsonrpc": "2.0", "error": {
 
 @pytest.fixture
 def home(tmp_path):
-    from demo import write_lesson_notes
+    from cli.demo import write_lesson_notes
     base = os.path.realpath(tmp_path)
     write_lesson_notes(base)
     return base

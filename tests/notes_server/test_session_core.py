@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
+from cli.demo import write_lesson_notes
 from core.session import Session
-from demo import write_lesson_notes
 from server import Config, NotesServer
 
 CAPS = {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}}

@@ -17,9 +17,9 @@ import urllib.request
 
 import pytest
 
+from cli.demo import write_lesson_notes
 from client.simulated_user import Browser, ScriptedUser
 from client.sync_client import Client
-from demo import write_lesson_notes
 from hand_client import Talk
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn

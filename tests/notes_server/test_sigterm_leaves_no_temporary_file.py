@@ -20,7 +20,7 @@ import threading
 
 import pytest
 
-import store
+from notes import store  # the module itself: these tests set its limits and state
 from server_support import serve_argv, write_solution
 
 POINTS = ["before-writing", "synced", "named", "renamed"]

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
+from cli.demo import write_lesson_notes
 from client.simulated_user import ScriptedUser
 from client.sync_client import Client
-from demo import write_lesson_notes
 from hand_client import Talk
 from server import Config, NotesServer
 from shared.protocol import REVISIONS

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
+from cli.demo import write_lesson_notes
 from client.async_client import AsyncClient
 from client.simulated_user import Browser, ScriptedUser
 from client.sync_client import Client
-from demo import write_lesson_notes
 from server import Config, NotesServer
 from shared.protocol import REVISIONS
 
