@@ -3,7 +3,7 @@
 `flota = ui.replicas.start(lab)` starts two `serve --http` processes on 127.0.0.1 that share a
 requestState key (`--state-key`) and a folder of spent states (`--spent-states`, in the lab's
 folder), and `RoundRobin`, a tiny front that sends each request to the next replica in turn,
-as a load balancer would. Then, with the lesson's client over HTTP (code/http_client.py):
+as a load balancer would. Then, with the lesson's client over HTTP (code/client/http_client.py):
 
 - `flota.delete(title, answer)`: notes_delete through the front, so its rounds alternate
   between the replicas; prints which replica served each round and what it answered.
@@ -27,8 +27,8 @@ from shared.protocol import STATELESS_VERSION
 
 from .env import current_kernel
 
-# http.server, http.client, code/http_client.py and code/client.py are imported where they are
-# used: never in JupyterLite, where importing this module must still work.
+# http.server, http.client, code/client/http_client.py and code/client/sync_client.py are
+# imported where they are used: never in JupyterLite, where importing this module must work.
 
 RELAYED = ("Content-Type", "Accept", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
 NOT_HERE = ("En JupyterLite (el navegador) no hay procesos ni sockets: estas réplicas necesitan "

@@ -1,4 +1,4 @@
-"""The lesson's client (code/client.py over code/http_client.py) as the suite's client under test.
+"""The lesson's client (code/client/: sync_client.py over http_client.py) as the suite's client.
 
 `conformance client --command "python client_driver.py"` starts a small MCP server per scenario
 and runs this with its URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO, the

@@ -1,6 +1,6 @@
 """At 2026-07-28 over HTTP each client has what it made: its handles, its questions (the
 requestStates it was given) and its flows, never another client's; its limits are its own,
-and a client that goes away frees them (code/client_spaces.py).
+and a client that goes away frees them (code/transports/client_spaces.py).
 
 A client is told apart by the cookie the server sets (the lesson's client and the Python SDK
 keep it), or, when it keeps none, by what it carries back (a handle id, a requestState)."""

@@ -1,4 +1,4 @@
-"""The 2026-07-28 request headers (code/http_headers.py): how values travel, which
+"""The 2026-07-28 request headers (code/shared/http_headers.py): how values travel, which
 `x-mcp-header` marks are valid, and when the headers of a request do not repeat its body."""
 
 import http.client

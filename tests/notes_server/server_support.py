@@ -87,7 +87,7 @@ def spawn(argv, **popen_args):
 
 
 def write_solution(folder, source, name="solucion_de_prueba.py"):
-    """A test-only solution file for `serve --solution` (see code/extension.py)."""
+    """A test-only solution file for `serve --solution` (see code/lesson/extension.py)."""
     path = Path(folder) / name
     path.write_text(textwrap.dedent(source))
     return path
