@@ -18,6 +18,7 @@ student edition has none, and the same test runs there.
 import ast
 from pathlib import Path
 
+from import_graph import cycles
 from reference_audit import instructor_only
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,38 +70,6 @@ def imported(path, name, known):
 def graph():
     known = modules()
     return {name: imported(path, name, known) for name, path in known.items()}
-
-
-def cycles(edges):
-    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
-    index, low, stack, on_stack, groups, counter = {}, {}, [], set(), [], [0]
-
-    def visit(node):
-        index[node] = low[node] = counter[0]
-        counter[0] += 1
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(edges.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return groups
 
 
 def layer_of(name):
