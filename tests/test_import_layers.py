@@ -8,6 +8,8 @@ Read from the source (every `import`, at module level, inside a function or unde
 - in code/, a layer imports only itself and the layers below it (LAYERS, bottom first), and
   no folder imports the top of code/: the top (the learner's modules, re-exported from their
   layers, and main.py) imports the layers, never the other way round;
+- inside each layer, a chain of imports is shorter than the 13 floors of the flat code/ the
+  layers replaced;
 - no module of code/ is over 600 lines, and none of lessons/mcp_ui/ over 400, unless its
   docstring says why it is one job ("Why one module over ...").
 
@@ -26,6 +28,7 @@ CODE = REPO / "code"
 LAYERS = ["shared", "notes", "core", "urlflow", "transports", "client", "lesson", "cli"]
 MAX_LINES = {CODE: 600, REPO / "lessons" / "mcp_ui": 400}
 ONE_JOB = "Why one module over"
+FLAT_FLOORS = 13  # the longest chain of imports of code/ when it was one flat folder
 
 
 def modules():
@@ -93,6 +96,24 @@ def test_each_layer_of_code_imports_only_itself_and_the_layers_below():
     assert upward == []
 
 
+def floors(edges, members):
+    """The longest chain of imports among `members` (a module alone is one floor)."""
+    memo = {}
+
+    def depth(name):
+        if name not in memo:
+            memo[name] = 1 + max((depth(t) for t in edges[name] if t in members), default=0)
+        return memo[name]
+    return max(map(depth, members), default=0)
+
+
+def test_inside_each_layer_a_chain_of_imports_is_shorter_than_the_flat_folders():
+    edges, inside = graph(), code_modules()
+    deep = {layer: floors(edges, {n for n in inside if n.startswith(layer + ".")})
+            for layer in LAYERS}
+    assert max(deep.values()) < FLAT_FLOORS, deep
+
+
 def test_every_folder_of_code_is_a_layer_and_every_layer_a_folder():
     folders = sorted(p.name for p in CODE.iterdir() if (p / "__init__.py").is_file())
     assert folders == sorted(LAYERS)
@@ -122,6 +143,8 @@ def test_no_module_is_over_its_size_unless_its_docstring_says_why():
 
 
 def test_the_cycle_finder_finds_a_cycle():
-    """The checks above can fail: a loop through three modules is found, a chain is not."""
+    """The checks above can fail: a loop through three modules is found, a chain is not, and a
+    chain of three is three floors."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert floors({"a": {"b"}, "b": {"c"}, "c": set()}, {"a", "b", "c"}) == 3
