@@ -919,6 +919,7 @@ def main():
             import main  # noqa: F401
             from core import session  # noqa: F401
             from lesson import tools  # noqa: F401
+            from transports import page_http  # noqa: F401  (setup_page's HTTP half, moved)
             from urlflow import setup_page  # noqa: F401
             preload()
         except Exception as exc:
