@@ -53,10 +53,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import store  # noqa: E402
-import transport  # noqa: E402
-import wire  # noqa: E402
-from protocol import (  # noqa: E402
+from lesson.server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
+from notes import store  # noqa: E402
+from shared import wire  # noqa: E402
+from shared.protocol import (  # noqa: E402
     LATEST_HANDSHAKE,
     PROVIDER_METHOD,
     SECOND_SESSION_METHOD,
@@ -64,7 +64,7 @@ from protocol import (  # noqa: E402
     SIMULATED_SDK_VERSION,
     STATELESS_VERSION,
 )
-from server import MAX_SETUP_WAIT, Config, NotesServer  # noqa: E402
+from transports import transport  # noqa: E402
 
 DEFAULTS = Config(roots=[])  # argparse takes its defaults from here: one home for each
 RPC_PAGE_HELP = f"""\
@@ -173,7 +173,7 @@ def default_sdk_version():
 def state_key(text):
     import argparse
 
-    from request_state import ServerKey
+    from core.request_state import ServerKey
     try:
         ServerKey.from_hex(text)
     except ValueError as exc:
@@ -245,7 +245,7 @@ def serve(args):
                     second_user=args.second_user or None, provider=args.provider)
     solution = None
     if args.solution:
-        import extension
+        from lesson import extension
         solution = extension.load(args.solution)
     if solution is not None:
         for file, problem in solution.errors.items():
@@ -259,7 +259,7 @@ def serve(args):
             return 2
     server = NotesServer(config, solution, log=log)
     if args.spent_states:
-        import spent_states
+        from core import spent_states
         try:
             shared = spent_states.open_store(args.spent_states)
         except spent_states.StoreUnavailable as exc:
@@ -291,7 +291,7 @@ def serve_http(server, args, log, trace=None):
     """`serve --http`: Streamable HTTP until SIGINT or SIGTERM (streamable_http.py)."""
     import ipaddress
 
-    import streamable_http
+    from transports import streamable_http
     if args.second_user:
         log("--second-user is for the stdio pipe only")
         return 2
@@ -364,7 +364,7 @@ def main(argv=None):
 
 
 def run_demo(protocol, sdk_version, full=False):
-    import demo  # imported here: `serve` never needs it
+    from cli import demo  # imported here: `serve` never needs it
     try:
         return demo.run(protocol=protocol, sdk_version=sdk_version or None, full=full)
     except BrokenPipeError:  # `| head` or `| less` stopped reading: nothing left to show

@@ -10,8 +10,9 @@ instructors may see, the course content the learner-facing sites stage, and the 
   distinctive line or run of lines of a reference solution or hidden test, no hidden test's
   name. The secrets are read from this repository; in the student edition there are none, and
   the check still refuses instructor-only paths.
-- `stage_content(dest, course)` is the course as the two sites take it: code/*.py, lessons/
-  (notebooks and UI package) and the public grader, without learner files or caches.
+- `stage_content(dest, course)` is the course as the two sites take it: code/ (its .py files,
+  folders included), lessons/ (notebooks and UI package) and the public grader, without learner
+  files or caches.
 
 Each build (editions/release, editions/lite, editions/rendered) puts the repository on
 sys.path and imports this module; it is stdlib only, so any of their Pythons can.
@@ -99,12 +100,16 @@ def read(name, repo=REPO):
 
 # -- the course content of the two sites ---------------------------------------------------------
 def stage_content(dest, repo=REPO):
-    """The sites' content from a course folder: code/*.py, lessons/ (notebooks and UI module)
-    and the public grader, without learner files, caches or anything instructor-only."""
+    """The sites' content from a course folder: code/'s .py files (its folders too), lessons/
+    (notebooks and UI module) and the public grader, without learner files, caches or anything
+    instructor-only."""
     dest, repo = Path(dest), Path(repo)
     (dest / "code").mkdir(parents=True)
-    for module in sorted((repo / "code").glob("*.py")):
-        shutil.copy2(module, dest / "code" / module.name)
+    for module in sorted((repo / "code").rglob("*.py")):  # its top and its layers' folders
+        if "__pycache__" not in module.parts:
+            inside = module.relative_to(repo / "code")
+            (dest / "code" / inside.parent).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(module, dest / "code" / inside)
     shutil.copytree(repo / "lessons", dest / "lessons", ignore=SKIP)
     if (repo / "grader").is_dir():
         def skip(folder, names):

@@ -29,11 +29,11 @@ import signal
 import sys
 import threading
 
+from cli.spanish_cli import SpanishParser  # code/: argparse's own words in Spanish
 from grader import hosts, pool, report
 from grader.escape import file_name, one_line
 from grader.hosts import plainmode
 from grader.runner import EXERCISES, SUBMISSION_BUDGET, SUITES, suite_files
-from spanish_cli import SpanishParser  # code/: argparse's own words in Spanish
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTERNAL, EXIT_ISOLATION = 0, 1, 2, 3, 4
 GRADEBOOK, REPORTS = "notas.csv", "informes"   # the grader's own names in a results folder

@@ -1,8 +1,8 @@
 """Where the grader's own files are. (code/ is put on sys.path by grader/__init__.py.)
 
-The grader imports code/client.py (its MCP client, with client_core.py and simulated_user.py)
-and a few pure helpers (store.render, elicitation.check_schema, url_mode.url_problems). It
-never imports a learner's files.
+The grader imports code/client/sync_client.py (its MCP client, with client_core.py and
+simulated_user.py) and a few pure helpers (store.render, elicitation.check_schema,
+url_mode.url_problems). It never imports a learner's files.
 """
 
 import os

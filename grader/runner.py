@@ -192,7 +192,7 @@ def probe(state, prepared):
     is only shown, attributed to the server, as feedback."""
     from grader.checks.grading import Broken
     from grader.checks.lab import Lab
-    from protocol import LATEST_HANDSHAKE
+    from shared.protocol import LATEST_HANDSHAKE
     lab = Lab(state, 0)
     try:
         run = lab.server(LATEST_HANDSHAKE, roots=[], connect=False)
@@ -207,7 +207,7 @@ def probe(state, prepared):
 
 def server_reported_problems(info):
     """What the server says went wrong loading the solution, as escaped, attributed lines."""
-    from protocol import SOLUTION_META_KEY
+    from shared.protocol import SOLUTION_META_KEY
     meta = info.get("_meta") if isinstance(info, dict) else None
     meta = meta.get(SOLUTION_META_KEY) if isinstance(meta, dict) else None
     errors = meta.get("errors") if isinstance(meta, dict) else None

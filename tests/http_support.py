@@ -17,7 +17,7 @@ if str(NOTES_SERVER) not in sys.path:
     sys.path.insert(0, str(NOTES_SERVER))
 
 import server_support  # noqa: E402,F401  (puts code/ on sys.path)
-from http_client import ServerProcess  # noqa: E402
+from client.http_client import ServerProcess  # noqa: E402
 
 STATELESS = "2026-07-28"
 META = "io.modelcontextprotocol/protocolVersion"

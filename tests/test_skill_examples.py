@@ -2,7 +2,7 @@
 
 Every `json elicitation-example` block is the params of a form-mode `elicitation/create` and
 names, after the tag, the protocol revisions it is written for (`2025-11-25 2026-07-28`, or
-`2025-06-18` for the legacy shape): the server's own checker (code/elicitation.py
+`2025-06-18` for the legacy shape): the server's own checker (code/core/elicitation.py
 `check_schema`) accepts it for each of them, and so does the official JSON schema of each
 (`ElicitRequestFormParams`; at 2025-06-18, where that definition does not exist yet, the
 params of an `elicitation/create` request). Every `json elicitation-answer` block is an answer
@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 SKILL = REPO / "outputs" / "skill-elicitation-form-designer.md"
 sys.path.insert(0, str(REPO / "code"))
 
-import elicitation  # noqa: E402  (code/elicitation.py)
+import elicitation  # noqa: E402  (code/core/elicitation.py)
 
 BLOCK = re.compile(r"^```json (elicitation-example|elicitation-answer|hard-reject)([^\n]*)\n"
                    r"(.*?)^```$", re.MULTILINE | re.DOTALL)

@@ -32,9 +32,9 @@ CODE = REPO / "code"
 
 # module of code/ -> the names in it that a learner's solution calls or is handed.
 LEARNER_API = {
-    "context": ("ToolContext", "InputRequest"),       # `ctx`, and ctx.form_request & co.
+    "core.context": ("ToolContext", "InputRequest"),  # `ctx`, and ctx.form_request & co.
     "extension": ("Extension",),                      # `extension` and its decorators
-    "setup_page": ("PageRequest", "PageResponse"),    # `page` and what it answers
+    "urlflow.setup_page": ("PageRequest", "PageResponse"),  # `page` and what it answers
     "nube_copias": ("Address", "Provider", "RemoteProvider", "ProviderError"),  # the provider
     "elicitation": ("choice", "Answer", "supports_form", "supports_url"),
     "request_state": ("Binding", "Sealer"),           # the sealer's `binding`, and a model
@@ -88,9 +88,10 @@ def callables(name: str, value: object, code: Path) -> list[tuple[str, object, b
 
 
 def _defined_in(klass: type, code: Path) -> bool:
-    """Was `klass` defined in a module of the folder `code` (not builtins, not object)?"""
+    """Was `klass` defined in a module of the folder `code`, at its top or in one of its
+    layers' folders (not builtins, not object)?"""
     source = getattr(sys.modules.get(klass.__module__), "__file__", None)
-    return source is not None and Path(source).resolve().parent == code.resolve()
+    return source is not None and code.resolve() in Path(source).resolve().parents
 
 
 def misses(function: object, is_method: bool, names: dict[str, object]) -> list[str]:
@@ -124,8 +125,11 @@ def problems(api: dict[str, tuple[str, ...]] = LEARNER_API, code: Path = CODE
                 value = getattr(module, member)
                 for qualified, function, is_method in callables(member, value, code):
                     checked += 1
+                    # a name re-exported from a folder of code/ is read among its own module's
+                    home = sys.modules.get(function.__module__)
+                    here = names if home in (None, module) else type_checking_names(home)
                     lines += [f"{module_name}.{qualified}: {miss}"
-                              for miss in misses(function, is_method, names)]
+                              for miss in misses(function, is_method, here)]
     finally:
         sys.path.remove(str(code))
     return lines, checked

@@ -18,7 +18,7 @@ grader's sandbox on Linux, and in the portable mode elsewhere (it says so, and w
 are off). Standard library only, so it runs before anything is installed.
 
 Everything it says is Spanish (the learner reads it), `--help` included: DESCRIPTION, the
-options' help and argparse's own words (code/spanish_cli.py, loaded by path).
+options' help and argparse's own words (code/cli/spanish_cli.py, loaded by path).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def lab_command(python: Path, port: int | None, browser: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    spanish = sibling("spanish_cli", REPO / "code")
+    spanish = sibling("spanish_cli", REPO / "code" / "cli")
     parser = spanish.SpanishParser(description=DESCRIPTION)
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, metavar="CARPETA",
                         help="dónde crear el entorno virtual (por defecto .venv-lab/)")

@@ -73,6 +73,22 @@ PROSE = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
 MODULES = ["roots", "elicitation", "request_state", "url_mode", "revisions", "calls", "session",
            "note_format", "place", "handles", "store", "dirfd"]
 
+
+def source_of(name):
+    """Where module `name` of MODULES is, relative to code/: in its layer's folder (the top of
+    code/ only re-exports the learner's modules). Mutants keep the bare name in their keys."""
+    found = sorted(CODE.glob(f"*/{name}.py"))
+    assert len(found) == 1, f"{name}: {found}"
+    return found[0].relative_to(CODE).as_posix()
+
+
+def copy_code(source, target):
+    """code/'s .py files, its layers' folders included, from `source` into `target`."""
+    for path in sorted(source.rglob("*.py")):
+        if "__pycache__" not in path.parts and ".probe" not in path.parts:
+            (target / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target / path.relative_to(source))
+
 # Preloaded before forking: what every test run imports and nothing from code/.
 PRELOAD = ["pytest", "anyio", "anyio.pytest_plugin", "hypothesis", "_hypothesis_pytestplugin",
            "pytest_timeout", "jsonschema", "mcp", "mcp.client.stdio", "mcp.client.session",
@@ -106,8 +122,7 @@ def snapshot_code():
     BASE = WORK / "code"
     shutil.rmtree(BASE, ignore_errors=True)
     BASE.mkdir(parents=True)
-    for path in CODE.glob("*.py"):
-        shutil.copy2(path, BASE / path.name)
+    copy_code(CODE, BASE)
 
 
 def load_mutmut():
@@ -156,7 +171,7 @@ def is_prose(node):
 
 
 def generate(name, create_mutations, deep_replace):
-    path = BASE / f"{name}.py"
+    path = BASE / source_of(name)
     original = path.read_text()
     module, mutations, _, _ = create_mutations(str(path), original)
     names = function_names(module)
@@ -178,7 +193,8 @@ def generate(name, create_mutations, deep_replace):
             digest = hashlib.sha256(digest.encode()).hexdigest()
             key = digest[:8]
         diff = "".join(difflib.unified_diff(original.splitlines(True), source.splitlines(True),
-                                            f"a/code/{name}.py", f"b/code/{name}.py", n=1))
+                                            f"a/code/{source_of(name)}",
+                                            f"b/code/{source_of(name)}", n=1))
         seen[source] = key
         mutants.append(Mutant(name, function, key, diff, source))
     return mutants
@@ -225,7 +241,7 @@ import sys
 import threading
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-WATCHED = {os.path.join(HERE, name + ".py"): name for name in %(modules)r}
+WATCHED = {os.path.join(HERE, *path.split("/")): name for name, path in %(modules)r}
 FOLDER = os.path.join(HERE, ".probe")
 IN_PYTEST = False  # the pytest process sets it and collects `hits` after each test
 PYTEST_PID = None  # ... and its pid: a process a test forks from it writes its own hits
@@ -321,9 +337,10 @@ def instrumented_copy():
     folder.chmod(0o755)  # a test may drop to another user in a forked child: its calls
     (folder / ".probe").chmod(0o777)  # are that test's too (it reads "current", writes hits)
     (folder / ".probe" / "current").write_text("")
-    (folder / "_mutation_probe.py").write_text(PROBE % {"modules": MODULES})
+    watched = [(name, source_of(name)) for name in MODULES]
+    (folder / "_mutation_probe.py").write_text(PROBE % {"modules": watched})
     for name in MODULES:
-        path = folder / f"{name}.py"
+        path = folder / source_of(name)
         lines = path.read_text().splitlines(True)
         after = 0
         for node in ast.parse("".join(lines)).body:
@@ -340,8 +357,9 @@ def instrumented_copy():
 
 def fingerprint():
     digest = hashlib.sha256()
-    for path in sorted([*BASE.glob("*.py"), *TESTS.rglob("*.py"), Path(__file__)]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted([*BASE.rglob("*.py"), *TESTS.rglob("*.py"), Path(__file__)]):
+        where = path.relative_to(BASE).as_posix() if BASE in path.parents else path.name
+        digest.update(where.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -403,7 +421,8 @@ def preload():
     import mcp_schema
     for revision in mcp_schema.SCHEMA_REVISIONS:  # the parsed official schemas
         mcp_schema._revision(revision)
-    leaked = sorted(p.stem for p in CODE.glob("*.py") if p.stem in sys.modules)
+    local = {p.stem for p in CODE.glob("*.py")} | {p.name for p in CODE.iterdir() if p.is_dir()}
+    leaked = sorted(name for name in local if name in sys.modules)
     assert not leaked, f"preloading imported code/ modules {leaked}: forked runs would share them"
     gc.freeze()  # forked runs neither copy nor collect what is loaded by now
 
@@ -412,10 +431,9 @@ def fresh_copy(name=None, source=None):
     """A new copy of code/: its own __pycache__, so no bytecode of another mutant (same size,
     same mtime second) can be picked up."""
     folder = Path(tempfile.mkdtemp(prefix="code-", dir=WORK / "runs"))
-    for path in BASE.glob("*.py"):
-        shutil.copy2(path, folder / path.name)
+    copy_code(BASE, folder)
     if name is not None:
-        (folder / f"{name}.py").write_text(source)
+        (folder / source_of(name)).write_text(source)
     return folder
 
 

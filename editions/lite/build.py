@@ -22,7 +22,7 @@ their own clients, and are cached under build/lite-cache/ so a rebuild is fast:
 
 What the site holds is staged from a course folder (--from, default this repository; `make
 lite` gives the student edition, build/release/student, which `make release` builds first):
-code/*.py, lessons/ (notebooks and UI module) and the public grader (grader/ without its
+code/ and its folders, lessons/ (notebooks and UI module) and the public grader (grader/ without its
 reference solutions and hidden tests, which the student edition does not have anyway: the
 in-browser `ui.revisar` runs the public checks in the page). It is staged from a clean copy
 of the course, never from the working files a learner has been using (`stage_course`): the

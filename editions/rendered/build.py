@@ -4,9 +4,9 @@
                                                                         (make rendered)
 
 1. The course folder (`make rendered` gives the student edition, build/release/student, which
-   `make release` builds first) is staged into a temporary folder: code/*.py, lessons/ (without
-   soluciones/) and the public grader, as the Lite site is (editions/common.py's
-   stage_content).
+   `make release` builds first) is staged into a temporary folder: code/ (folders too),
+   lessons/ (without soluciones/) and the public grader, as the Lite site is
+   (editions/common.py's stage_content).
 2. Every notebook of lessons/ runs there unattended, top to bottom, with nbclient and
    LESSON_USER=scripted (the scripted user answers the forms and consents), with widget state
    stored in the notebook. A cell that raises fails the build.

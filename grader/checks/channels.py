@@ -30,8 +30,7 @@ import json
 import queue
 import threading
 
-import wire
-from client import Client
+from client.sync_client import Client
 from grader.checks import intake
 from grader.checks.intake import (
     LEARNER_FRAME_BYTES,
@@ -41,7 +40,8 @@ from grader.checks.intake import (
 )
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
-from protocol import SECOND_SESSION_METHOD
+from shared import wire
+from shared.protocol import SECOND_SESSION_METHOD
 
 CONNECT_TIMEOUT = 10.0
 MAX_HANDLERS = 8                  # server-to-client requests answered at once

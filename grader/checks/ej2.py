@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
-from protocol import STATELESS_VERSION
+from shared.protocol import STATELESS_VERSION
 
 TOOL = "notes_archive"
 TITLE = "Informe TPS"                      # both matches, exactly

@@ -51,13 +51,14 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import nube_copias
-import wire
-from client_core import input_requests
-from context import NO_URL_CAPABILITY
+from client.client_core import input_requests
+from client.simulated_user import FORM_FIELD
+from core.context import NO_URL_CAPABILITY
 from grader.checks.grading import Broken, short
 from grader.checks.lab import URL_TTL, require_in_time
 from grader.escape import one_line
-from protocol import (
+from shared import wire
+from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,
     MISSING_CLIENT_CAPABILITY,
@@ -65,9 +66,8 @@ from protocol import (
     URL_ELICITATION_REQUIRED,
     URL_MODE,
 )
-from setup_page import INLINE_BASE, SetupPage
-from simulated_user import FORM_FIELD
 from tooling import CRASH_WHERE, url_entry_problem, where_in_spanish
+from urlflow.setup_page import INLINE_BASE, SetupPage
 
 GUARD_FILE, FLOW_FILE = "ejercicio3a.py", "ejercicio3b.py"
 

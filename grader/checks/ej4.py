@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 from grader.checks.grading import Abort, Broken, short
 from grader.checks.notes_tree import describe_changes
-from protocol import LATEST_HANDSHAKE
 from server import NO_REACTION_REASON, REACTION_FAILED  # the server's own words (code/)
+from shared.protocol import LATEST_HANDSHAKE
 
 REVISION = LATEST_HANDSHAKE
 MAIN = ("al quitar una root, sus handles (también en subcarpetas) dejan de funcionar en el acto "

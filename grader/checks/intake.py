@@ -32,10 +32,10 @@ Deliberate simplifications: costs are never given back (a long run is charged fo
 ever sent); Python's allocator overhead is not counted.
 """
 
-import wire
-from client import Client
-from client_core import ClientCore
+from client.client_core import ClientCore
+from client.sync_client import Client
 from grader.sizes import retained
+from shared import wire
 
 LEARNER_FRAME_BYTES = 1 << 20     # one frame from the learner's server
 MAX_RUN_BYTES = 8 << 20           # real bytes of every frame of one server

@@ -39,8 +39,8 @@ from grader.checks.notes_tree import Tree
 from grader.checks.runs import local_run, process_run, scripted_user
 from grader.errors import HostError
 from grader.state import OUT_OF_TIME
-from protocol import PROVIDER_METHOD
-from setup_page import INLINE_BASE
+from shared.protocol import PROVIDER_METHOD
+from urlflow.setup_page import INLINE_BASE
 
 # A test waiting on the clock: its lab, its grade, the rest of its steps (a generator), when
 # they may go on, the sweeps so far (a sweep kills its servers), and how to start it again

@@ -70,8 +70,8 @@ from grader.checks.reto_tokens import (
     tag_off_format,
 )
 from grader.spoken import spoken
-from protocol import SOLUTION_META_KEY, STATELESS_VERSION
 from request_state import Binding, Sealer, ServerKey, digest
+from shared.protocol import SOLUTION_META_KEY, STATELESS_VERSION
 
 REVISION = STATELESS_VERSION
 FILE = "reto.py"

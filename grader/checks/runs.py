@@ -27,21 +27,21 @@ in the middle of a learner's endless loop (that mode is a formative self-check, 
 import time
 from urllib.parse import urlsplit
 
-import wire
-from client_core import questions_in
+from client.client_core import questions_in
+from client.simulated_user import ScriptedUser
 from grader.checks.channels import CONNECT_TIMEOUT, LocalChannel, ProcessChannel
 from grader.checks.grading import Broken, short
 from grader.errors import HostError
 from grader.escape import one_line
 from grader.state import OUT_OF_TIME
 from nube_copias import CODE_PREFIX, TOKEN_PREFIX
-from protocol import (
+from shared import wire
+from shared.protocol import (
     FORM_MODE,
     PROVIDER_METHOD,
     SETUP_PAGE_METHOD,
     URL_MODE,
 )
-from simulated_user import ScriptedUser
 
 CALL_TIMEOUT = 10.0
 MAX_PROMPTS = 3  # per call; beyond this the grader stops answering

@@ -32,11 +32,11 @@ import subprocess
 import sys
 import threading
 
-import wire
 from grader.errors import HostError
 from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
+from shared import wire
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
 STDERR_KEPT = 32768

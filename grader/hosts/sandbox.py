@@ -46,11 +46,11 @@ import sys
 import threading
 import time
 
-import wire  # code/wire.py, the grader's trusted copy (code/ is on sys.path: grader/__init__)
 from grader import boundary
 from grader.errors import HostError
 from grader.hosts import reaper, tempspace, uids
 from grader.paths import CODE_DIR
+from shared import wire  # the grader's trusted copy (code/ is on sys.path: grader/__init__)
 
 ZYGOTE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -189,16 +189,21 @@ def plan(mode):
 
 @functools.cache
 def compiled_code():
-    """A private copy of code/*.py with bytecode compiled by the sandbox's interpreter."""
+    """A private copy of code/ (its *.py and its folders' *.py) with bytecode compiled by the
+    sandbox's interpreter."""
     source = CODE_DIR
     folder = tempspace.mkdtemp("code")
     atexit.register(boundary.remove_tree, folder)
     target = os.path.join(folder, "code")
     os.makedirs(target)
     os.chmod(folder, 0o755)
-    for name in sorted(os.listdir(source)):
-        if name.endswith(".py"):
-            shutil.copy2(os.path.join(source, name), os.path.join(target, name))
+    for parent, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        here = os.path.join(target, os.path.relpath(parent, source))
+        os.makedirs(here, exist_ok=True)
+        for name in sorted(files):
+            if name.endswith(".py"):
+                shutil.copy2(os.path.join(parent, name), os.path.join(here, name))
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-I", "-m", "compileall", "-q", target], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

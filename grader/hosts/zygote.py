@@ -633,8 +633,8 @@ def socket_free_setup_page():
     """Plain mode refuses every socket, so the server shows its setup page without one: the
     page object itself, as the in-process self-check does (grading never browses the page; it
     only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
-    import setup_page
-    setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
+    from transports import page_http
+    page_http.serve_http = lambda page, host="127.0.0.1", log=None: page
 
 
 COMPILED_MAX_BYTES = 8 << 20  # a submission's bytecode, all files (its sources are far smaller)
@@ -917,9 +917,10 @@ def main():
 
             import extension  # noqa: F401  (the server's modules, imported once, here)
             import main  # noqa: F401
-            import session  # noqa: F401
-            import setup_page  # noqa: F401
-            import tools  # noqa: F401
+            from core import session  # noqa: F401
+            from lesson import tools  # noqa: F401
+            from transports import page_http  # noqa: F401  (setup_page's HTTP half, moved)
+            from urlflow import setup_page  # noqa: F401
             preload()
         except Exception as exc:
             problem = f"the server code does not import: {type(exc).__name__}: {exc}"

@@ -17,19 +17,19 @@ runs as a task and fills in its output as it goes: cells.py); with LESSON_USER=s
 selection (focus.py), so the next Shift+Enter runs the next cell.
 
 One file per job: forms.py (the form widget), consent.py (the URL consent), users.py (who
-answers), lab.py and lab_client.py (the lab, its server and client), checks.py (the exercise
-checks), transcript.py (frames as text), pages.py (the setup page from the notebook),
-review.py (check my work), recap.py (quiz and code tour), cells.py (JupyterLite's cells as
-tasks), focus.py (clicks that keep the selection), sdk.py (the official SDK in JupyterLite),
-diagnose.py (`ui.diagnostico()`: is this notebook set up?), interrupt.py (■ stops a waiting
-call at once), server_log.py (the server's log in Spanish), weak_sealers.py and attacks.py
-(notebook 6: deliberately broken requestState sealers, and the attacks that break them),
-prereqs.py (a call to an exercise's tool before the exercise says which notebook to do
-first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front),
+answers), lab.py, lab_client.py and records.py (the lab, its server and client, what they
+keep), checks.py (the exercise checks), transcript.py (frames as text), pages.py (the setup
+page from the notebook), review.py (check my work), recap.py (quiz and code tour), cells.py
+(JupyterLite's cells as tasks), focus.py (clicks that keep the selection), sdk.py (the official
+SDK in JupyterLite), diagnose.py (`ui.diagnostico()`: is this notebook set up?), interrupt.py
+(■ stops a waiting call at once), server_log.py (the server's log in Spanish), weak_sealers.py
+and attacks.py (notebook 6: deliberately broken requestState sealers, and the attacks that
+break them), prereqs.py (a call to an exercise's tool before the exercise says which notebook
+to do first), replicas.py (notebook 6: two `serve --http` replicas behind a round-robin front),
 naive.py (`ui.naive.connect(lab)`: a server with the shortcuts the core's predictions show
 failing beside the lesson's), try_flow.py (exercise 3B with your own clicks: the client follows
-−32042). env.py says where things
-are and what the kernel can do; importing the package only puts code/ on sys.path.
+−32042). env.py says where things are and what the kernel can do; importing the package only
+puts code/ on sys.path.
 
 Deliberate simplifications: the same process runs the kernel, the server and the learner's
 solution (the grader isolates solutions; this is a practice lab).

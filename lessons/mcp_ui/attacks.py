@@ -39,8 +39,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-import wire
-from demo import LESSON_NOTES, write_lesson_notes
+from cli.demo import LESSON_NOTES, write_lesson_notes
+from shared import wire
 
 TOOL, TITLE, OTHER_TITLE = "notes_delete", "TPS report", "Lista de la compra"
 INVALID_PARAMS = -32602
@@ -192,7 +192,7 @@ def _prepare(conn) -> dict:
 
 def who_seals(conn) -> str:
     sealer = conn.server.states.sealer
-    mine = type(sealer).__module__ == "request_state"
+    mine = type(sealer).__module__ == "core.request_state"
     return "el sello del servidor (request_state.Sealer)" if mine \
         else f"el sello roto {type(sealer).__name__}"
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 
-from demo import LESSON_NOTES
-from protocol import (
+from cli.demo import LESSON_NOTES
+from shared.protocol import (
     FORM_MODE,
     LATEST_HANDSHAKE,
     SIMULATED_SDK_VERSION,

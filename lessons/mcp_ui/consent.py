@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 import ipywidgets as w
 from IPython.display import display
 
-import url_mode
-from protocol import SERVER_INFO, URL_MODE
+from shared.protocol import SERVER_INFO, URL_MODE
+from urlflow import url_mode
 
 from .dialog import BOX, Dialog
 from .text import esc

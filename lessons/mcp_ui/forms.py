@@ -23,7 +23,7 @@ from datetime import date
 import ipywidgets as w
 
 import elicitation
-from protocol import LATEST_HANDSHAKE, SERVER_INFO
+from shared.protocol import LATEST_HANDSHAKE, SERVER_INFO
 
 from .dialog import BOX, Dialog
 from .text import esc
@@ -209,7 +209,7 @@ class ElicitationForm(Dialog):
 
 
 def check_form(message: str, schema: dict, protocol: str = LATEST_HANDSHAKE) -> bool:
-    """Would the lesson's server send this form? Prints its verdict (code/elicitation.py)."""
+    """Would the lesson's server send this form? Prints its verdict (code/core/elicitation.py)."""
     try:
         elicitation.check_schema(message, schema, protocol)
     except elicitation.SchemaError as exc:

@@ -1,6 +1,6 @@
 """Notebook 03's setup page on a JupyterHub: reached through the hub's own URL, for its owner only.
 
-The page still listens on 127.0.0.1 only (setup_page.HttpPage); the learner's browser reaches
+The page still listens on 127.0.0.1 only (page_http.HttpPage); the learner's browser reaches
 it through jupyter-server-proxy, `<public url>/user/<name>/proxy/<port>/<key>/...`: the hub's
 proxy sends `/user/<name>/` only to this learner's Jupyter server, which lets through only
 requests that carry this learner's hub login, and jupyter-server-proxy then forwards the
@@ -39,7 +39,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from setup_page import Exposure
+from transports.page_http import Exposure
 
 REMEMBER = 60.0   # seconds a verified set of cookies is trusted without asking again
 ASK_TIMEOUT = 5.0  # seconds the Jupyter server has to say whose cookies they are

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import extension
 import store
-from demo import LESSON_NOTES, write_lesson_notes
-from protocol import LATEST_HANDSHAKE
+from cli.demo import LESSON_NOTES, write_lesson_notes
 from roots import path_to_uri
 from server import MAX_SETUP_WAIT, Config, NotesServer
+from shared.protocol import LATEST_HANDSHAKE
 
 from . import cells, checks, sdk, try_flow
 from .env import MAIN, REPO, SOLUTIONS, current_kernel, scripted_mode, solution_path

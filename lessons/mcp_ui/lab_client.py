@@ -29,15 +29,13 @@ import contextlib
 import functools
 import io
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import extension
-import wire
-from async_client import AsyncClient
-from client_core import questions_in
-from protocol import SOLUTION_META_KEY, STATELESS_VERSION, URL_MODE
+from client.async_client import AsyncClient
 from server import NotesServer
+from shared import wire
+from shared.protocol import SOLUTION_META_KEY, STATELESS_VERSION
 
 from . import checks, server_log
 from .env import LESSONS, scripted_mode
@@ -45,9 +43,10 @@ from .hub import HubAccess
 from .interrupt import waking_on_interrupt
 from .pages import PAGES
 from .prereqs import missing_exercise_hint
+from .records import CallRecord, Recorded, ToolResult
 from .stops import CellStopped
 from .text import esc, short_json
-from .transcript import frame_json, summarize_frame
+from .transcript import summarize_frame
 from .users import CallPanel, WidgetUser
 
 ENDED = "La llamada terminó sin esta respuesta; el formulario se cerró."
@@ -59,47 +58,7 @@ CLOSED = ("✗ Esta conexión está cerrada: ejecutaste lab.close(), que para lo
           "lab.connect(...).")
 
 
-@dataclass
-class ToolResult:
-    """What a tools/call returned (or the protocol error it got, or that it still waits)."""
-
-    raw: dict
-    error: dict | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.error is not None or bool(self.raw.get("isError"))
-
-    @property
-    def text(self) -> str:
-        if self.error is not None:
-            return f"error {self.error['code']}: {self.error['message']}"
-        content = self.raw.get("content") or [{}]
-        return str(content[0].get("text", ""))
-
-    @property
-    def data(self) -> dict:
-        return self.raw.get("structuredContent") or {}
-
-    def _ipython_display_(self):
-        """Nothing: `LabClient.call` already printed it. Use .text, .data or .raw."""
-
-
-@dataclass
-class CallRecord:
-    tool: str
-    arguments: dict
-    before: dict
-    after: dict = field(default_factory=dict)
-    questions: list = field(default_factory=list)  # (params, result) pairs
-    shown: list = field(default_factory=list)      # params of every question drawn
-    stopped: str = ""   # who cancelled the call, when it was: "cell" or "client"
-    result: ToolResult | None = None
-    frames: tuple[int, int] = (0, 0)
-    panel: CallPanel | None = None
-
-
-class LabClient:
+class LabClient(Recorded):
     """One NotesServer in this kernel and the lesson's AsyncClient talking to it."""
 
     def __init__(self, lab, config, protocol, roots, elicitation_caps, solution=None,
@@ -419,39 +378,6 @@ class LabClient:
 
     def _busy(self) -> bool:
         return self._task is not None and not self._task.done()
-
-    def transcript_lines(self, last_call: bool = False, full: bool = False,
-                         start: int = 0, end: int | None = None) -> list[str]:
-        if last_call:
-            start, end = self.last.frames[0], None if self._busy() else self.last.frames[1]
-        frames = self.frames[start:end]
-        if full:
-            return [frame_json(d, m, hide=self.lab.hide) for d, m in frames]
-        return [summarize_frame(d, m, hide=self.lab.hide) for d, m in frames]
-
-    def transcript(self, last_call: bool = False, full: bool = False) -> None:
-        """Print the frames that crossed (the last call's only, if asked)."""
-        for line in self.transcript_lines(last_call, full):
-            print(line)
-
-    def show_frame(self, index: int, last_call: bool = True) -> None:
-        """Print one frame (of the last call, by default) as indented JSON, whole: nothing in
-        it is shortened (the transcripts shorten long tokens with …)."""
-        start, end = (self.last.frames[0], None if self._busy() else self.last.frames[1]) \
-            if last_call else (0, None)
-        direction, msg = self.frames[start:end][index]
-        print(frame_json(direction, msg, indent=2, hide=self.lab.hide, whole=True))
-
-    def last_url(self) -> str | None:
-        """The URL of the most recent URL-mode elicitation this client received."""
-        urls = [q.get("url") for q in questions_in(self.frames) if q.get("mode") == URL_MODE]
-        return urls[-1] if urls else None
-
-    def page_visits(self) -> int:
-        """How many times this server's setup page was loaded (GET): its HTTP log, or the
-        loads of its simulated page."""
-        served = sum("setup page: GET /connect" in line for line in self.log)
-        return served + PAGES.visits_of(self.server)
 
 
 def _relative(arg: str) -> str:

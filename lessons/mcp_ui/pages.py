@@ -19,8 +19,8 @@ from weakref import WeakKeyDictionary
 
 import ipywidgets as w
 
-import simulated_user
-from setup_page import INLINE_BASE
+from client import simulated_user
+from urlflow.setup_page import INLINE_BASE
 
 from .dialog import BOX
 from .text import esc, visible_text
@@ -101,7 +101,7 @@ class SimulatedPage:
             "<div style='background:#fff4ce;padding:4px 8px'>🧪 <b>Simulación</b> de la página "
             "del proveedor. Aquí no hay servidor web, así que el cuaderno dibuja la página que "
             "en JupyterLab abrirías en otra pestaña; tus clics llegan a la misma página del "
-            "servidor (<code>code/setup_page.py</code>).</div>"
+            "servidor (<code>code/urlflow/setup_page.py</code>).</div>"
             f"<div style='margin:6px 0'>Dirección: <code>{esc(url)}</code></div>"
             f"<div style='margin:6px 0'><b>{esc(page_text(page, (*PAGE_ONLY, 'p')))}</b></div>"
             f"<div style='margin:6px 0'>{esc(page_text(page, (*PAGE_ONLY, 'h1')))}</div>")

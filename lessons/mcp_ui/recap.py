@@ -143,51 +143,79 @@ def verdict_of(data, question, index) -> str:
                if read and (data.kind == "precheck" or not option.correct) else ""))
 
 
-# code/ in import order: each module comes after the ones it uses.
+# code/ from the bottom layer up: each module comes after the ones it uses; then the top of
+# code/ (main.py, and the modules a solution imports, each re-exporting one of a layer).
 CODE_GUIDE = {
-    "protocol.py": "las constantes del protocolo: versiones, claves de _meta, códigos de error",
-    "wire.py": "JSON-RPC 2.0, un objeto JSON por línea",
-    "dirfd.py": "carpetas abiertas: actuar por nombre desde un descriptor, sin seguir enlaces",
-    "roots.py": "qué carpetas permitió el usuario, si una ruta real está dentro; abrirlas",
-    "note_format.py": "el texto de una nota: la cabecera (id, título, fecha) y el cuerpo",
-    "place.py": "dónde está un archivo: desde la carpeta abierta de su root, sin seguir enlaces",
-    "handles.py": "las notas abiertas (handles) y su comprobación antes de cada lectura",
-    "store.py": "las notas en disco: listar, actuar sobre la elegida, escribir en un paso",
-    "elicitation.py": "qué modo puede usar cada cliente; el único sitio que revisa formularios",
-    "url_mode.py": "modo URL: la guarda de la demo, la política de URL y el estado de cada flujo",
-    "request_state.py": "el requestState firmado con HMAC de 2026-07-28",
-    "sealkit.py": "las piezas del reto del cuaderno 6: claves, cifrado y etiqueta (no es un AEAD)",
-    "tooling.py": "qué es una herramienta: Tool, ok, ToolError",
-    "nube_copias.py": "Nube de Copias, el proveedor OAuth simulado del ejercicio 3",
-    "context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",
-    "server.py": "el servidor, su configuración y los dos ganchos de los ejercicios",
-    "setup_page.py": "la página local que hace de proveedor en el modo URL",
-    "tools.py": "las herramientas: listar, escribir, borrar (con desambiguación), configurar",
-    "revisions.py": "una clase por revisión: 2025-11-25 y 2026-07-28, una junto a otra",
-    "calls.py": "el ciclo de una llamada: se ejecuta, se aparca, se repite y se responde",
-    "session.py": "el núcleo de un solo hilo: la entrada, el reparto y el handshake",
-    "transport.py": "cómo llega el núcleo al mundo: stdio con hilos, o un bucle asyncio",
-    "http_headers.py": "las cabeceras HTTP de MCP: qué viaja en ellas y cuándo deben coincidir",
-    "spent_states.py": "réplicas: un requestState de un solo uso se gasta una vez en todas",
-    "streamable_http.py": "el núcleo por Streamable HTTP (`serve --http`), las dos revisiones",
-    "http_front.py": "la puerta de un servidor HTTP: lee las peticiones sin un hilo por conexión",
-    "client_spaces.py": "2026-07-28 por HTTP: los handles y preguntas de cada cliente son suyos",
-    "extension.py": "cómo se enchufa tu solución al servidor sin tocar code/",
-    "client_core.py": "el cliente sin E/S: una llamada con formulario, de principio a fin",
-    "client.py": "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",
-    "async_client.py": "ese cliente en un bucle asyncio (el que usan estos cuadernos)",
-    "http_client.py": "el cliente de la lección por Streamable HTTP (las réplicas del cuaderno 6)",
-    "simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
-    "demo.py": "la demo completa, que imprime cada mensaje",
+    "shared/protocol.py":
+        "las constantes del protocolo: versiones, claves de _meta, códigos de error",
+    "shared/wire.py": "JSON-RPC 2.0, un objeto JSON por línea",
+    "shared/http_headers.py":
+        "las cabeceras HTTP de MCP: qué viaja en ellas y cuándo coinciden; qué revisión habla",
+    "notes/dirfd.py":
+        "carpetas abiertas: actuar por nombre desde un descriptor, sin seguir enlaces",
+    "notes/roots.py": "qué carpetas permitió el usuario, si una ruta real está dentro; abrirlas",
+    "notes/note_format.py": "el texto de una nota: la cabecera (id, título, fecha) y el cuerpo",
+    "notes/place.py":
+        "dónde está un archivo: desde la carpeta abierta de su root, sin seguir enlaces",
+    "notes/handles.py": "las notas abiertas (handles) y su comprobación antes de cada lectura",
+    "notes/store.py": "las notas en disco: listar, actuar sobre la elegida, escribir en un paso",
+    "core/tooling.py": "qué es una herramienta: Tool, ok, ToolError",
+    "core/elicitation.py":
+        "qué modo puede usar cada cliente; el único sitio que revisa formularios",
+    "core/request_state.py": "el requestState firmado con HMAC de 2026-07-28",
+    "core/context.py": "lo que ve una herramienta (ctx): roots, notas y preguntas al usuario",
+    "core/revisions.py": "una clase por revisión: 2025-11-25 y 2026-07-28, una junto a otra",
+    "core/calls.py": "el ciclo de una llamada: se ejecuta, se aparca, se repite y se responde",
+    "core/session.py": "el núcleo de un solo hilo: la entrada, el reparto y el handshake",
+    "core/spent_states.py": "réplicas: un requestState de un solo uso se gasta una vez en todas",
+    "urlflow/url_mode.py":
+        "modo URL: la guarda de la demo, la política de URL y el estado de cada flujo",
+    "urlflow/setup_page.py": "la página local que hace de proveedor en el modo URL",
+    "urlflow/nube_copias.py": "Nube de Copias, el proveedor OAuth simulado del ejercicio 3",
+    "transports/transport.py": "cómo llega el núcleo al mundo: stdio con hilos, o un bucle asyncio",
+    "transports/http_front.py":
+        "la puerta de un servidor HTTP: lee las peticiones sin un hilo por conexión",
+    "transports/client_spaces.py":
+        "2026-07-28 por HTTP: los handles y preguntas de cada cliente son suyos",
+    "transports/http_channels.py":
+        "Streamable HTTP por dentro: a qué respuesta va cada mensaje de una sesión",
+    "transports/streamable_http.py":
+        "el núcleo por Streamable HTTP (`serve --http`), las dos revisiones",
+    "transports/page_http.py":
+        "la página local servida por HTTP en 127.0.0.1 (o tras el proxy de un JupyterHub)",
+    "client/client_core.py": "el cliente sin E/S: una llamada con formulario, de principio a fin",
+    "client/sync_client.py":
+        "ese cliente con esperas que bloquean (la demo, las pruebas, el corrector)",
+    "client/async_client.py": "ese cliente en un bucle asyncio (el que usan estos cuadernos)",
+    "client/http_client.py":
+        "el cliente de la lección por Streamable HTTP (las réplicas del cuaderno 6)",
+    "client/simulated_user.py": "el usuario y el navegador simulados (LESSON_USER=scripted)",
+    "lesson/tools.py":
+        "las herramientas: listar, escribir, borrar (con desambiguación), configurar",
+    "lesson/server.py": "el servidor, su configuración y los dos ganchos de los ejercicios",
+    "lesson/extension.py": "cómo se enchufa tu solución al servidor sin tocar code/",
+    "cli/demo.py": "la demo completa, que imprime cada mensaje",
+    "cli/spanish_cli.py":
+        "argparse en español, para las órdenes que ejecutas (el corrector, lab.py)",
     "main.py": "la entrada: `demo` o `serve`",
-    "spanish_cli.py": "argparse en español, para las órdenes que ejecutas (el corrector, lab.py)",
+    "sealkit.py": "las piezas del reto del cuaderno 6: claves, cifrado y etiqueta (no es un AEAD)",
+    "tooling.py": "lo que importa tu solución: lo de core/tooling.py",
+    "elicitation.py": "lo que importa tu solución: lo de core/elicitation.py",
+    "request_state.py": "lo que importa tu solución: lo de core/request_state.py",
+    "roots.py": "lo que importa tu solución: lo de notes/roots.py",
+    "store.py": "lo que importa tu solución: lo de notes/store.py",
+    "nube_copias.py": "lo que importa tu solución: lo de urlflow/nube_copias.py",
+    "server.py": "lo que importa tu solución: lo de lesson/server.py",
+    "extension.py": "lo que importa tu solución: lo de lesson/extension.py",
 }
 
 
 def code_tour() -> None:
-    """The modules of code/ in reading order, with what to look for in each (Spanish)."""
-    files = {p.name: p for p in CODE.glob("*.py")}
+    """The modules of code/ in reading order, layer by layer, with what to look for in each
+    (Spanish)."""
+    files = {p.relative_to(CODE).as_posix(): p for p in CODE.rglob("*.py")
+             if p.name != "__init__.py" and "__pycache__" not in p.parts}
     for name in [*CODE_GUIDE, *sorted(set(files) - set(CODE_GUIDE))]:
         if name in files:
             lines = len(files[name].read_text(encoding="utf-8").splitlines())
-            print(f"code/{name:<17}{lines:>4} líneas  {CODE_GUIDE.get(name, '')}")
+            print(f"code/{name:<29}{lines:>4} líneas  {CODE_GUIDE.get(name, '')}")

@@ -3,7 +3,7 @@
 `flota = ui.replicas.start(lab)` starts two `serve --http` processes on 127.0.0.1 that share a
 requestState key (`--state-key`) and a folder of spent states (`--spent-states`, in the lab's
 folder), and `RoundRobin`, a tiny front that sends each request to the next replica in turn,
-as a load balancer would. Then, with the lesson's client over HTTP (code/http_client.py):
+as a load balancer would. Then, with the lesson's client over HTTP (code/client/http_client.py):
 
 - `flota.delete(title, answer)`: notes_delete through the front, so its rounds alternate
   between the replicas; prints which replica served each round and what it answered.
@@ -23,12 +23,12 @@ import secrets
 import threading
 from urllib.parse import urlsplit
 
-from protocol import STATELESS_VERSION
+from shared.protocol import STATELESS_VERSION
 
 from .env import current_kernel
 
-# http.server, http.client, code/http_client.py and code/client.py are imported where they are
-# used: never in JupyterLite, where importing this module must still work.
+# http.server, http.client, code/client/http_client.py and code/client/sync_client.py are
+# imported where they are used: never in JupyterLite, where importing this module must work.
 
 RELAYED = ("Content-Type", "Accept", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name")
 NOT_HERE = ("En JupyterLite (el navegador) no hay procesos ni sockets: estas réplicas necesitan "
@@ -108,7 +108,7 @@ class Fleet:
     """Replicas of one server (same key, same spent states) behind a RoundRobin front."""
 
     def __init__(self, lab, count=2):
-        import http_client
+        from client import http_client
         self.lab, self.replicas, self.front = lab, [], None
         key, spent = secrets.token_hex(32), lab.base / ".gastados"
         try:
@@ -125,9 +125,9 @@ class Fleet:
     def delete(self, title, answer):
         """notes_delete(title) through the front at 2026-07-28, the form answered with
         `answer`; prints each round: which replica served it and what came back."""
-        import http_client
-        from client import Client
-        from simulated_user import ScriptedUser
+        from client import http_client
+        from client.simulated_user import ScriptedUser
+        from client.sync_client import Client
         first = len(self.front.served)
         with Client(*http_client.connect(self.front.url), protocol=STATELESS_VERSION,
                     roots=[self.lab.path("Notas")], user=ScriptedUser(answer),

@@ -38,7 +38,7 @@ async def memory_transport(server):
     import mcp.types as types
     from mcp.shared.message import SessionMessage
 
-    from transport import AsyncLoopback
+    from transports.transport import AsyncLoopback
 
     to_sdk, read_stream = anyio.create_memory_object_stream(0)
     write_stream, from_sdk = anyio.create_memory_object_stream(0)

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 import ipywidgets as w
 from IPython.display import display
 
-from protocol import FORM_MODE, URL_MODE
+from shared.protocol import FORM_MODE, URL_MODE
 
 from .text import abbrev, esc, short_json
 

@@ -33,8 +33,8 @@ from urllib.parse import urlencode, urljoin
 
 import ipywidgets as w
 
-import simulated_user
-from protocol import URL_ELICITATION_REQUIRED, URL_MODE
+from client import simulated_user
+from shared.protocol import URL_ELICITATION_REQUIRED, URL_MODE
 from tooling import url_entry_problem
 
 from .dialog import BOX

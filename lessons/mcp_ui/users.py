@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import ipywidgets as w
 from IPython.display import display
 
-import simulated_user
-from protocol import FORM_MODE, URL_MODE
+from client import simulated_user
+from shared.protocol import FORM_MODE, URL_MODE
 
 from .consent import ConsentDialog
 from .dialog import Dialog, answer_note

@@ -1,7 +1,7 @@
 """Deliberately broken requestState sealers: lesson material for notebook 6, never for a server.
 
 Each one is a `seal(payload, binding)` / `open(token, binding)` pair, the shape of the
-challenge's `@extension.request_state` (code/request_state.py describes `binding`), that round
+challenge's `@extension.request_state` (code/core/request_state.py describes `binding`), that round
 trips a legitimate flow and fails at exactly one thing an attacker can exploit. Notebook 6
 plugs each into the lab's server (`lab.connect(..., sealer=...)`) and runs the attack that
 breaks it on the 2026-07-28 wire (attacks.py), next to the server's own `request_state.Sealer`:

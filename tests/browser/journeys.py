@@ -320,7 +320,7 @@ STARTERS = (
            focus="« ✓ Sincronización configurada"),
     Journey("07_terminos_clave.ipynb", focus="✓ Correcto. Las roots son una capacidad del cliente"),
     Journey("08_lecturas.ipynb", prints=(re.compile(r"^code/roots\.py +\d+ líneas", re.M),),
-           focus="code/roots.py"),
+           focus="code/notes/roots.py"),
 )
 # -- reading the run -----------------------------------------------------------------------
 def output_text(cell: dict) -> str:

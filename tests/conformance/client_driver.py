@@ -1,4 +1,4 @@
-"""The lesson's client (code/client.py over code/http_client.py) as the suite's client under test.
+"""The lesson's client (code/client/: sync_client.py over http_client.py) as the suite's client.
 
 `conformance client --command "python client_driver.py"` starts a small MCP server per scenario
 and runs this with its URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO, the
@@ -19,8 +19,8 @@ from pathlib import Path
 CODE = Path(os.environ.get("NOTES_CODE_DIR") or Path(__file__).resolve().parents[2] / "code")
 sys.path.insert(0, str(CODE))
 
-import http_client  # noqa: E402
-from client import Client  # noqa: E402
+from client import http_client  # noqa: E402
+from client.sync_client import Client  # noqa: E402
 
 STATELESS = "2026-07-28"
 

@@ -9,10 +9,10 @@ import pytest
 from conformance_support import FIXTURE
 
 import extension
+from core.session import Session
 from mcp_schema import validate_frame
-from protocol import REVISIONS
 from server import Config, NotesServer
-from session import Session
+from shared.protocol import REVISIONS
 
 META = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"

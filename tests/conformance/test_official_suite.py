@@ -22,8 +22,8 @@ from conformance_support import (
 from expectations import AWAITING, LEFT_OUT
 
 from http_support import Served
-from protocol import REVISIONS  # code/, on sys.path through conformance_support
 from server_support import validate_trace
+from shared.protocol import REVISIONS  # code/, on sys.path through conformance_support
 
 
 @pytest.fixture(autouse=True)

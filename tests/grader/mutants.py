@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 
 import grader  # noqa: F401  (puts code/ on sys.path, for protocol)
-from protocol import REVISIONS
+from shared.protocol import REVISIONS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "grader", "reference",

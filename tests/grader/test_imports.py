@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from grader.paths import REPO_DIR
+from import_graph import cycles
 
 GRADER = os.path.join(REPO_DIR, "grader")
 NOT_MODULES = ("reference",)  # solutions (run inside the server) and a script
@@ -90,46 +91,6 @@ def imports_of(path, dotted, modules):
                 name = name.rpartition(".")[0]
             if name and name != dotted and not dotted.startswith(name + "."):
                 found.add(name)  # (a package is always imported before its own modules)
-    return found
-
-
-def cycles(graph):
-    """The strongly connected components with more than one module (Tarjan, iterative)."""
-    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter[0]
-        counter[0] += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
     return found
 
 

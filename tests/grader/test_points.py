@@ -18,7 +18,7 @@ import pytest
 
 from grader import exercises, points
 from grader.checks import direct, grading
-from protocol import REVISIONS
+from shared.protocol import REVISIONS
 
 REPO = Path(__file__).resolve().parents[2]
 DECLARED = points.declared()

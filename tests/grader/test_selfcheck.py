@@ -114,8 +114,10 @@ def module_path(name):
         return os.path.join(base, "__init__.py")
     if parts[0] == "grader":
         return base + ".py"
-    code = os.path.join(REPO_DIR, "code", name + ".py")
-    return code if os.path.exists(code) else None
+    code = os.path.join(REPO_DIR, "code", *parts)  # code/'s top, or one of its layers
+    if os.path.isdir(code):
+        return os.path.join(code, "__init__.py")
+    return code + ".py" if os.path.exists(code + ".py") else None
 
 
 def top_level_imports(path):
@@ -130,7 +132,8 @@ def top_level_imports(path):
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.add(node.module)
             found |= {f"{node.module}.{alias.name}" for alias in node.names}
-    return found
+    return found | {name.rsplit(".", n)[0] for name in found  # a.b.c imports a and a.b
+                    for n in range(1, name.count(".") + 1)}
 
 
 def portable_closure():

@@ -1,6 +1,6 @@
 """At 2026-07-28 over HTTP each client has what it made: its handles, its questions (the
 requestStates it was given) and its flows, never another client's; its limits are its own,
-and a client that goes away frees them (code/client_spaces.py).
+and a client that goes away frees them (code/transports/client_spaces.py).
 
 A client is told apart by the cookie the server sets (the lesson's client and the Python SDK
 keep it), or, when it keeps none, by what it carries back (a handle id, a requestState)."""
@@ -76,7 +76,7 @@ def test_a_client_without_cookies_reaches_its_handle_by_its_id_and_nobody_guesse
 
 
 def test_one_client_at_its_limit_of_open_notes_locks_out_no_other(notes):
-    import handles
+    from notes import handles
     ana, bea = Client(notes), Client(notes)
     for _ in range(handles.MAX_OPEN_HANDLES):
         assert ana.result("notes_open", {"note_id": "note-3"})["isError"] is False
@@ -139,8 +139,8 @@ def test_a_client_that_goes_away_frees_its_handles_and_its_place(tmp_path, tree,
     client whose space holds nothing is not kept at all."""
     import os
 
-    import streamable_http
     from server import Config, NotesServer
+    from transports import streamable_http
     http = streamable_http.StreamableHttp(NotesServer(Config(roots=[str(tree.notes)])),
                                           "127.0.0.1", 0)
     thread = threading.Thread(target=http.serve_forever, daemon=True)
@@ -171,8 +171,8 @@ def test_a_client_that_goes_away_frees_its_handles_and_its_place(tmp_path, tree,
 def in_process(tree):
     """A StreamableHttp in this process (its limits, monkeypatched first, can be small),
     roots Notas/."""
-    import streamable_http
     from server import Config, NotesServer
+    from transports import streamable_http
 
     def start():
         http = streamable_http.StreamableHttp(NotesServer(Config(roots=[str(tree.notes)])),
@@ -190,7 +190,7 @@ def in_process(tree):
 
 def test_a_table_full_of_live_clients_refuses_a_new_one_with_503_and_keeps_them(
         in_process, monkeypatch):
-    import streamable_http
+    from transports import streamable_http
     monkeypatch.setattr(streamable_http, "MAX_CLIENTS", 2)
     http, served = in_process()
     ana, bea, cai = Client(served), Client(served), Client(served)

@@ -1,4 +1,4 @@
-"""The 2026-07-28 request headers (code/http_headers.py): how values travel, which
+"""The 2026-07-28 request headers (code/shared/http_headers.py): how values travel, which
 `x-mcp-header` marks are valid, and when the headers of a request do not repeat its body."""
 
 import http.client
@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-import http_headers
+from shared import http_headers
 
 BODY = {"method": "tools/call", "params": {
     "name": "eco", "arguments": {"region": "us-west1", "n": 42, "on": True},

@@ -14,9 +14,9 @@ import tracemalloc
 
 import pytest
 
-import streamable_http
-import wire
 from server import Config, NotesServer
+from shared import wire
+from transports import streamable_http
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}

@@ -35,9 +35,9 @@ class Legit:
     """The lesson's client at 2025-11-25 over HTTP; its session holds an open note."""
 
     def __init__(self, server, tree, **user):
-        import http_client
-        from client import Client
-        from simulated_user import ScriptedUser
+        from client import http_client
+        from client.simulated_user import ScriptedUser
+        from client.sync_client import Client
         self.tree, self.user = tree, ScriptedUser(*user.get("answers", PICK),
                                                   browser=user.get("browser"))
         self.client = Client(*http_client.connect(server.url), roots=[tree.notes],
@@ -121,7 +121,7 @@ class Trickler:
 
 # -- long-lived GET streams ----------------------------------------------------------------------
 def test_get_streams_on_every_session_the_server_allows_starve_no_one(serve, tree, legit):
-    import streamable_http
+    from transports import streamable_http
     server = serve()
     ana = legit(server, tree)
     held = []
@@ -146,7 +146,7 @@ def test_get_streams_on_every_session_the_server_allows_starve_no_one(serve, tre
 @pytest.mark.parametrize("body", [False, True], ids=["heads", "bodies"])
 def test_requests_trickled_on_more_connections_than_the_front_reads_starve_no_one(
         serve, tree, legit, body):
-    import streamable_http
+    from transports import streamable_http
     server = serve()
     ana = legit(server, tree)
     attack = Trickler(server.port, streamable_http.LIMITS.connections + 24, body=body)
@@ -163,8 +163,8 @@ def test_requests_trickled_on_more_connections_than_the_front_reads_starve_no_on
 def test_a_head_or_a_body_trickled_past_its_deadline_gets_408(tmp_path, part):
     """However steadily the bytes come, a whole head (or body) must arrive within its
     deadline (here 1 s, in a server in this process)."""
-    import streamable_http
     from server import NotesServer
+    from transports import streamable_http
     limits = streamable_http.LIMITS._replace(head_seconds=1.0, body_seconds=1.0)
     http = streamable_http.StreamableHttp(NotesServer(), "127.0.0.1", 0, limits=limits)
     thread = threading.Thread(target=http.serve_forever, daemon=True)
@@ -212,7 +212,7 @@ def test_eighty_initialize_never_end_a_session_in_use(serve, tree):
 
 def test_once_every_session_is_in_use_a_new_one_gets_503_with_retry_after(serve, tree,
                                                                          legit):
-    import streamable_http
+    from transports import streamable_http
     server = serve("--root", tree.notes)
     ana = legit(server, tree)
     others = []
@@ -240,7 +240,7 @@ def test_once_every_session_is_in_use_a_new_one_gets_503_with_retry_after(serve,
 def test_a_client_holding_its_share_of_requests_gets_503_and_no_other_does(serve, tree):
     """One session with PER_CLIENT calls waiting for their forms: its next request is 503
     (Retry-After), another session's is served; once its streams close it is served again."""
-    import streamable_http
+    from transports import streamable_http
     server = serve()
     session = initialize(server, {"elicitation": {"form": {}}, "roots": {}})
     headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
@@ -293,14 +293,14 @@ def open_stream(server, headers, body):
 # -- the setup page --------------------------------------------------------------------------------
 def test_slow_clients_holding_the_setup_page_never_stop_its_owner_finishing_a_flow(
         serve, tree, legit):
-    import setup_page
-    from simulated_user import Browser
+    from client.simulated_user import Browser
+    from transports import page_http
     server = serve("--demo-url-guard")
     asked = stateless(server, "tools/call", {"name": "notes_setup", "arguments": {}},
                       capabilities={"elicitation": {"url": {}}}).frame["result"]
     (question,) = asked["inputRequests"].values()
     page = urlsplit(question["params"]["url"])
-    attack = PageTrickler(page.port, setup_page.FRONT["connections"] + 16)
+    attack = PageTrickler(page.port, page_http.FRONT["connections"] + 16)
     try:
         browser = Browser()
         ana = legit(server, tree, answers=[{"action": "accept"}], browser=browser)

@@ -42,9 +42,9 @@ def fleet(tmp_path):
 
 
 def delete_through(front, tree, answer):
-    import http_client
-    from client import Client
-    from simulated_user import ScriptedUser
+    from client import http_client
+    from client.simulated_user import ScriptedUser
+    from client.sync_client import Client
     with Client(*http_client.connect(front.url), protocol="2026-07-28", roots=[tree.notes],
                 user=ScriptedUser(answer), timeout=20) as client:
         return client.call_tool("notes_delete", {"title": "TPS report"}, timeout=20)

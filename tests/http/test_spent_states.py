@@ -24,7 +24,7 @@ CAPS = {"roots": {}, "elicitation": {"form": {}}}
 RACER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import spent_states
+from core import spent_states
 store = spent_states.open_store(sys.argv[2])
 print("ready", flush=True)
 sys.stdin.readline()
@@ -157,7 +157,7 @@ def test_a_redis_lost_while_serving_refuses_the_state_and_changes_nothing(tmp_pa
 
 
 def test_spent_markers_are_swept_once_their_states_expired(tmp_path):
-    import spent_states
+    from core import spent_states
     from request_state import StateError
 
     class States:  # what SpentStates wraps: here, every token opens

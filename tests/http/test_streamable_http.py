@@ -21,8 +21,8 @@ from http_support import (
     request,
     stateless,
 )
-from protocol import REVISIONS
 from server_support import serve_argv
+from shared.protocol import REVISIONS
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 
@@ -248,9 +248,9 @@ def test_closing_the_stream_cancels_a_waiting_2026_call(serve):
 # -- both: the lesson's client and the URL flows over HTTP ---------------------------------------
 @pytest.mark.parametrize("protocol", REVISIONS)
 def test_the_lessons_client_deletes_exactly_the_chosen_note_over_http(serve, tree, protocol):
-    import http_client
-    from client import Client
-    from simulated_user import ScriptedUser
+    from client import http_client
+    from client.simulated_user import ScriptedUser
+    from client.sync_client import Client
     server = serve()
     with Client(*http_client.connect(server.url), roots=[tree.notes], protocol=protocol,
                 user=ScriptedUser(PICK_2024), timeout=15) as client:
@@ -263,9 +263,9 @@ def test_the_lessons_client_deletes_exactly_the_chosen_note_over_http(serve, tre
 @pytest.mark.parametrize("protocol", REVISIONS)
 def test_the_url_flow_of_notes_setup_completes_on_the_setup_page_over_http(serve, tree,
                                                                           protocol):
-    import http_client
-    from client import Client
-    from simulated_user import Browser, ScriptedUser
+    from client import http_client
+    from client.simulated_user import Browser, ScriptedUser
+    from client.sync_client import Client
     server = serve("--demo-url-guard")
     user = ScriptedUser({"action": "accept"}, browser=Browser())
     with Client(*http_client.connect(server.url), roots=[tree.notes], protocol=protocol,
@@ -323,7 +323,7 @@ def test_other_paths_are_404_and_other_methods_405(serve):
 
 
 def test_sessions_are_bounded_and_the_least_recently_used_idle_one_makes_room(serve):
-    import streamable_http
+    from transports import streamable_http
     server = serve()
     oldest = initialize(server)
     for _ in range(streamable_http.MAX_SESSIONS):
@@ -352,9 +352,8 @@ def test_a_stop_that_lands_as_a_request_thread_starts_gives_its_slot_back_once(m
     """A signal's stop can reach the front's thread just after a request's thread started:
     the request is still answered, its slot is given back once, and nothing fails."""
 
-    import http_front
-    import streamable_http
     from server import NotesServer
+    from transports import http_front, streamable_http
     failures, start = [], threading.Thread.start
 
     def start_then_interrupted(thread):
@@ -395,7 +394,7 @@ def test_a_wildcard_listen_address_is_refused(tmp_path):
 def test_the_http_pipe_cancels_a_2026_request_by_closing_its_stream(serve):
     """At 2026-07-28 a `notifications/cancelled` is not sent over HTTP: the pipe closes the
     request's stream, which is how the revision cancels, and the server stops the call."""
-    import http_client
+    from client import http_client
     server = serve("--demo-url-guard", "--setup-wait", "20")
     caps = {"elicitation": {"url": {}}}
     first = stateless(server, "tools/call", {"name": "notes_setup", "arguments": {}},

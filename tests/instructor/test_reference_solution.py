@@ -3,13 +3,13 @@
 import pytest
 
 import extension
-from client import Client
+from client.sync_client import Client
 from conftest import REFERENCE
 from roots import RootSet
 from server import Config, NotesServer, RootsChange
 from server_support import NotesTree
 from store import Handles, read_note
-from transport import start_in_process
+from transports.transport import start_in_process
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 

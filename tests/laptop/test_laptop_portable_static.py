@@ -48,8 +48,10 @@ def locate(name: str, importer: str) -> Path | None:
             return None
         return REPO / "lessons" / "mcp_ui" / (parts[1] + ".py" if len(parts) > 1
                                               else "__init__.py")
-    code = REPO / "code" / f"{name}.py"
-    return code if code.exists() else None
+    code = REPO.joinpath("code", *parts)  # code/'s top, or one of its layers' folders
+    if code.is_dir():
+        return code / "__init__.py"
+    return code.with_suffix(".py") if code.with_suffix(".py").exists() else None
 
 
 def imports_of(path: Path, module: str) -> tuple[set[str], set[str]]:
@@ -98,8 +100,8 @@ def closure() -> dict[str, Path]:
 def test_the_closure_reaches_the_grader_the_portable_host_and_the_server():
     modules = set(closure())
     assert {"mcp_ui.review", "grader.cli", "grader.hosts.portable", "grader.checks.runs",
-            "grader.checks.public.test_ej2", "main", "session", "transport",
-            "client"} <= modules, sorted(modules)
+            "grader.checks.public.test_ej2", "main", "core.session", "transports.transport",
+            "client.sync_client"} <= modules, sorted(modules)
 
 
 def test_sandbox_modules_are_imported_only_inside_functions():
@@ -156,7 +158,7 @@ RUNTIME_GUARDED = {
     # Folder acts through dir_fd only when HAVE_DIR_FD (os.supports_dir_fd); elsewhere by path
     # (tests/notes_server/test_held_folders.py runs both); os.link names an O_TMPFILE file
     # and runs only after create_unnamed gave one, which needs UNNAMED (Linux) and a held fd
-    "dirfd": ({"dir_fd=", "os.link"}, ("HAVE_DIR_FD", "if not UNNAMED or self.fd is None")),
+    "notes.dirfd": ({"dir_fd=", "os.link"}, ("HAVE_DIR_FD", "if not UNNAMED or self.fd is None")),
     # OutputFolder only where DESCRIPTORS; PathFolder elsewhere
     "grader.outfiles": ({"dir_fd="}, "DESCRIPTORS"),
     # the permission probe runs only for plain mode as root (a Linux sandbox), never for the

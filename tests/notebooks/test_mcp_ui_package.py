@@ -14,8 +14,8 @@ import sys
 import pytest
 from notebook_helpers import LESSONS, NOTEBOOKS, REPO, code_cells, import_mcp_ui
 
-import protocol
-from demo import LESSON_NOTES
+from cli.demo import LESSON_NOTES
+from shared import protocol
 
 ui = import_mcp_ui()
 PACKAGE = LESSONS / "mcp_ui"

@@ -1,5 +1,5 @@
 """Where the kernel runs decides how notebook 03's setup page reaches the learner
-(lessons/mcp_ui/where.py, hub.py, code/setup_page.py's Exposure).
+(lessons/mcp_ui/where.py, hub.py, code/transports/page_http.py's Exposure).
 
 Each host is faked by its own markers (environment variables, the Jupyter server's runtime
 file): on a laptop the real page on 127.0.0.1; on a JupyterHub with jupyter-server-proxy the
@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 import pytest
 from notebook_helpers import import_mcp_ui, lab_run
 
-import setup_page
-import url_mode
 from nube_copias import Provider
+from transports import page_http
+from urlflow import setup_page, url_mode
 
 ui = import_mcp_ui()
 from mcp_ui import hub, where  # noqa: E402  (after import_mcp_ui put code/ on sys.path)
@@ -160,7 +160,7 @@ def exposed():
     record = flows.start("s1", "local:ana", "notas-sync")
     page = setup_page.SetupPage(flows, "notas-sync")
     access = Access({"ana-cookie": "ana", "beto-cookie": "beto"})
-    served = setup_page.serve_http(page, exposure=access.access.exposure(), log=LOG.append)
+    served = page_http.serve_http(page, exposure=access.access.exposure(), log=LOG.append)
     yield served, record, access
     served.close()
 

@@ -29,8 +29,8 @@ from test_lesson_structure import quiz_questions
 import elicitation  # code/, put on sys.path by notebook_helpers
 import nube_copias
 import roots
-import setup_page
 from mcp_schema import _revision, request_methods
+from urlflow import setup_page
 
 ui = import_mcp_ui()
 OLD, NEW = "2025-11-25", "2026-07-28"
@@ -443,7 +443,7 @@ KEY = {
                "SPEC_RULES 12; 2025-11-25 Client › Roots › Security Considerations"),
         Answer("Revisas este código: if path.startswith(root)",
                "/casa/Notas-privadas/robo.md: empieza igual, pero es otra carpeta",
-               "code/roots.py is_within", containment_is_per_component),
+               "code/notes/roots.py is_within", containment_is_per_component),
         Answer("Diseñas hoy un servidor nuevo",
                "No adoptas roots: un parámetro de herramienta, una URI de recurso o la "
                "configuración del servidor, con las mismas comprobaciones de rutas",
@@ -476,7 +476,7 @@ KEY = {
         Answer("El navegador vuelve a la página de retorno",
                "Consume el state, comprueba el flujo y canjea él mismo el code",
                f"SPEC_RULES 54-55; {E25} › URL Mode Elicitation for OAuth Flows; RFC 6749 "
-               "§4.1.2 and §10.12 (state against forged returns); code/nube_copias.py",
+               "§4.1.2 and §10.12 (state against forged returns); code/urlflow/nube_copias.py",
                a_code_comes_back_with_the_state_and_is_exchanged_once),
     ],
     "04_seguridad.ipynb": [
@@ -568,7 +568,7 @@ SECTION_QUIZZES = {
     "01-previo": ("01_roots.ipynb", [
         Answer("Un servidor comparte la root",
                "Que está fuera: compara la ruta real carpeta a carpeta",
-               "code/roots.py is_within", containment_is_per_component),
+               "code/notes/roots.py is_within", containment_is_per_component),
         Answer("En la revisión 2026-07-28 el servidor no puede enviar",
                "Responde input_required pidiendo las roots, y el cliente repite la llamada con "
                "la lista", "SPEC_RULES 84; the 2026-07-28 schema",

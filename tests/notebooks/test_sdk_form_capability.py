@@ -3,7 +3,7 @@
 2025-11-25, Client › Elicitation › Capabilities: a client declares the modes it supports;
 `"elicitation": {}` means form mode (the 2025-06-18 shape), `{"url": {}}` alone means URL mode
 only, and a server MUST NOT send a mode the client did not declare. The notebook's tool reads
-the SDK's `ClientCapabilities` through `supports_form` (code/elicitation.py); these tests run
+the SDK's `ClientCapabilities` through `supports_form` (code/core/elicitation.py); these tests run
 that very cell against a stand-in `Context` whose session records what would have been sent.
 """
 

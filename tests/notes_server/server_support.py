@@ -22,7 +22,7 @@ if str(CODE) not in sys.path:
 
 import store  # noqa: E402
 from mcp_schema import validate_frame  # noqa: E402
-from wire import valid_id  # noqa: E402
+from shared.wire import valid_id  # noqa: E402
 
 MAIN = str(CODE / "main.py")
 STATELESS = "2026-07-28"
@@ -65,7 +65,7 @@ def serve_argv(*args, trace=None):
 
 
 def spawn(argv, **popen_args):
-    """Start a server process on stdio for the lesson's `client.Client(send, lines, close)`:
+    """Start a server process on stdio for the lesson's `sync_client.Client(send, lines, close)`:
     returns (send, lines, close, process)."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen_args)
 
@@ -87,7 +87,7 @@ def spawn(argv, **popen_args):
 
 
 def write_solution(folder, source, name="solucion_de_prueba.py"):
-    """A test-only solution file for `serve --solution` (see code/extension.py)."""
+    """A test-only solution file for `serve --solution` (see code/lesson/extension.py)."""
     path = Path(folder) / name
     path.write_text(textwrap.dedent(source))
     return path

@@ -11,9 +11,11 @@ import threading
 
 import pytest
 
-import dirfd
-import place
-import store
+from notes import (
+    dirfd,
+    place,
+    store,  # the module itself: these tests set its limits and state
+)
 from roots import RootSet
 
 

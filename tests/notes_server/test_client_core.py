@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from client_core import ClientCore
-from protocol import REVISIONS
+from client.client_core import ClientCore
+from shared.protocol import REVISIONS
 
 FORM = {"mode": "form", "message": "¿Cuál?", "requestedSchema": {
     "type": "object", "properties": {"note_id": {"type": "string"}}}}

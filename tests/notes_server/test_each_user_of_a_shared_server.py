@@ -7,9 +7,9 @@ Notas Sync authorization is never used for the other, nor can the other complete
 
 import pytest
 
+from core.session import Session
 from server import Config, NotesServer
 from server_support import server_with
-from session import Session
 from test_session_core import ENVELOPE, Peer, call, questions, result_of
 
 ANA, BETO = "local:ana", "local:beto"

@@ -24,8 +24,8 @@ from folder_swaps import (
     swap,
     swapping,
 )
-from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client, text
+from shared.protocol import REVISIONS
 
 pytestmark = pytest.mark.anyio
 REVISIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from folder_swaps import REPLACED, make_house, outside, swapping
-from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client, text
+from shared.protocol import REVISIONS
 
 pytestmark = [pytest.mark.anyio,
               pytest.mark.instructor_only("runs the reference solution of exercise 2")]

@@ -37,11 +37,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
 from server import Config, NotesServer
 from server_support import serve_argv, write_solution
-from transport import Loopback
-from wire import MAX_DEPTH, MAX_LINE_BYTES
+from shared.wire import MAX_DEPTH, MAX_LINE_BYTES
+from transports.transport import Loopback
 
 STATELESS = "2026-07-28"
 V = "io.modelcontextprotocol/protocolVersion"

@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-import dirfd
 import store
-from handles import _kernel_paths
+from notes import dirfd
+from notes.handles import _kernel_paths
 from roots import RootSet
 
 
@@ -137,7 +137,7 @@ def test_a_handle_whose_file_was_deleted_or_that_was_revoked_is_nowhere(root, op
 def test_without_kernel_help_the_opening_path_counts_only_if_it_is_the_same_file(
         root, opened, monkeypatch):
     handles, handle = opened
-    monkeypatch.setattr("handles._kernel_paths", lambda fd: iter(()))
+    monkeypatch.setattr("notes.handles._kernel_paths", lambda fd: iter(()))
     assert handle.current_path() == str(root / "sub" / "b.md")
     (root / "sub" / "b.md").rename(root / "sub" / "otra.md")
     make(root / "sub", "b.md", "note-b", title="Impostora")
@@ -151,7 +151,7 @@ def test_a_kernel_answer_that_goes_through_a_link_is_where_the_link_leads(
     handles, handle = opened
     (root / "sub").rename(root.parent / "Fuera" / "llevada")
     (root / "sub").symlink_to(root.parent / "Fuera" / "llevada")
-    monkeypatch.setattr("handles._kernel_paths", lambda fd: iter([handle.path]))
+    monkeypatch.setattr("notes.handles._kernel_paths", lambda fd: iter([handle.path]))
     assert handle.current_path() == str(root.parent / "Fuera" / "llevada" / "b.md")
 
 
@@ -251,7 +251,7 @@ def test_the_kernel_is_asked_first_and_a_stale_answer_is_passed_over(root, opene
     handles, handle = opened
     (root / "sub" / "b.md").rename(root / "sub" / "nueva.md")
     stale, now = str(root / "no-existe.md"), str(root / "sub" / "nueva.md")
-    monkeypatch.setattr("handles._kernel_paths", lambda fd: iter([stale, now]))
+    monkeypatch.setattr("notes.handles._kernel_paths", lambda fd: iter([stale, now]))
     assert handle.current_path() == str(root / "sub" / "nueva.md")
 
 

@@ -15,14 +15,16 @@ import subprocess
 
 import pytest
 
-import dirfd
-import store
-from client import Client
-from protocol import REVISIONS
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
+from notes import (
+    dirfd,
+    store,  # the module itself: these tests set its limits and state
+)
 from roots import RootSet
 from server import Config, NotesServer
 from server_support import serve_argv
-from simulated_user import ScriptedUser
+from shared.protocol import REVISIONS
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ tools have no multi-select field."""
 import pytest
 
 from elicitation import AnswerError, check_answer
-from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
 from server_support import write_solution
+from shared.protocol import REVISIONS
 
 TAGS = {"type": "array", "title": "Etiquetas",
         "items": {"type": "string", "enum": ["casa", "trabajo", "ideas"]}}

@@ -9,17 +9,17 @@ import threading
 
 import pytest
 
-from calls import NOT_JSON
+from core.calls import NOT_JSON
+from core.revisions import ROOTS_FAILED
 from extension import Extension
 from hand_client import ENVELOPE_2026, Talk
-from protocol import REVISIONS
-from revisions import ROOTS_FAILED
 from server import Config, NotesServer
 from server_support import RawPipe, write_solution
+from shared.protocol import REVISIONS
+from shared.wire import MAX_DEPTH
 from test_session_core import CAPS, Peer, result_of
 from tooling import NOT_JSON_PROBLEMS, ok
-from transport import Loopback, ThreadClock
-from wire import MAX_DEPTH
+from transports.transport import Loopback, ThreadClock
 
 PARSE_TOO_DEEP = {"jsonrpc": "2.0", "error": {
     "code": -32700, "message": f"Parse error: JSON nested deeper than {MAX_DEPTH} levels"}}
@@ -27,7 +27,7 @@ PARSE_TOO_DEEP = {"jsonrpc": "2.0", "error": {
 
 @pytest.fixture
 def home(tmp_path):
-    from demo import write_lesson_notes
+    from cli.demo import write_lesson_notes
     base = os.path.realpath(tmp_path)
     write_lesson_notes(base)
     return base
@@ -241,7 +241,7 @@ def test_a_2026_round_whose_sealed_state_would_not_fit_a_frame_ends_the_call(hom
 
 
 def test_error_data_that_is_not_json_is_a_tool_error_too(home):
-    import wire
+    from shared import wire
 
     def raises(ctx, preguntar=False):
         raise wire.RpcError(-32000, "mal", {"x": {1}})

@@ -12,13 +12,13 @@ import pytest
 
 import extension
 import nube_copias
-import wire
-from client import Client
-from protocol import PROVIDER_METHOD, SETUP_PAGE_METHOD
+from client.sync_client import Client
 from server import Config, NotesServer
 from server_support import CODE  # noqa: F401  (puts code/ on sys.path)
-from setup_page import INLINE_BASE, PageRequest
-from transport import start_in_process
+from shared import wire
+from shared.protocol import PROVIDER_METHOD, SETUP_PAGE_METHOD
+from transports.transport import start_in_process
+from urlflow.setup_page import INLINE_BASE, PageRequest
 
 PAGES = textwrap.dedent('''
     import threading

@@ -1,9 +1,9 @@
 """Clients that can do less: a 2025-06-18 client (form mode only, the old enum shape) and a
 client that declares nothing. Frames are validated against the revision they negotiated."""
 
-from client import Client
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from server_support import serve_argv, spawn
-from simulated_user import ScriptedUser
 
 PICK = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 

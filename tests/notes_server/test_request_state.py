@@ -3,8 +3,8 @@ its arguments, the principal and an expiry, and read back only in its exact spel
 
 import pytest
 
-from protocol import REVISIONS
 from request_state import Binding, Sealer, ServerKey, StateError, digest
+from shared.protocol import REVISIONS
 
 KEY = ServerKey.new()
 

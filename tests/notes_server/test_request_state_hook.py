@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
 from extension import Extension
 from server import Config, NotesServer
 from test_session_core import Peer, result_of

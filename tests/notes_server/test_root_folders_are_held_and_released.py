@@ -11,11 +11,11 @@ import re
 import pytest
 
 import store
-from client import Client
-from protocol import REVISIONS
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from roots import MAX_PINS, RootError, RootSet
 from server import Config, NotesServer
-from simulated_user import ScriptedUser
+from shared.protocol import REVISIONS
 
 PICK_7 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 

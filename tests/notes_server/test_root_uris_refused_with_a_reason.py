@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from protocol import REVISIONS
 from roots import RootError, RootSet, path_to_uri, uri_to_path
 from sdk_driver import Answers, Roots, sdk_client
+from shared.protocol import REVISIONS
 
 
 @pytest.mark.parametrize("value", [None, 42, ["file:///tmp/x.md"], b"file:///tmp/x.md", ""],

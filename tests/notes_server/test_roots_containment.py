@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from client import Client
-from protocol import REVISIONS
+from client.sync_client import Client
 from roots import RootError, RootSet, path_to_uri, uri_to_path
 from server_support import serve_argv, spawn
+from shared.protocol import REVISIONS
 
 
 def build_house(base):

@@ -9,8 +9,8 @@ import threading
 import mcp.types as types
 import pytest
 
+from client.simulated_user import Browser
 from sdk_driver import Answers, Roots, sdk_client, text
-from simulated_user import Browser
 
 pytestmark = pytest.mark.anyio
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

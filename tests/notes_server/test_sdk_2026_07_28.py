@@ -7,9 +7,9 @@ import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from client.simulated_user import Browser
 from sdk_driver import Answers, Roots, sdk_client, text
 from server_support import server_frames
-from simulated_user import Browser
 
 pytestmark = pytest.mark.anyio
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

@@ -10,9 +10,9 @@ import threading
 
 import pytest
 
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
+from core.session import Session
 from server import Config, NotesServer
-from session import Session
 
 CAPS = {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}}
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}

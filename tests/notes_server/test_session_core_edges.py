@@ -7,10 +7,10 @@ import os
 import pytest
 
 import extension
-from demo import write_lesson_notes
-from protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
-from revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
+from cli.demo import write_lesson_notes
+from core.revisions import EMPTY_ROOTS, NO_OVERLAP, NO_ROOTS, ROOTS_FAILED
 from server import Config, NotesServer
+from shared.protocol import REVISIONS, SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION
 from test_session_core import (
     CAPS,
     ENVELOPE,

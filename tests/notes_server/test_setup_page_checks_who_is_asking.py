@@ -14,11 +14,12 @@ import urllib.parse
 
 import pytest
 
-import setup_page
 from nube_copias import AUTHORIZE_PATH, CLIENT_ID
 from server import Config, NotesServer
-from setup_page import HttpPage, SetupPage
-from url_mode import FlowStore
+from transports import page_http
+from transports.page_http import HttpPage
+from urlflow.setup_page import SetupPage
+from urlflow.url_mode import FlowStore
 
 PROTECTIVE = {"cache-control": "no-store", "referrer-policy": "same-origin",
               "x-frame-options": "DENY", "x-content-type-options": "nosniff"}
@@ -150,7 +151,7 @@ def test_slow_connections_never_shut_the_page_out_and_the_one_refused_is_told_wh
     """Connections that send half a request and wait take no thread: beyond the page's
     budget of connections, the slowest gets a 503 page saying why (never a silent close), and
     a browser that asks at speed is answered."""
-    monkeypatch.setattr(setup_page, "FRONT", {**setup_page.FRONT, "connections": 2})
+    monkeypatch.setattr(page_http, "FRONT", {**page_http.FRONT, "connections": 2})
     page = HttpPage(SetupPage(FlowStore(), "notas-sync"))
     port, host = int(page.base.rsplit(":", 1)[1]), page.base.split("//", 1)[1]
     slow = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(2)]

@@ -17,22 +17,22 @@ import urllib.request
 
 import pytest
 
-from client import Client
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from hand_client import Talk
-from protocol import REVISIONS, SETUP_PAGE_METHOD
 from server import Config, NotesServer
 from server_support import CODE, RawPipe, serve_argv, spawn
-from setup_page import (
+from shared.protocol import REVISIONS, SETUP_PAGE_METHOD
+from transports.page_http import HttpPage
+from urlflow.setup_page import (
     INLINE_BASE,
     ROUTE_FAILED,
-    HttpPage,
     PageResponse,
     SetupPage,
     rpc_fetch,
 )
-from simulated_user import Browser, ScriptedUser
-from url_mode import FlowStore
+from urlflow.url_mode import FlowStore
 
 FAST = ("--demo-url-guard", "--setup-wait", "5")
 
@@ -102,8 +102,9 @@ def test_sync_before_setup_runs_on_the_loopback_with_no_thread_and_no_socket(hom
 LAZY_HTTP = """
 import sys, urllib.request
 sys.path.insert(0, {code!r})
-from setup_page import HttpPage, SetupPage
-from url_mode import FlowStore
+from transports.page_http import HttpPage
+from urlflow.setup_page import SetupPage
+from urlflow.url_mode import FlowStore
 flows = FlowStore()
 page = HttpPage(SetupPage(flows, "notas-sync"))
 record = flows.start("s", "u", "notas-sync")

@@ -202,8 +202,8 @@ def test_a_name_that_is_no_identifier_or_roots_for_something_else_is_refused(tmp
 
 
 def test_the_lessons_client_answers_a_round_of_several_requests_in_one_retry(home):
-    from client import Client
-    from simulated_user import ScriptedUser
+    from client.simulated_user import ScriptedUser
+    from client.sync_client import Client
     srv = NotesServer(Config(demo_url_guard=True))
     frames = []
     client = Client.local(srv, protocol="2026-07-28", roots=[f"{home}/Notas"],

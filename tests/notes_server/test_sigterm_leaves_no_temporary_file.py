@@ -20,7 +20,7 @@ import threading
 
 import pytest
 
-import store
+from notes import store  # the module itself: these tests set its limits and state
 from server_support import serve_argv, write_solution
 
 POINTS = ["before-writing", "synced", "named", "renamed"]
@@ -33,7 +33,7 @@ HOLD = """
     import sys
     import time
 
-    import dirfd
+    from notes import dirfd
     from extension import Extension
 
     extension = Extension()
@@ -206,7 +206,7 @@ def store_roots(tree):
 
 def patch_steps(monkeypatch, hold):
     """`hold(step)` runs at each step of a write (the same steps as HOLD's)."""
-    import dirfd
+    from notes import dirfd
     real_write, real_fsync, real_rename = os.write, os.fsync, dirfd.Folder.rename
 
     def write(fd, data):
@@ -265,7 +265,7 @@ def test_a_stop_that_waits_for_a_copy_being_named_still_removes_it(tree, monkeyp
             self.owner = None
             self.real.release()
     monkeypatch.setattr(store, "_temporaries_lock", Lock(store._temporaries_lock))
-    import dirfd
+    from notes import dirfd
     real_name, real_create = dirfd.Folder.name_file, dirfd.Folder.create_new
 
     def slow(real):

@@ -1,4 +1,4 @@
-"""What went wrong in a solution's code is named, with the solution's own line (code/tooling.py).
+"""What went wrong in a solution's code is named, with the solution's line (code/core/tooling.py).
 
 `crash_text` gives an exception's type and message and the innermost line of the learner's
 file it passed through (the server's log says it for a tool, a page route, the URL guard and

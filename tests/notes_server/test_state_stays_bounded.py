@@ -8,14 +8,14 @@ import threading
 
 import pytest
 
-from client import Client
-from demo import write_lesson_notes
+from cli.demo import write_lesson_notes
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from hand_client import Talk
-from protocol import REVISIONS
 from server import Config, NotesServer
-from simulated_user import ScriptedUser
-from transport import Loopback, ThreadClock, TimerHeap
-from url_mode import FlowStore
+from shared.protocol import REVISIONS
+from transports.transport import Loopback, ThreadClock, TimerHeap
+from urlflow.url_mode import FlowStore
 
 
 class Clock:

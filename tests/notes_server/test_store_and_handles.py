@@ -7,9 +7,9 @@ import threading
 import pytest
 
 import store
-from client import Client
+from client.sync_client import Client
 from server import Config, NotesServer
-from transport import start_in_process
+from transports.transport import start_in_process
 
 
 def test_write_replaces_the_file_in_one_step_and_leaves_no_temporary(tmp_path):

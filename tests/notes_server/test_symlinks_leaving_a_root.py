@@ -4,8 +4,8 @@ through the tools, in both revisions; the link and its target stay as they were.
 
 import pytest
 
-from protocol import REVISIONS
 from sdk_driver import Answers, Roots, sdk_client
+from shared.protocol import REVISIONS
 
 pytestmark = pytest.mark.anyio
 INSIDE = {"note-1", "note-3", "note-7", "note-14"}

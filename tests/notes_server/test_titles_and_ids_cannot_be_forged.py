@@ -7,11 +7,11 @@ note's id), and two files that claim the same id are never offered as two identi
 import pytest
 
 import store
-from client import Client
-from protocol import REVISIONS
+from client.simulated_user import ScriptedUser
+from client.sync_client import Client
 from roots import RootSet
 from server import Config, NotesServer
-from simulated_user import ScriptedUser
+from shared.protocol import REVISIONS
 
 BREAKS = ["\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 

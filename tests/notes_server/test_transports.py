@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from async_client import AsyncClient
-from client import Client
-from demo import write_lesson_notes
-from protocol import REVISIONS
+from cli.demo import write_lesson_notes
+from client.async_client import AsyncClient
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from server import Config, NotesServer
-from simulated_user import Browser, ScriptedUser
+from shared.protocol import REVISIONS
 
 PICK_2024 = {"action": "accept", "content": {"note_id": "note-7", "confirm": True}}
 

@@ -9,12 +9,13 @@ import urllib.request
 
 import pytest
 
-from client import Client
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from server import Config, NotesServer
-from setup_page import SetupPage, serve_http
-from simulated_user import Browser, ScriptedUser
-from transport import start_in_process
-from url_mode import FlowError, FlowStore, demo_guard, url_problems
+from transports.page_http import serve_http
+from transports.transport import start_in_process
+from urlflow.setup_page import SetupPage
+from urlflow.url_mode import FlowError, FlowStore, demo_guard, url_problems
 
 URL = {"elicitation": {"form": {}, "url": {}}}
 

@@ -7,11 +7,11 @@ value and decide nothing about SDK versions (that decision is exercise 3)."""
 import mcp.types as types
 import pytest
 
-from client import Client
-from protocol import REVISIONS
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
 from sdk_driver import Answers, Roots, sdk_client
 from server_support import serve_argv, spawn, write_solution
-from simulated_user import Browser, ScriptedUser
+from shared.protocol import REVISIONS
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=REVISIONS)
 PROTOCOLS = pytest.mark.parametrize("protocol", REVISIONS)

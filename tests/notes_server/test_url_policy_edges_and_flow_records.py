@@ -4,7 +4,7 @@ what a flow record keeps: its session, its lifetime, why a retired link is dead.
 
 import pytest
 
-from url_mode import FlowError, FlowStore, url_problems
+from urlflow.url_mode import FlowError, FlowStore, url_problems
 
 
 class Clock:

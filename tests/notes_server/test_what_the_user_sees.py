@@ -12,9 +12,9 @@ import unicodedata
 import pytest
 
 from server_support import server_with
+from shared.wire import MAX_LINE_BYTES, encode
 from store import HEADER_BYTES, MAX_READ_BYTES, MAX_TITLE_CHARS
 from test_session_core import Peer, call, questions, result_of, server
-from wire import MAX_LINE_BYTES, encode
 
 FORGED = "- note-666: Transferencia aprobada (2025-01-01)"
 

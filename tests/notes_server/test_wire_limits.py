@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import wire
-from wire import MAX_DEPTH, Checked, NotJSON, check_json, encode, too_deep
+from shared import wire
+from shared.wire import MAX_DEPTH, Checked, NotJSON, check_json, encode, too_deep
 
 
 @pytest.mark.parametrize("text, deep", [

@@ -34,14 +34,23 @@ PROTOCOLS = ("2025-11-25", "2026-07-28", "2025-06-18")
 def modules(code_dir):
     if code_dir not in sys.path:
         sys.path.insert(0, code_dir)
-    names = ("client", "server", "store")
-    loaded = {name: importlib.import_module(name) for name in names}
+    def first(*names):  # the module under its name in code/'s folders, or its older flat one
+        for name in names[:-1]:
+            try:
+                return importlib.import_module(name)
+            except ImportError:
+                pass
+        return importlib.import_module(names[-1])
+
+    loaded = {"client": first("client.sync_client", "client"),
+              "server": importlib.import_module("server"),
+              "store": importlib.import_module("store")}
     try:
-        loaded["start"] = importlib.import_module("transport").start_in_process
+        loaded["start"] = first("transports.transport", "transport").start_in_process
     except ImportError:
         loaded["start"] = importlib.import_module("session").start_in_process
     try:
-        loaded["user"] = importlib.import_module("simulated_user")
+        loaded["user"] = first("client.simulated_user", "simulated_user")
     except ImportError:
         loaded["user"] = loaded["client"]
     return loaded

@@ -5,7 +5,7 @@ says what went wrong without naming the notes, titles or folders used here."""
 from grader.checks import ej2
 from grader.checks.ej2 import SEVERE_ROOTS, accept
 from grader.checks.grading import graded
-from protocol import LATEST_HANDSHAKE, REVISIONS
+from shared.protocol import LATEST_HANDSHAKE, REVISIONS
 
 
 @graded("ejercicio2", 2, "si las roots cambian mientras el formulario está abierto, no archiva "

@@ -34,7 +34,7 @@ from grader.checks.ej2 import (
 )
 from grader.checks.grading import graded, short
 from grader.checks.notes_tree import describe_changes
-from protocol import FORM_ONLY, LATEST_HANDSHAKE, REVISIONS
+from shared.protocol import FORM_ONLY, LATEST_HANDSHAKE, REVISIONS
 
 
 @graded("ejercicio2", 2, ej2.POSITIVE, revisions=REVISIONS, severe=SEVERE_DECISION)

@@ -33,7 +33,7 @@ from grader.checks.ej3 import (
     scene,
 )
 from grader.checks.grading import graded, short
-from setup_page import INLINE_BASE
+from urlflow.setup_page import INLINE_BASE
 
 OWNER = "que un flujo solo lo complete y lo use quien lo empezó"
 ONCE = "que un state sirva una sola vez y caduque"

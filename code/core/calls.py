@@ -17,9 +17,8 @@ Deliberate simplifications: answers, question digests and memos are kept in memo
 2026-07-28 they travel sealed in `requestState` instead); MAX_RUNS is a plain count.
 """
 
-import wire
-from context import NeedInput, NeedRoots, ToolContext, WaitFlow
-from tooling import (
+from core.context import NeedInput, NeedRoots, ToolContext, WaitFlow
+from core.tooling import (
     NOT_JSON_PROBLEMS,
     MissingCapability,
     ToolError,
@@ -29,6 +28,7 @@ from tooling import (
     json_problem,
     ok,
 )
+from shared import wire
 
 PROGRESS_EVERY = 2.0  # seconds between notifications/progress while a call waits for a page
 MAX_RUNS = 64         # runs of one call: far above what any lesson tool needs

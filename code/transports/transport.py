@@ -39,10 +39,10 @@ import threading
 import time
 from collections import deque
 
-import wire
-from nube_copias import ProviderError
-from protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD
-from session import Session
+from core.session import Session
+from shared import wire
+from shared.protocol import PROVIDER_METHOD, SECOND_SESSION_METHOD
+from urlflow.nube_copias import ProviderError
 
 SECOND_MARK = SECOND_SESSION_METHOD.encode()
 PROVIDER_IDS = "nube-"   # the ids of the provider requests (the session's are numbers)

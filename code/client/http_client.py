@@ -1,7 +1,7 @@
-"""The lesson's client over Streamable HTTP: a pipe of lines for client.Client, made of POSTs.
+"""The lesson's client over Streamable HTTP: a pipe of lines for Client, made of POSTs.
 
-`connect(url)` returns `(send, lines, close)`, what `client.Client(send, lines, close)` takes
-(like transport.start_in_process), so the same client core speaks over HTTP:
+`connect(url)` returns `(send, lines, close)`, what `sync_client.Client(send, lines, close)`
+takes (like transport.start_in_process), so the same client core speaks over HTTP:
 
 - `send(frame)` POSTs one frame and returns once the server has taken it (the answer's
   headers arrived), so frames reach the server in the order the core wrote them;
@@ -41,9 +41,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-import http_headers
-import wire
-from protocol import META_VERSION
+from shared import http_headers, wire
+from shared.protocol import META_VERSION
 
 ACCEPT = "application/json, text/event-stream"
 MAX_RESUMES = 3  # GETs with Last-Event-ID for one request whose stream keeps ending early
@@ -321,7 +320,8 @@ class ServerProcess:
     thread was stuck into the log the error shows."""
 
     def __init__(self, *args, listen="127.0.0.1:0", cwd=None, env=None, timeout=20.0):
-        main = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
+        code = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # client/ is in code/
+        main = os.path.join(code, "main.py")
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-X", "faulthandler", main, "serve", "--http", listen,
              *map(str, args)],
@@ -375,6 +375,6 @@ class ServerProcess:
 
 
 def connect(url, timeout=30.0):
-    """`(send, lines, close)` for `client.Client`, speaking Streamable HTTP to `url`."""
+    """`(send, lines, close)` for `sync_client.Client`, speaking Streamable HTTP to `url`."""
     pipe = HttpPipe(url, timeout)
     return pipe.send, pipe.lines(), pipe.close

@@ -17,8 +17,8 @@ Deliberate simplifications: in-process only (the notebooks need no stream); an e
 import asyncio
 import inspect
 
-import wire
-from client_core import CANCEL, ClientCore, Driver
+from client.client_core import CANCEL, ClientCore, Driver
+from shared import wire
 
 STOPPED = "La persona detuvo la celda."
 
@@ -36,7 +36,7 @@ class AsyncClient(Driver):
 
     @classmethod
     def local(cls, server, loop=None, **options):
-        from transport import AsyncLoopback
+        from transports.transport import AsyncLoopback
         return cls(AsyncLoopback(server, loop or asyncio.get_running_loop()), **options)
 
     # -- the user ------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ import functools
 import queue
 import threading
 
-import wire
-from client_core import CANCEL, ClientCore, Driver
+from client.client_core import CANCEL, ClientCore, Driver
+from shared import wire
 
 MAX_PENDING_QUESTIONS = 32  # questions waiting for a worker; beyond: refused
 
@@ -56,7 +56,7 @@ class Client(Driver):
     def local(cls, server, session_user=None, **options):
         """A client and a new session of `server` in this thread (transport.Loopback);
         `session_user` is who that session is (default: the server's local user)."""
-        from transport import Loopback
+        from transports.transport import Loopback
         loopback = Loopback(server, user=session_user)
         client = cls(loopback.send, loopback=loopback, **options)
         loopback.deliver = client._receive

@@ -32,10 +32,14 @@ of a 2025 session (each request is judged by its own `_meta`); answers are kept 
 import secrets
 import threading
 
-import revisions
-import wire
-from calls import Calls
-from protocol import (
+from core import revisions
+from core.calls import Calls
+from core.tooling import crash_text
+from notes.handles import RootsChange
+from notes.roots import RootError, RootSet
+from notes.store import Handles
+from shared import wire
+from shared.protocol import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE,
     SERVER_INFO,
@@ -43,10 +47,8 @@ from protocol import (
     SOLUTION_META_KEY,
     STATELESS_VERSION,
 )
-from roots import RootError, RootSet
-from server import REACTION_FAILED, RootsChange
-from store import Handles
-from tooling import crash_text
+
+REACTION_FAILED = "la reacción al cambio de roots falló"  # server.py re-exports it
 
 INSTRUCTIONS = ("Servidor de notas de la lección 'Roots y Elicitación'. Solo toca archivos "
                 "dentro de las roots del cliente y pregunta al usuario cuando una acción es "

@@ -20,16 +20,24 @@ the only candidate, so a handle whose file moved there stops reading; no lock (t
 core runs one tool at a time).
 """
 
+from __future__ import annotations
+
 import codecs
 import itertools
 import os
 import stat
 import sys
 
-from dirfd import identity
-from note_format import StoreError, file_of, parse_header
-from place import Place
-from roots import path_to_uri
+from notes.dirfd import identity
+from notes.note_format import StoreError, file_of, parse_header
+from notes.place import Place
+from notes.roots import path_to_uri
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
+if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    from collections.abc import Iterable
+
+    from notes.roots import RootSet
 
 MAX_READ_BYTES = 256 * 1024    # of a note through a handle: fits one answer, whatever it holds
 MAX_OPEN_HANDLES = 32          # per session
@@ -213,3 +221,20 @@ class Handles:
         """Revoke every handle that still works (the session ended)."""
         for handle in self.live():
             self.revoke(handle, "la sesión terminó")
+
+
+# -- a roots change (exercise 4's reaction gets one; server.py re-exports it) -------------
+class RootsChange:
+    """What a roots-change reaction sees. It stages revocations; the session applies them
+    together with the new RootSet once the reaction returns."""
+
+    def __init__(self, old_roots: RootSet, new_roots: RootSet, handles: Iterable[Handle]
+                 ) -> None:
+        self.old_roots, self.new_roots = old_roots, new_roots
+        self.handles = list(handles)
+        self.revoked = {}
+
+    def revoke(self, handle: Handle, reason: str = "su nota quedó fuera de las roots") -> None:
+        """Close `handle` (one of `self.handles`) when the change is applied; a later
+        `notes_read` on it answers with `reason`."""
+        self.revoked[handle.id] = (handle, reason)

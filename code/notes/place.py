@@ -26,9 +26,9 @@ import errno
 import os
 import stat
 
-from dirfd import valid_name
-from note_format import HEADER_BYTES, TITLE_CUT, StoreError, as_note, file_of, note_from
-from roots import RootError
+from notes.dirfd import valid_name
+from notes.note_format import HEADER_BYTES, TITLE_CUT, StoreError, as_note, file_of, note_from
+from notes.roots import RootError
 
 OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
 NO_DESCRIPTORS = ("el servidor no puede abrir más archivos ahora mismo (demasiados abiertos); "

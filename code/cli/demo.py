@@ -1,6 +1,6 @@
 """The lesson on the real wire: three scenarios, then roots changing and URL mode.
 
-The lesson's client (client.py) and the server (server.py, session.py) share this process but
+The lesson's client (sync_client.py) and the server (server.py, session.py) share this process but
 talk only through serialized JSON-RPC lines (transport.Loopback), so every line printed after
 `C→S` or `S→C` is exactly what crossed. The user is scripted (simulated_user.ScriptedUser) and
 so is the browser (simulated_user.Browser, on the real local setup page). Everything happens
@@ -23,12 +23,12 @@ import os
 import tempfile
 import textwrap
 
-import store
-import wire
-from client import Client
-from protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
-from server import Config, NotesServer
-from simulated_user import Browser, ScriptedUser
+from client.simulated_user import Browser, ScriptedUser
+from client.sync_client import Client
+from lesson.server import Config, NotesServer
+from notes import store
+from shared import wire
+from shared.protocol import FORM_MODE, LATEST_HANDSHAKE, STATELESS_VERSION
 
 ABBREVIATE = {"requestState": 24, "instructions": 40, "url": 90, "text": 40}
 SAME_FORM = "   (el mismo formulario de antes)"

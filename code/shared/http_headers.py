@@ -11,6 +11,7 @@ starts or ends with a space) travels as `=?base64?<its UTF-8 in Base64>?=`.
 headers, tools)` says why the headers of a received request do not repeat its body (the
 server, streamable_http.py; None when they do); `marked(schema)` finds a tool's `x-mcp-header`
 marks and refuses marks that break the rules (a client leaves such a tool out).
+`stateless_request(msg, version_header)` says whether a request is spoken at 2026-07-28.
 
 Deliberate simplifications: header values are compared after trimming spaces and tabs; an
 integer parameter is compared as a number.
@@ -20,7 +21,7 @@ import base64
 import binascii
 import re
 
-from protocol import META_VERSION
+from shared.protocol import META_VERSION, STATELESS_VERSION
 
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # Mcp-Name
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")       # an HTTP field name (RFC 9110)
@@ -162,3 +163,16 @@ def _same(text, value):
         except ValueError:
             return False
     return text == value
+
+
+# -- which revision a request speaks (the server, streamable_http.py) ---------------------------
+def stateless_request(msg, version_header):
+    """Is this request spoken at 2026-07-28 (or meant to be: its version decides)?"""
+    return (version_header or "").strip() == STATELESS_VERSION or META_VERSION in meta_of(msg) \
+        or msg.get("method") == "server/discover"
+
+
+def meta_of(msg):
+    """The `_meta` of a request's params (empty when there is none, or it is not an object)."""
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    return params["_meta"] if isinstance(params.get("_meta"), dict) else {}

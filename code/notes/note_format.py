@@ -26,7 +26,7 @@ import hashlib
 import re
 from collections import namedtuple
 
-from roots import RootError, bounded, path_to_uri
+from notes.roots import RootError, bounded, path_to_uri
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUFFIX = ".md"

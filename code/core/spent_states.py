@@ -35,7 +35,7 @@ import sqlite3
 import threading
 import time
 
-from request_state import StateError, one_time
+from core.request_state import StateError, one_time
 
 SWEEP_EVERY = 64     # markers written between two sweeps of the expired ones
 TIMEOUT = 5.0        # seconds a store may take to answer before the state is refused

@@ -19,13 +19,13 @@ the provider's credential never leaves url_mode.FlowStore.
 import datetime
 import json
 
-import elicitation
-import store
-import url_mode
-from extension import Extension
-from protocol import SYNC_PROVIDER
-from roots import RootError
-from tooling import ToolError, ok
+from core import elicitation
+from core.tooling import ToolError, ok
+from lesson.extension import Extension
+from notes import store
+from notes.roots import RootError
+from shared.protocol import SYNC_PROVIDER
+from urlflow import url_mode
 
 LESSON = Extension(origin="base")  # the lesson's tools, declared as a solution declares its own
 NOTE_OUT = {"type": "object", "required": ["id", "title", "created", "uri"],

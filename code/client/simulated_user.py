@@ -16,7 +16,7 @@ import html
 import re
 import urllib.parse
 
-import wire
+from shared import wire
 
 FORM_FIELD = re.compile(r'name="(\w+)" value="([^"]*)"')
 FORM_ACTION = re.compile(r'<form\b[^>]*\baction="([^"]*)"')

@@ -27,8 +27,8 @@ import unicodedata
 from collections import deque
 from urllib.parse import parse_qsl, urlsplit
 
-from elicitation import supports_url
-from protocol import REVISIONS
+from core.elicitation import supports_url
+from shared.protocol import REVISIONS
 
 
 def demo_guard(sdk_version, protocol_version, client_capabilities):

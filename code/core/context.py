@@ -41,24 +41,22 @@ import json
 import unicodedata
 from urllib.parse import urlencode
 
-import elicitation
-import store
-import wire
-from protocol import FORM_MODE, URL_MODE
-from request_state import digest
-from tooling import MissingCapability, ToolError, json_problem
+from core import elicitation
+from core.request_state import digest
+from core.tooling import MissingCapability, ToolError, json_problem
+from notes import store
+from shared import wire
+from shared.protocol import FORM_MODE, URL_MODE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the demo's start-up)
 if TYPE_CHECKING:  # names only an editor or a type checker reads (annotations)
+    # Only what lies below this module: the session, the call and the revision that use a
+    # context, and the URL flow above it, are named in the docstrings instead, so that no
+    # import (not even an editor's) goes back up.
     from collections.abc import Callable, Iterable
     from typing import Any
 
-    from calls import Call
-    from nube_copias import Provider, RemoteProvider
-    from revisions import Revision
-    from roots import RootSet
-    from session import Session
-    from url_mode import FlowRecord
+    from notes.roots import RootSet
 
 MAX_STALE_ANSWERS = 3  # a tool whose question changes on every run is stopped after this
 MAX_MEMO_BYTES = 1024 * 1024  # all memos of one call, encoded: requestState must fit a frame
@@ -120,9 +118,9 @@ class ToolContext:
     protocol_version: str                 # this call's revision, e.g. "2025-11-25"
     client_capabilities: dict[str, Any]   # what the client declared
     stateless: bool                       # a 2026-07-28 request (no session)
-    revision: Revision                    # where the revisions differ (revisions.py)
+    revision: Any                         # where the revisions differ (revisions.Revision)
 
-    def __init__(self, session: Session, call: Call) -> None:
+    def __init__(self, session: Any, call: Any) -> None:  # session.Session, calls.Call
         self.session = session
         self.server = session.server
         self.call = call
@@ -338,8 +336,9 @@ class ToolContext:
         return self.session.user
 
     @property
-    def provider(self) -> Provider | RemoteProvider:
-        """The server's Nube de Copias (nube_copias.Provider): `backup(token, notes)`."""
+    def provider(self) -> Any:
+        """The server's Nube de Copias (nube_copias.Provider or RemoteProvider): `backup(token,
+        notes)`."""
         return self.server.provider
 
     @property
@@ -365,7 +364,7 @@ class ToolContext:
         return page.base + path + ("?" + urlencode(params) if params else "")
 
     # -- the server's own URL flows (url_mode.FlowStore: the lesson's notes_setup and sync) -----
-    def start_flow(self, provider: str) -> FlowRecord:
+    def start_flow(self, provider: str) -> Any:  # url_mode.FlowRecord
         """A new URL-mode flow of this call's user with `provider`, kept by the server
         (url_mode.FlowStore: an unguessable `elicitation_id`, single use, expiring after
         `url_ttl`). When its page ends it, this connection hears of it (the tool's parked run
@@ -374,7 +373,7 @@ class ToolContext:
         return self.server.flows.start(self.session.id, self.user, provider,
                                        self.session.flow_listener(self.stateless))
 
-    def flow(self, elicitation_id: str) -> FlowRecord | None:
+    def flow(self, elicitation_id: str) -> Any:  # url_mode.FlowRecord or None
         """The server's flow with this id; None when it expired or never existed."""
         return self.server.flows.get(elicitation_id)
 
@@ -412,7 +411,7 @@ class ToolContext:
         """
         return self._ask_one(self.url_request(message, url, elicitation_id, required=True))
 
-    def wait_flow(self, record: FlowRecord, seconds: float | None = None) -> str:
+    def wait_flow(self, record: Any, seconds: float | None = None) -> str:  # a FlowRecord
         """Give the user up to `seconds` (None: the server's `--setup-wait`) to finish the URL
         flow `record`; returns its status.
 

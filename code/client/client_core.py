@@ -4,7 +4,7 @@ It mirrors session.py from the other end of the wire. `receive(line)` takes one 
 server; everything the core does comes out through what its driver gave it: `send(msg)` writes
 one frame, `clock.call_soon(fn)` runs `fn` once what was sent has been read, and `ask(question)`
 hands a question to the user. The core never blocks, never waits and never starts a thread;
-client.py (blocking) and async_client.py (asyncio) are the drivers.
+sync_client.py (blocking) and async_client.py (asyncio) are the drivers.
 
 One tools/call with a form, start to end, all in this file:
 
@@ -37,8 +37,9 @@ not shown; a request that timed out or was abandoned is forgotten, its late answ
 import json
 import os
 
-import wire
-from protocol import (
+from notes.roots import path_to_uri
+from shared import wire
+from shared.protocol import (
     CLIENT_INFO,
     FORM_MODE,
     HANDSHAKE_VERSIONS,
@@ -51,7 +52,6 @@ from protocol import (
     UNSUPPORTED_PROTOCOL_VERSION,
     URL_MODE,
 )
-from roots import path_to_uri
 
 ALL_ELICITATION = {FORM_MODE: {}, URL_MODE: {}}
 MAX_NOTIFICATIONS = 10_000  # kept for inspection; beyond, they are no longer recorded

@@ -21,9 +21,12 @@ read from the negotiated `protocol` where it is used. A revision holds nothing b
 request's `protocol` and `capabilities`; what a call gathers lives in its `Call` (calls.py).
 """
 
-import wire
-from context import ROOTS_REQUEST, InputRequest, NeedRoots
-from protocol import (
+from core.context import ROOTS_REQUEST, InputRequest, NeedRoots
+from core.request_state import StateError
+from core.tooling import MissingCapability, ToolError, URLElicitationRequired, error_result
+from notes.roots import RootError, RootSet
+from shared import wire
+from shared.protocol import (
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
@@ -34,9 +37,6 @@ from protocol import (
     URL_ELICITATION_REQUIRED,
     URL_MODE,
 )
-from request_state import StateError
-from roots import RootError, RootSet
-from tooling import MissingCapability, ToolError, URLElicitationRequired, error_result
 
 NO_ROOTS = ("Tu cliente no declaró la capacidad 'roots' y el servidor no tiene ninguna carpeta "
             "configurada con --root: no puedo tocar ningún archivo. Declara roots en el cliente "
