@@ -196,17 +196,21 @@ def compiled_code():
     target = os.path.join(folder, "code")
     os.makedirs(target)
     os.chmod(folder, 0o755)
+    with open(os.path.join(target, WARM_UP), "w") as handle:  # trusted: the zygote runs it
+        handle.write("from extension import Extension\n\nextension = Extension()\n")
     for name in sorted(os.listdir(source)):
         if name.endswith(".py"):
             shutil.copy2(os.path.join(source, name), os.path.join(target, name))
+    for name in os.listdir(target):  # before compiling: the bytecode records the source's time
+        boundary.given_times(os.path.join(target, name))
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-I", "-m", "compileall", "-q", target], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(os.path.join(target, WARM_UP), "w") as handle:  # trusted: the zygote runs it
-        handle.write("from extension import Extension\n\nextension = Extension()\n")
-    for parent, dirs, files in os.walk(target):
+    for parent, dirs, files in os.walk(target, topdown=False):  # no time says when it ran
         for name in dirs + files:
             os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
+            boundary.given_times(os.path.join(parent, name))
+    boundary.given_times(target)
     return target
 
 
@@ -286,6 +290,7 @@ class Sandbox:
                "host_uid": os.getuid(), "host_gid": os.getgid(),
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
+               "given_times_ns": boundary.GIVEN_TIMES_NS,
                "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
@@ -326,6 +331,7 @@ class Sandbox:
             os.mkdir(path, 0o700)
             if private:
                 os.chmod(path, mode)
+            boundary.given_times(path)
         if private:
             os.chown(self.solution_dir, 0, self.uid)
             os.chmod(self.solution_dir, 0o750)

@@ -234,29 +234,46 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def install_seccomp(denied):
+def seccomp_filter(denied):
+    """The BPF program for `denied`, ready for `install_seccomp` (built once, installed in
+    every child: see `harden`)."""
     machine = os.uname().machine
     if machine not in SYSCALLS:
         raise OSError(EINVAL, f"seccomp: no syscall table for {machine}")
     program = seccomp_program(denied, machine)
     filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
-    fprog = _SockFprog(len(program), filters)
+    return _SockFprog(len(program), filters), filters  # the array stays alive with it
+
+
+def install_seccomp(prepared):
+    fprog = prepared[0]
     if _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
                    ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"seccomp: {os.strerror(err)}")
 
 
-def harden(plan):
-    """Apply the plan's kernel-state protections to this process (and all it will fork)."""
+# What the zygote itself keeps of the plan's denied calls when it forks every server into a
+# fresh PID namespace of its own (`Zygote._fork`): every child installs the full filter first.
+PID_NAMESPACE_CALLS = ("unshare", "setns")
+
+
+def harden(plan, keep=()):
+    """Apply the plan's kernel-state protections to this process (and all it will fork);
+    `keep`: denied calls this process still needs (its children deny them: `Zygote._fork`).
+    Returns the plan's full seccomp filter (None without one), for the children."""
     if plan.get("fresh_session_keyring"):
         join_fresh_session_keyring()
     if plan.get("capability_bounding_set_empty"):
         drop_bounding_set()
     if plan.get("no_new_privs"):
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-    if plan.get("seccomp_denied"):
-        install_seccomp(plan["seccomp_denied"])
+    if not plan.get("seccomp_denied"):
+        return None
+    full = seccomp_filter(plan["seccomp_denied"])
+    install_seccomp(seccomp_filter([n for n in plan["seccomp_denied"] if n not in keep])
+                    if keep else full)
+    return full
 
 
 # -- Landlock (plain mode, where the kernel offers it): what the sandbox may touch on disk -------
@@ -338,6 +355,16 @@ def install_landlock(abi, read_only, read_write, devices):
         os.close(ruleset)
 
 
+def unshare_pids():
+    """This process's next child is PID 1 of a new PID namespace (`Zygote._fork`)."""
+    _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+
+
+def enter_pids(fd):
+    """This process's next children are in the PID namespace of `fd` again."""
+    _check(_libc.setns(fd, CLONE_NEWPID), "setns(CLONE_NEWPID)")
+
+
 def drop_capabilities():
     """capset(2) with empty sets: what a userns server does instead of changing uid."""
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)   # _LINUX_CAPABILITY_VERSION_3, this thread
@@ -391,12 +418,29 @@ def build(cfg):
     # Nothing here is a place to keep anything between tests: the working folder (HOME) and
     # /tmp are empty and read-only, and the data area lets the learner's uids through to the
     # folder of their own test (0700, made by the grader) but not list or write it.
+    given_times(root, ["etc/passwd", "etc/group", "etc/nsswitch.conf", "etc", "dev", "tmp",
+                       "sandbox/work", "sandbox/data", "sandbox", "bin", "sbin", "lib", "lib32",
+                       "lib64", "libx32", ""], cfg["given_times_ns"])
     for name in ("sandbox/work", "tmp"):
         folder = os.path.join(root, name)
         os.chmod(folder, 0o755)
         bind(folder, folder, {**cfg, "mode": "root"})
     os.chmod(os.path.join(root, "sandbox/data"), 0o711)
     loopback_up()
+
+
+def given_times(root, names, times_ns):
+    """The same access and modification times (the grader's GIVEN_TIMES_NS) on what the sandbox
+    made below `root` (a link's own, never its target's; a bind's host folder is not in
+    `names`): a time would tell a server how long the sandbox has run."""
+    for name in names:
+        path = os.path.join(root, name)
+        if name and os.path.ismount(path):
+            continue  # a host folder bound here: its times are the host's own, never touched
+        try:
+            os.utime(path, ns=tuple(times_ns), follow_symlinks=False)
+        except FileNotFoundError:
+            pass
 
 
 def bind(source, target, cfg):
@@ -418,8 +462,13 @@ def loopback_up():
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, cfg, ctl):
+    def __init__(self, cfg, ctl, pids=None, server_filter=None):
+        """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): each
+        server is forked into a fresh one (`_fork`), then the zygote comes back to it.
+        `server_filter`: the plan's full seccomp filter, which every child installs first (the
+        zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full."""
         self.cfg, self.ctl = cfg, ctl
+        self.pids, self.server_filter = pids, server_filter
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
         self.uids = set()    # the uids servers ran as (a private uid per test: `spawn`)
@@ -466,7 +515,7 @@ class Zygote:
         uid = self._uid(request.get("uid"))
         pid = self._fork(fds, lambda: self._run_server(request["argv"],
                                                        request.get("private", [])),
-                         uid=uid)
+                         uid=uid, own_pids=True)
         return {"pid": pid}
 
     def _uid(self, wanted):
@@ -550,14 +599,30 @@ class Zygote:
             self.compiled = parse_compiled(data, folder)
 
     # forking
-    def _fork(self, fds, body, uid, stdio=True):
+    def _fork(self, fds, body, uid, stdio=True, own_pids=False):
+        """Fork a child that runs `body` as `uid` with the servers' confinement. `own_pids`
+        (a server), where the zygote has `pids`: the child is PID 1 of a PID namespace of its
+        own, so that every server sees the same pid, parent (0) and process list (itself and
+        what it forks), however many ran before it."""
         sys.stderr.flush()
-        pid = os.fork()
+        fresh = own_pids and self.pids is not None
+        if fresh:
+            unshare_pids()  # the next child is PID 1 of a new namespace
+        try:
+            pid = os.fork()
+        except BaseException:
+            if fresh:
+                enter_pids(self.pids)
+            raise
+        if pid and fresh:
+            enter_pids(self.pids)  # the zygote's next children are in its own again
         if pid:
             self.children[pid] = None
             return pid
         code = 70
         try:
+            if self.server_filter is not None:
+                install_seccomp(self.server_filter)
             self.ctl.close()
             os.setsid()
             if stdio:
@@ -634,7 +699,7 @@ def socket_free_setup_page():
     page object itself, as the in-process self-check does (grading never browses the page; it
     only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
     import setup_page
-    setup_page.serve_http = lambda page, host="127.0.0.1", log=None: page
+    setup_page.serve_http = lambda page, host="127.0.0.1", log=None, exposure=None: page
 
 
 COMPILED_MAX_BYTES = 8 << 20  # a submission's bytecode, all files (its sources are far smaller)
@@ -852,7 +917,7 @@ def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
     if os.getppid() != cfg["parent"]:  # the grader died before that took effect
         return 1
-    problem = None
+    problem, pids, server_filter = None, None, None
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
         with open(procs, "w") as handle:
             handle.write(str(os.getpid()))
@@ -880,9 +945,17 @@ def main():
                 os.chmod(os.path.dirname(private), 0o700)
                 os.mkdir(private)
                 mount("proc", private, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                given_times(cfg["root"], ["sandbox/.zygote", "sandbox"], cfg["given_times_ns"])
                 PROC[0] = PRIVATE_PROC
             except OSError as exc:
                 problem = f"the zygote's /proc: {exc}"
+        if problem is None:
+            try:  # its own PID namespace, where it comes back after forking each server
+                pids = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+                unshare_pids()
+                enter_pids(pids)
+            except OSError as exc:
+                problem = f"a PID namespace per server: {exc}"
         os.chroot(cfg["root"])
         os.chdir("/")
         cfg = {**cfg, "work": INNER + "/work", "tmp": "/tmp", "code_inner": INNER + "/code"}
@@ -895,7 +968,8 @@ def main():
             problem = f"subreaper: {exc}"
     if problem is None:
         try:
-            harden(cfg["plan"])
+            server_filter = harden(cfg["plan"], PID_NAMESPACE_CALLS if pids is not None
+                                   else ())
         except OSError as exc:
             problem = f"hardening failed: {exc}"
     if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:
@@ -931,7 +1005,7 @@ def main():
     import gc
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
-    zygote = Zygote(cfg, ctl)
+    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None)
     zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
                             else cfg["solution"])
     zygote.serve()
