@@ -462,13 +462,17 @@ def loopback_up():
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, cfg, ctl, pids=None, server_filter=None):
-        """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): each
-        server is forked into a fresh one (`_fork`), then the zygote comes back to it.
+    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None):
+        """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): the
+        template forks each server's relay into a fresh one, then comes back to it.
         `server_filter`: the plan's full seccomp filter, which every child installs first (the
-        zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full."""
+        zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full.
+        `landlock`: plain mode's Landlock rules for every child, /proc left out (the arguments
+        of `install_landlock`), or None."""
         self.cfg, self.ctl = cfg, ctl
-        self.pids, self.server_filter = pids, server_filter
+        self.pids, self.server_filter, self.landlock = pids, server_filter, landlock
+        self.template = None  # (its pid, requests socket, go pipe, born pipe): `start_template`
+        self.status_fds = {}  # a server's pid -> where its relay writes its exit code
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
         self.uids = set()    # the uids servers ran as (a private uid per test: `spawn`)
@@ -511,12 +515,127 @@ class Zygote:
     def op_spawn(self, request, fds):
         """A server: `argv` (the same for every server of the submission) is all it sees of
         its command line; `private` (this test's inputs) reach only the server's options;
-        `uid`, with a private uid per test, is the one it runs as."""
+        `uid`, with a private uid per test, is the one it runs as. The template forks it (see
+        `start_template`); the pid answered is its relay's, whose process group it is in."""
         uid = self._uid(request.get("uid"))
-        pid = self._fork(fds, lambda: self._run_server(request["argv"],
-                                                       request.get("private", [])),
-                         uid=uid, own_pids=True)
+        if len(fds) != 3:
+            raise ValueError("a server needs its stdin, stdout and stderr")
+        _, requests, go, born = self.template
+        status_r, status_w = os.pipe()
+        try:
+            socket.send_fds(requests, [json.dumps({
+                "argv": list(request["argv"]), "private": list(request.get("private", [])),
+                "uid": uid}).encode()], [*fds, status_w])
+            os.write(go, b"g")
+            if not select_readable(born, TEMPLATE_SECONDS):
+                raise OSError(EINVAL, "the template did not fork the server in time")
+            data = os.read(born, 4)
+            if len(data) != 4:
+                raise OSError(EINVAL, "the template is gone")
+        except BaseException:
+            os.close(status_r)
+            raise
+        finally:
+            os.close(status_w)
+        pid = int.from_bytes(data, "little")
+        self.children[pid] = None
+        self.status_fds[pid] = status_r
         return {"pid": pid}
+
+    def start_template(self):
+        """Fork the template: a process that, from then on, only ever forks a server's relay
+        when the zygote asks (one byte on a pipe) and says its pid. It never parses, keeps or
+        counts anything, so every server is forked from the same unchanging process: its heap,
+        its parent's CPU time and memory, its pids (a fresh PID namespace, where the zygote has
+        `pids`) are the same whatever ran before it. What the zygote itself accumulates as
+        tests go by (its children, its caches) no server inherits."""
+        requests, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        go_r, go_w = os.pipe()
+        born_r, born_w = os.pipe()
+        taken_r, taken_w = os.pipe()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                requests.close()
+                self.ctl.close()
+                for fd in (go_w, born_r):
+                    os.close(fd)
+                self._template(theirs, go_r, born_w, taken_r, taken_w)
+            finally:
+                os._exit(70)
+        for fd in (theirs.fileno(), go_r, born_w, taken_r, taken_w):
+            os.close(fd)
+        theirs.detach()
+        self.template = (pid, requests, go_w, born_r)
+
+    def _template(self, requests, go, born, taken, taken_w):
+        """The template's loop (see `start_template`): nothing in it allocates anything that
+        outlives one round. Its children reap themselves (SIGCHLD ignored)."""
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        fresh = self.pids is not None
+        while os.read(go, 1) == b"g":
+            if fresh:
+                unshare_pids()  # the next child is PID 1 of a new namespace
+            pid = os.fork()
+            if pid == 0:
+                self._relay(requests, taken_w)
+            if fresh:
+                enter_pids(self.pids)
+            os.read(taken, 1)  # its relay took its request: the next one is the next's
+            os.write(born, pid.to_bytes(4, "little"))
+
+    def _relay(self, requests, taken):
+        """A server's relay, forked by the template (PID 1 of the server's namespace, where
+        there is one): takes its request, forks the server in its own process group and
+        session, and writes the server's exit code where the zygote reads it. Nothing of the
+        learner's runs here; when it ends, so does everything in its namespace."""
+        code = 70
+        try:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            try:
+                msg, fds, _, _ = socket.recv_fds(requests, 65536, 8)
+            finally:
+                os.write(taken, b"t")
+            os.setsid()
+            request = json.loads(msg)
+            stdio, status = fds[:3], fds[3]
+            keep = sorted({*stdio, status, 0, 1, 2})
+            low = 3
+            for fd in keep + [1024]:
+                if fd >= low:
+                    os.closerange(low, fd)
+                    low = fd + 1
+            pid = self._fork(stdio, lambda: self._run_server(request["argv"],
+                                                             request["private"]),
+                             uid=request["uid"], new_session=False)
+            for fd in stdio:
+                os.close(fd)
+            while True:
+                try:
+                    _, waited = os.waitpid(pid, 0)
+                    break
+                except InterruptedError:
+                    continue
+            os.write(status, str(os.waitstatus_to_exitcode(waited)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+
+    def _collect(self, pid, wait=0.0):
+        """A server's exit code, when its relay wrote it (or died: then SIGKILL's)."""
+        fd = self.status_fds.get(pid)
+        if fd is None or not select_readable(fd, wait):
+            return
+        data = os.read(fd, 16)
+        os.close(fd)
+        del self.status_fds[pid]
+        try:
+            self.children[pid] = int(data)
+        except ValueError:  # the relay was killed (op_kill, a sweep) before it could say
+            self.children[pid] = -signal.SIGKILL
 
     def _uid(self, wanted):
         """The uid a server runs as: the test's own when the sandbox has private uids (checked
@@ -551,26 +670,34 @@ class Zygote:
         pid = request["pid"]
         while True:
             self.reap()
+            self._collect(pid, 0.005 if pid in self.status_fds else 0)
             status = self.children.get(pid)
             if status is not None or time.monotonic() >= deadline:
                 return {"exit": status}
-            time.sleep(0.005)
+            if pid not in self.status_fds:
+                time.sleep(0.005)
 
     def op_sweep(self, request, fds):
-        if self.isolated:  # PID 1 of its own namespace: -1 means "everyone here but me"
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
+        """End every process of the sandbox but the zygote and its template."""
+        if self.isolated:  # each server is in its relay's namespace: it ends with the relay
+            for pid in [p for p, s in self.children.items() if s is None]:
+                for target in (-pid, pid):
+                    try:
+                        os.kill(target, signal.SIGKILL)
+                    except OSError:
+                        pass
         elif self.cfg["plan"]["unprivileged_uid"]:
             for uid in sorted(self.uids | {self.cfg["uid"]}):  # daemons in new sessions too
                 kill_uid(uid, SWEEP_SECONDS, self.reap)
             self.uids.clear()
-        else:
-            kill_descendants(os.getpid(), SWEEP_SECONDS)  # orphans come back: subreaper
+        else:  # orphans come back to the zygote (a subreaper)
+            kill_descendants(os.getpid(), SWEEP_SECONDS,
+                             spare={self.template[0]} if self.template else set())
         deadline = time.monotonic() + 2
         while any(s is None for s in self.children.values()) and time.monotonic() < deadline:
             self.reap()
+            for pid in list(self.status_fds):
+                self._collect(pid)
             time.sleep(0.002)
         return {"ok": True}
 
@@ -599,23 +726,12 @@ class Zygote:
             self.compiled = parse_compiled(data, folder)
 
     # forking
-    def _fork(self, fds, body, uid, stdio=True, own_pids=False):
-        """Fork a child that runs `body` as `uid` with the servers' confinement. `own_pids`
-        (a server), where the zygote has `pids`: the child is PID 1 of a PID namespace of its
-        own, so that every server sees the same pid, parent (0) and process list (itself and
-        what it forks), however many ran before it."""
+    def _fork(self, fds, body, uid, stdio=True, new_session=True):
+        """Fork a child that runs `body` as `uid` with the servers' confinement (the plan's
+        full seccomp filter first). `new_session`: its own session and process group (a
+        server stays in its relay's)."""
         sys.stderr.flush()
-        fresh = own_pids and self.pids is not None
-        if fresh:
-            unshare_pids()  # the next child is PID 1 of a new namespace
-        try:
-            pid = os.fork()
-        except BaseException:
-            if fresh:
-                enter_pids(self.pids)
-            raise
-        if pid and fresh:
-            enter_pids(self.pids)  # the zygote's next children are in its own again
+        pid = os.fork()
         if pid:
             self.children[pid] = None
             return pid
@@ -623,8 +739,14 @@ class Zygote:
         try:
             if self.server_filter is not None:
                 install_seccomp(self.server_filter)
-            self.ctl.close()
-            os.setsid()
+            if self.landlock is not None:  # no process's /proc, not even its parent's
+                install_landlock(*self.landlock)
+            if self.ctl.fileno() != -1:
+                self.ctl.close()
+            # what the zygote counts is not the child's to find (its frames hold `self`)
+            self.children, self.uids, self.status_fds = {}, set(), {}
+            if new_session:
+                os.setsid()
             if stdio:
                 for target, fd in zip((0, 1, 2), fds, strict=True):
                     os.dup2(fd, target)
@@ -728,6 +850,14 @@ def send_compiled(folder, fd):
             out.write(struct.pack("<I", len(encoded)) + encoded +
                       hashlib.sha256(source).digest() + struct.pack("<I", len(data)) + data)
     return 0
+
+
+TEMPLATE_SECONDS = 10.0  # the most the template may take to fork a server's relay
+
+
+def select_readable(fd, seconds):
+    import select
+    return bool(select.select([fd], [], [], seconds)[0])
 
 
 def read_capped(pipe, limit, seconds):
@@ -853,9 +983,10 @@ def kill_uid(uid, seconds, reap):
         time.sleep(0.002)
 
 
-def kill_descendants(root, seconds):
-    """SIGKILL every descendant of `root` (not `root` itself), repeatedly, until none is left
-    or `seconds` pass. `root` is a child subreaper, so an orphan stays its descendant."""
+def kill_descendants(root, seconds, spare=frozenset()):
+    """SIGKILL every descendant of `root` (not `root` itself, nor those in `spare`: their
+    descendants all the same), repeatedly, until none is left or `seconds` pass. `root` is a
+    child subreaper, so an orphan stays its descendant."""
     deadline = time.monotonic() + seconds
     while True:
         parents = {}
@@ -871,6 +1002,7 @@ def kill_descendants(root, seconds):
         while frontier:
             frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
             below |= frontier
+        below -= set(spare)
         if not below or time.monotonic() > deadline:
             return not below
         for signum in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork
@@ -974,14 +1106,17 @@ def main():
             problem = f"hardening failed: {exc}"
     if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:
         problem = unreachable(cfg)
+    landlock = None
     if problem is None and cfg["plan"].get("landlock"):
         abi = landlock_abi()
         try:
             if landlock_features(abi) != cfg["plan"]["landlock"]:
                 raise OSError(EINVAL, f"ABI {abi} does not give {cfg['plan']['landlock']}")
-            install_landlock(abi,
-                             LANDLOCK_READ + (cfg["code"], cfg["solution"]),
-                             (cfg["work"], cfg["data"], cfg["tmp"]), LANDLOCK_DEVICES)
+            read_write = (cfg["work"], cfg["data"], cfg["tmp"])
+            install_landlock(abi, LANDLOCK_READ + (cfg["code"], cfg["solution"]), read_write,
+                             LANDLOCK_DEVICES)
+            landlock = (abi, tuple(p for p in LANDLOCK_READ if p != "/proc") +
+                        (cfg["code"], cfg["solution"]), read_write, LANDLOCK_DEVICES)
         except OSError as exc:
             problem = f"landlock: {exc}"
     if problem is None:
@@ -1005,9 +1140,10 @@ def main():
     import gc
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
-    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None)
+    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock)
     zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
                             else cfg["solution"])
+    zygote.start_template()
     zygote.serve()
     return 0
 
