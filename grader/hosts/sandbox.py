@@ -184,7 +184,22 @@ def plan(mode):
         "every_process_of_the_uid_killed": private_uid if mode == "plain" else None,
         "one_submission_at_a_time": True if mode == "plain" else None,
         "landlock": landlock_features(landlock_abi()) if mode == "plain" else None,
+        "pid_namespace_per_server": isolated,
+        "fixed_file_times": True,
+        "counters_visible": counters_visible(mode, landlock_abi() > 0),
     }
+
+
+def counters_visible(mode, landlock):
+    """What a server can still tell its test's position by, in `mode` (grader/README.md, *No
+    counter between tests*): "pids" (the machine's pid sequence, without a PID namespace),
+    "proc" (other processes' /proc entries, the zygote's CPU ticks among them, without
+    Landlock), "inode_numbers" (of the folders and notes made for it: every file system numbers
+    them in order) and "change_times" (a file's ctime, which no process can set, against the
+    clock: how long the grading has run)."""
+    plain = mode == "plain"
+    return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
+        ["inode_numbers", "change_times"]
 
 
 @functools.cache
