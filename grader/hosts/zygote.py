@@ -15,8 +15,9 @@ then builds what `config["mode"]` allows:
   a tmpfs becomes the new root with read-only binds of /usr (and /lib*), the server code and
   this learner's solution, and a few device files; `lo` is brought up; then it forks the
   "zygote" (PID 1 of the new PID namespace), which chroots into that tree. Servers are forked
-  from the zygote and drop to an unprivileged uid before any learner code runs: the test's own
-  (the grader gives each test a fresh one), in the sandbox's group, which reads the solution.
+  through its template (below) and drop to an unprivileged uid before any learner code runs:
+  the test's own (the grader gives each test a fresh one), in the sandbox's group, which reads
+  the solution.
 - "userns" (not root, unprivileged user namespaces allowed): the same tree inside a new user
   namespace; servers drop every capability instead of changing uid (one uid for every test).
 - "plain": no namespaces (a container that refuses them, as Gradescope's may). The zygote
@@ -25,7 +26,8 @@ then builds what `config["mode"]` allows:
   without root, keep the grader's), with rlimits, a minimal environment and umask 077. Where
   the kernel offers Landlock, the zygote confines itself (and everything it forks) to reading
   the system folders, the server code and the solution, and to its own work, data and TMPDIR
-  folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
+  folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version); each
+  server adds a layer of its own without /proc.
 
 Nothing of the sandbox can serve a test as memory of another (grader/README.md, *No memory
 between tests*): the working folder (HOME, the current folder) and the TMPDIR are empty and
@@ -36,23 +38,34 @@ repeated until none is left: daemons in new sessions too). In every mode the sec
 also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX message-queue
 IPC, which outlive their processes or reach every process of the sandbox; the server shows its
 setup page over the private rpc channel, without a socket. `sweep` ends every process of the
-sandbox but the zygote: `kill(-1)` from PID 1 in the namespaces, every uid it handed out in
-plain mode, or, without a private uid, every descendant of the zygote.
+sandbox but the zygote and its template: every server's relay in the namespaces (its
+namespace ends with it), every uid it handed out in plain mode, or, without a private uid,
+every descendant of the zygote.
+
+Nor can anything count tests (grader/README.md, *No counter between tests*): once ready, the
+zygote forks a template (`start_template`) that only ever forks, when asked, a server's relay
+(in the namespaces, PID 1 of a fresh PID namespace), which forks the server and reports its
+exit code. Every server is forked from that same unchanging process: the same pid (2), parent
+(1), heap and parent's counters whatever ran before it; what the zygote accumulates (its
+children, its caches) no server inherits.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
 `config["plan"]` (grader.hosts.sandbox.plan, computed once per mode) says: its own empty session
 keyring (KEYCTL_JOIN_SESSION_KEYRING), an empty capability bounding set and no ambient
 capabilities, no_new_privs, and a seccomp filter (x86_64 or aarch64, checked; any other ABI,
-x32 included, is killed) that denies the system calls the plan lists. If any of it fails, the
-zygote reports the problem instead of "ready", and the grader does not use this mode.
+x32 included, is killed) that denies the system calls the plan lists, but for `unshare` and
+`setns` where its template gives each server a PID namespace: every child it or the template
+forks installs the plan's full filter first. If any of it fails, the zygote reports the
+problem instead of "ready", and the grader does not use this mode.
 
 The zygote imports the server modules once, runs no learner code itself, has an
 unprivileged child compile the submission once for all its servers (`compile_solution`: the
 zygote keeps the bytecode unread, each server loads it as its test's uid), and answers small
-JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
-the message: its command line is the submission's common one, this test's inputs reach only
-its options, see `op_spawn`), `kill`, `status`, `release` (a test is over), `sweep` and
-`quit`. When the zygote dies, the kernel kills everything left in its PID namespace.
+JSON commands on a SOCK_SEQPACKET socket: `spawn` (the template forks a server on the pipes
+that come with the message: its command line is the submission's common one, this test's
+inputs reach only its options, see `op_spawn`), `kill`, `status`, `release` (a test is over),
+`sweep` and `quit`. When the zygote dies, so does its template, and the kernel kills
+everything left in its PID namespace.
 
 Why one module over 600 lines: it runs as a script inside the sandbox and must import nothing
 of the grader (a test holds that), so what it needs (seccomp, landlock, capabilities, the
