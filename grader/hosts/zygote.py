@@ -266,8 +266,9 @@ def install_seccomp(prepared):
         raise OSError(err, f"seccomp: {os.strerror(err)}")
 
 
-# What the zygote itself keeps of the plan's denied calls when it forks every server into a
-# fresh PID namespace of its own (`Zygote._fork`): every child installs the full filter first.
+# What the zygote (and its template) keep of the plan's denied calls when every server gets a
+# fresh PID namespace of its own (`Zygote.start_template`): every child installs the full
+# filter first (`Zygote._fork`).
 PID_NAMESPACE_CALLS = ("unshare", "setns")
 
 
@@ -606,12 +607,12 @@ class Zygote:
         learner's runs here; when it ends, so does everything in its namespace."""
         code = 70
         try:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            try:
+            try:  # first of all: the template waits for it
                 msg, fds, _, _ = socket.recv_fds(requests, 65536, 8)
             finally:
                 os.write(taken, b"t")
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             os.setsid()
             request = json.loads(msg)
             stdio, status = fds[:3], fds[3]
