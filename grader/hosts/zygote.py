@@ -485,7 +485,8 @@ class Zygote:
         of `install_landlock`), or None."""
         self.cfg, self.ctl = cfg, ctl
         self.pids, self.server_filter, self.landlock = pids, server_filter, landlock
-        self.template = None  # (its pid, requests socket, go pipe, born pipe): `start_template`
+        self.template = None  # (its pid, requests socket, born pipe): `start_template`
+        self.ready = None     # the pid of the relay ready for the next server
         self.status_fds = {}  # a server's pid -> where its relay writes its exit code
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
@@ -529,42 +530,40 @@ class Zygote:
     def op_spawn(self, request, fds):
         """A server: `argv` (the same for every server of the submission) is all it sees of
         its command line; `private` (this test's inputs) reach only the server's options;
-        `uid`, with a private uid per test, is the one it runs as. The template forks it (see
-        `start_template`); the pid answered is its relay's, whose process group it is in."""
+        `uid`, with a private uid per test, is the one it runs as. The relay the template forked
+        in advance takes it (see `start_template`) and forks the server; the pid answered is the
+        relay's, whose process group the server is in."""
         uid = self._uid(request.get("uid"))
         if len(fds) != 3:
             raise ValueError("a server needs its stdin, stdout and stderr")
-        _, requests, go, born = self.template
+        pid = self._ready_relay(TEMPLATE_SECONDS)
+        if pid is None:
+            raise OSError(EINVAL, "the template has no relay ready")
+        self.ready = None  # this request is its: the template forks the next one
         status_r, status_w = os.pipe()
         try:
-            socket.send_fds(requests, [json.dumps({
+            socket.send_fds(self.template[1], [json.dumps({
                 "argv": list(request["argv"]), "private": list(request.get("private", [])),
                 "uid": uid}).encode()], [*fds, status_w])
-            os.write(go, b"g")
-            if not select_readable(born, TEMPLATE_SECONDS):
-                raise OSError(EINVAL, "the template did not fork the server in time")
-            data = os.read(born, 4)
-            if len(data) != 4:
-                raise OSError(EINVAL, "the template is gone")
         except BaseException:
             os.close(status_r)
             raise
         finally:
             os.close(status_w)
-        pid = int.from_bytes(data, "little")
         self.children[pid] = None
         self.status_fds[pid] = status_r
         return {"pid": pid}
 
     def start_template(self):
-        """Fork the template: a process that, from then on, only ever forks a server's relay
-        when the zygote asks (one byte on a pipe) and says its pid. It never parses, keeps or
-        counts anything, so every server is forked from the same unchanging process: its heap,
-        its parent's CPU time and memory, its pids (a fresh PID namespace, where the zygote has
-        `pids`) are the same whatever ran before it. What the zygote itself accumulates as
-        tests go by (its children, its caches) no server inherits."""
+        """Fork the template: a process that, from then on, only ever forks a server's relay,
+        says its pid and waits until that relay took a request, then forks the next one (so a
+        relay is ready before a server is asked for: one fork on a server's way, as when the
+        zygote forked them). It never parses, keeps or counts anything, so every server is
+        forked from the same unchanging process: its heap, its parent's CPU time and memory,
+        its pids (a fresh PID namespace, where the zygote has `pids`) are the same whatever ran
+        before it. What the zygote itself accumulates as tests go by (its children, its
+        caches) no server inherits."""
         requests, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        go_r, go_w = os.pipe()
         born_r, born_w = os.pipe()
         taken_r, taken_w = os.pipe()
         sys.stderr.flush()
@@ -573,23 +572,32 @@ class Zygote:
             try:
                 requests.close()
                 self.ctl.close()
-                for fd in (go_w, born_r):
-                    os.close(fd)
-                self._template(theirs, go_r, born_w, taken_r, taken_w)
+                os.close(born_r)
+                self._template(theirs, born_w, taken_r, taken_w)
             finally:
                 os._exit(70)
-        for fd in (theirs.fileno(), go_r, born_w, taken_r, taken_w):
+        for fd in (theirs.fileno(), born_w, taken_r, taken_w):
             os.close(fd)
         theirs.detach()
-        self.template = (pid, requests, go_w, born_r)
+        self.template = (pid, requests, born_r)
+        self.ready = None  # the relay the template forked for the next server (`_ready_relay`)
 
-    def _template(self, requests, go, born, taken, taken_w):
+    def _ready_relay(self, wait):
+        """The pid of the relay waiting for the next request (None if none within `wait`)."""
+        if self.ready is None and select_readable(self.template[2], wait):
+            data = os.read(self.template[2], 4)
+            self.ready = int.from_bytes(data, "little") if len(data) == 4 else None
+        return self.ready
+
+    def _template(self, requests, born, taken, taken_w):
         """The template's loop (see `start_template`): nothing in it allocates anything that
         outlives one round. Its children reap themselves (SIGCHLD ignored)."""
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
         fresh = self.pids is not None
-        while os.read(go, 1) == b"g":
+        os.write(born, (0).to_bytes(4, "little")[:0])  # one dry round first: whatever the
+        os.read(taken, 0)                               # first calls leave, every relay finds
+        while True:
             if fresh:
                 unshare_pids()  # the next child is PID 1 of a new namespace
             pid = os.fork()
@@ -597,8 +605,9 @@ class Zygote:
                 self._relay(requests, taken_w)
             if fresh:
                 enter_pids(self.pids)
-            os.read(taken, 1)  # its relay took its request: the next one is the next's
             os.write(born, pid.to_bytes(4, "little"))
+            if os.read(taken, 1) != b"t":  # its relay took a request: the next one is next
+                return
 
     def _relay(self, requests, taken):
         """A server's relay, forked by the template (PID 1 of the server's namespace, where
@@ -704,9 +713,10 @@ class Zygote:
             for uid in sorted(self.uids | {self.cfg["uid"]}):  # daemons in new sessions too
                 kill_uid(uid, SWEEP_SECONDS, self.reap)
             self.uids.clear()
-        else:  # orphans come back to the zygote (a subreaper)
+        else:  # orphans come back to the zygote (a subreaper); the template and its ready
+            ready = self._ready_relay(0) if self.template else None  # relay are spared
             kill_descendants(os.getpid(), SWEEP_SECONDS,
-                             spare={self.template[0]} if self.template else set())
+                             spare={self.template[0], ready} if self.template else set())
         deadline = time.monotonic() + 2
         while any(s is None for s in self.children.values()) and time.monotonic() < deadline:
             self.reap()
