@@ -13,6 +13,8 @@ sandbox forks, with the options its test gave it, and prints what each wrote on 
   `counters_visible` (plain mode: the machine's pids); the heap is the same for every server
   given the same options in one run (the run's random names change it between runs).
 - The fresh uid of each test never follows the tests' order.
+- Twelve servers with the same options, one after another, see the same heap, and (with a PID
+  namespace) the same pid and parent, the first as every later one.
 - A submission that stops archiving once a pid passes a threshold keeps the same share of the
   public and of the hidden points, in the self-check and in official grading.
 """
@@ -65,6 +67,40 @@ print(json.dumps({"result": result, "servers": [
 '''
 
 
+# Twelve servers with the same options, one after another, each stopped and its test
+# released: what each sees of its heap, pid and parent (the first is no exception).
+SERVERS = r'''
+import json
+import os
+import sys
+import tempfile
+import time
+
+from grader.hosts.sandbox import Sandbox
+
+folder = tempfile.mkdtemp()
+os.chmod(folder, 0o755)
+with open(os.path.join(folder, "probe.py"), "w") as handle:
+    handle.write("import gc, os, sys\n"
+                 "sys.stderr.write('SEEN ' + repr([sys.getallocatedblocks(), "
+                 "len(gc.get_objects()), os.getpid(), os.getppid()]) + '\\n')\n")
+os.chmod(os.path.join(folder, "probe.py"), 0o644)
+box = Sandbox(folder).start()
+seen = []
+for _ in range(12):
+    identity = box.identity()
+    server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
+    deadline = time.monotonic() + 30
+    while "SEEN " not in server.stderr() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    seen.append(server.stderr().split("SEEN ", 1)[1].splitlines()[0])
+    server.stop()
+    box.release(identity)
+box.close()
+print(json.dumps({"mode": box.mode, "seen": seen}))
+'''
+
+
 @pytest.fixture(scope="module", params=MODES)
 def world(request, tmp_path_factory):
     if os.geteuid() != 0 or not sys.platform.startswith("linux"):
@@ -74,23 +110,30 @@ def world(request, tmp_path_factory):
         pytest.skip(message)
     base = tmp_path_factory.mktemp("posicion-" + request.param)  # 0700
     copy = copy_repository(os.environ.get("GRADER_UNDER_TEST", REPO_DIR), str(base / "copia"))
-    with open(os.path.join(copy, "driver.py"), "w") as handle:
-        handle.write(DRIVER)
+    for name, text in (("driver.py", DRIVER), ("servers.py", SERVERS)):
+        with open(os.path.join(copy, name), "w") as handle:
+            handle.write(text)
     world = {"base": base, "copy": copy, "python": make_venv(str(base / "venv")),
              "mode": request.param}
     yield world
     remove_tree(str(base))
 
 
-def grade(world, submission, tests, *only):
-    """{"result": the report, "servers": [{"stderr", "private", "identity"}]}."""
+def run_in_copy(world, *argv):
+    """What a script of the copy prints (JSON), run under the throw-away venv, in plain mode
+    as a container that refuses namespaces would run it."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "GRADER_UID_RANGE": f"{1 << 24}:4096"}  # a narrowed range: every uid in it tried
     launcher = [sys.executable, LAUNCHER] if world["mode"] == "plain" else []
-    run = subprocess.run([*launcher, world["python"], "driver.py", submission, tests, *only],
-                         cwd=world["copy"], env=env, capture_output=True, timeout=600)
+    run = subprocess.run([*launcher, world["python"], *argv], cwd=world["copy"], env=env,
+                         capture_output=True, timeout=600)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
-    graded = json.loads(run.stdout)
+    return json.loads(run.stdout)
+
+
+def grade(world, submission, tests, *only):
+    """{"result": the report, "servers": [{"stderr", "private", "identity"}]}."""
+    graded = run_in_copy(world, "driver.py", submission, tests, *only)
     assert graded["result"]["protections"]["mode"] == world["mode"]
     return graded
 
@@ -198,3 +241,12 @@ def test_a_submission_that_stops_after_a_pid_threshold_scores_alike_in_public_an
             share[hidden] = sum(t["score"] for t in mine) / sum(t["max_score"] for t in mine)
     assert share[False] in (0, 1), share  # all or nothing: no test is told from another
     assert len(set(share.values())) == 1, share
+
+
+def test_the_first_server_and_every_later_one_see_the_same_heap_pid_and_parent(world):
+    ran = run_in_copy(world, "servers.py")
+    assert ran["mode"] == world["mode"]
+    heaps = {tuple(json.loads(seen)[:2]) for seen in ran["seen"]}
+    assert len(ran["seen"]) == 12 and len(heaps) == 1, ran["seen"]
+    if world["mode"] != "plain":
+        assert {tuple(json.loads(seen)[2:]) for seen in ran["seen"]} == {(2, 1)}
