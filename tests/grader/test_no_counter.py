@@ -17,6 +17,9 @@ sandbox forks, with the options its test gave it, and prints what each wrote on 
   namespace) the same pid and parent, the first as every later one.
 - A submission that stops archiving once a pid passes a threshold keeps the same share of the
   public and of the hidden points, in the self-check and in official grading.
+
+`GRADER_UNDER_TEST=/some/checkout` grades with that checkout's code/ and grader/ instead (to
+see these tests fail on a grader that lets servers count; only ever from a throw-away clone).
 """
 
 import json
