@@ -28,6 +28,10 @@ opened before any learner code ran (`Folder.trusted`) and goes down one name at 
   and removes it with `unlinkat` only while it is still a link; folders it made are moved
   with `renameat` between its own descriptors, never onto an existing name.
 
+Every file, folder and link the grader makes has the same access and modification times
+(`GIVEN_TIMES_NS`), and so has the folder it changed: a time would tell a server how long the
+grading has run, that is, its test's position (grader/README.md, *No memory between tests*).
+
 What is not what the grader made (a link, a special file, a name that was there before the
 grader created it, a folder swapped under it) raises `Refused`, with a Spanish sentence for the
 learner's report. A full disk raises `Full` (a subclass): the sandbox's tmpfs is its own, so
@@ -54,6 +58,25 @@ MAX_ENTRIES = 2000
 MAX_FILE_BYTES = 1 << 20     # what is hashed of one file (the grader's notes are tiny)
 MAX_TOTAL_BYTES = 32 << 20   # what one snapshot reads in all
 FULL = {errno.ENOSPC, errno.EDQUOT}
+# The (access, modification) times of everything the grader gives a server: modified on
+# 2025-03-02 (the notes' own date), accessed on 2100-01-01, so that reading it never updates
+# the access time (relatime only does when it is not after the modification and change times
+# or is over a day old): a time of first reading would be as telling as a time of making.
+GIVEN_TIMES_NS = (4_102_444_800 * 10**9, 1_740_873_600 * 10**9)
+
+
+def given_times(target, dir_fd=None):
+    """Set `target`'s access and modification times to GIVEN_TIMES_NS: a descriptor or a path,
+    or a name in `dir_fd` (never followed: a link gets its own times). Best effort: a
+    submission that removed the entry meanwhile only loses its own view."""
+    times = GIVEN_TIMES_NS
+    try:
+        if dir_fd is None:
+            os.utime(target, ns=times)
+        else:
+            os.utime(_name(target), ns=times, dir_fd=dir_fd, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
 
 
 def _name(name):
@@ -180,6 +203,8 @@ class Folder:
         except Refused:
             os.close(fd)
             raise
+        given_times(fd)
+        given_times(self.fd)
         return Folder(fd, label, owner)
 
     def write_file(self, name, data):
@@ -195,10 +220,12 @@ class Folder:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            given_times(fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
         finally:
             os.close(fd)
+        given_times(self.fd)
 
     def make_link(self, name, target):
         """A new symbolic link `name` here pointing at `target`: a sibling's name, a path of
@@ -213,6 +240,8 @@ class Folder:
                        dir_fd=self.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
+        given_times(name, dir_fd=self.fd)
+        given_times(self.fd)
 
     def move(self, name, to, new_name):
         """Rename the entry `name` here to `new_name` in the folder `to` (both folders the
@@ -231,6 +260,8 @@ class Folder:
             os.rename(_name(name), _name(new_name), src_dir_fd=self.fd, dst_dir_fd=to.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
+        given_times(self.fd)
+        given_times(to.fd)
 
     def remove(self, name):
         """Delete the entry `name` here and everything below it (a test's folder, once the
@@ -241,6 +272,7 @@ class Folder:
             return
         if not stat.S_ISDIR(info.st_mode):
             _quietly(os.unlink, name, dir_fd=self.fd)
+            given_times(self.fd)
             return
         try:
             top = os.open(name, DIR_FLAGS, dir_fd=self.fd)
@@ -251,6 +283,7 @@ class Folder:
         finally:
             os.close(top)
         _quietly(os.rmdir, name, dir_fd=self.fd)
+        given_times(self.fd)
 
     def remove_link(self, name):
         """Remove the symbolic link `name` the grader made here (the link, never its target);
@@ -264,6 +297,7 @@ class Folder:
             os.unlink(_name(name), dir_fd=self.fd)
         except OSError as exc:
             raise _refuse(label, exc) from None
+        given_times(self.fd)
 
     def snapshot(self, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES,
                  max_file=MAX_FILE_BYTES, max_total=MAX_TOTAL_BYTES, folders=None):

@@ -18,6 +18,7 @@ import io
 
 from grader import exercises
 from grader.escape import clean, csv_cell, json_text, one_line
+from grader.hosts.protections import OPEN
 from grader.spoken import spoken
 
 STATUS = {"passed": "✔", "failed": "✘", "error": "⚠"}
@@ -69,7 +70,8 @@ def protections_line(result):
         elif isinstance(value, list) and value:
             shown = ", ".join(one_line(v) for v in value) if len(value) <= 4 \
                 else f"{len(value)} llamadas"
-            active.append(f"{one_line(key)} ({shown})")
+            # a list of what is not closed (counters_visible) is shown with what is missing
+            (missing if key in OPEN else active).append(f"{one_line(key)} ({shown})")
     return (f"Aislamiento ({one_line(protections.get('mode', '?'))}): " + ", ".join(active)
             + (f"; NO disponibles: {', '.join(missing)}" if missing else ""))
 

@@ -15,11 +15,16 @@ PROTECTIONS = ("isolated_python", "minimal_environment", "fresh_working_folder",
                "cgroups", "parent_death_signal", "grader_touches_data_only_through_descriptors",
                "timeouts", "budget_watchdog", "process_group_killed", "sockets_denied",
                "private_tmpdir", "uid_per_test", "read_only_home_and_tmpdir", "fresh_uid",
-               "every_process_of_the_uid_killed", "one_submission_at_a_time", "landlock")
+               "every_process_of_the_uid_killed", "one_submission_at_a_time", "landlock",
+               "pid_namespace_per_server", "fixed_file_times", "counters_visible")
 # every_process_of_the_uid_killed, one_submission_at_a_time and landlock are plain mode's
 # answers to what the namespaces give the other modes: None (not shown) there.
+# counters_visible lists what a server can still tell its test's position by (sandbox.py's
+# `counters_visible`): OPEN, what is not closed (a report shows it with what is missing); a
+# self-check host has no such promise (None).
+OPEN = {"counters_visible"}
 LISTED = {"rlimits", "seccomp_denied", "seccomp_arch", "disk_quota_mib", "cgroups", "landlock",
-          "every_process_of_the_uid_killed", "one_submission_at_a_time"}
+          "every_process_of_the_uid_killed", "one_submission_at_a_time", "counters_visible"}
 
 
 def self_check_plan(mode, *in_force):

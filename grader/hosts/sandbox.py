@@ -184,7 +184,22 @@ def plan(mode):
         "every_process_of_the_uid_killed": private_uid if mode == "plain" else None,
         "one_submission_at_a_time": True if mode == "plain" else None,
         "landlock": landlock_features(landlock_abi()) if mode == "plain" else None,
+        "pid_namespace_per_server": isolated,
+        "fixed_file_times": True,
+        "counters_visible": counters_visible(mode, landlock_abi() > 0),
     }
+
+
+def counters_visible(mode, landlock):
+    """What a server can still tell its test's position by, in `mode` (grader/README.md, *No
+    counter between tests*): "pids" (the machine's pid sequence, without a PID namespace),
+    "proc" (other processes' /proc entries, the zygote's CPU ticks among them, without
+    Landlock), "inode_numbers" (of the folders and notes made for it: every file system numbers
+    them in order) and "change_times" (a file's ctime, which no process can set, against the
+    clock: how long the grading has run)."""
+    plain = mode == "plain"
+    return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
+        ["inode_numbers", "change_times"]
 
 
 @functools.cache
@@ -197,6 +212,8 @@ def compiled_code():
     target = os.path.join(folder, "code")
     os.makedirs(target)
     os.chmod(folder, 0o755)
+    with open(os.path.join(target, WARM_UP), "w") as handle:  # trusted: the zygote runs it
+        handle.write("from extension import Extension\n\nextension = Extension()\n")
     for parent, dirs, files in os.walk(source):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         here = os.path.join(target, os.path.relpath(parent, source))
@@ -204,14 +221,18 @@ def compiled_code():
         for name in sorted(files):
             if name.endswith(".py"):
                 shutil.copy2(os.path.join(parent, name), os.path.join(here, name))
+    # before compiling: the bytecode records the source's time
+    for parent, dirs, files in os.walk(target):
+        for name in [*dirs, *files]:
+            boundary.given_times(os.path.join(parent, name))
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-I", "-m", "compileall", "-q", target], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(os.path.join(target, WARM_UP), "w") as handle:  # trusted: the zygote runs it
-        handle.write("from extension import Extension\n\nextension = Extension()\n")
-    for parent, dirs, files in os.walk(target):
+    for parent, dirs, files in os.walk(target, topdown=False):  # no time says when it ran
         for name in dirs + files:
             os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
+            boundary.given_times(os.path.join(parent, name))
+    boundary.given_times(target)
     return target
 
 
@@ -291,6 +312,7 @@ class Sandbox:
                "host_uid": os.getuid(), "host_gid": os.getgid(),
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
+               "given_times_ns": boundary.GIVEN_TIMES_NS,
                "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
@@ -331,6 +353,7 @@ class Sandbox:
             os.mkdir(path, 0o700)
             if private:
                 os.chmod(path, mode)
+            boundary.given_times(path)
         if private:
             os.chown(self.solution_dir, 0, self.uid)
             os.chmod(self.solution_dir, 0o750)

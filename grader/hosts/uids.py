@@ -18,7 +18,7 @@ import os
 import random
 
 DEFAULT_RANGE = (1 << 20, 1 << 24)  # uids 1,048,576 .. 17,825,791: far from real accounts
-SMALL_RANGE = 4096                   # up to this many uids, every one is looked at, in order
+SMALL_RANGE = 4096                   # up to this many uids, every one is looked at
 FIRST = 1 << 16                      # a narrowed range starts here or above (real accounts)
 _used = set()
 _random = random.SystemRandom()
@@ -77,8 +77,8 @@ def allocate_many(wanted, check_live=True, busy=()):
     uids the caller still uses (never handed out again while it does)."""
     start, count = uid_range()
     live = (live_uids() if check_live else set()) | set(busy)
-    if count <= SMALL_RANGE:
-        candidates = list(range(start, start + count))
+    if count <= SMALL_RANGE:  # every one, in no order: a uid must not say how many came before
+        candidates = _random.sample(range(start, start + count), count)
     else:
         candidates = list(dict.fromkeys(start + _random.randrange(count)
                                         for _ in range(64 + wanted)))

@@ -15,8 +15,9 @@ then builds what `config["mode"]` allows:
   a tmpfs becomes the new root with read-only binds of /usr (and /lib*), the server code and
   this learner's solution, and a few device files; `lo` is brought up; then it forks the
   "zygote" (PID 1 of the new PID namespace), which chroots into that tree. Servers are forked
-  from the zygote and drop to an unprivileged uid before any learner code runs: the test's own
-  (the grader gives each test a fresh one), in the sandbox's group, which reads the solution.
+  through its template (below) and drop to an unprivileged uid before any learner code runs:
+  the test's own (the grader gives each test a fresh one), in the sandbox's group, which reads
+  the solution.
 - "userns" (not root, unprivileged user namespaces allowed): the same tree inside a new user
   namespace; servers drop every capability instead of changing uid (one uid for every test).
 - "plain": no namespaces (a container that refuses them, as Gradescope's may). The zygote
@@ -25,7 +26,8 @@ then builds what `config["mode"]` allows:
   without root, keep the grader's), with rlimits, a minimal environment and umask 077. Where
   the kernel offers Landlock, the zygote confines itself (and everything it forks) to reading
   the system folders, the server code and the solution, and to its own work, data and TMPDIR
-  folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version).
+  folders (plus no TCP, no abstract Unix socket and no signal outside, by ABI version); each
+  server adds a layer of its own without /proc.
 
 Nothing of the sandbox can serve a test as memory of another (grader/README.md, *No memory
 between tests*): the working folder (HOME, the current folder) and the TMPDIR are empty and
@@ -36,23 +38,34 @@ repeated until none is left: daemons in new sessions too). In every mode the sec
 also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX message-queue
 IPC, which outlive their processes or reach every process of the sandbox; the server shows its
 setup page over the private rpc channel, without a socket. `sweep` ends every process of the
-sandbox but the zygote: `kill(-1)` from PID 1 in the namespaces, every uid it handed out in
-plain mode, or, without a private uid, every descendant of the zygote.
+sandbox but the zygote and its template: every server's relay in the namespaces (its
+namespace ends with it), every uid it handed out in plain mode, or, without a private uid,
+every descendant of the zygote.
+
+Nor can anything count tests (grader/README.md, *No counter between tests*): once ready, the
+zygote forks a template (`start_template`) that only ever forks, when asked, a server's relay
+(in the namespaces, PID 1 of a fresh PID namespace), which forks the server and reports its
+exit code. Every server is forked from that same unchanging process: the same pid (2), parent
+(1), heap and parent's counters whatever ran before it; what the zygote accumulates (its
+children, its caches) no server inherits.
 
 Then the zygote hardens itself, so that everything it forks inherits it, exactly as
 `config["plan"]` (grader.hosts.sandbox.plan, computed once per mode) says: its own empty session
 keyring (KEYCTL_JOIN_SESSION_KEYRING), an empty capability bounding set and no ambient
 capabilities, no_new_privs, and a seccomp filter (x86_64 or aarch64, checked; any other ABI,
-x32 included, is killed) that denies the system calls the plan lists. If any of it fails, the
-zygote reports the problem instead of "ready", and the grader does not use this mode.
+x32 included, is killed) that denies the system calls the plan lists, but for `unshare` and
+`setns` where its template gives each server a PID namespace: every child it or the template
+forks installs the plan's full filter first. If any of it fails, the zygote reports the
+problem instead of "ready", and the grader does not use this mode.
 
 The zygote imports the server modules once, runs no learner code itself, has an
 unprivileged child compile the submission once for all its servers (`compile_solution`: the
 zygote keeps the bytecode unread, each server loads it as its test's uid), and answers small
-JSON commands on a SOCK_SEQPACKET socket: `spawn` (fork a server on the pipes that come with
-the message: its command line is the submission's common one, this test's inputs reach only
-its options, see `op_spawn`), `kill`, `status`, `release` (a test is over), `sweep` and
-`quit`. When the zygote dies, the kernel kills everything left in its PID namespace.
+JSON commands on a SOCK_SEQPACKET socket: `spawn` (the template forks a server on the pipes
+that come with the message: its command line is the submission's common one, this test's
+inputs reach only its options, see `op_spawn`), `kill`, `status`, `release` (a test is over),
+`sweep` and `quit`. When the zygote dies, so does its template, and the kernel kills
+everything left in its PID namespace.
 
 Why one module over 600 lines: it runs as a script inside the sandbox and must import nothing
 of the grader (a test holds that), so what it needs (seccomp, landlock, capabilities, the
@@ -234,29 +247,47 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def install_seccomp(denied):
+def seccomp_filter(denied):
+    """The BPF program for `denied`, ready for `install_seccomp` (built once, installed in
+    every child: see `harden`)."""
     machine = os.uname().machine
     if machine not in SYSCALLS:
         raise OSError(EINVAL, f"seccomp: no syscall table for {machine}")
     program = seccomp_program(denied, machine)
     filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
-    fprog = _SockFprog(len(program), filters)
+    return _SockFprog(len(program), filters), filters  # the array stays alive with it
+
+
+def install_seccomp(prepared):
+    fprog = prepared[0]
     if _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
                    ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"seccomp: {os.strerror(err)}")
 
 
-def harden(plan):
-    """Apply the plan's kernel-state protections to this process (and all it will fork)."""
+# What the zygote (and its template) keep of the plan's denied calls when every server gets a
+# fresh PID namespace of its own (`Zygote.start_template`): every child installs the full
+# filter first (`Zygote._fork`).
+PID_NAMESPACE_CALLS = ("unshare", "setns")
+
+
+def harden(plan, keep=()):
+    """Apply the plan's kernel-state protections to this process (and all it will fork);
+    `keep`: denied calls this process still needs (its children deny them: `Zygote._fork`).
+    Returns the plan's full seccomp filter (None without one), for the children."""
     if plan.get("fresh_session_keyring"):
         join_fresh_session_keyring()
     if plan.get("capability_bounding_set_empty"):
         drop_bounding_set()
     if plan.get("no_new_privs"):
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-    if plan.get("seccomp_denied"):
-        install_seccomp(plan["seccomp_denied"])
+    if not plan.get("seccomp_denied"):
+        return None
+    full = seccomp_filter(plan["seccomp_denied"])
+    install_seccomp(seccomp_filter([n for n in plan["seccomp_denied"] if n not in keep])
+                    if keep else full)
+    return full
 
 
 # -- Landlock (plain mode, where the kernel offers it): what the sandbox may touch on disk -------
@@ -338,6 +369,16 @@ def install_landlock(abi, read_only, read_write, devices):
         os.close(ruleset)
 
 
+def unshare_pids():
+    """This process's next child is PID 1 of a new PID namespace (`Zygote._fork`)."""
+    _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+
+
+def enter_pids(fd):
+    """This process's next children are in the PID namespace of `fd` again."""
+    _check(_libc.setns(fd, CLONE_NEWPID), "setns(CLONE_NEWPID)")
+
+
 def drop_capabilities():
     """capset(2) with empty sets: what a userns server does instead of changing uid."""
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)   # _LINUX_CAPABILITY_VERSION_3, this thread
@@ -391,12 +432,29 @@ def build(cfg):
     # Nothing here is a place to keep anything between tests: the working folder (HOME) and
     # /tmp are empty and read-only, and the data area lets the learner's uids through to the
     # folder of their own test (0700, made by the grader) but not list or write it.
+    given_times(root, ["etc/passwd", "etc/group", "etc/nsswitch.conf", "etc", "dev", "tmp",
+                       "sandbox/work", "sandbox/data", "sandbox", "bin", "sbin", "lib", "lib32",
+                       "lib64", "libx32", ""], cfg["given_times_ns"])
     for name in ("sandbox/work", "tmp"):
         folder = os.path.join(root, name)
         os.chmod(folder, 0o755)
         bind(folder, folder, {**cfg, "mode": "root"})
     os.chmod(os.path.join(root, "sandbox/data"), 0o711)
     loopback_up()
+
+
+def given_times(root, names, times_ns):
+    """The same access and modification times (the grader's GIVEN_TIMES_NS) on what the sandbox
+    made below `root` (a link's own, never its target's; a bind's host folder is not in
+    `names`): a time would tell a server how long the sandbox has run."""
+    for name in names:
+        path = os.path.join(root, name)
+        if name and os.path.ismount(path):
+            continue  # a host folder bound here: its times are the host's own, never touched
+        try:
+            os.utime(path, ns=tuple(times_ns), follow_symlinks=False)
+        except FileNotFoundError:
+            pass
 
 
 def bind(source, target, cfg):
@@ -418,8 +476,18 @@ def loopback_up():
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, cfg, ctl):
+    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None):
+        """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): the
+        template forks each server's relay into a fresh one, then comes back to it.
+        `server_filter`: the plan's full seccomp filter, which every child installs first (the
+        zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full.
+        `landlock`: plain mode's Landlock rules for every child, /proc left out (the arguments
+        of `install_landlock`), or None."""
         self.cfg, self.ctl = cfg, ctl
+        self.pids, self.server_filter, self.landlock = pids, server_filter, landlock
+        self.template = None  # (its pid, requests socket, born pipe): `start_template`
+        self.ready = None     # the pid of the relay ready for the next server
+        self.status_fds = {}  # a server's pid -> where its relay writes its exit code
         self.children = {}   # pid -> exit status (None while running)
         self.isolated = cfg["mode"] in ("root", "userns")
         self.uids = set()    # the uids servers ran as (a private uid per test: `spawn`)
@@ -462,12 +530,135 @@ class Zygote:
     def op_spawn(self, request, fds):
         """A server: `argv` (the same for every server of the submission) is all it sees of
         its command line; `private` (this test's inputs) reach only the server's options;
-        `uid`, with a private uid per test, is the one it runs as."""
+        `uid`, with a private uid per test, is the one it runs as. The relay the template forked
+        in advance takes it (see `start_template`) and forks the server; the pid answered is the
+        relay's, whose process group the server is in."""
         uid = self._uid(request.get("uid"))
-        pid = self._fork(fds, lambda: self._run_server(request["argv"],
-                                                       request.get("private", [])),
-                         uid=uid)
+        if len(fds) != 3:
+            raise ValueError("a server needs its stdin, stdout and stderr")
+        pid = self._ready_relay(TEMPLATE_SECONDS)
+        if pid is None:
+            raise OSError(EINVAL, "the template has no relay ready")
+        self.ready = None  # this request is its: the template forks the next one
+        status_r, status_w = os.pipe()
+        try:
+            socket.send_fds(self.template[1], [json.dumps({
+                "argv": list(request["argv"]), "private": list(request.get("private", [])),
+                "uid": uid}).encode()], [*fds, status_w])
+        except BaseException:
+            os.close(status_r)
+            raise
+        finally:
+            os.close(status_w)
+        self.children[pid] = None
+        self.status_fds[pid] = status_r
         return {"pid": pid}
+
+    def start_template(self):
+        """Fork the template: a process that, from then on, only ever forks a server's relay,
+        says its pid and waits until that relay took a request, then forks the next one (so a
+        relay is ready before a server is asked for: one fork on a server's way, as when the
+        zygote forked them). It never parses, keeps or counts anything, so every server is
+        forked from the same unchanging process: its heap, its parent's CPU time and memory,
+        its pids (a fresh PID namespace, where the zygote has `pids`) are the same whatever ran
+        before it. What the zygote itself accumulates as tests go by (its children, its
+        caches) no server inherits."""
+        requests, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        born_r, born_w = os.pipe()
+        taken_r, taken_w = os.pipe()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                requests.close()
+                self.ctl.close()
+                os.close(born_r)
+                self._template(theirs, born_w, taken_r, taken_w)
+            finally:
+                os._exit(70)
+        for fd in (theirs.fileno(), born_w, taken_r, taken_w):
+            os.close(fd)
+        theirs.detach()
+        self.template = (pid, requests, born_r)
+        self.ready = None  # the relay the template forked for the next server (`_ready_relay`)
+
+    def _ready_relay(self, wait):
+        """The pid of the relay waiting for the next request (None if none within `wait`)."""
+        if self.ready is None and select_readable(self.template[2], wait):
+            data = os.read(self.template[2], 4)
+            self.ready = int.from_bytes(data, "little") if len(data) == 4 else None
+        return self.ready
+
+    def _template(self, requests, born, taken, taken_w):
+        """The template's loop (see `start_template`): nothing in it allocates anything that
+        outlives one round. Its children reap themselves (SIGCHLD ignored)."""
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        fresh = self.pids is not None
+        os.write(born, (0).to_bytes(4, "little")[:0])  # one dry round first: whatever the
+        os.read(taken, 0)                               # first calls leave, every relay finds
+        while True:
+            if fresh:
+                unshare_pids()  # the next child is PID 1 of a new namespace
+            pid = os.fork()
+            if pid == 0:
+                self._relay(requests, taken_w)
+            if fresh:
+                enter_pids(self.pids)
+            os.write(born, pid.to_bytes(4, "little"))
+            if os.read(taken, 1) != b"t":  # its relay took a request: the next one is next
+                return
+
+    def _relay(self, requests, taken):
+        """A server's relay, forked by the template (PID 1 of the server's namespace, where
+        there is one): takes its request, forks the server in its own process group and
+        session, and writes the server's exit code where the zygote reads it. Nothing of the
+        learner's runs here; when it ends, so does everything in its namespace."""
+        code = 70
+        try:
+            try:  # first of all: the template waits for it
+                msg, fds, _, _ = socket.recv_fds(requests, 65536, 8)
+            finally:
+                os.write(taken, b"t")
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            os.setsid()
+            request = json.loads(msg)
+            stdio, status = fds[:3], fds[3]
+            keep = sorted({*stdio, status, 0, 1, 2})
+            low = 3
+            for fd in keep + [1024]:
+                if fd >= low:
+                    os.closerange(low, fd)
+                    low = fd + 1
+            pid = self._fork(stdio, lambda: self._run_server(request["argv"],
+                                                             request["private"]),
+                             uid=request["uid"], new_session=False)
+            for fd in stdio:
+                os.close(fd)
+            while True:
+                try:
+                    _, waited = os.waitpid(pid, 0)
+                    break
+                except InterruptedError:
+                    continue
+            os.write(status, str(os.waitstatus_to_exitcode(waited)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+
+    def _collect(self, pid, wait=0.0):
+        """A server's exit code, when its relay wrote it (or died: then SIGKILL's)."""
+        fd = self.status_fds.get(pid)
+        if fd is None or not select_readable(fd, wait):
+            return
+        data = os.read(fd, 16)
+        os.close(fd)
+        del self.status_fds[pid]
+        try:
+            self.children[pid] = int(data)
+        except ValueError:  # the relay was killed (op_kill, a sweep) before it could say
+            self.children[pid] = -signal.SIGKILL
 
     def _uid(self, wanted):
         """The uid a server runs as: the test's own when the sandbox has private uids (checked
@@ -502,26 +693,35 @@ class Zygote:
         pid = request["pid"]
         while True:
             self.reap()
+            self._collect(pid, 0.005 if pid in self.status_fds else 0)
             status = self.children.get(pid)
             if status is not None or time.monotonic() >= deadline:
                 return {"exit": status}
-            time.sleep(0.005)
+            if pid not in self.status_fds:
+                time.sleep(0.005)
 
     def op_sweep(self, request, fds):
-        if self.isolated:  # PID 1 of its own namespace: -1 means "everyone here but me"
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
+        """End every process of the sandbox but the zygote and its template."""
+        if self.isolated:  # each server is in its relay's namespace: it ends with the relay
+            for pid in [p for p, s in self.children.items() if s is None]:
+                for target in (-pid, pid):
+                    try:
+                        os.kill(target, signal.SIGKILL)
+                    except OSError:
+                        pass
         elif self.cfg["plan"]["unprivileged_uid"]:
             for uid in sorted(self.uids | {self.cfg["uid"]}):  # daemons in new sessions too
                 kill_uid(uid, SWEEP_SECONDS, self.reap)
             self.uids.clear()
-        else:
-            kill_descendants(os.getpid(), SWEEP_SECONDS)  # orphans come back: subreaper
+        else:  # orphans come back to the zygote (a subreaper); the template and its ready
+            ready = self._ready_relay(0) if self.template else None  # relay are spared
+            kill_descendants(os.getpid(), SWEEP_SECONDS,
+                             spare={self.template[0], ready} if self.template else set())
         deadline = time.monotonic() + 2
         while any(s is None for s in self.children.values()) and time.monotonic() < deadline:
             self.reap()
+            for pid in list(self.status_fds):
+                self._collect(pid)
             time.sleep(0.002)
         return {"ok": True}
 
@@ -550,7 +750,10 @@ class Zygote:
             self.compiled = parse_compiled(data, folder)
 
     # forking
-    def _fork(self, fds, body, uid, stdio=True):
+    def _fork(self, fds, body, uid, stdio=True, new_session=True):
+        """Fork a child that runs `body` as `uid` with the servers' confinement (the plan's
+        full seccomp filter first). `new_session`: its own session and process group (a
+        server stays in its relay's)."""
         sys.stderr.flush()
         pid = os.fork()
         if pid:
@@ -558,8 +761,16 @@ class Zygote:
             return pid
         code = 70
         try:
-            self.ctl.close()
-            os.setsid()
+            if self.server_filter is not None:
+                install_seccomp(self.server_filter)
+            if self.landlock is not None:  # no process's /proc, not even its parent's
+                install_landlock(*self.landlock)
+            if self.ctl.fileno() != -1:
+                self.ctl.close()
+            # what the zygote counts is not the child's to find (its frames hold `self`)
+            self.children, self.uids, self.status_fds = {}, set(), {}
+            if new_session:
+                os.setsid()
             if stdio:
                 for target, fd in zip((0, 1, 2), fds, strict=True):
                     os.dup2(fd, target)
@@ -634,7 +845,7 @@ def socket_free_setup_page():
     page object itself, as the in-process self-check does (grading never browses the page; it
     only observes that the URL is sent). A bridge until `serve` offers a socket-free page."""
     from transports import page_http
-    page_http.serve_http = lambda page, host="127.0.0.1", log=None: page
+    page_http.serve_http = lambda page, host="127.0.0.1", log=None, exposure=None: page
 
 
 COMPILED_MAX_BYTES = 8 << 20  # a submission's bytecode, all files (its sources are far smaller)
@@ -663,6 +874,14 @@ def send_compiled(folder, fd):
             out.write(struct.pack("<I", len(encoded)) + encoded +
                       hashlib.sha256(source).digest() + struct.pack("<I", len(data)) + data)
     return 0
+
+
+TEMPLATE_SECONDS = 10.0  # the most the template may take to fork a server's relay
+
+
+def select_readable(fd, seconds):
+    import select
+    return bool(select.select([fd], [], [], seconds)[0])
 
 
 def read_capped(pipe, limit, seconds):
@@ -788,9 +1007,10 @@ def kill_uid(uid, seconds, reap):
         time.sleep(0.002)
 
 
-def kill_descendants(root, seconds):
-    """SIGKILL every descendant of `root` (not `root` itself), repeatedly, until none is left
-    or `seconds` pass. `root` is a child subreaper, so an orphan stays its descendant."""
+def kill_descendants(root, seconds, spare=frozenset()):
+    """SIGKILL every descendant of `root` (not `root` itself, nor those in `spare`: their
+    descendants all the same), repeatedly, until none is left or `seconds` pass. `root` is a
+    child subreaper, so an orphan stays its descendant."""
     deadline = time.monotonic() + seconds
     while True:
         parents = {}
@@ -806,6 +1026,7 @@ def kill_descendants(root, seconds):
         while frontier:
             frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
             below |= frontier
+        below -= set(spare)
         if not below or time.monotonic() > deadline:
             return not below
         for signum in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork
@@ -852,7 +1073,7 @@ def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
     if os.getppid() != cfg["parent"]:  # the grader died before that took effect
         return 1
-    problem = None
+    problem, pids, server_filter = None, None, None
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
         with open(procs, "w") as handle:
             handle.write(str(os.getpid()))
@@ -880,9 +1101,17 @@ def main():
                 os.chmod(os.path.dirname(private), 0o700)
                 os.mkdir(private)
                 mount("proc", private, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                given_times(cfg["root"], ["sandbox/.zygote", "sandbox"], cfg["given_times_ns"])
                 PROC[0] = PRIVATE_PROC
             except OSError as exc:
                 problem = f"the zygote's /proc: {exc}"
+        if problem is None:
+            try:  # its own PID namespace, where it comes back after forking each server
+                pids = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+                unshare_pids()
+                enter_pids(pids)
+            except OSError as exc:
+                problem = f"a PID namespace per server: {exc}"
         os.chroot(cfg["root"])
         os.chdir("/")
         cfg = {**cfg, "work": INNER + "/work", "tmp": "/tmp", "code_inner": INNER + "/code"}
@@ -895,19 +1124,23 @@ def main():
             problem = f"subreaper: {exc}"
     if problem is None:
         try:
-            harden(cfg["plan"])
+            server_filter = harden(cfg["plan"], PID_NAMESPACE_CALLS if pids is not None
+                                   else ())
         except OSError as exc:
             problem = f"hardening failed: {exc}"
     if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:
         problem = unreachable(cfg)
+    landlock = None
     if problem is None and cfg["plan"].get("landlock"):
         abi = landlock_abi()
         try:
             if landlock_features(abi) != cfg["plan"]["landlock"]:
                 raise OSError(EINVAL, f"ABI {abi} does not give {cfg['plan']['landlock']}")
-            install_landlock(abi,
-                             LANDLOCK_READ + (cfg["code"], cfg["solution"]),
-                             (cfg["work"], cfg["data"], cfg["tmp"]), LANDLOCK_DEVICES)
+            read_write = (cfg["work"], cfg["data"], cfg["tmp"])
+            install_landlock(abi, LANDLOCK_READ + (cfg["code"], cfg["solution"]), read_write,
+                             LANDLOCK_DEVICES)
+            landlock = (abi, tuple(p for p in LANDLOCK_READ if p != "/proc") +
+                        (cfg["code"], cfg["solution"]), read_write, LANDLOCK_DEVICES)
         except OSError as exc:
             problem = f"landlock: {exc}"
     if problem is None:
@@ -932,9 +1165,10 @@ def main():
     import gc
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
-    zygote = Zygote(cfg, ctl)
+    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock)
     zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
                             else cfg["solution"])
+    zygote.start_template()
     zygote.serve()
     return 0
 

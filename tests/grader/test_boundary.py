@@ -187,3 +187,23 @@ def test_notes_the_sandbox_owns_are_read_when_the_area_belongs_to_the_sandbox(tm
     assert list(folder.snapshot()) == ["Notes/a.md"]
     notes.close()
     folder.close()
+
+
+def test_what_the_grader_makes_and_the_folders_it_changes_have_the_same_times(area):
+    """No time says when a test began (grader/README.md, *No counter between tests*)."""
+    data, path, _ = area
+    notes = data.make_dir("Notes")
+    notes.write_file("a.md", b"hola\n")
+    notes.make_dir("Sub").close()
+    notes.make_link("enlace", "Sub")
+    notes.move("Sub", notes, "Otra")
+    data.make_dir("Papelera").close()
+    data.remove("Papelera")
+    for place in (path, path / "Notes", path / "Notes" / "a.md", path / "Notes" / "Otra",
+                  path / "Notes" / "enlace"):
+        info = os.stat(place, follow_symlinks=False)
+        assert (info.st_atime_ns, info.st_mtime_ns) == boundary.GIVEN_TIMES_NS, place
+    with open(path / "Notes" / "a.md", "rb") as handle:  # reading it leaves them as they are
+        handle.read()
+    assert os.stat(path / "Notes" / "a.md").st_atime_ns == boundary.GIVEN_TIMES_NS[0]
+    notes.close()

@@ -1,0 +1,123 @@
+"""Submissions that try to tell which test is running, for tests/grader/test_no_counter.py.
+
+- `recorder(folder)`: the reference, with a first block in every exercise file that writes on
+  its server's stderr, as one line `SEEN {json}`, everything a server could count tests by:
+  its pid and its parent's, its parent's and grandparent's /proc stat (CPU ticks, memory,
+  start time) and its own, the /proc listing, the time since boot, its uid and groups, its
+  folders, the times of the files and folders it was given, the interpreter's heap (allocated
+  blocks, objects the collector tracks) and what the frames above the learner's code hold.
+  Its resident memory is not recorded: it moves by a page with the machine's page cache,
+  whatever the position. `seen(stderr_lines)` parses the records.
+- `pid_threshold(folder)`: the reference, except that exercise 2's tool archives nothing once
+  the server's pid (or its distance to its parent's) passes a threshold that only the first
+  servers of a grading stay under where a pid counts servers: it would keep the public points
+  and lose hidden ones.
+
+`COUNTERS` are the recorded values that could count tests; the uid is fresh in every test by
+design (where the host has private uids) and must not follow the tests' order instead.
+"""
+
+import os
+
+from mutants import REFERENCE, write_solutions
+
+SEEN = r'''
+def _seen_by_this_server():
+    import gc, os, sys, time
+
+    def look(action):
+        try:
+            return action()
+        except Exception as exc:  # noqa: BLE001
+            return type(exc).__name__
+
+    def stat_of(pid):  # utime stime cutime cstime, starttime vsize rss (proc(5) 14-17, 22-24)
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return fields[11:15] + fields[19:22]
+
+    def times(path):
+        info = os.stat(path, follow_symlinks=False)
+        return [info.st_mtime_ns, info.st_atime_ns]
+
+    def above():  # what the frames that called the learner's code hold, by type and size
+        frame, found = sys._getframe(1), []
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                for name in ("children", "uids"):
+                    held = getattr(value, name, None)
+                    if isinstance(held, (dict, set)):
+                        found.append([type(value).__name__, name, len(held)])
+            frame = frame.f_back
+        return found
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    ppid = os.getppid()
+    given = [here, os.path.abspath(__file__), os.getcwd(), os.environ.get("TMPDIR", "/tmp"),
+             os.environ.get("HOME", "/"), sys.path[0]]
+    return {
+        "pid": os.getpid(), "ppid": ppid, "pgid": os.getpgid(0), "sid": os.getsid(0),
+        "pid_minus_ppid": os.getpid() - ppid,
+        "parent_stat": look(lambda: stat_of(ppid)),
+        "grandparent_stat": look(lambda: stat_of(int(open(f"/proc/{ppid}/stat").read()
+                                                     .rsplit(")", 1)[1].split()[1]))),
+        "self_stat": look(lambda: stat_of("self")),
+        "proc": look(lambda: sorted(os.listdir("/proc"))),
+        "uptime": look(lambda: open("/proc/uptime").read()),
+        "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(),
+        "folder": here, "cwd": os.getcwd(), "code": sys.path[0],
+        "times": {path: look(lambda path=path: times(path)) for path in given},
+        "system_times": {path: look(lambda path=path: times(path)) for path in ("/", "/etc",
+                                                                               "/etc/passwd")},
+        "heap": [sys.getallocatedblocks(), len(gc.get_objects())],
+        "above": above(),
+        "monotonic": time.monotonic(),
+    }
+
+
+import json as _json
+import sys as _sys
+
+_sys.stderr.write("SEEN " + _json.dumps(_seen_by_this_server()) + "\n")
+_sys.stderr.flush()
+'''
+
+# Values that could count tests: every server of a submission must see the same, in every
+# run (public only, or all), in the modes that close them (plain mode lists what it cannot).
+COUNTERS = ("pid", "ppid", "pgid", "sid", "pid_minus_ppid", "parent_stat", "grandparent_stat",
+            "self_stat", "proc", "uptime", "gid", "groups", "cwd", "times", "system_times", "heap",
+            "above")
+
+
+def recorder(folder):
+    """The reference with `SEEN` first in every exercise file."""
+    texts = {}
+    for name in sorted(os.listdir(REFERENCE)):
+        with open(os.path.join(REFERENCE, name), encoding="utf-8") as handle:
+            source = handle.read()
+        end = source.index('"""', 3) + 4 if source.startswith('"""') else 0  # docstring first
+        texts[name] = source[:end] + SEEN + source[end:]
+    return write_solutions(folder, texts)
+
+
+THRESHOLD = 24  # the first servers of a grading stay under it, where a pid counts servers
+ARCHIVE_CALL = "def notes_archive("
+
+
+def pid_threshold(folder):
+    """The reference, except that exercise 2's tool does nothing once a pid counts servers."""
+    with open(os.path.join(REFERENCE, "ejercicio2.py"), encoding="utf-8") as handle:
+        source = handle.read()
+    assert source.count(ARCHIVE_CALL) == 1
+    at = source.index(ARCHIVE_CALL)
+    body = source.index(":\n", at) + 2
+    source = ("import os as _os\n" + source[:body] +
+              f"    if _os.getpid() > {THRESHOLD} or _os.getpid() - _os.getppid() > {THRESHOLD}:\n"
+              "        return ok('No se archivó nada.')\n" + source[body:])
+    return write_solutions(folder, {"ejercicio2.py": source})
+
+
+def seen(stderr_lines):
+    """The SEEN records among a server's stderr lines."""
+    import json
+    return [json.loads(line[len("SEEN "):]) for line in stderr_lines if line.startswith("SEEN ")]

@@ -1,0 +1,255 @@
+"""A server cannot tell which test is running: no counter survives from one test to the next.
+
+Each submission here is graded the way a worker grades one (grader.runner.grade), once with
+the public tests (what ui.revisar runs) and once with all of them (official grading), by the
+grader of a throw-away copy of the repository under a throw-away venv
+(tests/grader/throwaway.py), in the root mode and in plain mode (namespaces refused, as on
+Gradescope: tests/grader/nonamespaces.py). A small driver in the copy keeps every server the
+sandbox forks, with the options its test gave it, and prints what each wrote on its stderr.
+
+- The recorder (tests/grader/positions.py) writes what each of its servers sees: every server
+  of one exercise file sees the same pid, parent, parent's CPU and memory counters, /proc,
+  folders, file times and heap, in both runs, except what the mode lists under
+  `counters_visible` (plain mode: the machine's pids); the heap is the same for every server
+  given the same options in one run (the run's random names change it between runs).
+- The fresh uid of each test never follows the tests' order.
+- Twelve servers with the same options, one after another, see the same heap, and (with a PID
+  namespace) the same pid and parent, the first as every later one.
+- A submission that stops archiving once a pid passes a threshold keeps the same share of the
+  public and of the hidden points, in the self-check and in official grading.
+
+`GRADER_UNDER_TEST=/some/checkout` grades with that checkout's code/ and grader/ instead (to
+see these tests fail on a grader that lets servers count; only ever from a throw-away clone).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+from positions import COUNTERS, pid_threshold, recorder, seen
+from throwaway import copy_repository, make_venv
+
+from grader.boundary import remove_tree
+from grader.paths import REPO_DIR
+
+pytestmark = pytest.mark.timeout(900)
+MODES = ("root", "plain")
+LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nonamespaces.py")
+# What each name of `counters_visible` leaves open, among the recorder's values.
+OPEN = {"pids": ("pid", "ppid", "pgid", "sid", "pid_minus_ppid"),
+        "proc": ("parent_stat", "grandparent_stat", "self_stat", "proc", "uptime")}
+# Set once per sandbox (its random group, its interpreter's start, the run's random names):
+# the same for every server of one run given the same options, not across runs.
+PER_RUN = ("gid", "heap")
+DRIVER = r'''
+import json
+import sys
+
+from grader import runner
+from grader.hosts import sandbox
+
+servers = []
+spawn = sandbox.Sandbox.spawn
+
+
+def keep(self, argv, private=(), identity=None):
+    server = spawn(self, argv, private, identity)
+    servers.append((server, list(private), identity))
+    return server
+
+
+sandbox.Sandbox.spawn = keep
+only = sys.argv[3:] or None
+result = runner.grade(sys.argv[1], "s", only, runner.SUBMISSION_BUDGET, sys.argv[2], "sandbox")
+print(json.dumps({"result": result, "servers": [
+    {"stderr": server.stderr().splitlines(), "private": private, "identity": identity}
+    for server, private, identity in servers]}))
+'''
+
+
+# Twelve servers with the same options, one after another, each stopped and its test
+# released: what each sees of its heap, pid and parent (the first is no exception).
+SERVERS = r'''
+import json
+import os
+import sys
+import tempfile
+import time
+
+from grader.hosts.sandbox import Sandbox
+
+folder = tempfile.mkdtemp()
+os.chmod(folder, 0o755)
+with open(os.path.join(folder, "probe.py"), "w") as handle:
+    handle.write("import gc, os, sys\n"
+                 "sys.stderr.write('SEEN ' + repr([sys.getallocatedblocks(), "
+                 "len(gc.get_objects()), os.getpid(), os.getppid()]) + '\\n')\n")
+os.chmod(os.path.join(folder, "probe.py"), 0o644)
+box = Sandbox(folder).start()
+seen = []
+for _ in range(12):
+    identity = box.identity()
+    server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
+    deadline = time.monotonic() + 30
+    while "SEEN " not in server.stderr() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    seen.append(server.stderr().split("SEEN ", 1)[1].splitlines()[0])
+    server.stop()
+    box.release(identity)
+box.close()
+print(json.dumps({"mode": box.mode, "seen": seen}))
+'''
+
+
+@pytest.fixture(scope="module", params=MODES)
+def world(request, tmp_path_factory):
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        message = "needs root on Linux (the sandbox's root and plain modes)"
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true: " + message)
+        pytest.skip(message)
+    base = tmp_path_factory.mktemp("posicion-" + request.param)  # 0700
+    copy = copy_repository(os.environ.get("GRADER_UNDER_TEST", REPO_DIR), str(base / "copia"))
+    for name, text in (("driver.py", DRIVER), ("servers.py", SERVERS)):
+        with open(os.path.join(copy, name), "w") as handle:
+            handle.write(text)
+    world = {"base": base, "copy": copy, "python": make_venv(str(base / "venv")),
+             "mode": request.param}
+    yield world
+    remove_tree(str(base))
+
+
+def run_in_copy(world, *argv):
+    """What a script of the copy prints (JSON), run under the throw-away venv, in plain mode
+    as a container that refuses namespaces would run it."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "GRADER_UID_RANGE": f"{1 << 24}:4096"}  # a narrowed range: every uid in it tried
+    launcher = [sys.executable, LAUNCHER] if world["mode"] == "plain" else []
+    run = subprocess.run([*launcher, world["python"], *argv], cwd=world["copy"], env=env,
+                         capture_output=True, timeout=600)
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    return json.loads(run.stdout)
+
+
+def grade(world, submission, tests, *only):
+    """{"result": the report, "servers": [{"stderr", "private", "identity"}]}."""
+    graded = run_in_copy(world, "driver.py", submission, tests, *only)
+    assert graded["result"]["protections"]["mode"] == world["mode"]
+    return graded
+
+
+@pytest.fixture(scope="module")
+def recorded(world):
+    submission = recorder(str(world["base"] / "registra"))
+    return {tests: grade(world, submission, tests) for tests in ("public", "all")}
+
+
+def views(graded):
+    """Every server's record, with the file that wrote it and its test's options."""
+    found = []
+    for server in graded["servers"]:
+        for record in seen(server["stderr"]):
+            file = next(path for path in record["times"] if path.endswith(".py"))
+            found.append({**record, "file": os.path.basename(file),
+                          "private": server["private"], "identity": server["identity"]})
+    return found
+
+
+def closed(graded):
+    """The recorder's counters this mode promises to close (without a private filesystem, the
+    system's own folders are the machine's, changed by whoever uses it)."""
+    protections = graded["result"]["protections"]
+    left_open = {name for channel in protections["counters_visible"]
+                 for name in OPEN.get(channel, ())}
+    if not protections["private_filesystem"]:
+        left_open.add("system_times")
+    return [name for name in COUNTERS if name not in left_open]
+
+
+def test_the_recorder_is_graded_as_the_reference_and_every_server_recorded(recorded):
+    for graded in recorded.values():
+        result = graded["result"]
+        assert result["score"] == result["max_score"], \
+            [(t["id"], t["output"]) for t in result["tests"] if t["score"] != t["max_score"]]
+        assert len(graded["servers"]) >= 50
+        assert all(seen(server["stderr"]) for server in graded["servers"])
+
+
+def test_every_server_sees_the_same_whatever_ran_before_it_in_the_self_check_and_officially(
+        recorded):
+    values = defaultdict(set)  # (file, counter) -> what its servers saw, in both runs
+    for graded in recorded.values():
+        names = [name for name in closed(graded) if name not in PER_RUN]
+        for view in views(graded):
+            for name in names:
+                values[view["file"], name].add(same_folders(view, view[name]))
+    differ = {key: sorted(seen)[:3] for key, seen in values.items() if len(seen) > 1}
+    assert not differ, differ
+
+
+def same_folders(view, value):
+    """`value` as JSON, the run's own folders named alike (plain mode's have random names)."""
+    text = json.dumps(value, sort_keys=True)
+    for folder, name in ((os.path.dirname(view["cwd"]), "<trabajo>"),
+                         (os.path.dirname(view["folder"]), "<entrega>"),
+                         (os.path.dirname(view["code"]), "<codigo>")):
+        text = text.replace(json.dumps(folder)[1:-1], name)
+    return text
+
+
+def test_a_servers_heap_is_the_same_for_the_same_options_however_many_servers_came_before(
+        recorded):
+    for graded in recorded.values():
+        heaps = defaultdict(set)
+        for view in views(graded):
+            for name in PER_RUN:
+                heaps[view["file"], json.dumps(view["private"]), name].add(
+                    json.dumps(view[name]))
+        assert max(len(group) for group in heaps.values()) == 1, \
+            {key: seen for key, seen in heaps.items() if len(seen) > 1}
+
+
+def test_where_counters_are_left_open_the_protections_say_so(recorded):
+    for graded in recorded.values():
+        protections = graded["result"]["protections"]
+        visible = protections["counters_visible"]
+        assert ("pids" in visible) == (not protections["pid_namespace_per_server"])
+        assert ("proc" in visible) == (protections["mode"] == "plain"
+                                       and not protections["landlock"])
+        if "pids" in visible:  # what is listed is what a server really sees change
+            assert len({view["pid"] for view in views(graded)}) > 1
+
+
+def test_the_uid_of_each_test_does_not_follow_the_order_of_the_tests(recorded):
+    for graded in recorded.values():
+        uids = list(dict.fromkeys(server["identity"] for server in graded["servers"]
+                                  if server["identity"] is not None))
+        assert len(uids) >= 20
+        assert uids != sorted(uids) and uids != sorted(uids, reverse=True)
+
+
+@pytest.mark.parametrize("tests", ["public", "all"])
+def test_a_submission_that_stops_after_a_pid_threshold_scores_alike_in_public_and_hidden_tests(
+        world, tests):
+    graded = grade(world, pid_threshold(str(world["base"] / f"umbral-{tests}")), tests,
+                   "ejercicio2")
+    tests_seen = graded["result"]["tests"]
+    share = {}
+    for hidden in (False, True):
+        mine = [t for t in tests_seen if t["hidden"] == hidden and t["max_score"]]
+        if mine:
+            share[hidden] = sum(t["score"] for t in mine) / sum(t["max_score"] for t in mine)
+    assert share[False] in (0, 1), share  # all or nothing: no test is told from another
+    assert len(set(share.values())) == 1, share
+
+
+def test_the_first_server_and_every_later_one_see_the_same_heap_pid_and_parent(world):
+    ran = run_in_copy(world, "servers.py")
+    assert ran["mode"] == world["mode"]
+    heaps = {tuple(json.loads(seen)[:2]) for seen in ran["seen"]}
+    assert len(ran["seen"]) == 12 and len(heaps) == 1, ran["seen"]
+    if world["mode"] != "plain":
+        assert {tuple(json.loads(seen)[2:]) for seen in ran["seen"]} == {(2, 1)}
