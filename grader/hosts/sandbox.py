@@ -326,7 +326,7 @@ class Sandbox:
             ours.send(json.dumps(cfg).encode())
         except OSError as exc:
             raise SandboxError(f"the sandbox did not start ({exc})") from None
-        threading.Thread(target=self._drain, daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
         ready = self._receive(START_TIMEOUT)
         if not ready.get("ready"):
             self.problem = ready.get("problem") or "the sandbox did not start"
@@ -358,10 +358,15 @@ class Sandbox:
             os.chown(self.solution_dir, 0, self.uid)
             os.chmod(self.solution_dir, 0o750)
 
-    def _drain(self):
-        for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):
-            if len(self._stderr) < 65536:
-                self._stderr += chunk[:65536 - len(self._stderr)]
+    def _drain(self, stream):
+        """Keep the zygote's first 64 KiB of stderr. `stream` is held from the start: `close()`
+        may drop `self.proc` while this thread still reads its last bytes."""
+        try:
+            for chunk in iter(lambda: stream.read1(65536), b""):
+                if len(self._stderr) < 65536:
+                    self._stderr += chunk[:65536 - len(self._stderr)]
+        except (OSError, ValueError):  # the pipe was closed under it: nothing more to keep
+            pass
 
     def watch_stderr(self, fd, server):
         """Keep what `server` writes on `fd` (its stderr), read by one thread per sandbox."""

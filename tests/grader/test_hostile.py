@@ -904,10 +904,17 @@ def test_a_1mib_form_message_is_checked_in_the_graders_process_and_graded(third)
     form = [t for t in ej2 if "test_asks_to_confirm_even_with_one_match" in t["id"]]
     assert len(form) == 2 and all(t["status"] == "passed" for t in form), form
     # a server that sends 1 MiB per question reaches the cap of its frames: only that is said
-    # (a hidden test says only that the server failed, by construction)
+    # (a hidden test says only that the server failed, by construction); where that broke the
+    # legitimate action of a test of what must not happen, the severe cap says so (refusing,
+    # for whatever reason, is worth no more than the bug that test looks for)
+    capped = "negarse a todo no vale más que el error grave"
     assert all(t["status"] == "passed" or "demasiados datos" in t["output"]
-               or (t["hidden"] and t["status"] == "error") for t in ej2)
-    assert result["score"] > 20
+               or (t["hidden"] and t["status"] == "error")
+               or (t["id"].startswith("ej2/lo_imprescindible") and
+                   (capped in t["output"] or t["hidden"])) for t in ej2), \
+        [(t["id"], t["output"][:300]) for t in ej2 if t["status"] != "passed"]
+    # everything else works: the exercise keeps what the cap leaves it, half of its points
+    assert result["score"] == sum(t["max_score"] for t in ej2) / 2
 
 
 def test_third_round_runs_end_with_exit_0_or_1_never_3(third):
