@@ -53,6 +53,13 @@ def text(result):
         if test.get("status") != "passed":
             lines += ["      " + line for line in _lines(test.get("output", ""))]
     lines += ["", protections_line(result)]
+    # the score again at the end, where a long report leaves the reader (the first block of
+    # `output`: the submission, its total and each exercise's line, optional ones apart)
+    summary = _lines(result.get("output", "")).copy()
+    if "" in summary:
+        summary = summary[:summary.index("")]
+    if len(summary) > 1:  # «Resumen · Puntuación: …»: only the header's line starts with it
+        lines += ["", f"Resumen · {summary[1]}", *summary[2:]]
     return "\n".join(lines) + "\n"
 
 
