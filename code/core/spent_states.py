@@ -136,14 +136,29 @@ class SqliteStore:
     def check(self):
         if os.path.isdir(self.path):
             raise StoreUnavailable(f"{self.where}: a folder, not an SQLite file")
-        try:
-            db = sqlite3.connect(self.path, timeout=TIMEOUT, isolation_level=None,
-                                 check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
-            db.execute("CREATE TABLE IF NOT EXISTS spent "
-                       "(name TEXT PRIMARY KEY, expires REAL NOT NULL)")
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"{self.where}: not a usable SQLite file ({exc})") from None
+        # Several processes may open a new file at once: switching it to WAL takes a lock that
+        # SQLite does not always wait for (its busy timeout), so a busy answer is retried until
+        # TIMEOUT; any other error is the file's.
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            db = None
+            try:
+                db = sqlite3.connect(self.path, timeout=TIMEOUT, isolation_level=None,
+                                     check_same_thread=False)
+                if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+                db.execute("CREATE TABLE IF NOT EXISTS spent "
+                           "(name TEXT PRIMARY KEY, expires REAL NOT NULL)")
+                break
+            except sqlite3.Error as exc:
+                if db is not None:
+                    db.close()
+                busy = isinstance(exc, sqlite3.OperationalError) and \
+                    ("locked" in str(exc) or "busy" in str(exc))
+                if not busy or time.monotonic() >= deadline:
+                    raise StoreUnavailable(
+                        f"{self.where}: not a usable SQLite file ({exc})") from None
+                time.sleep(0.02)
         self._db = db
 
     def spend(self, name, ttl):

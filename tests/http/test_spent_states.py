@@ -48,11 +48,14 @@ def where(kind, tmp_path, request, database):
 def test_two_processes_racing_each_state_spend_it_exactly_once(kind, tmp_path, request):
     spec, count = where(kind, tmp_path, request, 1), 300
     racers = [subprocess.Popen([sys.executable, "-c", RACER, str(CODE), spec, str(count)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
               for _ in range(2)]
     try:
         for racer in racers:
-            assert racer.stdout.readline().strip() == "ready"
+            if racer.stdout.readline().strip() != "ready":  # it could not open the store: why
+                racer.wait(30)
+                pytest.fail(f"a racer did not open the store: {racer.stderr.read()[-2000:]}")
         for racer in racers:  # both start as close together as two writes allow
             racer.stdin.write("go\n")
             racer.stdin.flush()
