@@ -323,7 +323,10 @@ def copy_course(dest: str | os.PathLike) -> Path:
     from editions.common import INSTRUCTOR_ONLY, matches
 
     root = Path(dest)
-    plain = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones")
+    # (".tmp-nbval-*": tests/notebooks/test_lesson_notebooks's scratch copies, which come and
+    # go in lessons/ while another group of make test copies it)
+    plain = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "soluciones",
+                                   ".tmp-nbval-*")
 
     def skip(folder, names):
         inside = Path(folder).relative_to(REPO).as_posix()
@@ -369,7 +372,7 @@ WRITEFILE = re.compile(r"^%%writefile (soluciones/(?:ejercicio\d+[ab]?|reto)\.py
 
 def _exercise_cells(lessons: Path):
     """(notebook path, notebook JSON, cell, "soluciones/ejercicioN.py") for every starter."""
-    for notebook in sorted(lessons.glob("*.ipynb")):
+    for notebook in sorted(p for p in lessons.glob("*.ipynb") if not p.name.startswith(".")):
         data = json.loads(notebook.read_text(encoding="utf-8"))
         for cell in data["cells"]:
             source = cell["source"]
