@@ -55,7 +55,7 @@ def text(result):
     lines += ["", protections_line(result)]
     # the score again at the end, where a long report leaves the reader (the first block of
     # `output`: the submission, its total and each exercise's line, optional ones apart)
-    summary = _lines(result.get("output", "")).copy()
+    summary = _lines(result.get("output", ""))
     if "" in summary:
         summary = summary[:summary.index("")]
     if len(summary) > 1:  # «Resumen · Puntuación: …»: only the header's line starts with it
