@@ -963,35 +963,40 @@ FIRST_PRIVATE_UID = 1 << 16  # below this, uids may be real accounts (grader/hos
 PROC = ["/proc"]  # where the zygote reads its processes (the root mode mounts its own: `main`)
 
 
-def _runs_as(pid, uid):
-    """Is `pid` a live (not zombie) process with `uid` as its real, effective, saved or
-    filesystem uid?"""
+def _state_as(pid, uid):
+    """None if `pid` has not `uid` as its real, effective, saved or filesystem uid; else its
+    state letter (b"Z": a zombie, which only its parent's wait removes from /proc)."""
     try:
         with open(f"{PROC[0]}/{pid}/status", "rb") as handle:
             text = handle.read()
     except OSError:
-        return False
-    if b"\nState:\tZ" in text:
-        return False
+        return None
+    state = text.partition(b"\nState:\t")[2][:1] or b"?"
     for line in text.split(b"\n"):
         if line.startswith(b"Uid:"):
-            return uid in {int(value) for value in line.split()[1:]}
-    return False
+            return state if uid in {int(value) for value in line.split()[1:]} else None
+    return None
 
 
 def kill_uid(uid, seconds, reap):
     """SIGKILL every process of `uid` (a private uid: only learner code has it), repeatedly,
-    until none is left or `seconds` pass (True: none left). A child that becomes `uid` does
-    `kill(-1)`: the kernel signals every process of that uid but the caller, and no one
-    else's (its result says nothing: it succeeds whenever anyone else is visible, so /proc
-    says who is left). `reap` collects the zombies the zygote inherits meanwhile."""
+    until none is left, zombies included, or `seconds` pass (True: none left). A child that
+    becomes `uid` does `kill(-1)`: the kernel signals every process of that uid but the
+    caller, and no one else's (its result says nothing: it succeeds whenever anyone else is
+    visible, so /proc says who is left). A killed process stays in /proc as a zombie until it
+    is waited for: by the zygote (`reap`, it is a subreaper) or by its relay, which ends once
+    its server has; so the answer waits for those too, and a pid of the test is gone when
+    the next test starts."""
     deadline = time.monotonic() + seconds
     while True:
         reap()
-        alive = [pid for pid in _pids() if _runs_as(pid, uid)]
-        if not alive or time.monotonic() > deadline:
-            reap()  # what just died is a zombie of the zygote's now: gone before the answer
+        states = [state for pid in _pids() if (state := _state_as(pid, uid)) is not None]
+        alive = [state for state in states if state != b"Z"]
+        if not states or time.monotonic() > deadline:
             return not alive
+        if not alive:  # only zombies: their parents are about to wait for them
+            time.sleep(0.002)
+            continue
         pid = os.fork()
         if pid == 0:
             try:

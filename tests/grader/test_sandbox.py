@@ -147,7 +147,8 @@ def run_probe(box, private=()):
     box.data.remove(tree)
     return {**json.loads(line[len("PROBE "):]), "identity": identity,
             "alive_before_release": alive_before,
-            "alive_after_release": [pid for pid in filter(str.isdigit, os.listdir("/proc"))
+            "alive_after_release": [f"{pid} {state(pid)}"  # the state says why, if any
+                                    for pid in filter(str.isdigit, os.listdir("/proc"))
                                     if owner(pid) == identity]}
 
 
@@ -180,6 +181,14 @@ def probed():
         os.unlink(path)
     os.rmdir(other_dir)
     os.rmdir(folder)
+
+
+def state(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return "gone"
 
 
 def owner(pid):
