@@ -63,10 +63,9 @@ class SubmissionState:
     host: object = None                       # where servers run (grader/hosts/)
     suite: str = "all"                        # "public" or "all" (public + hidden when present)
     hidden_now: bool = False                  # the running test is hidden (feedback redacted)
-    hidden_started: bool = False              # a hidden test has started (they run last)
     tools: frozenset = frozenset()            # tool names observed with tools/list
     broken: str | None = None                 # why nothing can be graded (Spanish)
-    broken_in_hidden: bool = False            # `broken` came while the hidden tests ran
+    broken_in_hidden: bool = False            # `broken` came while a hidden test ran
     expired: bool = False                     # the watchdog fired
     dirty: bool = False                       # sweep the sandbox after this test
     counter: int = 0                          # tests started (each Lab gets its number)
@@ -126,7 +125,7 @@ class SubmissionState:
         """From now on nothing can be graded, for `reason` (the first reason stays)."""
         if self.broken is None:
             self.broken = reason
-            self.broken_in_hidden = self.hidden_started
+            self.broken_in_hidden = self.hidden_now
 
     def charge(self, cost, limit):
         """Count `cost` bytes of frames; False once the submission's total passes `limit`."""

@@ -271,7 +271,6 @@ def open_lab(state, spec, key=None):
     node id, or the spec's id)."""
     state.counter += 1
     state.hidden_now = spec["hidden"]
-    state.hidden_started = state.hidden_started or spec["hidden"]
     absent = missing_file(state, spec["exercise"])
     if absent:
         raise Abort(absent)

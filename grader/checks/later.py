@@ -9,9 +9,9 @@ Run one after another, those waits added up to most of a learner's
 grading time. Instead, the runner starts the test up to its `yield` (its lab and servers stay
 open: `Lab.wait_then`) and goes on with the next tests; before each test starts, `run_due`
 finishes every waiting test whose time has come, and at the end `finish` sleeps only for what
-is still left. The waiting tests run first among the public tests and first among the hidden
-ones (`waiting_first`: hidden tests still run after every public one), so each wait overlaps
-the tests of its half; the report keeps the files' order.
+is still left. The waiting tests run first (`waiting_first`), so each wait overlaps the tests
+that follow; within each group the order is random, public and hidden tests interleaved (no
+position tells them apart); the report keeps the files' order.
 
 What a test observes does not change: the same servers, the same folders, at least the same
 wait (and at most about one test's duration more). A sweep of the sandbox (after a
@@ -23,6 +23,7 @@ Deliberate simplifications: a waiting test goes on between two tests, never whil
 (no threads: the same code runs in Pyodide), so a wait may last about one test more than asked.
 """
 
+import random
 import time
 
 from grader.checks import grading
@@ -31,11 +32,19 @@ from grader.checks.lab import close_lab, open_lab
 from grader.state import OUT_OF_TIME
 
 
-def waiting_first(entries, spec_of):
-    """`entries` (tests, public before hidden) reordered so that the tests that wait come first
-    among the public ones and first among the hidden ones; otherwise the order stays."""
-    return sorted(entries, key=lambda entry: (spec_of(entry)["hidden"],
-                                              not spec_of(entry).get("waits")))
+def waiting_first(entries, spec_of, order=None):
+    """`entries` (tests) in the order they run: the tests that wait first, then the others,
+    each group in a fresh random order (`order`, an object with `shuffle`, defaults to the
+    operating system's entropy): public and hidden tests interleaved, so that nothing a server
+    could count (its test's position, the time since the sandbox started, the numbers the file
+    system gave its folders) tells a public test from a hidden one. The report keeps the
+    files' order."""
+    order = order or random.SystemRandom()
+    waiting = [entry for entry in entries if spec_of(entry).get("waits")]
+    others = [entry for entry in entries if not spec_of(entry).get("waits")]
+    order.shuffle(waiting)
+    order.shuffle(others)
+    return waiting + others
 
 
 def run_due(state):

@@ -10,11 +10,12 @@ code alone: a test that raised anything we did not expect scores 0 with status "
 A grading file that fails to import is recorded as the grader's own fault (the runner turns it
 into exit code 3), as is a test that fails in a way the learner's data cannot explain.
 
-Tests that wait on the clock start first among the public (or the hidden) tests and are
-finished by grader/checks/later.py between the tests that follow (and after the last one).
+Tests that wait on the clock start first and are finished by grader/checks/later.py between
+the tests that follow (and after the last one); within each group the order is random, public
+and hidden tests interleaved (`later.waiting_first`).
 
-Deliberate simplifications: one submission per pytest session; the test order is the order of
-the files the runner gives (public before hidden), then the file order (the report keeps it).
+Deliberate simplifications: one submission per pytest session; the report lists the tests in
+the order of the files the runner gives (public before hidden), whatever order they ran in.
 """
 
 import os

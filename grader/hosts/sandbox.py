@@ -194,9 +194,10 @@ def counters_visible(mode, landlock):
     """What a server can still tell its test's position by, in `mode` (grader/README.md, *No
     counter between tests*): "pids" (the machine's pid sequence, without a PID namespace),
     "proc" (other processes' /proc entries, the zygote's CPU ticks among them, without
-    Landlock), "inode_numbers" (of the folders and notes made for it: every file system numbers
-    them in order) and "change_times" (a file's ctime, which no process can set, against the
-    clock: how long the grading has run)."""
+    Landlock), "inode_numbers" (of the folders and notes made for it: most file systems
+    number them in order) and "change_times" (a file's ctime and birth time, which no process
+    can set, against the clock: how long the grading has run). The tests' random order
+    (grader/checks/later.py) leaves none of them anything to tell public from hidden tests."""
     plain = mode == "plain"
     return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
         ["inode_numbers", "change_times"]

@@ -205,18 +205,37 @@ def test_what_a_waiting_test_raises_after_its_wait_is_scored_like_any_test():
     assert "el enlace seguía valiendo" in result["output"]
 
 
-def test_waiting_tests_start_first_among_the_public_and_among_the_hidden_tests():
-    events = []
-    names = {}
-    tests = []
-    for label, hidden, waits in (("p1", False, False), ("pw", False, True), ("h1", True, False),
-                                 ("hw", True, True), ("h2", True, False)):
+def labelled_tests(shape):
+    events, names, tests = [], {}, []
+    for label, hidden, waits in shape:
         function = waiting_test(events, name=label) if waits else plain_test(events, name=label)
         spec = spec_of(function, hidden)
         names[id(spec)] = label
         tests.append((spec, function))
-    ordered = later.waiting_first(tests, lambda test: test[0])
-    assert [names[id(spec)] for spec, _ in ordered] == ["pw", "p1", "hw", "h1", "h2"]
+    return names, tests
+
+
+def test_waiting_tests_start_first_public_and_hidden_alike():
+    names, tests = labelled_tests((("p1", False, False), ("pw", False, True), ("h1", True, False),
+                                   ("hw", True, True), ("h2", True, False)))
+    for _ in range(20):
+        ordered = [names[id(spec)] for spec, _ in later.waiting_first(tests, lambda t: t[0])]
+        assert set(ordered[:2]) == {"pw", "hw"} and set(ordered[2:]) == {"p1", "h1", "h2"}
+
+
+def test_public_and_hidden_tests_run_interleaved_in_a_fresh_random_order_each_time():
+    """No position tells a public test from a hidden one: hidden tests do not come last, and
+    the order changes from one grading to the next."""
+    shape = [(f"p{i}", False, False) for i in range(12)] + \
+        [(f"h{i}", True, False) for i in range(12)]
+    names, tests = labelled_tests(shape)
+    orders = [[names[id(spec)] for spec, _ in later.waiting_first(tests, lambda t: t[0])]
+              for _ in range(5)]
+    assert len({tuple(order) for order in orders}) > 1
+    # 24 tests: that all of a run's hidden ones come after all its public ones is 1 in 2.7e6
+    assert any(order.index(next(x for x in order if x.startswith("h"))) < 12
+               for order in orders)
+    assert all(sorted(order) == sorted(names.values()) for order in orders)
 
 
 def test_a_waiting_test_is_marked_as_one_and_a_plain_test_is_not():
