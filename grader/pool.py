@@ -19,7 +19,7 @@ gives the slot back and another learner's grading runs meanwhile. So there are m
 than slots (`WORKERS_PER_SLOT`), and a worker whose wait is over gets the next free slot before
 any new submission starts. The time it waits for that slot is added to its job's budget (here
 and in the worker), so a learner never loses time to the scheduling. Each submission is still
-graded in one worker, its hidden tests after its public ones. Not in plain mode (`alone`),
+graded in one worker. Not in plain mode (`alone`),
 where no two learners' code may ever run at once: a waiting learner's servers are still up, so
 there it is one worker per slot.
 
@@ -28,7 +28,7 @@ self-check hosts (portable, in-process) grade one job inline, in this process: t
 there may be no fork, no pipes to select on, no parent-death signal.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
-retries (grading is deterministic, a retry would give the same answer).
+retries (a retry would give the same scores: only the tests' order is random).
 """
 
 import json
