@@ -113,7 +113,7 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                "delete_module": 176, "acct": 163, "swapon": 167, "swapoff": 168,
                "reboot": 169, "quotactl": 179, "name_to_handle_at": 303,
                "open_by_handle_at": 304, "fanotify_init": 300, "personality": 135,
-               "syslog": 103, "vhangup": 153, "clone3": 435, "clone": 56},
+               "syslog": 103, "vhangup": 153, "clone3": 435, "clone": 56, "statx": 332},
     "aarch64": {"keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425,
                 "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 282,
                 "perf_event_open": 241, "bpf": 280, "ptrace": 117, "process_vm_readv": 270,
@@ -125,7 +125,7 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                 "delete_module": 106, "acct": 89, "swapon": 224, "swapoff": 225,
                 "reboot": 142, "quotactl": 60, "name_to_handle_at": 264,
                 "open_by_handle_at": 265, "fanotify_init": 262, "personality": 92,
-                "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220},
+                "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220, "statx": 291},
 }
 # plain mode only (no network namespace, no IPC namespace): sockets and System V / POSIX IPC
 for _table in SYSCALLS.values():  # the same on both (tests refuse them, as old Docker did)
@@ -212,7 +212,8 @@ def drop_bounding_set():
 
 def seccomp_program(denied, machine):
     """The BPF program: right architecture or killed; x32 killed; each denied call EPERM
-    (clone3 ENOSYS, so that glibc falls back to clone); clone with namespace flags EPERM;
+    (clone3 and statx ENOSYS, so that glibc falls back to clone and fstatat); clone with
+    namespace flags EPERM;
     socketpair of any family but AF_UNIX EPERM (a connected pair reaches nobody else)."""
     numbers = SYSCALLS[machine]
     program = [(BPF_LD_W_ABS, 0, 0, 4), (BPF_JEQ, 1, 0, AUDIT_ARCH[machine]),
@@ -222,7 +223,7 @@ def seccomp_program(denied, machine):
     for name in denied:
         if name in (CLONE_RULE, SOCKETPAIR_RULE):
             continue
-        code = ENOSYS if name == "clone3" else EPERM
+        code = ENOSYS if name in ("clone3", "statx") else EPERM
         program += [(BPF_JEQ, 0, 1, numbers[name]), (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | code)]
     # rules on the first argument (its low 32 bits, offset 16); each ends in its own verdict,
     # so that the next rule starts again with the call's number in the accumulator
@@ -387,8 +388,9 @@ def drop_capabilities():
 
 
 # -- building the sandbox (runs as the launcher, before the fork) ------------------------------
-def build(cfg):
-    """Enter new namespaces and lay out the new root at cfg["root"]; returns what worked."""
+def build(cfg, fresh):
+    """Enter new namespaces and lay out the new root at cfg["root"]; returns what worked.
+    `fresh` (FreshTimes) holds what it made, before anything is bound read-only over it."""
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
     if cfg["mode"] == "userns":
         flags |= CLONE_NEWUSER
@@ -432,9 +434,11 @@ def build(cfg):
     # Nothing here is a place to keep anything between tests: the working folder (HOME) and
     # /tmp are empty and read-only, and the data area lets the learner's uids through to the
     # folder of their own test (0700, made by the grader) but not list or write it.
-    given_times(root, ["etc/passwd", "etc/group", "etc/nsswitch.conf", "etc", "dev", "tmp",
-                       "sandbox/work", "sandbox/data", "sandbox", "bin", "sbin", "lib", "lib32",
-                       "lib64", "libx32", ""], cfg["given_times_ns"])
+    made = ["etc/passwd", "etc/group", "etc/nsswitch.conf", "etc", "dev", "tmp",
+            "sandbox/work", "sandbox/data", "sandbox", "bin", "sbin", "lib", "lib32",
+            "lib64", "libx32", ""]
+    given_times(root, made, cfg["given_times_ns"])
+    fresh.hold(root, made)
     for name in ("sandbox/work", "tmp"):
         folder = os.path.join(root, name)
         os.chmod(folder, 0o755)
@@ -457,6 +461,73 @@ def given_times(root, names, times_ns):
             pass
 
 
+class FreshTimes:
+    """A file's change time (ctime) is set by the kernel to the clock whenever anything of the
+    file changes, and no process can set it: against the clock, the ctime of what the sandbox
+    made when it started would tell a server how long the grading has run. So the sandbox
+    holds what it made and what it bound in (the server code, the solution, the working, temp
+    and data folders: descriptors opened before anything read-only was bound over them, on the
+    file systems where they can still be changed) and gives it its times again right before
+    each server starts (`refresh`): every ctime a server can read is then its own start's.
+    Birth times cannot be given again: statx, the only call that reads them, is refused
+    (ENOSYS, so that callers fall back to fstatat; grader.hosts.sandbox.SECCOMP_DENIED).
+
+    Deliberate simplifications: at most MAX_FOLDERS folders are held (the course's code and a
+    submission have a few dozen); past that, what is left keeps the ctime it has."""
+
+    MAX_FOLDERS = 256
+
+    def __init__(self, times_ns):
+        self.times = tuple(times_ns)
+        self.folders = {}   # path -> a descriptor of it (its own times: os.utime on it)
+        self.entries = []   # (a folder's descriptor, name): files and links in it
+
+    def _folder(self, path):
+        fd = self.folders.get(path)
+        if fd is None and len(self.folders) < self.MAX_FOLDERS:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            self.folders[path] = fd
+        return fd
+
+    def hold(self, root, names):
+        """`names` below `root` (as `given_times` takes them); a folder bound here from the
+        host is left out (its times are the host's own, never touched)."""
+        for name in names:
+            path = os.path.join(root, name) if name else root
+            try:
+                if name and os.path.ismount(path):
+                    continue
+                if os.path.isdir(path) and not os.path.islink(path):
+                    self._folder(path)
+                else:
+                    folder = self._folder(os.path.dirname(path))
+                    if folder is not None:
+                        self.entries.append((folder, os.path.basename(path)))
+            except FileNotFoundError:
+                pass
+
+    def hold_tree(self, top):
+        """`top` and everything below it (links not followed)."""
+        for parent, dirs, files in os.walk(top):
+            folder = self._folder(parent)
+            if folder is None:
+                return
+            links = [name for name in dirs if os.path.islink(os.path.join(parent, name))]
+            self.entries += [(folder, name) for name in files + links]
+
+    def refresh(self):
+        for fd in self.folders.values():
+            try:
+                os.utime(fd, ns=self.times)
+            except OSError:
+                pass
+        for folder, name in self.entries:
+            try:
+                os.utime(name, ns=self.times, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                pass
+
+
 def bind(source, target, cfg):
     mount(source, target, None, MS_BIND | MS_REC)
     try:
@@ -476,14 +547,15 @@ def loopback_up():
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None):
+    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None, fresh=None):
         """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): the
         template forks each server's relay into a fresh one, then comes back to it.
         `server_filter`: the plan's full seccomp filter, which every child installs first (the
         zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full.
         `landlock`: plain mode's Landlock rules for every child, /proc left out (the arguments
-        of `install_landlock`), or None."""
-        self.cfg, self.ctl = cfg, ctl
+        of `install_landlock`), or None. `fresh`: what it gives its times again before each
+        server (FreshTimes), or None."""
+        self.cfg, self.ctl, self.fresh = cfg, ctl, fresh
         self.pids, self.server_filter, self.landlock = pids, server_filter, landlock
         self.template = None  # (its pid, requests socket, born pipe): `start_template`
         self.ready = None     # the pid of the relay ready for the next server
@@ -540,6 +612,8 @@ class Zygote:
         if pid is None:
             raise OSError(EINVAL, "the template has no relay ready")
         self.ready = None  # this request is its: the template forks the next one
+        if self.fresh is not None:  # every ctime it can read: its own start's
+            self.fresh.refresh()
         status_r, status_w = os.pipe()
         try:
             socket.send_fds(self.template[1], [json.dumps({
@@ -1079,12 +1153,13 @@ def main():
     if os.getppid() != cfg["parent"]:  # the grader died before that took effect
         return 1
     problem, pids, server_filter = None, None, None
+    fresh = FreshTimes(cfg["given_times_ns"])
     for procs in cfg.get("cgroups", []):  # pids, memory and cpu caps for the whole sandbox
         with open(procs, "w") as handle:
             handle.write(str(os.getpid()))
     if cfg["mode"] in ("root", "userns"):
         try:
-            build(cfg)
+            build(cfg, fresh)
         except OSError as exc:
             problem = str(exc)
     if problem is None and cfg["mode"] in ("root", "userns"):
@@ -1107,6 +1182,7 @@ def main():
                 os.mkdir(private)
                 mount("proc", private, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
                 given_times(cfg["root"], ["sandbox/.zygote", "sandbox"], cfg["given_times_ns"])
+                fresh.hold(cfg["root"], ["sandbox/.zygote"])
                 PROC[0] = PRIVATE_PROC
             except OSError as exc:
                 problem = f"the zygote's /proc: {exc}"
@@ -1117,11 +1193,25 @@ def main():
                 enter_pids(pids)
             except OSError as exc:
                 problem = f"a PID namespace per server: {exc}"
+        try:  # the host's folders bound in, held where they can still be changed
+            for folder in (cfg["code"], cfg["solution"]):
+                fresh.hold_tree(folder)
+        except OSError as exc:
+            problem = problem or f"holding the given folders: {exc}"
         os.chroot(cfg["root"])
         os.chdir("/")
         cfg = {**cfg, "work": INNER + "/work", "tmp": "/tmp", "code_inner": INNER + "/code"}
     else:
         cfg = {**cfg, "code_inner": cfg["code"]}
+    if problem is None and cfg["mode"] == "plain":
+        try:  # what the servers are given, the data area's own folder but not its tests'
+            for folder in (cfg["code"], cfg["solution"], cfg["work"], cfg["tmp"]):
+                fresh.hold_tree(folder)
+            for folder in {cfg["data"], *(os.path.dirname(cfg[name]) for name in
+                                          ("code", "solution", "work", "tmp", "data"))}:
+                fresh.hold(folder, [""])  # the folders they are in, too
+        except OSError as exc:
+            problem = f"holding the given folders: {exc}"
     if problem is None and cfg["mode"] == "plain":
         try:  # every orphan of the sandbox is re-parented to the zygote, not to init
             prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -1170,7 +1260,8 @@ def main():
     import gc
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
-    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock)
+    zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock,
+                    fresh)
     zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
                             else cfg["solution"])
     zygote.start_template()

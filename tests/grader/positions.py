@@ -4,7 +4,8 @@
   its server's stderr, as one line `SEEN {json}`, everything a server could count tests by:
   its pid and its parent's, its parent's and grandparent's /proc stat (CPU ticks, memory,
   start time) and its own, the /proc listing, the time since boot, its uid and groups, its
-  folders, the times of the files and folders it was given, the interpreter's heap (allocated
+  folders, the times of the files and folders it was given (and how long ago each changed or
+  was born), the interpreter's heap (allocated
   blocks, objects the collector tracks) and what the frames above the learner's code hold.
   Its resident memory is not recorded: it moves by a page with the machine's page cache,
   whatever the position. `seen(stderr_lines)` parses the records.
@@ -40,6 +41,19 @@ def _seen_by_this_server():
         info = os.stat(path, follow_symlinks=False)
         return [info.st_mtime_ns, info.st_atime_ns]
 
+    def age(path):  # seconds since its last change: the grading's time so far?
+        return (time.time_ns() - os.stat(path, follow_symlinks=False).st_ctime_ns) / 1e9
+
+    def birth(path):  # statx: a birth time (its age, as above), or why there is none
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        buffer = ctypes.create_string_buffer(256)
+        if libc.statx(-100, path.encode(), 0x100, 0x800, buffer) != 0:  # AT_SYMLINK_NOFOLLOW
+            return "errno " + str(ctypes.get_errno())
+        if not int.from_bytes(buffer.raw[0:4], "little") & 0x800:
+            return "no birth time"
+        return int(time.time()) - int.from_bytes(buffer.raw[0x50:0x58], "little", signed=True)
+
     def above():  # what the frames that called the learner's code hold, by type and size
         frame, found = sys._getframe(1), []
         while frame is not None:
@@ -55,6 +69,9 @@ def _seen_by_this_server():
     ppid = os.getppid()
     given = [here, os.path.abspath(__file__), os.getcwd(), os.environ.get("TMPDIR", "/tmp"),
              os.environ.get("HOME", "/"), sys.path[0]]
+    made = [os.path.dirname(here), os.path.join(sys.path[0], "main.py"),  # the sandbox made
+            os.path.join(sys.path[0], "__pycache__")]
+    SYSTEM = ["/", "/etc", "/etc/passwd"]  # the sandbox's own tree, or (plain) the machine's
     return {
         "pid": os.getpid(), "ppid": ppid, "pgid": os.getpgid(0), "sid": os.getsid(0),
         "pid_minus_ppid": os.getpid() - ppid,
@@ -69,6 +86,10 @@ def _seen_by_this_server():
         "times": {path: look(lambda path=path: times(path)) for path in given},
         "system_times": {path: look(lambda path=path: times(path)) for path in ("/", "/etc",
                                                                                "/etc/passwd")},
+        "ages": {path: look(lambda path=path: age(path)) for path in given + made},
+        "births": {path: look(lambda path=path: birth(path)) for path in given + made},
+        "system_ages": {path: look(lambda path=path: age(path)) for path in SYSTEM},
+        "system_births": {path: look(lambda path=path: birth(path)) for path in SYSTEM},
         "heap": [sys.getallocatedblocks(), len(gc.get_objects())],
         "above": above(),
         "monotonic": time.monotonic(),
@@ -86,7 +107,11 @@ _sys.stderr.flush()
 # run (public only, or all), in the modes that close them (plain mode lists what it cannot).
 COUNTERS = ("pid", "ppid", "pgid", "sid", "pid_minus_ppid", "parent_stat", "grandparent_stat",
             "self_stat", "proc", "uptime", "gid", "groups", "cwd", "times", "system_times", "heap",
-            "above")
+            "above", "births", "system_births")
+# Seconds since each given file last changed: they grow with the clock between two servers
+# unless each server's own start gave the times again (test_no_counter compares their spread
+# with the grading's).
+AGES = ("ages", "system_ages")
 
 
 def recorder(folder):

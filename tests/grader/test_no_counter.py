@@ -29,7 +29,7 @@ import sys
 from collections import defaultdict
 
 import pytest
-from positions import COUNTERS, pid_threshold, recorder, seen
+from positions import AGES, COUNTERS, pid_threshold, recorder, seen
 from throwaway import copy_repository, make_venv
 
 from grader.boundary import remove_tree
@@ -164,9 +164,9 @@ def closed(graded):
     protections = graded["result"]["protections"]
     left_open = {name for channel in protections["counters_visible"]
                  for name in OPEN.get(channel, ())}
-    if not protections["private_filesystem"]:
-        left_open.add("system_times")
-    return [name for name in COUNTERS if name not in left_open]
+    if not protections["private_filesystem"]:  # their age: the clock's, shifted by the machine
+        left_open.update(("system_times", "system_ages", "system_births"))
+    return [name for name in COUNTERS + AGES if name not in left_open]
 
 
 def test_the_recorder_is_graded_as_the_reference_and_every_server_recorded(recorded):
@@ -175,19 +175,39 @@ def test_the_recorder_is_graded_as_the_reference_and_every_server_recorded(recor
         assert result["score"] == result["max_score"], \
             [(t["id"], t["output"]) for t in result["tests"] if t["score"] != t["max_score"]]
         assert len(graded["servers"]) >= 50
-        assert all(seen(server["stderr"]) for server in graded["servers"])
+        assert all(seen(server["stderr"]) for server in graded["servers"]), \
+            [server["stderr"][-600:] for server in graded["servers"] if not seen(server["stderr"])]
 
 
 def test_every_server_sees_the_same_whatever_ran_before_it_in_the_self_check_and_officially(
         recorded):
     values = defaultdict(set)  # (file, counter) -> what its servers saw, in both runs
     for graded in recorded.values():
-        names = [name for name in closed(graded) if name not in PER_RUN]
+        names = [name for name in closed(graded) if name not in PER_RUN + AGES]
         for view in views(graded):
             for name in names:
                 values[view["file"], name].add(same_folders(view, view[name]))
     differ = {key: sorted(seen)[:3] for key, seen in values.items() if len(seen) > 1}
     assert not differ, differ
+
+
+def test_what_a_server_was_given_changed_last_when_that_server_started(recorded):
+    """A file's change time, against the clock, must not say how long the grading has run:
+    between the first server and the last the clock moves by the whole grading, and the age of
+    everything a server was given by no more than a server's start."""
+    for graded in recorded.values():
+        seen_views = views(graded)
+        span = max(v["monotonic"] for v in seen_views) - min(v["monotonic"] for v in seen_views)
+        assert span > 3, span  # long enough for a counter to show
+        for name in [name for name in closed(graded) if name in AGES]:
+            ages = defaultdict(list)  # a path -> its age as each server saw it
+            for view in seen_views:
+                for path, age in view[name].items():
+                    ages[path].append(age)
+            assert ages
+            for path, seen_ages in ages.items():
+                assert all(isinstance(age, float) for age in seen_ages), (path, seen_ages[:5])
+                assert max(seen_ages) - min(seen_ages) < 1 + span / 4, (name, path, seen_ages)
 
 
 def same_folders(view, value):
