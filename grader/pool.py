@@ -28,7 +28,7 @@ self-check hosts (portable, in-process) grade one job inline, in this process: t
 there may be no fork, no pipes to select on, no parent-death signal.
 
 Deliberate simplifications: workers are plain subprocesses talking JSON lines; no
-retries (a retry would give the same scores: only the tests' order is random).
+retries (grading is deterministic, a retry would give the same answer).
 """
 
 import json

@@ -78,6 +78,7 @@ class SubmissionState:
     scenarios: dict = field(default_factory=dict)  # (exercise, ...) -> its facts, or what ended it
     sources: dict = field(default_factory=dict)    # solution file -> what its text shows
     files: frozenset | None = None            # the solution files it brought (None: unknown)
+    order: object = None                      # shuffles its tests (random.Random): runner.py
     expected: dict = field(default_factory=dict)       # nodeid -> test spec
     results: dict = field(default_factory=dict)        # nodeid -> test result
     collected: dict = field(default_factory=dict)      # check file name -> graded tests in it

@@ -57,7 +57,7 @@ def run(state, files):
                 continue
             state.expected[spec["id"]] = spec  # the report's order: the files'
             tests.append((spec, function, revision))
-    for spec, function, revision in later.waiting_first(tests, lambda test: test[0]):
+    for spec, function, revision in later.waiting_first(tests, lambda test: test[0], state.order):
         later.run_due(state)
         result = run_one(state, spec, function, revision)
         if result is not None:

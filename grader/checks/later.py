@@ -10,8 +10,8 @@ grading time. Instead, the runner starts the test up to its `yield` (its lab and
 open: `Lab.wait_then`) and goes on with the next tests; before each test starts, `run_due`
 finishes every waiting test whose time has come, and at the end `finish` sleeps only for what
 is still left. The waiting tests run first (`waiting_first`), so each wait overlaps the tests
-that follow; within each group the order is random, public and hidden tests interleaved (no
-position tells them apart); the report keeps the files' order.
+that follow; within each group the order is shuffled, public and hidden tests interleaved (no
+position tells them apart; grader/runner.py seeds it); the report keeps the files' order.
 
 What a test observes does not change: the same servers, the same folders, at least the same
 wait (and at most about one test's duration more). A sweep of the sandbox (after a
@@ -34,8 +34,9 @@ from grader.state import OUT_OF_TIME
 
 def waiting_first(entries, spec_of, order=None):
     """`entries` (tests) in the order they run: the tests that wait first, then the others,
-    each group in a fresh random order (`order`, an object with `shuffle`, defaults to the
-    operating system's entropy): public and hidden tests interleaved, so that nothing a server
+    each group shuffled by `order` (a random.Random; the runner seeds it with the submission
+    and the grading files, grader/runner.py `test_order`; by default the operating system's
+    entropy): public and hidden tests interleaved, so that nothing a server
     could count (its test's position, the time since the sandbox started, the numbers the file
     system gave its folders) tells a public test from a hidden one. The report keeps the
     files' order."""

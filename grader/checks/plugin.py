@@ -11,8 +11,8 @@ A grading file that fails to import is recorded as the grader's own fault (the r
 into exit code 3), as is a test that fails in a way the learner's data cannot explain.
 
 Tests that wait on the clock start first and are finished by grader/checks/later.py between
-the tests that follow (and after the last one); within each group the order is random, public
-and hidden tests interleaved (`later.waiting_first`).
+the tests that follow (and after the last one); within each group the order is shuffled,
+public and hidden tests interleaved (`later.waiting_first`, seeded by grader/runner.py).
 
 Deliberate simplifications: one submission per pytest session; the report lists the tests in
 the order of the files the runner gives (public before hidden), whatever order they ran in.
@@ -62,7 +62,7 @@ def pytest_collection_modifyitems(session, config, items):
             state.expected[item.nodeid] = spec
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-    items[:] = later.waiting_first(kept, lambda item: state.expected[item.nodeid])
+    items[:] = later.waiting_first(kept, lambda item: state.expected[item.nodeid], state.order)
 
 
 @pytest.fixture

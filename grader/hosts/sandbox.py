@@ -199,7 +199,7 @@ def counters_visible(mode, landlock):
     Landlock) and "inode_numbers" (of the folders and notes made for its test: most file
     systems number them in order). Change and birth times say nothing: what a server is given
     has its times given again right before it starts, and statx is refused (zygote.py,
-    FreshTimes). The tests' random order (grader/checks/later.py) leaves what is listed here
+    FreshTimes). The tests' shuffled order (grader/checks/later.py) leaves what is listed here
     nothing to tell public from hidden tests by."""
     plain = mode == "plain"
     return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \

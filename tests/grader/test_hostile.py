@@ -901,20 +901,27 @@ def test_third_round_submissions_get_their_verdict_next_to_the_reference(third, 
 def test_a_1mib_form_message_is_checked_in_the_graders_process_and_graded(third):
     result = third["results"]["mensaje_de_1mib"]
     ej2 = [t for t in result["tests"] if t["exercise"] == "ejercicio2"]
-    form = [t for t in ej2 if "test_asks_to_confirm_even_with_one_match" in t["id"]]
-    assert len(form) == 2 and all(t["status"] == "passed" for t in form), form
-    # a server that sends 1 MiB per question reaches the cap of its frames: only that is said
-    # (a hidden test says only that the server failed, by construction); where that broke the
-    # legitimate action of a test of what must not happen, the severe cap says so (refusing,
-    # for whatever reason, is worth no more than the bug that test looks for)
+    # the tests run in a shuffled order (grader/runner.py, test_order): those that come before
+    # the submission's frames reach their cap (32 MiB, about 30 forms of 1 MiB) pass as usual
+    essentials = [t for t in ej2 if t["id"].startswith("ej2/lo_imprescindible")]
+    graded = [t for t in ej2 if t not in essentials]
+    assert any(t["status"] == "passed" for t in graded), graded
+    # past the cap, only that is said (a hidden test says only that the server failed, by
+    # construction); where that broke the legitimate action of a test of what must not
+    # happen, the severe cap says so (refusing, for whatever reason, is worth no more than the
+    # bug that test looks for)
+    assert any("demasiados datos" in t["output"] for t in graded)
     capped = "negarse a todo no vale más que el error grave"
     assert all(t["status"] == "passed" or "demasiados datos" in t["output"]
                or (t["hidden"] and t["status"] == "error")
-               or (t["id"].startswith("ej2/lo_imprescindible") and
-                   (capped in t["output"] or t["hidden"])) for t in ej2), \
+               or (t in essentials and (capped in t["output"] or t["hidden"])) for t in ej2), \
         [(t["id"], t["output"][:300]) for t in ej2 if t["status"] != "passed"]
-    # everything else works: the exercise keeps what the cap leaves it, half of its points
-    assert result["score"] == sum(t["max_score"] for t in ej2) / 2
+    # everything before the cap works: it keeps points, not all of them, and at most half of
+    # the exercise when a severe test was cut (the essentials entry carries the penalty)
+    total = sum(t["max_score"] for t in ej2)
+    assert 0 < result["score"] < total
+    if any(t["score"] < 0 for t in essentials):
+        assert result["score"] <= total / 2 + 0.01
 
 
 def test_third_round_runs_end_with_exit_0_or_1_never_3(third):

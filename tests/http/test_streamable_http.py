@@ -123,7 +123,9 @@ def test_a_session_has_one_get_stream_at_a_time(serve):
         reopened.close()
         if status == 200:
             return
-        assert status == 409
+        # not yet: the first stream is still open, or its thread (with those of the refused
+        # tries) still counts among the session's requests being answered (busy, 503)
+        assert status in (409, 503)
         time.sleep(0.2)
     raise AssertionError("the GET stream could not be opened again")
 
