@@ -54,6 +54,7 @@ class Mutant:
     never_says: str = ""  # a phrase no feedback may contain (a cause that is not this bug's)
     part: str = ""  # the exercise it is graded on, when not its file's (an optional part)
     also: tuple = ()  # (file, find, replace) of the same bug in another file of the submission
+    may_lose: frozenset = frozenset()  # tests that catch it or not, as the schedule falls
 
     @property
     def exercise(self):
@@ -943,8 +944,9 @@ def ref3a(name, find, replace, loses, says, severe=False):
     return Mutant(name, "ejercicio3a.py", find, replace, loses, says, severe)
 
 
-def ref3b(name, find, replace, loses, says, severe=False, part=""):
-    return Mutant(name, "ejercicio3b.py", find, replace, loses, says, severe, part=part)
+def ref3b(name, find, replace, loses, says, severe=False, part="", may_lose=frozenset()):
+    return Mutant(name, "ejercicio3b.py", find, replace, loses, says, severe, part=part,
+                  may_lose=may_lose)
 
 
 def blind3a(name, find, replace, loses, says, severe=False):
@@ -991,9 +993,12 @@ EJ3_REFERENCE = [
           {"ej3b/test_the_callback_completes_only_the_flow_of_its_state",
            "ej3b/test_a_state_another_persons_browser_brings_back_is_spent",
            "ej3b/test_a_state_is_used_once",
-           "ej3b_hidden/test_another_persons_flow_expires_too",
            "ej3b_hidden/test_a_way_back_without_a_state_completes_nothing"} | SEVERE3B,
-          "nunca «el último flujo pendiente»", severe=True),
+          "nunca «el último flujo pendiente»", severe=True,
+          # the expiry test's peer asks again while the lifetime passes: whether one of those
+          # flows is still young when the old link comes back (then the bug completes it)
+          # depends on how the other tests' turns fall between its waits
+          may_lose=frozenset({"ej3b_hidden/test_another_persons_flow_expires_too"})),
     ref3b("exito_sin_code_valido", EXCHANGE,
           "    try:\n"
           "        token = page.provider.exchange(page.query.get(\"code\"))\n"

@@ -165,8 +165,9 @@ def test_missing_exercises_score_zero_and_name_the_missing_file(graded):
 def test_each_bug_loses_exactly_its_tests_and_the_feedback_names_it(graded, mutant):
     result = graded[mutant.name]
     lost = {test for test, (score, top) in scores(result).items() if score < top}
-    assert lost == mutant.loses, {t["id"]: t["output"] for t in result["tests"]
-                                  if t["id"] in lost ^ mutant.loses}
+    assert lost - mutant.may_lose == mutant.loses, \
+        {t["id"]: t["output"] for t in result["tests"] if t["id"] in
+         (lost - mutant.may_lose) ^ mutant.loses}
     outputs = [t["output"] for t in result["tests"] if t["id"] in lost]
     assert any(mutant.says in output for output in outputs), outputs
     assert not mutant.never_says or not any(mutant.never_says in t["output"]
