@@ -33,6 +33,7 @@ import sys
 import threading
 
 from grader.errors import HostError
+from grader.hosts.forks import ForkServer
 from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
@@ -49,17 +50,22 @@ PLAN = self_check_plan("portable", "isolated_python", "fresh_working_folder", "t
                        "budget_watchdog")
 
 
+def server_env():
+    """A server's environment: this one without PYTHON* and NOTES_* variables, UTF-8 pipes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
 class PortableProcess:
     """One server subprocess with the interface the harness drives (see grader/hosts/): its
     command line is `argv` (the same for every server of a submission), and `private` (this
     test's options) goes in on its standard input (grader/hosts/launch.py)."""
 
     def __init__(self, argv, cwd):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NOTES_"))}
-        env["PYTHONIOENCODING"] = "utf-8"
         try:
             self.proc = subprocess.Popen([sys.executable, "-I", LAUNCH, CODE_DIR, *argv],
-                                         cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                         cwd=cwd, env=server_env(), stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          bufsize=0)
         except OSError as exc:
@@ -137,18 +143,32 @@ class PortableHost(SelfCheckHost):
     notice = NOTICE
     folders = ("data", "work")  # work: every server's working folder
 
-    def __init__(self, solution_dir, workspace):
+    def __init__(self, solution_dir, workspace, fork_server=True):
         super().__init__(solution_dir, workspace)
         self._live = []
-        self._spare = None  # (argv, the next server: started, waiting for its options)
+        self._spare = None  # (argv, the next launched server: started, waiting for its options)
         self._lock = threading.Lock()
+        self._fork_server = fork_server  # False: every server launched (Windows' way)
+        self.forks = None  # the fork server, where there is one (grader/hosts/forks.py)
+
+    def start(self):
+        super().start()
+        if self._fork_server:
+            self.forks = ForkServer.start(LAUNCH, CODE_DIR, server_env())
+        return self
 
     def spawn(self, argv, private=(), identity=None):
-        """A server for one test: the spare started after the previous spawn when it has the
-        same command line (Python's start and the server's imports already paid), else a new
-        one; then the next spare is started, while this test runs."""
+        """A server for one test: forked by the fork server where there is one, else the spare
+        started after the previous spawn when it has the same command line (Python's start and
+        the server's imports already paid), or a new one, and then the next spare is started,
+        while this test runs."""
         argv = list(argv)
         work = os.path.join(self.root, "work")
+        forked = self.forks.spawn(argv, work) if self.forks is not None else None
+        if forked is not None:
+            with self._lock:
+                self._live.append(forked)
+            return forked.begin(private)
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None and (spare[0] != argv or spare[1].status() is not None):
@@ -182,3 +202,5 @@ class PortableHost(SelfCheckHost):
             process.status(wait=5.0)
             process.close_input()
             process.close_output()
+        if self.forks is not None:
+            self.forks.close()
