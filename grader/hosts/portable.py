@@ -134,6 +134,28 @@ class PortableProcess:
         return bytes(self._stderr).decode("utf-8", "replace")
 
 
+_ahead = []  # a fork server started before its host was built (grader/warm.py), at most one
+
+
+def start_ahead():
+    """Start the fork server of this process's next host now (the warm helper does, before it
+    waits for its one check: the fork server's Python start and imports are paid by then)."""
+    forks = ForkServer.start(LAUNCH, CODE_DIR, server_env())
+    if forks is not None:
+        _ahead.append(forks)
+
+
+def fork_server():
+    """The fork server started ahead when it is still there, else a new one (None where the
+    system has no fork); each is used by one host only."""
+    while _ahead:
+        forks = _ahead.pop()
+        if not forks.lost and forks.process.poll() is None:
+            return forks
+        forks.close()
+    return ForkServer.start(LAUNCH, CODE_DIR, server_env())
+
+
 class PortableHost(SelfCheckHost):
     """Servers as subprocesses of this Python, notes in a temporary folder."""
 
@@ -154,7 +176,7 @@ class PortableHost(SelfCheckHost):
     def start(self):
         super().start()
         if self._fork_server:
-            self.forks = ForkServer.start(LAUNCH, CODE_DIR, server_env())
+            self.forks = fork_server()
         return self
 
     def spawn(self, argv, private=(), identity=None):

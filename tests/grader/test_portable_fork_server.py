@@ -6,21 +6,25 @@ system has fork, every server is forked from one warm process, and nothing else 
 - no descriptor of the fork server (its socket, its pipe) is open in a server;
 - a server's exit status and its kill are reported as for a launched server;
 - sweep ends every server; close ends them and the fork server;
-- when the fork server is gone, servers are launched instead, and the check goes on.
+- when the fork server is gone, servers are launched instead, and the check goes on;
+- the warm helper's fork server, started ahead, serves its one host only, and ends with the
+  helper when no host took it.
 """
 
 import json
 import os
 import stat
+import subprocess
+import sys
 import time
 
 import pytest
 from mutants import REFERENCE
 
-from grader.hosts import forks
+from grader.hosts import forks, portable
 from grader.hosts.forks import ForkedProcess
 from grader.hosts.portable import PortableHost, PortableProcess
-from grader.paths import CODE_DIR
+from grader.paths import CODE_DIR, REPO_DIR
 
 pytestmark = pytest.mark.skipif(not forks.POSSIBLE, reason="no fork here (Windows)")
 
@@ -172,3 +176,38 @@ def test_a_fork_server_that_cannot_start_leaves_servers_launched(tmp_path, monke
         assert host.forks.spawn(["serve"], str(tmp_path)) is None and host.forks.lost
     finally:
         host.close()
+
+
+def test_a_fork_server_started_ahead_serves_the_next_host_only(tmp_path):
+    portable.start_ahead()
+    ahead = portable._ahead[-1]
+    hosts = []
+    try:
+        for name in ("first", "second"):
+            (tmp_path / name).mkdir()
+            hosts.append(PortableHost(REFERENCE, str(tmp_path / name)).start())
+        first, second = hosts
+        assert first.forks is ahead and second.forks is not ahead and not portable._ahead
+        assert answered(first.spawn(["serve", "--solution", EJ2]))
+    finally:
+        for host in hosts:
+            host.close()
+    assert ahead.process.poll() is not None
+
+
+def gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc")
+def test_a_fork_server_started_ahead_and_never_used_ends_with_its_process():
+    helper = subprocess.run(
+        [sys.executable, "-c", "from grader.hosts import portable\n"
+         "portable.start_ahead()\nprint(portable._ahead[0].process.pid)"],
+        cwd=REPO_DIR, capture_output=True, text=True, timeout=120)
+    assert helper.returncode == 0, helper.stderr
+    assert eventually(lambda: gone(int(helper.stdout)))
