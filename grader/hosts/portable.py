@@ -2,15 +2,25 @@
 
 `ui.revisar` must work on macOS, Windows and Linux without root, where the official grader's
 sandbox (grader/hosts/sandbox.py: Linux namespaces, a forking zygote, SOCK_SEQPACKET, prctl,
-seccomp) cannot start. Here each notes server is a plain subprocess,
-`sys.executable grader/hosts/launch.py code serve --solution ...` (the same command line for
-every server; a test's own options come in on its standard input), talking MCP over its pipes
-exactly as in the sandbox; notes live in a temporary folder read and written by path
+seccomp) cannot start. Here each notes server is a plain process of your own user running
+`grader/hosts/launch.py code serve --solution ...` (the same command line for every server; a
+test's own options come in on its standard input), talking MCP over its pipes exactly as in
+the sandbox; notes live in a temporary folder read and written by path
 (grader/hosts/plainfs.py); the checks, the client and the feedback are the same code as in
 official grading (grader/checks/channels.py drives both through the same process interface).
-Each spawn also starts the next server (the spare): its Python starts and imports the course's
-server while the test runs, and it loads the solution only when its own test's options come in;
-the last spare is ended with the host.
+
+How a server starts, fastest first:
+- where the system has fork (Linux, macOS), the host's fork server forks it
+  (grader/hosts/forks.py, `launch.py code --fork-server`: one warm process per host, started
+  when the host starts or ahead of it by the warm helper, grader/warm.py; it has imported the
+  course's server and runs no learner code). Each check's host has its own, ended with it;
+- elsewhere (Windows), or when the fork server does not answer (it could not start or died),
+  a subprocess `sys.executable -I launch.py ...`; each such spawn also starts the next server
+  (the spare): its Python starts and imports the course's server while the test runs, and it
+  loads the solution only when its own test's options come in; the last spare is ended with
+  the host.
+Either way the server sees the same command line, the same options and the same folder, and
+has the same interface here (PortableProcess, forks.ForkedProcess).
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
@@ -18,9 +28,11 @@ with your own rights, as it does when you run the notebooks. That is fine for a 
 (nobody else's code runs here) and is why the grade comes from the official grader, which keeps
 the full sandbox. Timeouts and the submission's time budget still hold.
 
-Nothing here imports a Linux-only module (tests/grader/test_portable.py checks it statically):
-no fork, no poll, no fcntl/resource/prctl, no descriptor tricks; reading a server's output is a
-blocking read on a thread, which every platform has.
+Nothing here imports a Linux-only module (tests/grader/test_selfcheck.py and
+tests/laptop/test_laptop_portable_static.py check it statically): no poll, no
+fcntl/resource/prctl; fork and descriptor passing only in grader/hosts/forks.py, behind its
+`POSSIBLE` check; reading a server's output is a blocking read on a thread, which every
+platform has.
 
 Deliberate simplifications: a server's own children are not tracked (killing the server does
 not kill what it forked); writes to a server are plain blocking writes.
