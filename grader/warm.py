@@ -26,8 +26,9 @@ grading anything (the kernel went away).
 
 Deliberate simplifications: the line is trusted as the grader's own command line (only the
 kernel that started the helper writes it); a helper idle for IDLE_LIMIT seconds exits (its
-memory back to the machine, about 22 MB and 36 MB for its sandbox worker here: on a hub, per
-learner who checked in the last half hour; the next check then starts cold).
+memory back to the machine, about 22 MB and 36 MB for its sandbox worker here, or 22 MB for
+the portable host's fork server: on a hub, per learner who checked in the last half hour; the
+next check then starts cold).
 """
 
 import json
