@@ -15,12 +15,11 @@ How a server starts, fastest first:
   when the host starts or ahead of it by the warm helper, grader/warm.py; it has imported the
   course's server and runs no learner code). Each check's host has its own, ended with it;
 - elsewhere (Windows), or when the fork server does not answer (it could not start or died),
-  a subprocess `sys.executable -I launch.py ...`; each such spawn also starts the next server
-  (the spare): its Python starts and imports the course's server while the test runs, and it
-  loads the solution only when its own test's options come in; the last spare is ended with
-  the host.
+  a subprocess `sys.executable -I launch.py ...`, which imports the course's server itself.
 Either way the server sees the same command line, the same options and the same folder, and
-has the same interface here (PortableProcess, forks.ForkedProcess).
+has the same interface here (PortableProcess, forks.ForkedProcess). Each spawn also starts the
+next server (the spare) while the test runs: it loads the solution only when its own test's
+options come in; the last spare is ended with the host.
 
 What is NOT in force here, and every report says so (`PLAN`): no separate user, no private
 filesystem or network, no memory, CPU or process limits, no seccomp: the code you wrote runs
@@ -192,32 +191,33 @@ class PortableHost(SelfCheckHost):
         return self
 
     def spawn(self, argv, private=(), identity=None):
-        """A server for one test: forked by the fork server where there is one, else the spare
-        started after the previous spawn when it has the same command line (Python's start and
-        the server's imports already paid), or a new one, and then the next spare is started,
-        while this test runs."""
+        """A server for one test: the spare started after the previous spawn when it has the
+        same command line (its start already paid), else a new one; then the next spare is
+        started, while this test runs. Each is forked by the fork server where there is one,
+        else launched (its Python's start and the server's imports paid while waiting)."""
         argv = list(argv)
         work = os.path.join(self.root, "work")
-        forked = self.forks.spawn(argv, work) if self.forks is not None else None
-        if forked is not None:
-            with self._lock:
-                self._live.append(forked)
-            return forked.begin(private)
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None and (spare[0] != argv or spare[1].status() is not None):
             spare[1].kill()
             spare[1].status(wait=5.0)
             spare = None
-        process = spare[1] if spare is not None else PortableProcess(argv, work)
+        process = spare[1] if spare is not None else self._server(argv, work)
         with self._lock:
             self._live.append(process)
         process.begin(private)
-        following = PortableProcess(argv, work)
+        following = self._server(argv, work)
         with self._lock:
             self._live.append(following)  # ended with the others by sweep, kill and close
             self._spare = (argv, following)
         return process
+
+    def _server(self, argv, work):
+        """A new server waiting for its options: forked when the fork server answers, else
+        launched."""
+        forked = self.forks.spawn(argv, work) if self.forks is not None else None
+        return forked if forked is not None else PortableProcess(argv, work)
 
     def sweep(self):
         with self._lock:

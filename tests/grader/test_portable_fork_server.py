@@ -1,7 +1,8 @@
 """The portable host's fork server (grader/hosts/forks.py, `launch.py --fork-server`): where the
 system has fork, every server is forked from one warm process, and nothing else changes.
 
-- the servers come from the fork server (its children), one per spawn;
+- the servers come from the fork server (its children), one per spawn, and so does the one
+  started ahead for the next test;
 - every server sees the same command line as a launched one, and gets its own options;
 - no descriptor of the fork server (its socket, its pipe) is open in a server;
 - a server's exit status and its kill are reported as for a launched server;
@@ -88,7 +89,8 @@ def eventually(condition, limit=60.0):
 def test_servers_are_forked_by_the_fork_server_where_the_system_has_fork(host, probe):
     argv = ["serve", "--solution", probe]
     first, second = host.spawn(argv), host.spawn(argv)
-    assert isinstance(first, ForkedProcess) and isinstance(second, ForkedProcess)
+    ahead = host._spare[1]  # the next test's, forked while this one runs
+    assert all(isinstance(p, ForkedProcess) for p in (first, second, ahead))
     assert answered(first) and answered(second) and first.pid != second.pid
     launcher = host.forks.process
     assert launcher.args[-2:] == [CODE_DIR, "--fork-server"]  # no solution: no learner code
@@ -144,8 +146,9 @@ def test_sweep_ends_every_server_and_close_ends_the_fork_server_too(host):
     argv = ["serve", "--solution", EJ2]
     servers = [host.spawn(argv) for _ in range(3)]
     assert all(answered(p) for p in servers)
+    servers.append(host._spare[1])  # the one forked ahead for the next test
     host.sweep()
-    assert [p.status(wait=60.0) for p in servers] == [-9, -9, -9]
+    assert [p.status(wait=60.0) for p in servers] == [-9, -9, -9, -9]
     launcher = host.forks.process
     assert launcher.poll() is None  # it serves the next test
     later = host.spawn(argv)
