@@ -44,7 +44,6 @@ import sys
 import threading
 
 from grader.errors import HostError
-from grader.hosts.forks import ForkServer
 from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
@@ -151,6 +150,7 @@ _ahead = []  # a fork server started before its host was built (grader/warm.py),
 def start_ahead():
     """Start the fork server of this process's next host now (the warm helper does, before it
     waits for its one check: the fork server's Python start and imports are paid by then)."""
+    from grader.hosts.forks import ForkServer  # here: JupyterLite's page never loads it
     forks = ForkServer.start(LAUNCH, CODE_DIR, server_env())
     if forks is not None:
         _ahead.append(forks)
@@ -159,6 +159,7 @@ def start_ahead():
 def fork_server():
     """The fork server started ahead when it is still there, else a new one (None where the
     system has no fork); each is used by one host only."""
+    from grader.hosts.forks import ForkServer
     while _ahead:
         forks = _ahead.pop()
         if not forks.lost and forks.process.poll() is None:

@@ -105,9 +105,6 @@ LINUX_ONLY_NAMES = {  # module -> attributes that do not exist, or do not work, 
     "signal": {"SIGKILL", "pthread_kill"},
 }
 LINUX_ONLY_ARGUMENTS = {"dir_fd", "pass_fds", "start_new_session", "preexec_fn"}
-# used only where the platform has them: grader/hosts/forks.py's fork server starts only when
-# POSSIBLE (tests/laptop/test_laptop_portable_static.py checks how that guard is kept)
-RUNTIME_GUARDED = {"grader.hosts.forks": {"socket.send_fds", "signal.SIGKILL"}}
 
 
 def module_path(name):
@@ -175,8 +172,6 @@ def test_the_portable_path_calls_nothing_linux_only():
                 used.setdefault(name, set()).add(f"{node.arg}=")
             elif isinstance(node, ast.Name) and node.id == "prctl":
                 used.setdefault(name, set()).add("prctl")
-        if used.get(name, set()) <= RUNTIME_GUARDED.get(name, set()):
-            used.pop(name, None)
     assert used == {}, used
 
 
