@@ -22,10 +22,16 @@ does not answer (it could not start, died, or refused), `spawn` returns None and
 back the same way: a check never fails because of this shortcut. Its servers still die with
 it: when its socket ends it kills every child, and if it died first, the host kills them.
 
-Deliberate simplifications: one request at a time (a spawn waits for its pid); a server's own
-children are not tracked, as for a launched server.
+A spawn need not wait for the fork: its pipes work at once (what is sent waits in them), and
+the pid comes in on the fork server's socket (answers come in the order of the requests); the
+host waits only for the first server of a test, and lets the next test's spare be forked
+while this one runs. A server killed before its pid came is killed when it comes.
+
+Deliberate simplifications: requests go one at a time over the socket; a server's own children
+are not tracked, as for a launched server.
 """
 
+import collections
 import json
 import os
 import signal
@@ -43,14 +49,13 @@ STDERR_KEPT = 32768
 
 
 class ForkServer:
-    """One fork server process, the socket to it, and the exit statuses it reported."""
+    """One fork server process, the socket to it, and the servers it forked."""
 
     def __init__(self, process, control):
         self.process, self.control = process, control
         self.lost = False          # it died, refused or stopped: no more spawns from it
-        self._exits = {}           # pid -> exit status (as subprocess gives it)
-        self._servers = {}         # pid -> ForkedProcess not yet ended
-        self._answers = []         # {"pid": ...} answers not yet taken
+        self._waiting = collections.deque()  # ForkedProcesses whose pid has not come yet
+        self._servers = {}         # pid -> ForkedProcess not reported ended yet
         self._changed = threading.Condition()
         self._asking = threading.Lock()  # one request at a time
         threading.Thread(target=self._listen, daemon=True, name="fork-server").start()
@@ -85,77 +90,105 @@ class ForkServer:
                 break
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
-            with self._changed:
-                for line in lines:
-                    try:
-                        message = json.loads(line)
-                    except ValueError:
-                        continue
-                    if "exit" in message:
-                        self._exits[message["exit"]] = message.get("status")
-                        self._servers.pop(message["exit"], None)
-                    elif "pid" in message:
-                        self._answers.append(message["pid"])
-                self._changed.notify_all()
+            for line in lines:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if "pid" in message:
+                    self._forked(message["pid"])
+                elif "exit" in message:
+                    with self._changed:
+                        server = self._servers.pop(message["exit"], None)
+                        if server is not None:
+                            server.exit_status = message.get("status")
+                        self._changed.notify_all()
         with self._changed:
             self.lost = True
-            orphans, self._servers = self._servers, {}
+            orphans, self._servers = list(self._servers.values()), {}
+            never, self._waiting = list(self._waiting), collections.deque()
+            for server in never:  # asked for, never forked (or never said so)
+                server.exit_status = -signal.SIGKILL
             self._changed.notify_all()
-        for pid in orphans:  # it died before them: they end here, as they would with it
-            self._signal(pid)
+        for server in orphans:  # it died before them: they end here, as they would with it
+            self._signal(server.known_pid)
             with self._changed:
-                self._exits.setdefault(pid, -signal.SIGKILL)
+                server.exit_status = -signal.SIGKILL
                 self._changed.notify_all()
 
-    def spawn(self, argv, cwd):
+    def _forked(self, pid):
+        with self._changed:
+            if not self._waiting:
+                return
+            server = self._waiting.popleft()
+            server.known_pid = pid
+            self._servers[pid] = server
+            killed = server.killed
+            self._changed.notify_all()
+        if killed:  # killed before its pid came
+            self._signal(pid)
+
+    def spawn(self, argv, cwd, wait=True):
         """A server forked for `argv` (the common command line) in `cwd`, waiting for its
-        options; None when the fork server cannot give one (the host launches it instead)."""
+        options; None when the fork server cannot give one (the host launches it instead).
+        `wait`: until its pid came (else it may still come, or the server may end unforked:
+        its status says so)."""
         if self.lost:
             return None
         pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         request = json.dumps({"argv": list(argv), "cwd": cwd}).encode()
-        pid = None
+        server = ForkedProcess(self, *ours)
+        sent = False
         with self._asking:
+            with self._changed:
+                if not self.lost:
+                    self._waiting.append(server)
             try:
-                socket.send_fds(self.control, [len(request).to_bytes(4, "big") + request],
-                                theirs)
-                with self._changed:
-                    self._changed.wait_for(lambda: self._answers or self.lost,
-                                           timeout=ANSWER_TIMEOUT)
-                    if self._answers:
-                        pid = self._answers.pop(0)
+                if server in self._waiting:
+                    socket.send_fds(self.control,
+                                    [len(request).to_bytes(4, "big") + request], theirs)
+                    sent = True
             except OSError:
-                pass
+                with self._changed:
+                    self._waiting.remove(server)  # never asked for: no pid will come for it
             finally:
                 for fd in theirs:
                     os.close(fd)
-            if pid is None:
-                self.lost = True  # silent or gone: its later answers are not waited for
-        if pid is None:
-            for fd in ours:
-                os.close(fd)
-            self.stop()
-            return None
-        server = ForkedProcess(self, pid, *ours)
-        with self._changed:
-            if pid not in self._exits:
-                self._servers[pid] = server
-        return server
+        if sent and wait:
+            with self._changed:
+                self._changed.wait_for(lambda: server.known_pid is not None or self.lost,
+                                       timeout=ANSWER_TIMEOUT)
+        if sent and (not wait or server.known_pid is not None):
+            return server
+        self.lost = True  # silent or gone: the host launches its servers from now on
+        server.kill()  # a pid that still comes is killed then (its answer keeps its place)
+        server.close_input()
+        server.close_output()
+        self.stop()
+        return None
 
-    def status(self, pid, wait):
+    def pid(self, server, wait):
+        with self._changed:
+            self._changed.wait_for(lambda: server.known_pid is not None
+                                   or server.exit_status is not None, timeout=wait)
+            return server.known_pid
+
+    def status(self, server, wait):
         with self._changed:
             if wait:
-                self._changed.wait_for(lambda: pid in self._exits, timeout=wait)
-            return self._exits.get(pid)
+                self._changed.wait_for(lambda: server.exit_status is not None, timeout=wait)
+            return server.exit_status
 
-    def kill(self, pid):
-        """SIGKILL to a server that has not been reported ended (so its pid is still its)."""
+    def kill(self, server):
+        """SIGKILL to a server not reported ended (so its pid is still its); one whose pid has
+        not come yet is killed when it comes."""
         with self._changed:
-            if pid in self._exits:
-                return
-        self._signal(pid)
+            server.killed = True
+            pid = server.known_pid if server.exit_status is None else None
+        if pid is not None:
+            self._signal(pid)
 
     @staticmethod
     def _signal(pid):
@@ -181,7 +214,8 @@ class ForkServer:
     def close(self):
         self.stop()
         with self._changed:
-            self._changed.wait_for(lambda: not self._servers, timeout=STOP_TIMEOUT)
+            self._changed.wait_for(lambda: not self._servers and not self._waiting,
+                                   timeout=STOP_TIMEOUT)
         self.control.close()
 
 
@@ -189,14 +223,23 @@ class ForkedProcess:
     """One server forked by the fork server, with the interface the harness drives (the same
     as grader/hosts/portable.py's PortableProcess)."""
 
-    def __init__(self, forks, pid, stdin, stdout, stderr):
-        self.forks, self.pid = forks, pid
+    def __init__(self, forks, stdin, stdout, stderr):
+        self.forks = forks
+        self.known_pid = None    # once the fork server said it (ForkServer's lock)
+        self.exit_status = None  # once it ended (as subprocess gives it: -9 when killed)
+        self.killed = False
         self._in = open(stdin, "wb", buffering=0)
         self._out = open(stdout, "rb", buffering=0)
         self._err = open(stderr, "rb", buffering=0)
         self._stderr = bytearray()
         self._write = threading.Lock()
         threading.Thread(target=self._drain, daemon=True).start()
+
+    @property
+    def pid(self):
+        """Its pid (waited for while the fork server has not said it yet); None if it never
+        came."""
+        return self.forks.pid(self, ANSWER_TIMEOUT)
 
     def begin(self, private):
         """This test's options: the server loads the solution and starts serving."""
@@ -242,10 +285,10 @@ class ForkedProcess:
             pass
 
     def kill(self):
-        self.forks.kill(self.pid)
+        self.forks.kill(self)
 
     def status(self, wait=0.0):
-        return self.forks.status(self.pid, wait)
+        return self.forks.status(self, wait)
 
     def stderr(self):
         return bytes(self._stderr).decode("utf-8", "replace")

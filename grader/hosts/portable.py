@@ -208,16 +208,17 @@ class PortableHost(SelfCheckHost):
         with self._lock:
             self._live.append(process)
         process.begin(private)
-        following = self._server(argv, work)
+        following = self._server(argv, work, wait=False)  # forked while this test runs
         with self._lock:
             self._live.append(following)  # ended with the others by sweep, kill and close
             self._spare = (argv, following)
         return process
 
-    def _server(self, argv, work):
-        """A new server waiting for its options: forked when the fork server answers, else
+    def _server(self, argv, work, wait=True):
+        """A new server waiting for its options: forked when the fork server answers (`wait`:
+        once it said so, else ahead, as a spare: one that never comes is replaced), else
         launched."""
-        forked = self.forks.spawn(argv, work) if self.forks is not None else None
+        forked = self.forks.spawn(argv, work, wait) if self.forks is not None else None
         return forked if forked is not None else PortableProcess(argv, work)
 
     def sweep(self):

@@ -138,6 +138,9 @@ def test_a_forked_servers_exit_status_and_its_kill_are_reported(host):
     assert ending.status(wait=60.0) == 0 and ending.read(1.0) == b""
     killed.kill()
     assert killed.status(wait=60.0) == -9
+    early = host.forks.spawn(argv, os.path.join(host.root, "work"), wait=False)
+    early.kill()  # most likely before its pid came: killed when it comes
+    assert early.status(wait=60.0) == -9 and early.pid is not None
     bad = host.spawn(argv, ["--no-such-option"])  # argparse refuses it: exit 2
     assert bad.status(wait=60.0) == 2 and "--no-such-option" in bad.stderr()
 
