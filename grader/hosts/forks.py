@@ -19,8 +19,9 @@ reported (the same user: allowed on Linux and macOS).
 Where fork or descriptor passing is missing (Windows: `POSSIBLE` is false), `start` returns
 None and nothing here runs; the host launches its servers as before. Whenever the fork server
 does not answer (it could not start, died, or refused), `spawn` returns None and the host falls
-back the same way: a check never fails because of this shortcut. Its servers still die with
-it: when its socket ends it kills every child, and if it died first, the host kills them.
+back the same way: from then on every server of the check is launched. Its servers still die
+with it: when its socket ends it kills every child, and if it died first (killed from outside),
+the host kills them (a test using one then sees its server die, as with a launched one killed).
 
 A spawn need not wait for the fork: its pipes work at once (what is sent waits in them), and
 the pid comes in on the fork server's socket (answers come in the order of the requests); the
@@ -28,7 +29,8 @@ host waits only for the first server of a test, and lets the next test's spare b
 while this one runs. A server killed before its pid came is killed when it comes.
 
 Deliberate simplifications: requests go one at a time over the socket; a server's own children
-are not tracked, as for a launched server.
+are not tracked, as for a launched server; `kill` signals a pid the fork server may have reaped
+a moment before its report came in (a pid is not reused that fast in practice).
 """
 
 import collections
