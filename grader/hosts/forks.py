@@ -33,6 +33,7 @@ are not tracked, as for a launched server; `kill` signals a pid the fork server 
 a moment before its report came in (a pid is not reused that fast in practice).
 """
 
+import _thread
 import collections
 import json
 import os
@@ -235,7 +236,9 @@ class ForkedProcess:
         self._err = open(stderr, "rb", buffering=0)
         self._stderr = bytearray()
         self._write = threading.Lock()
-        threading.Thread(target=self._drain, daemon=True).start()
+        # a bare thread: Thread.start() would wait for it to run, a GIL hand-off (up to
+        # 5 ms while the checks' threads are busy) at every server
+        _thread.start_new_thread(self._drain, ())
 
     @property
     def pid(self):

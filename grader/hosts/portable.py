@@ -37,6 +37,7 @@ Deliberate simplifications: a server's own children are not tracked (killing the
 not kill what it forked); writes to a server are plain blocking writes.
 """
 
+import _thread
 import json
 import os
 import subprocess
@@ -83,7 +84,9 @@ class PortableProcess:
         self.pid = self.proc.pid
         self._stderr = bytearray()
         self._write = threading.Lock()
-        threading.Thread(target=self._drain, daemon=True).start()
+        # a bare thread: Thread.start() would wait for it to run, a GIL hand-off (up to
+        # 5 ms while the checks' threads are busy) at every server
+        _thread.start_new_thread(self._drain, ())
 
     def begin(self, private):
         """This test's options: the server loads the solution and starts serving."""
