@@ -11,7 +11,9 @@ pytest's first collection of the public checks (a collection only: nothing runs,
 no server is spawned, and the state it fills is thrown away; a batch worker grades several
 submissions in one process the same way). With the sandbox, which grades every submission in
 a worker process (grader/pool.py), that worker is what is started and warmed up ahead (with
-the helper, and it dies with it); the portable host grades in the helper itself. Then the
+the helper, and it dies with it); the portable host grades in the helper itself, and its fork
+server (grader/hosts/forks.py: one warm process that forks the check's servers; it runs no
+learner code) is started ahead too, for the one host this check builds. Then the
 helper waits for one command line and runs it with grader/cli.py `main`, as `python -m grader`
 would: the learner's files are read, the host is built and every server is started after that
 line arrives.
@@ -24,8 +26,9 @@ grading anything (the kernel went away).
 
 Deliberate simplifications: the line is trusted as the grader's own command line (only the
 kernel that started the helper writes it); a helper idle for IDLE_LIMIT seconds exits (its
-memory back to the machine, about 22 MB and 36 MB for its sandbox worker here: on a hub, per
-learner who checked in the last half hour; the next check then starts cold).
+memory back to the machine, about 22 MB and 36 MB for its sandbox worker here, or 22 MB for
+the portable host's fork server: on a hub, per learner who checked in the last half hour; the
+next check then starts cold).
 """
 
 import json
@@ -82,6 +85,7 @@ def main():
     grades_in_a_worker = hosts.kind("auto").in_workers
     if grades_in_a_worker:  # the sandbox grades in a worker: that one is warmed up too
         pool.start_spare()
+    hosts.kind("auto").start_ahead()  # the portable host's fork server, while we warm up
     warm_up(collect=not grades_in_a_worker)  # the self-check hosts grade in this process
     if grades_in_a_worker:  # ready once it is (one that died is replaced by a new worker)
         pool.spare_warm(IDLE_LIMIT)

@@ -36,6 +36,7 @@ host starts, its workspace, its host, the flags the command line needs), chosen 
 | ----------- | --------------- | ----------------------------------------- | ---------------- |
 | `sandbox`   | `SandboxKind`   | sandbox.py: servers forked by a zygote    | official grading |
 | `portable`  | `PortableKind`  | portable.py: `python launch.py ... serve` | ui.revisar       |
+|             |                 | (or forked by `launch.py --fork-server`)  |                  |
 | `inprocess` | `InProcessKind` | inprocess.py: NotesServer + Client.local  | ui.revisar, Lite |
 
 `auto` is the sandbox where it can run (Linux, with its system python3) and portable elsewhere;
@@ -52,7 +53,8 @@ the one trust boundary, is shared with intake and the checks):
                     (plain mode has no PID namespace)
     plainmode.py    what plain mode (and the portable fallback) may grade, decided before grading
     portable.py     the portable host; launch.py starts one of its servers (launched by path,
-                    imports nothing of the grader)
+                    imports nothing of the grader), or is its fork server where the system
+                    has fork; forks.py is the host's side of that fork server
     inprocess.py    the in-process host
     plainfs.py      the self-checks' note folders, by path
     protections.py  what a report lists under `protections`, for every kind

@@ -21,6 +21,8 @@ grader/pool.py ask it; none of them compares host names. What a kind answers:
                           sandbox's processes); at the start and the end of a run, and after
                           the pool killed a worker
     stop()                the grader exits on a signal: end every host this process started
+    start_ahead()         a warm helper (grader/warm.py) is about to wait for its one check:
+                          start now what its host will use (the portable host's fork server)
     prepare(path, name)   read the submission before its host starts (grader/intake/) -> a
                           Prepared; write(prepared, folder) puts its files where the host reads
                           them and returns that folder
@@ -44,6 +46,7 @@ import shutil
 import sys
 import tempfile
 
+from grader.hosts import portable
 from grader.hosts.inprocess import PLAN as INPROCESS_PLAN
 from grader.hosts.inprocess import InProcessHost
 from grader.hosts.portable import PLAN as PORTABLE_PLAN
@@ -86,6 +89,9 @@ class Kind:
 
     def stop(self):
         """Nothing: a self-check host runs in this process, which is exiting."""
+
+    def start_ahead(self):
+        """Nothing to start ahead of a check."""
 
     def prepare(self, path, name=None):
         raise NotImplementedError
@@ -194,6 +200,9 @@ class PortableKind(SelfCheckKind):
     name = "portable"
     host = PortableHost
     plan = PORTABLE_PLAN
+
+    def start_ahead(self):
+        portable.start_ahead()
 
     @property
     def fallback(self):

@@ -177,20 +177,22 @@ def test_the_portable_path_calls_nothing_linux_only():
 
 def test_the_portable_path_runs_with_the_sandbox_modules_forbidden(tmp_path):
     """Dynamically: grade on the portable host with every sandbox-only and Linux-only module
-    made unimportable and fork/poll made to fail."""
+    made unimportable, fork and descriptor passing removed and poll made to fail."""
     script = tmp_path / "forbid.py"
     script.write_text(f"""
-import os, select, sys
+import os, select, socket, sys
 sys.path.insert(0, {REPO_DIR!r})
 for name in {sorted(SANDBOX_ONLY | LINUX_ONLY_MODULES - {"posix", "pwd", "grp"})!r}:
     sys.modules[name] = None
-def forbidden(*args, **kwargs):
-    raise RuntimeError("Linux-only primitive used")
-os.fork = forbidden
+del os.fork  # as on Windows: no fork, no descriptor passing (no fork server: launched servers)
+for name in ("send_fds", "recv_fds"):
+    delattr(socket, name)
 if hasattr(select, "poll"):
     del select.poll
 sys.argv = ["grader", {REFERENCE!r}, "--only", "ejercicio2", "--tests", "public",
             "--host", "portable", "--format", "json"]
+from grader.hosts import forks
+assert not forks.POSSIBLE
 from grader.cli import main
 sys.exit(main())
 """)

@@ -7,7 +7,8 @@ started ahead (lessons/mcp_ui/warm.py, grader/warm.py), and nothing of one check
   before it was over, and so does the sandbox's grading worker the helper starts ahead; a
   helper started for another setting (GRADER_HOST) is not used;
 - a helper whose kernel goes away exits without grading anything;
-- on the portable host, the server started ahead for the next test ends with its host.
+- on the portable host without a fork server (Windows), the server started ahead for the next
+  test ends with its host (tests/grader/test_portable_fork_server.py: with one).
 """
 
 import os
@@ -161,7 +162,7 @@ def test_no_portable_server_outlives_its_host_the_one_started_ahead_included(tmp
     from grader.hosts.portable import PortableHost
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    host = PortableHost(REFERENCE, str(workspace)).start()
+    host = PortableHost(REFERENCE, str(workspace), fork_server=False).start()  # Windows' way
     argv = ["serve", "--solution", os.path.join(REFERENCE, "ejercicio2.py")]
     first, second = host.spawn(argv), host.spawn(argv)
     ahead = host._spare[1]  # started for the next test, waiting for its options

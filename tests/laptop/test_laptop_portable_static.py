@@ -165,6 +165,12 @@ RUNTIME_GUARDED = {
     # portable host; geteuid is looked up with getattr (Windows has none)
     "grader.hosts.plainmode": ({"user=", "group=", "extra_groups="},
                                'mode == "plain" and root'),
+    # the portable host's fork server: only inside functions of grader/hosts/forks.py, whose
+    # one way in, ForkServer.start, returns None unless POSSIBLE (fork and descriptor passing
+    # exist, not Windows); the host then launches its servers (see the test below)
+    "grader.hosts.forks": ({"socket.send_fds", "socket.AF_UNIX", "signal.SIGKILL"},
+                           ('POSSIBLE = sys.platform != "win32" and hasattr(os, "fork") and '
+                            'hasattr(socket, "send_fds")', "if not POSSIBLE:")),
 }
 
 
@@ -176,6 +182,25 @@ def test_nothing_linux_only_is_imported_called_or_passed_on_the_portable_path():
             assert one in text, (module, one)
         uses[module] = uses.get(module, set()) - allowed
     assert {module: found for module, found in uses.items() if found} == {}
+
+
+def test_the_fork_server_is_reached_only_through_its_guarded_start(tmp_path):
+    """grader/hosts/forks.py uses its POSIX names only inside functions; ForkServer.start, the
+    only way to a fork server (the portable host calls nothing else of the module), returns
+    None first thing unless POSSIBLE."""
+    path = closure()["grader.hosts.forks"]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    module_level = ast.Module(body=top, type_ignores=[])
+    sample = tmp_path / "forks_module_level.py"
+    sample.write_text(ast.unparse(module_level), encoding="utf-8")
+    assert linux_only_uses(sample) == set()
+    server = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ForkServer")
+    start = next(n for n in server.body if isinstance(n, ast.FunctionDef) and n.name == "start")
+    first = next(s for s in start.body if not isinstance(s, ast.Expr))  # past the docstring
+    assert ast.unparse(first) == "if not POSSIBLE:\n    return None"
+    portable = closure()["grader.hosts.portable"].read_text(encoding="utf-8")
+    assert "ForkServer.start(" in portable and "ForkServer(" not in portable
 
 
 def test_the_checker_sees_what_it_looks_for(tmp_path):
