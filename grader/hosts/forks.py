@@ -33,7 +33,6 @@ are not tracked, as for a launched server; `kill` signals a pid the fork server 
 a moment before its report came in (a pid is not reused that fast in practice).
 """
 
-import _thread
 import collections
 import json
 import os
@@ -43,12 +42,11 @@ import subprocess
 import sys
 import threading
 
-from shared import wire
+from grader.hosts.piped import PipedServer
 
 POSSIBLE = sys.platform != "win32" and hasattr(os, "fork") and hasattr(socket, "send_fds")
 ANSWER_TIMEOUT = 10.0  # seconds a spawn waits for its pid (the first one: the fork server's start)
 STOP_TIMEOUT = 5.0
-STDERR_KEPT = 32768
 
 
 class ForkServer:
@@ -222,7 +220,7 @@ class ForkServer:
         self.control.close()
 
 
-class ForkedProcess:
+class ForkedProcess(PipedServer):
     """One server forked by the fork server, with the interface the harness drives (the same
     as grader/hosts/portable.py's PortableProcess)."""
 
@@ -231,14 +229,8 @@ class ForkedProcess:
         self.known_pid = None    # once the fork server said it (ForkServer's lock)
         self.exit_status = None  # once it ended (as subprocess gives it: -9 when killed)
         self.killed = False
-        self._in = open(stdin, "wb", buffering=0)
-        self._out = open(stdout, "rb", buffering=0)
-        self._err = open(stderr, "rb", buffering=0)
-        self._stderr = bytearray()
-        self._write = threading.Lock()
-        # a bare thread: Thread.start() would wait for it to run, a GIL hand-off (up to
-        # 5 ms while the checks' threads are busy) at every server
-        _thread.start_new_thread(self._drain, ())
+        self.attach(open(stdin, "wb", buffering=0), open(stdout, "rb", buffering=0),
+                    open(stderr, "rb", buffering=0))
 
     @property
     def pid(self):
@@ -246,54 +238,8 @@ class ForkedProcess:
         came."""
         return self.forks.pid(self, ANSWER_TIMEOUT)
 
-    def begin(self, private):
-        """This test's options: the server loads the solution and starts serving."""
-        try:
-            self.send(json.dumps(list(private)).encode() + b"\n")
-        except wire.ConnectionClosed:
-            pass  # it died at once: the harness sees the end of its output
-        return self
-
-    def _drain(self):
-        with self._err:
-            for chunk in iter(lambda: self._err.read(65536), b""):
-                if len(self._stderr) < STDERR_KEPT:
-                    self._stderr += chunk[:STDERR_KEPT - len(self._stderr)]
-
-    def read(self, timeout):
-        """Up to 64 KiB of its stdout; b"" at its end. Blocks (the reader has its own thread)."""
-        try:
-            return self._out.read(65536) or b""
-        except (OSError, ValueError):
-            return b""
-
-    def send(self, data):
-        with self._write:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[self._in.write(view):]
-            except (OSError, ValueError):
-                raise wire.ConnectionClosed("the server's input is closed") from None
-
-    def close_input(self):
-        with self._write:
-            try:
-                self._in.close()
-            except OSError:
-                pass
-
-    def close_output(self):
-        try:
-            self._out.close()
-        except OSError:
-            pass
-
     def kill(self):
         self.forks.kill(self)
 
     def status(self, wait=0.0):
         return self.forks.status(self, wait)
-
-    def stderr(self):
-        return bytes(self._stderr).decode("utf-8", "replace")

@@ -37,21 +37,18 @@ Deliberate simplifications: a server's own children are not tracked (killing the
 not kill what it forked); writes to a server are plain blocking writes.
 """
 
-import _thread
-import json
 import os
 import subprocess
 import sys
 import threading
 
 from grader.errors import HostError
+from grader.hosts.piped import PipedServer
 from grader.hosts.plainfs import SelfCheckHost
 from grader.hosts.protections import self_check_plan
 from grader.paths import CODE_DIR
-from shared import wire
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
-STDERR_KEPT = 32768
 NOTICE = ("Autoevaluación en modo local (sin aislamiento): tu código corre en tu máquina con tus "
           "propios permisos (sin otro usuario, sin límites de memoria ni de procesos, con tu red "
           "y tus archivos). Solo sirve para practicar: la nota la pone el corrector oficial, con "
@@ -68,7 +65,7 @@ def server_env():
     return env
 
 
-class PortableProcess:
+class PortableProcess(PipedServer):
     """One server subprocess with the interface the harness drives (see grader/hosts/): its
     command line is `argv` (the same for every server of a submission), and `private` (this
     test's options) goes in on its standard input (grader/hosts/launch.py)."""
@@ -82,54 +79,7 @@ class PortableProcess:
         except OSError as exc:
             raise HostError(f"no se pudo arrancar el servidor ({exc})") from None
         self.pid = self.proc.pid
-        self._stderr = bytearray()
-        self._write = threading.Lock()
-        # a bare thread: Thread.start() would wait for it to run, a GIL hand-off (up to
-        # 5 ms while the checks' threads are busy) at every server
-        _thread.start_new_thread(self._drain, ())
-
-    def begin(self, private):
-        """This test's options: the server loads the solution and starts serving."""
-        try:
-            self.send(json.dumps(list(private)).encode() + b"\n")
-        except wire.ConnectionClosed:
-            pass  # it died at once: the harness sees the end of its output
-        return self
-
-    def _drain(self):
-        for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
-            if len(self._stderr) < STDERR_KEPT:
-                self._stderr += chunk[:STDERR_KEPT - len(self._stderr)]
-
-    def read(self, timeout):
-        """Up to 64 KiB of its stdout; b"" at its end. Blocks (the reader has its own thread)."""
-        try:
-            return self.proc.stdout.read(65536) or b""
-        except (OSError, ValueError):
-            return b""
-
-    def send(self, data):
-        with self._write:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[self.proc.stdin.write(view):]
-                self.proc.stdin.flush()
-            except (OSError, ValueError):
-                raise wire.ConnectionClosed("the server's input is closed") from None
-
-    def close_input(self):
-        with self._write:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-
-    def close_output(self):
-        try:
-            self.proc.stdout.close()
-        except OSError:
-            pass
+        self.attach(self.proc.stdin, self.proc.stdout, self.proc.stderr)
 
     def kill(self):
         try:
@@ -142,9 +92,6 @@ class PortableProcess:
             return self.proc.wait(timeout=wait) if wait else self.proc.poll()
         except subprocess.TimeoutExpired:
             return None
-
-    def stderr(self):
-        return bytes(self._stderr).decode("utf-8", "replace")
 
 
 _ahead = []  # a fork server started before its host was built (grader/warm.py), at most one
