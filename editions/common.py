@@ -61,8 +61,9 @@ PUBLIC_SOURCES = ("grader/checks/*.py", "grader/checks/public/*.py")
 LONG_LINE = 40   # a line this long, from a secret source, is distinctive on its own (anywhere)
 WINDOW = 3       # or this many consecutive lines of it, in the same order
 NOT_COURSE = {".git", "build", "node_modules", "__pycache__", ".venv", ".venv-lite", ".venv-lab"}
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "soluciones",
-                              ".DS_Store", ".git")
+# hidden names too (".ipynb_checkpoints", ".git", the `.tmp-nbval-*` scratch copies the
+# notebooks' tests make in lessons/ for a moment while other make test groups build sites)
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "soluciones")
 
 
 class BuildError(RuntimeError):
