@@ -41,8 +41,8 @@ def staged_files(content):
 
 def test_a_learners_working_files_never_reach_the_site(course, tmp_path, capsys):
     content = build.stage_course(course, tmp_path / "content")
-    assert staged_files(content) == ["code/roots.py", "lessons/.gitignore",
-                                     "lessons/01_roots.ipynb", "lessons/mcp_ui/__init__.py"]
+    assert staged_files(content) == ["code/roots.py", "lessons/01_roots.ipynb",
+                                     "lessons/mcp_ui/__init__.py"]  # no hidden file either
     cells = json.loads((content / "lessons" / "01_roots.ipynb").read_text())["cells"]
     assert ["".join(c["source"]) for c in cells] == ["print('hola')"]
     assert (content / "code" / "roots.py").read_text() == "X = 1\n"
