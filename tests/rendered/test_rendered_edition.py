@@ -26,7 +26,10 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
 def lessons(rendered) -> list[str]:
-    return sorted(p.name for p in (rendered.course / "lessons").glob("*.ipynb"))
+    # (not a hidden file: the notebooks group's scratch copy, there for a moment while this
+    # group runs beside it; the build leaves hidden names out too, editions/common.py)
+    return sorted(p.name for p in (rendered.course / "lessons").glob("*.ipynb")
+                  if not p.name.startswith("."))
 
 
 def executed(rendered, name: str) -> dict:
