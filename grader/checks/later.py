@@ -37,9 +37,8 @@ def waiting_first(entries, spec_of, order=None):
     each group shuffled by `order` (a random.Random; the runner seeds it with the submission
     and the grading files, grader/runner.py `test_order`; by default the operating system's
     entropy): public and hidden tests interleaved, so that nothing a server
-    could count (its test's position, the time since the sandbox started, the numbers the file
-    system gave its folders) tells a public test from a hidden one. The report keeps the
-    files' order."""
+    could count (its test's position, the numbers the file system gave its folders) tells a
+    public test from a hidden one. The report keeps the files' order."""
     order = order or random.SystemRandom()
     waiting = [entry for entry in entries if spec_of(entry).get("waits")]
     others = [entry for entry in entries if not spec_of(entry).get("waits")]
