@@ -74,18 +74,18 @@ def given_times(target, dir_fd=None):
         if dir_fd is None:
             os.utime(target, ns=times)
         else:
-            os.utime(_name(target), ns=times, dir_fd=dir_fd, follow_symlinks=False)
+            os.utime(valid_name(target), ns=times, dir_fd=dir_fd, follow_symlinks=False)
     except (OSError, NotImplementedError):
         pass
 
 
-def _name(name):
+def valid_name(name):
     if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\0" in name:
         raise ValueError(f"not a single path component: {name!r}")  # a grader bug
     return name
 
 
-def _refuse(label, exc):
+def refusal(label, exc):
     if isinstance(exc, OSError) and exc.errno in FULL:
         return Full("el disco del entorno aislado está lleno (lo llenó tu solución); el "
                     f"corrector no pudo crear {label}")
@@ -133,14 +133,14 @@ def read_regular(dir_fd, name, limit, label=None, owner=None):
     `owner` when it is given."""
     label = label or name
     if O_PATH and os.path.isdir("/proc/self/fd"):
-        handle = os.open(_name(name), O_PATH | os.O_NOFOLLOW | CLOEXEC, dir_fd=dir_fd)
+        handle = os.open(valid_name(name), O_PATH | os.O_NOFOLLOW | CLOEXEC, dir_fd=dir_fd)
         try:
             _own_file(os.fstat(handle), label, owner)
             fd = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NOCTTY | CLOEXEC)
         finally:
             os.close(handle)
     else:
-        fd = os.open(_name(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC,
+        fd = os.open(valid_name(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC,
                      dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
@@ -186,10 +186,10 @@ class Folder:
         owner = self.owner if owner is None else owner
         label = self._label(name) if label is None else label
         try:
-            os.mkdir(_name(name), 0o700 if private else 0o755, dir_fd=self.fd)
+            os.mkdir(valid_name(name), 0o700 if private else 0o755, dir_fd=self.fd)
             fd = os.open(name, DIR_FLAGS, dir_fd=self.fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
@@ -199,7 +199,7 @@ class Folder:
                 os.fchown(fd, owner, owner)
         except OSError as exc:
             os.close(fd)
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         except Refused:
             os.close(fd)
             raise
@@ -211,9 +211,9 @@ class Folder:
         """A new regular file `name` here with `data` (it must not exist), owned by `owner`."""
         label = self._label(name)
         try:
-            fd = os.open(_name(name), NEW_FILE_FLAGS, 0o644, dir_fd=self.fd)
+            fd = os.open(valid_name(name), NEW_FILE_FLAGS, 0o644, dir_fd=self.fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         try:
             if self.owner is not None:
                 os.fchown(fd, self.owner, self.owner)
@@ -222,7 +222,7 @@ class Folder:
                 view = view[os.write(fd, view):]
             given_times(fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         finally:
             os.close(fd)
         given_times(self.fd)
@@ -236,10 +236,10 @@ class Folder:
         absolute = target.startswith("/")
         parts = target[1:].split("/") if absolute else target.split("/")
         try:
-            os.symlink("/" * absolute + "/".join(_name(part) for part in parts), _name(name),
-                       dir_fd=self.fd)
+            os.symlink("/" * absolute + "/".join(valid_name(part) for part in parts),
+                       valid_name(name), dir_fd=self.fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         given_times(name, dir_fd=self.fd)
         given_times(self.fd)
 
@@ -249,17 +249,17 @@ class Folder:
         exists there is refused. Exercise 4's folder moved while a handle is open."""
         label = self._label(name)
         try:
-            os.stat(_name(new_name), dir_fd=to.fd, follow_symlinks=False)
+            os.stat(valid_name(new_name), dir_fd=to.fd, follow_symlinks=False)
         except FileNotFoundError:
             pass
         except OSError as exc:
-            raise _refuse(to._label(new_name), exc) from None
+            raise refusal(to._label(new_name), exc) from None
         else:
-            raise _refuse(to._label(new_name), OSError(errno.EEXIST, "exists"))
+            raise refusal(to._label(new_name), OSError(errno.EEXIST, "exists"))
         try:
-            os.rename(_name(name), _name(new_name), src_dir_fd=self.fd, dst_dir_fd=to.fd)
+            os.rename(valid_name(name), valid_name(new_name), src_dir_fd=self.fd, dst_dir_fd=to.fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         given_times(self.fd)
         given_times(to.fd)
 
@@ -267,7 +267,7 @@ class Folder:
         """Delete the entry `name` here and everything below it (a test's folder, once the
         test is over): never follows a link, never recurses (see `remove_tree`)."""
         try:
-            info = os.stat(_name(name), dir_fd=self.fd, follow_symlinks=False)
+            info = os.stat(valid_name(name), dir_fd=self.fd, follow_symlinks=False)
         except FileNotFoundError:
             return
         if not stat.S_ISDIR(info.st_mode):
@@ -290,13 +290,13 @@ class Folder:
         Refused when something else took its place."""
         label = self._label(name)
         try:
-            info = os.stat(_name(name), dir_fd=self.fd, follow_symlinks=False)
+            info = os.stat(valid_name(name), dir_fd=self.fd, follow_symlinks=False)
             if not stat.S_ISLNK(info.st_mode):
                 raise Refused(f"{label} ya no es el enlace que puso el corrector (es "
                               f"{_kind(info.st_mode)}); el corrector no lo toca")
-            os.unlink(_name(name), dir_fd=self.fd)
+            os.unlink(valid_name(name), dir_fd=self.fd)
         except OSError as exc:
-            raise _refuse(label, exc) from None
+            raise refusal(label, exc) from None
         given_times(self.fd)
 
     def snapshot(self, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES,
@@ -330,7 +330,7 @@ class Folder:
                             except FileNotFoundError:
                                 continue
                             except OSError as exc:
-                                raise _refuse(label, exc) from None
+                                raise refusal(label, exc) from None
                             if os.fstat(child).st_ino != info.st_ino:
                                 os.close(child)
                                 raise Refused(f"{label} cambió mientras el corrector la leía")
@@ -344,7 +344,7 @@ class Folder:
                             except FileNotFoundError:
                                 continue
                             except OSError as exc:
-                                raise _refuse(label, exc) from None
+                                raise refusal(label, exc) from None
                             total += min(len(data), max_file)
                             if total > max_total:
                                 raise Refused("las notas ocupan demasiado (más de "

@@ -48,7 +48,7 @@ import time
 
 from grader import boundary
 from grader.errors import HostError
-from grader.hosts import reaper, tempspace, uids
+from grader.hosts import reaper, tempspace, uids, volumes
 from grader.paths import CODE_DIR
 from shared import wire  # the grader's trusted copy (code/ is on sys.path: grader/__init__)
 
@@ -203,7 +203,7 @@ def counters_visible(mode, landlock):
     nothing to tell public from hidden tests by."""
     plain = mode == "plain"
     return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
-        ["inode_numbers"]
+        (["inode_numbers"] if plain else [])
 
 
 @functools.cache
@@ -341,6 +341,8 @@ class Sandbox:
             self.data = boundary.Folder.trusted(data, expect_uid=os.geteuid())
         except OSError as exc:
             raise SandboxError(f"the data area cannot be opened: {exc}") from None
+        if self.isolated:  # each test's folder a file system of its own (grader/hosts/volumes.py)
+            self.data = volumes.DataArea(self.data.fd, self.command)
         return self
 
     def _lay_out_plain(self, private):

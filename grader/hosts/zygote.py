@@ -32,7 +32,9 @@ then builds what `config["mode"]` allows:
 Nothing of the sandbox can serve a test as memory of another (grader/README.md, *No memory
 between tests*): the working folder (HOME, the current folder) and the TMPDIR are empty and
 read-only (a read-only bind in the namespaces, root's folders in plain mode); the data area
-lets the servers through to their own test's folder but not list or write it; with private
+lets the servers through to their own test's folder but not list or write it (in the
+namespaces each test's folder is a tmpfs of its own, mounted for the test by the zygote's
+mounter and unmounted when it ends: `Volumes`); with private
 uids, `release` ends every process of a test's uid when the test ends (`kill(-1)` as that uid,
 repeated until none is left: daemons in new sessions too). In every mode the seccomp filter
 also refuses every socket (socketpair only as AF_UNIX) and System V and POSIX message-queue
@@ -73,7 +75,8 @@ cgroups it joins, the command loop) cannot come from shared modules; its section
 order in which the sandbox is built.
 
 Deliberate simplifications: cgroup v1 only (pids, memory, cpu, made by the grader); the memory
-cap per process is RLIMIT_AS; the tmpfs size caps the disk the learner can fill.
+cap per process is RLIMIT_AS; the tmpfs sizes cap the disk the learner can fill (the sandbox's
+tree and each test's folder; the memory cgroup caps them all together).
 """
 
 import ctypes
@@ -528,6 +531,95 @@ class FreshTimes:
                 pass
 
 
+class Volumes:
+    """Each test's folder is a file system of its own (root and userns modes): a tmpfs mounted
+    on /sandbox/data/NAME for the test, unmounted when it ends. A file system numbers the
+    inodes it makes in order and never reuses them, so in one shared data area a test's folder
+    and notes would say how many were made for the tests before it; on a fresh one every test
+    sees the same numbers for the same layout (and the kernel gives the unmounted one's device
+    number to the next).
+
+    The zygote cannot mount once it is hardened, so before that it forks a mounter: a process
+    that keeps only mount and umount2 of the calls the plan denies (and its capabilities, to
+    mount), runs nothing of the learner's, and answers one request at a time from the zygote
+    over a private socket: ["mount", NAME, UID, GID, MODE] or ["umount", NAME]. It checks
+    every name (one path component of letters, digits, "_" and "-") and number itself.
+
+    Deliberate simplifications: each volume gets the sandbox's whole disk size (the memory
+    cgroup caps what tmpfs pages all of them can hold); a volume still held by a process of
+    the test when it ends is detached (MNT_DETACH) and freed with that process."""
+
+    NAME = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-")
+
+    def __init__(self, cfg, plan):
+        self.options = f"size={cfg['disk_mib']}m,nr_inodes=20000"
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                ours.close()
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                keep = theirs.fileno()  # and nothing else of the zygote's (its control socket)
+                os.closerange(3, keep)
+                os.closerange(keep + 1, 1 << 16)
+                harden(plan, keep=("mount", "umount2"))
+                self._serve(theirs)
+                code = 0
+            finally:
+                os._exit(code)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+
+    @classmethod
+    def path(cls, name):
+        if not isinstance(name, str) or not 0 < len(name) <= 64 or not set(name) <= cls.NAME:
+            raise ValueError(f"not a volume's name: {name!r}")
+        return f"{INNER}/data/{name}"
+
+    def _serve(self, sock):
+        while True:
+            message = sock.recv(4096)
+            if not message:
+                return
+            try:
+                request = json.loads(message)
+                if request[0] == "mount":
+                    _, name, uid, gid, mode = request
+                    if not all(isinstance(n, int) and 0 <= n < 0xFFFFFFFF for n in (uid, gid)) \
+                            or mode not in (0o700, 0o755):
+                        raise ValueError("not a volume's owner or mode")
+                    path = self.path(name)
+                    os.mkdir(path, 0o700)
+                    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
+                          f"{self.options},mode={mode:o},uid={uid},gid={gid}")
+                elif request[0] == "umount":
+                    path = self.path(request[1])
+                    if os.path.ismount(path):
+                        _check(_libc.umount2(path.encode(), MNT_DETACH), f"umount {path}")
+                    if os.path.isdir(path):
+                        os.rmdir(path)
+                else:
+                    raise ValueError("not a volume request")
+                reply = {"ok": True}
+            except (OSError, ValueError, TypeError, IndexError) as exc:
+                reply = {"error": f"{type(exc).__name__}: {exc}"}
+            sock.send(json.dumps(reply).encode())
+
+    def ask(self, *request):
+        self.sock.send(json.dumps(list(request)).encode())
+        if not select_readable(self.sock.fileno(), VOLUME_SECONDS):
+            raise OSError(EINVAL, "the mounter did not answer")
+        reply = json.loads(self.sock.recv(4096) or b"{}")
+        if not reply.get("ok"):
+            raise OSError(EINVAL, reply.get("error") or "the mounter is gone")
+
+
+VOLUME_SECONDS = 5.0
+MNT_DETACH = 2
+
+
 def bind(source, target, cfg):
     mount(source, target, None, MS_BIND | MS_REC)
     try:
@@ -547,15 +639,17 @@ def loopback_up():
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None, fresh=None):
+    def __init__(self, cfg, ctl, pids=None, server_filter=None, landlock=None, fresh=None,
+                 volumes=None):
         """`pids`: a descriptor of the zygote's own PID namespace (root and userns modes): the
         template forks each server's relay into a fresh one, then comes back to it.
         `server_filter`: the plan's full seccomp filter, which every child installs first (the
         zygote's own lacks PID_NAMESPACE_CALLS); None when the zygote's is already full.
         `landlock`: plain mode's Landlock rules for every child, /proc left out (the arguments
         of `install_landlock`), or None. `fresh`: what it gives its times again before each
-        server (FreshTimes), or None."""
-        self.cfg, self.ctl, self.fresh = cfg, ctl, fresh
+        server (FreshTimes), or None. `volumes`: the mounter of the tests' folders (Volumes),
+        or None (plain mode: the tests' folders are made in one data area)."""
+        self.cfg, self.ctl, self.fresh, self.volumes = cfg, ctl, fresh, volumes
         self.pids, self.server_filter, self.landlock = pids, server_filter, landlock
         self.template = None  # (its pid, requests socket, born pipe): `start_template`
         self.ready = None     # the pid of the relay ready for the next server
@@ -750,6 +844,25 @@ class Zygote:
         uid = request.get("uid")
         if self.cfg["plan"]["unprivileged_uid"] and uid in self.uids:
             return {"ok": kill_uid(uid, SWEEP_SECONDS, self.reap)}
+        return {"ok": True}
+
+    def op_volume(self, request, fds):
+        """A test's folder, a fresh file system (`Volumes`) owned by its `uid` (the test's
+        private one; None: the grader's own, as a folder the grader makes)."""
+        if self.volumes is None:
+            raise OSError(EINVAL, "this sandbox has no volumes")
+        wanted = request.get("uid")
+        uid = self.cfg["host_uid"] if wanted is None else self._uid(wanted)
+        gid = self.cfg["host_gid"] if wanted is None else uid
+        self.volumes.ask("mount", request["name"], uid, gid,
+                         0o700 if request.get("private", True) else 0o755)
+        return {"ok": True}
+
+    def op_unvolume(self, request, fds):
+        """A test is over: its folder's file system goes, with everything in it."""
+        if self.volumes is None:
+            raise OSError(EINVAL, "this sandbox has no volumes")
+        self.volumes.ask("umount", request["name"])
         return {"ok": True}
 
     def op_kill(self, request, fds):
@@ -1217,6 +1330,12 @@ def main():
             prctl(PR_SET_CHILD_SUBREAPER, 1)
         except OSError as exc:
             problem = f"subreaper: {exc}"
+    volumes = None
+    if problem is None and cfg["mode"] in ("root", "userns"):
+        try:  # before the zygote hardens itself: the mounter keeps mount and umount2
+            volumes = Volumes(cfg, cfg["plan"])
+        except OSError as exc:
+            problem = f"the tests' volumes: {exc}"
     if problem is None:
         try:
             server_filter = harden(cfg["plan"], PID_NAMESPACE_CALLS if pids is not None
@@ -1261,7 +1380,7 @@ def main():
     gc.collect()
     gc.freeze()  # fewer copy-on-write faults in the forked servers
     zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock,
-                    fresh)
+                    fresh, volumes)
     zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
                             else cfg["solution"])
     zygote.start_template()

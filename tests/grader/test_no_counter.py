@@ -70,37 +70,61 @@ print(json.dumps({"result": result, "servers": [
 '''
 
 
-# Twelve servers with the same options, one after another, each stopped and its test
-# released: what each sees of its heap, pid and parent (the first is no exception).
+# Twelve servers with the same options, one after another, each in a test of its own (a folder
+# made for it in the data area with a note in it, given as its root), each stopped and its test
+# released: what each sees of its heap, pid and parent (the first is no exception), and the
+# inode numbers of its folder and note (with the file system's device).
 SERVERS = r'''
 import json
 import os
+import secrets
 import sys
 import tempfile
 import time
 
 from grader.hosts.sandbox import Sandbox
 
+PROBE = "\n".join([
+    "import gc, os, sys",
+    "heap = [sys.getallocatedblocks(), len(gc.get_objects())]",
+    "frame, root = sys._getframe(), None",
+    "while frame is not None and root is None:",
+    "    private = frame.f_locals.get('private')",
+    "    if isinstance(private, list) and '--root' in private:",
+    "        root = private[private.index('--root') + 1]",
+    "    frame = frame.f_back",
+    "stats = [os.stat(os.path.join(root, name)) for name in ('', 'Notas', 'Notas/a.md')]",
+    "inodes = [[info.st_ino, info.st_dev] for info in stats]",
+    "sys.stderr.write('SEEN ' + repr(heap + [os.getpid(), os.getppid(), inodes]) + '\\n')",
+    ""])
+
 folder = tempfile.mkdtemp()
 os.chmod(folder, 0o755)
 with open(os.path.join(folder, "probe.py"), "w") as handle:
-    handle.write("import gc, os, sys\n"
-                 "sys.stderr.write('SEEN ' + repr([sys.getallocatedblocks(), "
-                 "len(gc.get_objects()), os.getpid(), os.getppid()]) + '\\n')\n")
+    handle.write(PROBE)
 os.chmod(os.path.join(folder, "probe.py"), 0o644)
-box = Sandbox(folder).start()
+box = Sandbox(folder, mode=sys.argv[1] if len(sys.argv) > 1 else None).start()
 seen = []
 for _ in range(12):
     identity = box.identity()
-    server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
+    name = secrets.token_hex(8)
+    tree = box.data.make_dir(name, owner=identity, private=True)
+    notes = tree.make_dir("Notas")
+    notes.write_file("a.md", b"# a\n")
+    server = box.spawn(["serve", "--solution", box.inner("solution")],
+                       ["--root", box.inner("data") + "/" + name], identity)
     deadline = time.monotonic() + 30
     while "SEEN " not in server.stderr() and time.monotonic() < deadline:
         time.sleep(0.02)
     seen.append(server.stderr().split("SEEN ", 1)[1].splitlines()[0])
     server.stop()
     box.release(identity)
+    notes.close()
+    tree.close()
+    box.data.remove(name)
 box.close()
-print(json.dumps({"mode": box.mode, "seen": seen}))
+print(json.dumps({"mode": box.mode, "seen": seen,
+                  "visible": box.protections()["counters_visible"]}))
 '''
 
 
@@ -274,10 +298,32 @@ def test_a_submission_that_stops_after_a_pid_threshold_scores_alike_in_public_an
     assert len(set(share.values())) == 1, share
 
 
-def test_the_first_server_and_every_later_one_see_the_same_heap_pid_and_parent(world):
-    ran = run_in_copy(world, "servers.py")
-    assert ran["mode"] == world["mode"]
-    heaps = {tuple(json.loads(seen)[:2]) for seen in ran["seen"]}
-    assert len(ran["seen"]) == 12 and len(heaps) == 1, ran["seen"]
-    if world["mode"] != "plain":
-        assert {tuple(json.loads(seen)[2:]) for seen in ran["seen"]} == {(2, 1)}
+@pytest.fixture(scope="module")
+def twelve(world):
+    """servers.py's run in the world's mode and, where it is root, in a user namespace too
+    (the mode of a grader that is not root)."""
+    modes = [world["mode"]] + (["userns"] if world["mode"] == "root" else [])
+    return {mode: run_in_copy(world, "servers.py", mode) for mode in modes}
+
+
+def test_the_first_server_and_every_later_one_see_the_same_heap_pid_and_parent(twelve):
+    for mode, ran in twelve.items():
+        assert ran["mode"] == mode
+        heaps = {tuple(json.loads(seen)[:2]) for seen in ran["seen"]}
+        assert len(ran["seen"]) == 12 and len(heaps) == 1, (mode, ran["seen"])
+        if mode != "plain":
+            assert {tuple(json.loads(seen)[2:4]) for seen in ran["seen"]} == {(2, 1)}, mode
+
+
+def test_every_tests_folder_and_note_get_the_same_inode_numbers_the_first_as_every_later_one(
+        twelve):
+    """A file system numbers what it makes in order: each test's folder is one of its own
+    (grader/hosts/volumes.py) where the mode can mount; plain mode lists the numbers."""
+    for mode, ran in twelve.items():
+        inodes = [json.dumps(json.loads(seen)[4]) for seen in ran["seen"]]
+        assert len(inodes) == 12
+        if mode == "plain":  # the machine's file system: some reuse a freed number, some not
+            assert "inode_numbers" in ran["visible"]
+        else:
+            assert "inode_numbers" not in ran["visible"], mode
+            assert len(set(inodes)) == 1, (mode, inodes)

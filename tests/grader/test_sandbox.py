@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from grader.hosts.sandbox import Sandbox, detect_mode, plan
+from grader.hosts.sandbox import Sandbox, SandboxError, detect_mode, plan
 from grader.paths import REPO_DIR
 
 
@@ -358,3 +358,53 @@ def test_a_submission_is_compiled_once_and_a_file_changed_since_runs_as_it_is(tm
         assert report()["origin"] == "second"  # not the bytecode of the first version
     finally:
         box.close()
+
+
+@pytest.fixture
+def empty_box(tmp_path):
+    folder = tmp_path / "solucion"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    box = Sandbox(str(folder)).start()
+    yield box
+    box.close()
+
+
+def test_each_tests_folder_is_a_file_system_of_its_own_owned_by_the_tests_uid(empty_box):
+    identity = empty_box.identity()
+    first = empty_box.data.make_dir("prueba-1", owner=identity, private=True)
+    second = empty_box.data.make_dir("prueba-2", owner=identity, private=True)
+    try:
+        area, one, two = (os.fstat(f.fd) for f in (empty_box.data, first, second))
+        assert len({area.st_dev, one.st_dev, two.st_dev}) == 3
+        assert (one.st_uid, one.st_gid, one.st_mode & 0o777) == (identity, identity, 0o700)
+        assert one.st_ino == two.st_ino  # numbered from the start, each of them
+        first.write_file("a.md", b"# a\n")
+        second.write_file("a.md", b"# a\n")
+        assert os.stat("a.md", dir_fd=first.fd).st_ino == \
+            os.stat("a.md", dir_fd=second.fd).st_ino
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_tests_folder_and_everything_in_it_go_when_it_is_removed(empty_box):
+    folder = empty_box.data.make_dir("prueba", owner=empty_box.identity(), private=True)
+    folder.write_file("a.md", b"# a\n")
+    folder.close()
+    empty_box.data.remove("prueba")
+    with pytest.raises(FileNotFoundError):
+        os.stat("prueba", dir_fd=empty_box.data.fd)
+    again = empty_box.data.make_dir("prueba", owner=empty_box.identity(), private=True)
+    try:
+        assert os.listdir(again.fd) == []  # the same name again: a new, empty file system
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("name", ["../fuera", "a/b", ".", "", "x" * 65, "nombre con espacios"])
+def test_the_mounter_mounts_only_on_a_single_plain_name_in_the_data_area(empty_box, name):
+    with pytest.raises(SandboxError, match="not a volume's name"):
+        empty_box.command("volume", name=name, uid=None)
+    assert empty_box.command("volume", name="bien", uid=None) == {"ok": True}
