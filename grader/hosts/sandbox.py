@@ -64,7 +64,9 @@ LENDING_SHARES = "2"  # cpu.shares while the submission lends its busy slot (gra
 # What the seccomp filter denies to everything in the sandbox (EPERM; clone3 gets ENOSYS so
 # that threads fall back to clone, whose namespace flags are denied too; statx ENOSYS, so that
 # stat falls back to fstatat: statx alone reads a file's birth time, which would say how long
-# the grading has run, grader/hosts/zygote.py FreshTimes). The zygote maps the
+# the grading has run, grader/hosts/zygote.py FreshTimes; pidfd_open, clone's pidfd flag,
+# statmount and listmount: a pidfd leads to the namespaces' ids and the mounts' unique ids are
+# the machine's counts since the sandbox was made, a counter of tests). The zygote maps the
 # names to the numbers of its architecture (x86_64, aarch64) and kills any other ABI (x32, i386).
 SECCOMP_DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_uring_enter",
                   "io_uring_register", "userfaultfd", "perf_event_open", "bpf", "ptrace",
@@ -74,7 +76,8 @@ SECCOMP_DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_urin
                   "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
                   "swapon", "swapoff", "reboot", "quotactl", "name_to_handle_at",
                   "open_by_handle_at", "fanotify_init", "personality", "syslog", "vhangup",
-                  "clone3", "statx", "clone (namespace flags)")
+                  "clone3", "statx", "pidfd_open", "statmount", "listmount",
+                  "clone (namespace or pidfd flags)")
 # No socket at all (socketpair only as AF_UNIX, a connected pair that reaches nobody else), no
 # System V or POSIX message-queue IPC: in plain mode there is no network or IPC namespace, and
 # in the others every test's servers share the sandbox's, where an abstract socket or a shared
@@ -196,14 +199,18 @@ def counters_visible(mode, landlock):
     """What a server can still tell its test's position by, in `mode` (grader/README.md, *No
     counter between tests*): "pids" (the machine's pid sequence, without a PID namespace),
     "proc" (other processes' /proc entries, the zygote's CPU ticks among them, without
-    Landlock) and "inode_numbers" (of the folders and notes made for its test: most file
-    systems number them in order). Change and birth times say nothing: what a server is given
-    has its times given again right before it starts, and statx is refused (zygote.py,
+    Landlock), "inode_numbers" (of the folders and notes made for its test: most file systems
+    number them in order; in the namespaces each test's folder is a file system of its own,
+    grader/hosts/volumes.py) and, in every mode, "kernel_object_numbers" (pipes, its standard
+    streams among them, socket pairs and memory files are numbered machine-wide: a server
+    reads the machine's count now, though nothing with such a number made when the sandbox
+    started is in its view to count from). Change and birth times say nothing: what a server is
+    given has its times given again right before it starts, and statx is refused (zygote.py,
     FreshTimes). The tests' shuffled order (grader/checks/later.py) leaves what is listed here
     nothing to tell public from hidden tests by."""
     plain = mode == "plain"
     return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
-        (["inode_numbers"] if plain else [])
+        (["inode_numbers"] if plain else []) + ["kernel_object_numbers"]
 
 
 @functools.cache

@@ -103,6 +103,7 @@ EPERM, ENOSYS, EINVAL = 1, 38, 22
 KEYCTL_JOIN_SESSION_KEYRING = 1
 X32_BIT = 0x40000000
 CLONE_NAMESPACES = 0x7E020000  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+CLONE_PIDFD = 0x1000  # a pidfd: its inode number is the machine's count of processes
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
     "x86_64": {"keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425,
@@ -116,7 +117,8 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                "delete_module": 176, "acct": 163, "swapon": 167, "swapoff": 168,
                "reboot": 169, "quotactl": 179, "name_to_handle_at": 303,
                "open_by_handle_at": 304, "fanotify_init": 300, "personality": 135,
-               "syslog": 103, "vhangup": 153, "clone3": 435, "clone": 56, "statx": 332},
+               "syslog": 103, "vhangup": 153, "clone3": 435, "clone": 56, "statx": 332,
+               "pidfd_open": 434, "statmount": 457, "listmount": 458},
     "aarch64": {"keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425,
                 "io_uring_enter": 426, "io_uring_register": 427, "userfaultfd": 282,
                 "perf_event_open": 241, "bpf": 280, "ptrace": 117, "process_vm_readv": 270,
@@ -128,7 +130,8 @@ SYSCALLS = {  # from asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64)
                 "delete_module": 106, "acct": 89, "swapon": 224, "swapoff": 225,
                 "reboot": 142, "quotactl": 60, "name_to_handle_at": 264,
                 "open_by_handle_at": 265, "fanotify_init": 262, "personality": 92,
-                "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220, "statx": 291},
+                "syslog": 116, "vhangup": 58, "clone3": 435, "clone": 220, "statx": 291,
+                "pidfd_open": 434, "statmount": 457, "listmount": 458},
 }
 # plain mode only (no network namespace, no IPC namespace): sockets and System V / POSIX IPC
 for _table in SYSCALLS.values():  # the same on both (tests refuse them, as old Docker did)
@@ -144,7 +147,7 @@ SYSCALLS["aarch64"].update({
     "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186,
     "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181,
     "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185})
-CLONE_RULE = "clone (namespace flags)"
+CLONE_RULE = "clone (namespace or pidfd flags)"
 SOCKETPAIR_RULE = "socketpair (except AF_UNIX)"
 AF_UNIX = 1
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
@@ -216,7 +219,7 @@ def drop_bounding_set():
 def seccomp_program(denied, machine):
     """The BPF program: right architecture or killed; x32 killed; each denied call EPERM
     (clone3 and statx ENOSYS, so that glibc falls back to clone and fstatat); clone with
-    namespace flags EPERM;
+    namespace or pidfd flags EPERM;
     socketpair of any family but AF_UNIX EPERM (a connected pair reaches nobody else)."""
     numbers = SYSCALLS[machine]
     program = [(BPF_LD_W_ABS, 0, 0, 4), (BPF_JEQ, 1, 0, AUDIT_ARCH[machine]),
@@ -232,7 +235,7 @@ def seccomp_program(denied, machine):
     # so that the next rule starts again with the call's number in the accumulator
     if CLONE_RULE in denied:
         program += [(BPF_JEQ, 0, 4, numbers["clone"]), (BPF_LD_W_ABS, 0, 0, 16),
-                    (BPF_JSET, 0, 1, CLONE_NAMESPACES),
+                    (BPF_JSET, 0, 1, CLONE_NAMESPACES | CLONE_PIDFD),
                     (BPF_RET, 0, 0, SECCOMP_RET_ERRNO | EPERM),
                     (BPF_RET, 0, 0, SECCOMP_RET_ALLOW)]
     if SOCKETPAIR_RULE in denied:

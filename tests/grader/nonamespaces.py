@@ -24,7 +24,7 @@ CAP_SYS_ADMIN = 21
 PR_CAPBSET_DROP = 24
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
-DENIED = ("unshare", "setns", "clone3", "clone (namespace flags)")
+DENIED = ("unshare", "setns", "clone3", "clone (namespace or pidfd flags)")
 
 
 NO_LANDLOCK = ("landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self")

@@ -6,7 +6,8 @@
   start time) and its own, the /proc listing, the time since boot, its uid and groups, its
   folders, the times of the files and folders it was given (and how long ago each changed or
   was born), the interpreter's heap (allocated
-  blocks, objects the collector tracks) and what the frames above the learner's code hold.
+  blocks, objects the collector tracks), what the frames above the learner's code hold, and the
+  inode numbers of its standard streams and of a pipe and a memory file it makes.
   Its resident memory is not recorded: it moves by a page with the machine's page cache,
   whatever the position. `seen(stderr_lines)` parses the records.
 - `pid_threshold(folder)`: the reference, except that exercise 2's tool archives nothing once
@@ -71,6 +72,14 @@ def _seen_by_this_server():
     heap = [sys.getallocatedblocks(), len(gc.get_objects())]
     here = os.path.dirname(os.path.abspath(__file__))
     ppid = os.getppid()
+
+    def made():  # what the kernel numbers machine-wide: a pipe, a memory file
+        read, write = os.pipe()
+        numbers = [os.fstat(read).st_ino, look(lambda: os.fstat(os.memfd_create("n")).st_ino)]
+        os.close(read)
+        os.close(write)
+        return numbers
+
     given = [here, os.path.abspath(__file__), os.getcwd(), os.environ.get("TMPDIR", "/tmp"),
              os.environ.get("HOME", "/"), sys.path[0]]
     made = [os.path.dirname(here), os.path.join(sys.path[0], "main.py"),  # the sandbox made
@@ -95,6 +104,8 @@ def _seen_by_this_server():
         "system_ages": {path: look(lambda path=path: age(path)) for path in SYSTEM},
         "system_births": {path: look(lambda path=path: birth(path)) for path in SYSTEM},
         "heap": heap,
+        "stdio_inodes": [look(lambda fd=fd: os.fstat(fd).st_ino) for fd in (0, 1, 2)],
+        "made_inodes": look(made),
         "above": above(),
         "monotonic": time.monotonic(),
     }
@@ -111,7 +122,7 @@ _sys.stderr.flush()
 # run (public only, or all), in the modes that close them (plain mode lists what it cannot).
 COUNTERS = ("pid", "ppid", "pgid", "sid", "pid_minus_ppid", "parent_stat", "grandparent_stat",
             "self_stat", "proc", "uptime", "gid", "groups", "cwd", "times", "system_times", "heap",
-            "above", "births", "system_births")
+            "above", "births", "system_births", "stdio_inodes", "made_inodes")
 # Seconds since each given file last changed: they grow with the clock between two servers
 # unless each server's own start gave the times again (test_no_counter compares their spread
 # with the grading's).

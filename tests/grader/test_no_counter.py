@@ -40,7 +40,8 @@ MODES = ("root", "plain")
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nonamespaces.py")
 # What each name of `counters_visible` leaves open, among the recorder's values.
 OPEN = {"pids": ("pid", "ppid", "pgid", "sid", "pid_minus_ppid"),
-        "proc": ("parent_stat", "grandparent_stat", "self_stat", "proc", "uptime")}
+        "proc": ("parent_stat", "grandparent_stat", "self_stat", "proc", "uptime"),
+        "kernel_object_numbers": ("stdio_inodes", "made_inodes")}
 # Set once per sandbox (its random group, its interpreter's start, the run's random names):
 # the same for every server of one run given the same options, not across runs.
 PER_RUN = ("gid", "heap")
@@ -273,6 +274,8 @@ def test_where_counters_are_left_open_the_protections_say_so(recorded):
                                        and not protections["landlock"])
         if "pids" in visible:  # what is listed is what a server really sees change
             assert len({view["pid"] for view in views(graded)}) > 1
+        if "kernel_object_numbers" in visible:
+            assert len({json.dumps(view["stdio_inodes"]) for view in views(graded)}) > 1
 
 
 def test_the_uid_of_each_test_does_not_follow_the_order_of_the_tests(recorded):

@@ -83,14 +83,15 @@ libc.syscall.restype = ctypes.c_long
 NUMBERS = {{"x86_64": {{"keyctl": 250, "add_key": 248, "io_uring_setup": 425, "userfaultfd": 323,
                       "bpf": 321, "perf_event_open": 298, "ptrace": 101, "unshare": 272,
                       "process_vm_readv": 310, "mount": 165, "setns": 308, "shmget": 29,
-                      "msgget": 68}},
+                      "msgget": 68, "pidfd_open": 434, "statmount": 457, "listmount": 458}},
            "aarch64": {{"keyctl": 219, "add_key": 217, "io_uring_setup": 425, "userfaultfd": 282,
                        "bpf": 280, "perf_event_open": 241, "ptrace": 117, "unshare": 97,
                        "process_vm_readv": 270, "mount": 40, "setns": 268, "shmget": 194,
-                       "msgget": 186}}}}[os.uname().machine]
+                       "msgget": 186, "pidfd_open": 434, "statmount": 457,
+                       "listmount": 458}}}}[os.uname().machine]
 ARGS = {{"keyctl": (0, -3, 0), "add_key": (b"user", b"k", b"v", 1, -3), "unshare": (0x10000000,),
         "io_uring_setup": (1, 0), "ptrace": (16, 1, 0, 0), "shmget": (1234, 4096, 0o1666),
-        "msgget": (1234, 0o1666)}}
+        "msgget": (1234, 0o1666), "pidfd_open": (os.getpid(), 0)}}
 report["syscalls"] = {{}}
 for name, number in NUMBERS.items():
     result = libc.syscall(number, *ARGS.get(name, (0, 0, 0, 0)))
@@ -266,7 +267,8 @@ def test_memory_files_and_processes_are_capped(probed):
 
 @pytest.mark.parametrize("call", ["keyctl", "add_key", "io_uring_setup", "userfaultfd", "bpf",
                                   "perf_event_open", "ptrace", "unshare", "process_vm_readv",
-                                  "mount", "setns", "shmget", "msgget"])
+                                  "mount", "setns", "shmget", "msgget", "pidfd_open",
+                                  "statmount", "listmount"])
 def test_the_seccomp_filter_denies_kernel_interfaces_learner_code_never_needs(probed, call):
     assert probed["syscalls"][call] == "EPERM"
 
