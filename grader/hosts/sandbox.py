@@ -87,6 +87,11 @@ SECCOMP_NO_SHARING = ("socket", "socketpair (except AF_UNIX)", "shmget", "shmat"
                         "shmdt", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd",
                         "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
                         "mq_timedreceive", "mq_notify", "mq_getsetattr")
+# In the namespaces, no pipe, socket pair or memory file either: the kernel numbers them in
+# sequences of the whole machine, which a server would read its position by (a server's own
+# standard streams are FIFOs of a file system of their own, zygote.py `Volumes`). Python's
+# subprocess and asyncio need them; no server of the course does.
+SECCOMP_NUMBERED = ("pipe", "pipe2", "socketpair", "memfd_create", "memfd_secret")
 SECCOMP_ARCHES = ("x86_64", "aarch64")
 START_TIMEOUT = 20.0
 SEND_TIMEOUT = 10.0
@@ -156,7 +161,8 @@ def plan(mode):
     isolated = mode in ("root", "userns")
     seccomp = linux and platform.machine() in SECCOMP_ARCHES
     cgroups = sorted(tempspace.cgroup_parents()) if mode == "root" else []
-    denied = list(SECCOMP_DENIED) + list(SECCOMP_NO_SHARING)
+    denied = list(SECCOMP_DENIED) + list(SECCOMP_NO_SHARING) + \
+        (list(SECCOMP_NUMBERED) if isolated else [])
     return {
         "mode": mode,
         "isolated_python": True,
@@ -200,17 +206,17 @@ def counters_visible(mode, landlock):
     counter between tests*): "pids" (the machine's pid sequence, without a PID namespace),
     "proc" (other processes' /proc entries, the zygote's CPU ticks among them, without
     Landlock), "inode_numbers" (of the folders and notes made for its test: most file systems
-    number them in order; in the namespaces each test's folder is a file system of its own,
-    grader/hosts/volumes.py) and, in every mode, "kernel_object_numbers" (pipes, its standard
-    streams among them, socket pairs and memory files are numbered machine-wide: a server
-    reads the machine's count now, though nothing with such a number made when the sandbox
-    started is in its view to count from). Change and birth times say nothing: what a server is
+    number them in order) and "kernel_object_numbers" (pipes, its standard streams among them,
+    socket pairs and memory files are numbered machine-wide). The namespaces close the last
+    two: each test's folder is a file system of its own (grader/hosts/volumes.py), a server's
+    standard streams are FIFOs of one of their own and it can make no pipe, socket pair or
+    memory file (SECCOMP_NUMBERED). Change and birth times say nothing: what a server is
     given has its times given again right before it starts, and statx is refused (zygote.py,
     FreshTimes). The tests' shuffled order (grader/checks/later.py) leaves what is listed here
     nothing to tell public from hidden tests by."""
     plain = mode == "plain"
     return (["pids"] if plain else []) + (["proc"] if plain and not landlock else []) + \
-        (["inode_numbers"] if plain else []) + ["kernel_object_numbers"]
+        (["inode_numbers", "kernel_object_numbers"] if plain else [])
 
 
 @functools.cache
@@ -500,19 +506,28 @@ class Sandbox:
         return inner_path
 
     # -- commands ------------------------------------------------------------------------
-    def _receive(self, timeout):
+    def _receive(self, timeout, fds=None):
+        """The zygote's answer; the descriptors that came with it are added to `fds` (closed
+        when None)."""
         ready, _, _ = select.select([self._ctl], [], [], timeout)
         if not ready:
             raise SandboxError("the sandbox did not answer in time")
         try:
-            data = self._ctl.recv(65536)
+            data, received, _, _ = socket.recv_fds(self._ctl, 65536, 8)
         except OSError as exc:
             raise SandboxError(f"the sandbox is gone ({exc})") from None
+        if fds is None:
+            for fd in received:
+                os.close(fd)
+        else:
+            fds.extend(received)
         if not data:
             raise SandboxError("the sandbox is gone: " + self.stderr_tail())
         return json.loads(data)
 
-    def command(self, op, fds=(), timeout=10.0, **fields):
+    def command(self, op, fds=(), timeout=10.0, received=None, **fields):
+        """The zygote's answer to `op`; `fds` go with the request, and the descriptors that
+        come with the answer are added to `received` (closed when None)."""
         with self._lock:
             if self.proc is None:
                 raise SandboxError("the sandbox is closed")
@@ -521,7 +536,7 @@ class Sandbox:
                                 list(fds))
             except OSError as exc:
                 raise SandboxError(f"the sandbox is gone ({exc})") from None
-            reply = self._receive(timeout)
+            reply = self._receive(timeout, received)
         if "error" in reply:
             raise SandboxError(reply["error"])
         return reply
@@ -559,7 +574,24 @@ class Sandbox:
     def spawn(self, argv, private=(), identity=None):
         """Fork a notes server in the sandbox; returns a ServerProcess. Its command line is
         `main.py` + `argv` (the same for every server of a submission); `private` (this test's
-        inputs) reach only its options; it runs as `identity` (see `identity()`)."""
+        inputs) reach only its options; it runs as `identity` (see `identity()`). In the
+        namespaces its standard streams are FIFOs the zygote's mounter makes on a file system of
+        their own (a pipe's inode number is the machine's next: zygote.py, `Volumes`); else
+        pipes."""
+        if self.isolated:
+            ends = []
+            try:
+                reply = self.command("spawn", received=ends, argv=list(argv),
+                                     private=list(private), uid=identity)
+            except BaseException:
+                for fd in ends:
+                    os.close(fd)
+                raise
+            if len(ends) != 3:
+                for fd in ends:
+                    os.close(fd)
+                raise SandboxError("the sandbox gave a server no standard streams")
+            return ServerProcess(self, reply["pid"], *ends)
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()

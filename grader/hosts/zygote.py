@@ -141,12 +141,14 @@ SYSCALLS["x86_64"].update({
     "socket": 41, "socketpair": 53, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
     "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
     "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
-    "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245})
+    "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245,
+    "pipe": 22, "pipe2": 293, "memfd_create": 319, "memfd_secret": 447})
 SYSCALLS["aarch64"].update({
     "socket": 198, "socketpair": 199, "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
     "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186,
     "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181,
-    "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185})
+    "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185,
+    "pipe": 59, "pipe2": 59, "memfd_create": 279, "memfd_secret": 447})  # no pipe: pipe2's
 CLONE_RULE = "clone (namespace or pidfd flags)"
 SOCKETPAIR_RULE = "socketpair (except AF_UNIX)"
 AF_UNIX = 1
@@ -277,6 +279,9 @@ def install_seccomp(prepared):
 # fresh PID namespace of its own (`Zygote.start_template`): every child installs the full
 # filter first (`Zygote._fork`).
 PID_NAMESPACE_CALLS = ("unshare", "setns")
+# What the zygote keeps where the plan denies its servers pipes and socket pairs (the
+# namespaces, grader.hosts.sandbox.SECCOMP_NUMBERED): its own control pipes and sockets.
+ZYGOTE_NUMBERED_CALLS = ("pipe", "pipe2", "socketpair")
 
 
 def harden(plan, keep=()):
@@ -548,6 +553,13 @@ class Volumes:
     over a private socket: ["mount", NAME, UID, GID, MODE] or ["umount", NAME]. It checks
     every name (one path component of letters, digits, "_" and "-") and number itself.
 
+    The mounter also makes each server's standard streams (["streams"]): three FIFOs on a
+    tmpfs of their own that is never attached anywhere (fsopen, fsmount: nobody else can reach
+    it), each opened at both ends and unlinked at once. A pipe's inode number is the machine's
+    next (the kernel numbers pipes, socket pairs and memory files in machine-wide sequences);
+    these are the same in every server (the servers cannot make pipes of their own:
+    grader.hosts.sandbox.SECCOMP_NUMBERED).
+
     Deliberate simplifications: each volume gets the sandbox's whole disk size (the memory
     cgroup caps what tmpfs pages all of them can hold); a volume still held by a process of
     the test when it ends is detached (MNT_DETACH) and freed with that process."""
@@ -567,7 +579,7 @@ class Volumes:
                 keep = theirs.fileno()  # and nothing else of the zygote's (its control socket)
                 os.closerange(3, keep)
                 os.closerange(keep + 1, 1 << 16)
-                harden(plan, keep=("mount", "umount2"))
+                harden(plan, keep=MOUNTER_CALLS)
                 self._serve(theirs)
                 code = 0
             finally:
@@ -597,6 +609,14 @@ class Volumes:
                     os.mkdir(path, 0o700)
                     mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
                           f"{self.options},mode={mode:o},uid={uid},gid={gid}")
+                elif request[0] == "streams":
+                    ends = self._streams()
+                    try:
+                        socket.send_fds(sock, [b'{"ok": true}'], ends)
+                    finally:
+                        for fd in ends:
+                            os.close(fd)
+                    continue
                 elif request[0] == "umount":
                     path = self.path(request[1])
                     if os.path.ismount(path):
@@ -610,17 +630,72 @@ class Volumes:
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
             sock.send(json.dumps(reply).encode())
 
-    def ask(self, *request):
+    @staticmethod
+    def _streams():
+        """A server's stdin, stdout and stderr: [its stdin, the grader's end of it, the
+        grader's end of its stdout, its stdout, the same for stderr], FIFOs of a fresh tmpfs
+        that no path reaches."""
+        context = _syscall("fsopen", b"tmpfs", FSOPEN_CLOEXEC)
+        try:
+            for key, value in ((b"size", b"64k"), (b"nr_inodes", b"8"), (b"mode", b"0700")):
+                _syscall("fsconfig", context, FSCONFIG_SET_STRING, key, value, 0)
+            _syscall("fsconfig", context, FSCONFIG_CMD_CREATE, None, None, 0)
+            root = _syscall("fsmount", context, FSMOUNT_CLOEXEC, MOUNT_ATTR_SAFE)
+        finally:
+            os.close(context)
+        ends = []
+        try:
+            for name in ("in", "out", "err"):
+                os.mkfifo(name, 0o600, dir_fd=root)
+                read = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=root)
+                ends.append(read)
+                ends.append(os.open(name, os.O_WRONLY | os.O_CLOEXEC, dir_fd=root))
+                os.unlink(name, dir_fd=root)
+                os.set_blocking(read, True)
+        except OSError:
+            for fd in ends:
+                os.close(fd)
+            raise
+        finally:
+            os.close(root)
+        return ends
+
+    def ask(self, *request, fds=False):
+        """The mounter's answer; with `fds`, the descriptors that came with it."""
         self.sock.send(json.dumps(list(request)).encode())
         if not select_readable(self.sock.fileno(), VOLUME_SECONDS):
             raise OSError(EINVAL, "the mounter did not answer")
-        reply = json.loads(self.sock.recv(4096) or b"{}")
-        if not reply.get("ok"):
+        message, received, _, _ = socket.recv_fds(self.sock, 4096, 8)
+        reply = json.loads(message or b"{}")
+        if not reply.get("ok") or len(received) != (6 if fds else 0):
+            for fd in received:
+                os.close(fd)
             raise OSError(EINVAL, reply.get("error") or "the mounter is gone")
+        return received
+
+    def streams(self):
+        """(the server's stdin, stdout, stderr), (the grader's ends: stdin, stdout, stderr)."""
+        ends = self.ask("streams", fds=True)
+        return (ends[0], ends[3], ends[5]), (ends[1], ends[2], ends[4])
 
 
+FDS = "\0fds"  # a reply's descriptors, sent with it (never part of its JSON)
 VOLUME_SECONDS = 5.0
 MNT_DETACH = 2
+FSOPEN_CLOEXEC, FSMOUNT_CLOEXEC, FSCONFIG_SET_STRING, FSCONFIG_CMD_CREATE = 1, 1, 1, 6
+MOUNT_ATTR_SAFE = 0x2 | 0x4 | 0x8  # nosuid, nodev, noexec
+# What the mounter keeps of the plan's denied calls (the zygote and every server deny them).
+MOUNTER_CALLS = ("mount", "umount2", "fsopen", "fsconfig", "fsmount")
+
+
+def _syscall(name, *args):
+    number = SYSCALLS[os.uname().machine][name]
+    values = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+    result = _libc.syscall(ctypes.c_long(number), *values)
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}: {os.strerror(err)}")
+    return result
 
 
 def bind(source, target, cfg):
@@ -681,7 +756,12 @@ class Zygote:
                     os.close(fd)
             if reply is None:
                 break
-            self.ctl.send(json.dumps(reply).encode())
+            given = reply.pop(FDS, []) if isinstance(reply, dict) else []
+            try:
+                socket.send_fds(self.ctl, [json.dumps(reply).encode()], given)
+            finally:
+                for fd in given:
+                    os.close(fd)
         self.op_sweep({}, [])
 
     def reap(self):
@@ -701,10 +781,29 @@ class Zygote:
         its command line; `private` (this test's inputs) reach only the server's options;
         `uid`, with a private uid per test, is the one it runs as. The relay the template forked
         in advance takes it (see `start_template`) and forks the server; the pid answered is the
-        relay's, whose process group the server is in."""
+        relay's, whose process group the server is in. Its standard streams come with the
+        request, or (none sent, in the namespaces) are the mounter's FIFOs (`Volumes.streams`),
+        whose other ends go back with the answer."""
         uid = self._uid(request.get("uid"))
+        theirs = []  # the grader's ends, when the mounter makes the streams
+        if not fds and self.volumes is not None:
+            fds, theirs = self.volumes.streams()
+            fds, theirs = list(fds), list(theirs)
         if len(fds) != 3:
             raise ValueError("a server needs its stdin, stdout and stderr")
+        try:
+            reply = self._spawn(request, fds, uid)
+        except BaseException:
+            for fd in theirs:
+                os.close(fd)
+            raise
+        finally:
+            if theirs:  # the server's ends (the grader's are closed by `serve`)
+                for fd in fds:
+                    os.close(fd)
+        return {**reply, FDS: theirs} if theirs else reply
+
+    def _spawn(self, request, fds, uid):
         pid = self._ready_relay(TEMPLATE_SECONDS)
         if pid is None:
             raise OSError(EINVAL, "the template has no relay ready")
@@ -1341,8 +1440,8 @@ def main():
             problem = f"the tests' volumes: {exc}"
     if problem is None:
         try:
-            server_filter = harden(cfg["plan"], PID_NAMESPACE_CALLS if pids is not None
-                                   else ())
+            server_filter = harden(cfg["plan"], PID_NAMESPACE_CALLS + ZYGOTE_NUMBERED_CALLS
+                                   if pids is not None else ())
         except OSError as exc:
             problem = f"hardening failed: {exc}"
     if problem is None and cfg["mode"] == "plain" and cfg["plan"]["unprivileged_uid"]:

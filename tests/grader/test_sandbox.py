@@ -56,6 +56,8 @@ attempt("host_loopback", lambda: socket.create_connection(("127.0.0.1", {port}),
 attempt("listen_loopback", lambda: socket.create_server(("127.0.0.1", 0)))
 attempt("abstract_socket", lambda: socket.socket(socket.AF_UNIX).bind("\\0recuerdo"))
 attempt("socketpair", lambda: socket.socketpair())
+attempt("pipe", lambda: os.pipe())
+attempt("memfd", lambda: os.memfd_create("recuerdo"))
 attempt("read_checks",
         lambda: open({repo!r} + "/grader/checks/hidden/test_ej2_hidden.py").read())
 attempt("read_reference",
@@ -101,7 +103,8 @@ worker = threading.Thread(target=lambda: None)
 worker.start()
 worker.join()
 report["threads"] = "ok"
-report["subprocess"] = subprocess.run(["/usr/bin/true"]).returncode
+attempt("subprocess", lambda: subprocess.run(["/usr/bin/true"]).returncode)
+report["subprocess"] = report["subprocess"].replace("ok: 0", "0")
 report["top_level"] = sorted(os.listdir("/"))
 children = []
 for _ in range(400):
@@ -213,7 +216,41 @@ def test_learner_code_has_no_network_not_even_the_hosts_loopback(probed):
 @pytest.mark.parametrize("attempt", ["listen_loopback", "abstract_socket"])
 def test_learner_code_opens_no_socket_another_test_could_reach(probed, attempt):
     assert probed[attempt] == "PermissionError"
-    assert probed["socketpair"].startswith("ok")  # a connected pair reaches nobody else
+
+
+def test_learner_code_makes_no_pipe_socket_pair_or_memory_file_numbered_machine_wide(probed):
+    # the kernel numbers them in sequences of the whole machine: a counter of tests
+    for attempt in ("pipe", "socketpair", "memfd"):
+        assert probed[attempt] == "PermissionError", attempt
+
+
+def test_a_servers_standard_streams_are_fifos_numbered_alike_in_every_server(tmp_path):
+    folder = tmp_path / "solucion"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    (folder / "probe.py").write_text(
+        "import os, stat, sys\n"
+        "seen = [[stat.S_ISFIFO(os.fstat(fd).st_mode), os.fstat(fd).st_ino] for fd in (0, 1, 2)]\n"
+        "sys.stderr.write('STREAMS ' + repr(seen) + '\\n')\n")
+    os.chmod(folder / "probe.py", 0o644)
+    box = Sandbox(str(folder)).start()
+    seen = []
+    try:
+        for _ in range(4):
+            identity = box.identity()
+            server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
+            deadline = time.monotonic() + 30
+            while "STREAMS " not in server.stderr() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(server.stderr().split("STREAMS ", 1)[1].splitlines()[0])
+            server.stop()
+            box.release(identity)
+    finally:
+        box.close()
+    # the same in every server, whatever came before: numbered from the start of a file
+    # system of their own (the server points its fd 1 at its stderr before a solution loads)
+    assert len(set(seen)) == 1 and seen[0].startswith("[[True, 2], [True, "), seen
 
 
 @pytest.mark.parametrize("attempt", ["read_checks", "read_reference", "list_repo",
@@ -277,8 +314,9 @@ def test_the_capability_bounding_set_is_empty(probed):
     assert probed["bounding_set"] == [0] * 41
 
 
-def test_threads_and_subprocesses_still_work_under_the_filter(probed):
-    assert probed["threads"] == "ok" and probed["subprocess"] == 0
+def test_threads_still_work_under_the_filter_and_forks_too(probed):
+    assert probed["threads"] == "ok" and probed["forks"] > 0
+    assert probed["subprocess"] == "PermissionError"  # its pipe is refused, said plainly
 
 
 def test_the_protections_listed_are_the_ones_the_zygote_applied():
