@@ -115,6 +115,8 @@ def _detect_mode(forced):
     candidates = []
     if sys.platform.startswith("linux") and os.path.exists(SYSTEM_PYTHON):
         candidates += ["root"] if os.geteuid() == 0 else ["userns"]
+    if forced == "userns" and candidates == ["root"]:  # a user namespace made by root: the
+        candidates = ["userns"]                         # mode of a grader that is not root
     if forced in ("userns", "plain"):  # only ever weaker, to test
         candidates = [c for c in candidates if c == forced]
     code = compiled_code()
