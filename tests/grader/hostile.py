@@ -521,10 +521,14 @@ def daemon(body, seconds=240, hold=1.5):
         time.sleep(hold)
         return
     os.setsid()
-    started, ready = os.pipe()  # `ready` closes on the daemon's exec (not inheritable)
+    try:
+        started, ready = os.pipe()  # `ready` closes on the daemon's exec (not inheritable)
+    except OSError:  # the namespaces refuse pipes: the wait above (`hold`) has to do
+        started = ready = None
     if os.fork():
-        os.close(ready)
-        os.read(started, 1)  # end of file: the daemon is running, or its exec failed
+        if ready is not None:
+            os.close(ready)
+            os.read(started, 1)  # end of file: the daemon is running, or its exec failed
         os._exit(0)
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
