@@ -165,11 +165,11 @@ def take_optional(state, prepared):
     from grader.checks import sources
     state.sources = sources.read(prepared.files)
     state.files = frozenset(prepared.files)
-    state.order = test_order(prepared.files, suite_files(state.suite)[1])
+    state.order = shuffled_order(prepared.files, suite_files(state.suite)[1])
     state.only = frozenset(exercises.graded_for(prepared.files, state.only))
 
 
-def test_order(solution_files, check_files):
+def shuffled_order(solution_files, check_files):
     """What shuffles a submission's tests (grader/checks/later.py, `waiting_first`): seeded by
     the submission's files and the grading files' contents, hidden ones included. So grading
     the same submission again runs its tests in the same order and gives the same scores, even

@@ -35,7 +35,7 @@ from grader.state import OUT_OF_TIME
 def waiting_first(entries, spec_of, order=None):
     """`entries` (tests) in the order they run: the tests that wait first, then the others,
     each group shuffled by `order` (a random.Random; the runner seeds it with the submission
-    and the grading files, grader/runner.py `test_order`; by default the operating system's
+    and the grading files, grader/runner.py `shuffled_order`; by default the operating system's
     entropy): public and hidden tests interleaved, so that nothing a server
     could count (its test's position, the numbers the file system gave its folders) tells a
     public test from a hidden one. The report keeps the files' order."""

@@ -901,7 +901,7 @@ def test_third_round_submissions_get_their_verdict_next_to_the_reference(third, 
 def test_a_1mib_form_message_is_checked_in_the_graders_process_and_graded(third):
     result = third["results"]["mensaje_de_1mib"]
     ej2 = [t for t in result["tests"] if t["exercise"] == "ejercicio2"]
-    # the tests run in a shuffled order (grader/runner.py, test_order): those that come before
+    # the tests run in a shuffled order (grader/runner.py, shuffled_order): those that come before
     # the submission's frames reach their cap (32 MiB, about 30 forms of 1 MiB) pass as usual
     essentials = [t for t in ej2 if t["id"].startswith("ej2/lo_imprescindible")]
     graded = [t for t in ej2 if t not in essentials]

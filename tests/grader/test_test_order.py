@@ -1,6 +1,6 @@
 """No position tells a public test from a hidden one: a grading runs its tests in a shuffled
 order, public and hidden interleaved (grader/checks/later.py, `waiting_first`), seeded by the
-submission and the grading files (grader/runner.py, `test_order`): whatever a server could
+submission and the grading files (grader/runner.py, `shuffled_order`): whatever a server could
 count (its test's position, the numbers the file system gave its folders: grader/README.md,
 *No counter between tests*) is a public test's for one submission and a hidden one's for the
 next, while grading the same submission again gives the same order and scores. The report
