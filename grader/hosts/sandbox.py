@@ -266,6 +266,7 @@ class Sandbox:
 
     processes = True   # servers are processes, over pipes (checks/channels.py ProcessChannel)
     self_check = False
+    ahead = False      # built before its submission came (grader/hosts/ahead.py)
 
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):
         self.solution_dir = solution_dir
@@ -317,7 +318,8 @@ class Sandbox:
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
                "given_times_ns": boundary.GIVEN_TIMES_NS,
-               "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
+               "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups],
+               "ahead": self.ahead}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
         self.proc = subprocess.Popen(
