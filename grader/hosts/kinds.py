@@ -9,6 +9,10 @@ grader/pool.py ask it; none of them compares host names. What a kind answers:
                           job carries to a worker)
     threads               may start threads (the budget watchdog); False in the browser
     pytest                run the checks with pytest (else grader/checks/direct.py)
+    self_check_without_pytest
+                          a self-check (only the public tests asked for) runs its checks
+                          without pytest all the same (the sandbox: its worker's standard
+                          output is not the report, grader/worker.py)
     in_workers            grade every submission in a worker process (grader/pool.py), even a
                           single one, so that its hard deadline holds
     fallback              picked for you (no --host, or auto) where the sandbox cannot run, and
@@ -71,6 +75,7 @@ class Kind:
     name = ""
     threads = not IN_BROWSER
     pytest = True
+    self_check_without_pytest = False
     in_workers = False
 
     def __init__(self, automatic=False):
@@ -120,6 +125,7 @@ class SandboxKind(Kind):
 
     name = "sandbox"
     in_workers = True
+    self_check_without_pytest = True
 
     def unavailable(self):
         if sandbox_possible():
