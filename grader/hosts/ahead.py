@@ -20,7 +20,7 @@ grader/hosts/tempspace.py). The zygote runs no learner code, here as anywhere.
 
 Deliberate simplifications: at most one sandbox ahead per process; one that fails to build is
 dropped, and the check builds its own as it would without a helper. A helper kept idle holds
-its sandbox too (about 10 MB more).
+its sandbox too (its two processes, about 22 MB here, no template forked yet).
 """
 
 import os

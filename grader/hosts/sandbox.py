@@ -9,7 +9,8 @@ Each test gets an `identity()` (with private uids, a fresh uid), its servers run
 `release(identity)` ends every process of it when the test is over. `data` is the sandbox's
 data area as a grader.boundary.Folder, opened before any learner code runs: the only way the
 grader touches what the learner's processes can write. `kill()` ends the whole sandbox at once
-(the budget watchdog uses it from another thread).
+(the budget watchdog uses it from another thread). A sandbox may also be built before its
+submission is known, its solution folder empty until then (grader/hosts/ahead.py, `ahead`).
 
 `detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
 mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
