@@ -52,14 +52,15 @@ class SandboxAhead(Sandbox):
 def build(workspace):
     """Build a sandbox ahead in `workspace` (a new one: kinds.SandboxKind `workspace`); False
     if it could not be built (then nothing of it is left but the workspace)."""
-    solution = os.path.join(workspace, "solution")
-    os.mkdir(solution, 0o755)
-    os.chmod(solution, 0o755)
-    box = SandboxAhead(solution)
+    solution, box = os.path.join(workspace, "solution"), None
     try:
+        os.mkdir(solution, 0o755)
+        os.chmod(solution, 0o755)
+        box = SandboxAhead(solution)
         box.build()
-    except HostError:
-        box.close()
+    except (HostError, OSError):  # as a check would fail to start it: that check builds its own
+        if box is not None:
+            box.close()
         return False
     _built.append((workspace, box))
     return True

@@ -6,7 +6,7 @@ warm helper builds one before the learner's files are known:
   with their times given again right before each server (FreshTimes), in the root mode and in
   plain mode;
 - it serves one grading and is spent with it; the next one built holds no file of the check
-  before;
+  before; one that cannot be built leaves nothing, and the check builds its own;
 - a grading through it gives the same verdicts as one through a sandbox built for it;
 - a warm helper that gets no command line grades nothing and leaves no sandbox running.
 """
@@ -254,3 +254,19 @@ def test_a_helper_that_got_no_line_grades_nothing_and_leaves_no_sandbox_running(
         assert time.monotonic() < deadline, "the helper's sandbox outlived it"
         time.sleep(0.05)
 
+
+
+def test_a_sandbox_that_cannot_be_built_ahead_leaves_nothing_and_the_check_builds_its_own(
+        opened, tmp_path, monkeypatch):
+    made = []
+
+    def refuse(self):
+        made.append(os.path.dirname(self.solution_dir))
+        raise SandboxError("no namespaces here")
+
+    monkeypatch.setattr(ahead.SandboxAhead, "build", refuse)
+    kinds.SandboxKind().start_ahead()
+    assert made and not os.path.exists(made[0]) and ahead.claim() is None
+    result = grade(BUG.write(str(tmp_path / "soluciones")))
+    [(own, _)] = opened
+    assert not own.ahead and 0 < result["score"] < result["max_score"]
