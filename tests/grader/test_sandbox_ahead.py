@@ -202,8 +202,8 @@ def test_a_grading_through_a_sandbox_built_ahead_gives_the_same_verdicts(opened,
     assert verdicts(through_ahead) == verdicts(built_for_it)
 
 
-def zygotes_of(pid):
-    """The sandboxes' zygotes that process `pid` started: their pids."""
+def started_by(pid, marker):
+    """The live processes that process `pid` started with `marker` in their command line."""
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -213,20 +213,7 @@ def zygotes_of(pid):
                 parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-        if any(arg.endswith(b"zygote.py") for arg in argv) and parent == pid:
-            found.append(int(entry))
-    return found
-
-
-def workers_of(pid):
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                argv = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if b"grader.worker" in argv and str(pid).encode() in argv:
+        if parent == pid and any(marker in arg for arg in argv):
             found.append(int(entry))
     return found
 
@@ -236,8 +223,8 @@ def test_a_helper_that_got_no_line_grades_nothing_and_leaves_no_sandbox_running(
     helper = warm.start()
     try:
         assert helper.stdout.readline() == warm.READY
-        [worker] = workers_of(helper.pid)
-        zygotes = zygotes_of(worker)
+        [worker] = started_by(helper.pid, b"grader.worker")
+        zygotes = started_by(worker, b"zygote.py")
         assert zygotes  # its sandbox, built ahead
         helper.stdin.close()
         helper.wait(timeout=120)
