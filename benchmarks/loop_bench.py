@@ -20,11 +20,13 @@ round on an equally busy machine, best of `--rounds`:
   JupyterLite's later checks cost), shown for reference.
 
 Then where one check's time goes, per host and exercise: what the helper pays ahead (its start,
-the grader's and pytest's imports, the first collection: timed from its start to its ready
-line), and, timed inside one warm check in this process, the host's setup and probe server,
-the servers the checks start (spawn + initialize), the waits on the clock, and the rest (the
-checks' own work, pytest's run). "before" pays all of it at every check; "after" all but the
-first.
+the grader's and pytest's imports, the first collection, and what its host starts ahead: the
+sandbox built before its submission is known, or the portable host's fork server; timed from
+its start to its ready line), and, timed inside one warm check in this process (with what the
+helper starts ahead started first), the host's setup and probe server, the servers the checks
+start (spawn + initialize), the waits on the clock, and the rest (the checks' own work, and
+pytest's run on the portable host: the sandbox's self-check runs without pytest). "before"
+pays all of it at every check; "after" all but the first.
 
 Deliberate simplifications: the reference only (a failing solution's checks end sooner); the
 phases are one run each, not a best of.
@@ -45,7 +47,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "lessons")]
 
 from mcp_ui import review, warm  # noqa: E402
 
-from grader import runner, selfcheck  # noqa: E402
+from grader import hosts, runner, selfcheck  # noqa: E402
 from grader.checks import lab as lab_module  # noqa: E402
 from grader.checks import later  # noqa: E402
 from grader.exercises import EXERCISES as KNOWN  # noqa: E402
@@ -99,7 +101,11 @@ def helper_warm_up():
 
 
 def phases(folder, exercise, host):
-    """Where one warm check's time goes (this process), as {label: seconds}."""
+    """Where one warm check's time goes (this process), as {label: seconds}: what a helper
+    starts ahead (the sandbox built before its submission, the portable host's fork server)
+    is started first, untimed, as in the helper (its worker, with the sandbox)."""
+    hosts.kind(host).start_ahead()
+    time.sleep(0.5)  # the learner editing: what was started ahead gets warm
     spent = collections.Counter()
     wrapped = [(runner, "start", "host setup + probe server"),
                (lab_module.Lab, "server", "servers (spawn + initialize)"),
@@ -198,8 +204,9 @@ def main():
     for host, exercise, ahead, spent in phase_rows:
         print(f"{host:9} {exercise:12} {ahead:7.2f} "
               + " ".join(f"{spent.get(lab, 0.0):14.2f}" for lab in labels))
-    print("  * ahead: a new grader process, its imports (the grader, pytest) and pytest's first "
-          "collection of the checks; the helper pays it while the learner edits")
+    print("  * ahead: a new grader process, its imports (the grader, pytest), pytest's first "
+          "collection of the checks and what its host starts ahead (the sandbox, the fork "
+          "server); the helper pays it while the learner edits")
     ratio, host, exercise = worst
     met = ratio <= args.goal
     print(f"slowest check against the in-process check: {ratio:.2f}x ({host}, {exercise}); "

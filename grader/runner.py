@@ -21,7 +21,11 @@ in-process), whose report says plainly what is not in force (`notice`).
 With the sandbox and the portable host, pytest runs the checks in this (the grader's) process,
 with plugin autoload off, `--noconftest`, no cache, `-c`/`--rootdir` on grader/checks: nothing
 from the learner's folder is on pytest's path, and the learner's code runs only in its host.
-In-process (the browser: no pytest, no threads) grader/checks/direct.py runs the same checks.
+In-process (the browser: no pytest, no threads) grader/checks/direct.py runs the same checks,
+and so does a learner's self-check with the sandbox (`tests="public"`, what `ui.revisar`
+asks for): the same check functions, specs, order and scoring, without pytest's run around
+them (its share of a short check). Official grading (every test, or a run without `--tests
+public`) keeps pytest.
 Scores come from the checks' records; a test that left no record scores 0 ("no se ejecutó").
 pytest's exit code is not used for anything, but a grading file that does not import, a folder
 of checks that exists and collects no graded test, or a grading file that changes on disk during
@@ -144,7 +148,7 @@ def grade(path, name=None, only=None, budget=SUBMISSION_BUDGET, tests="all", hos
             start(state, kind, solution, workdir, prepared)
         else:
             state.broken = "no hay nada que corregir: " + prepared.problems[-1]
-        run_checks(state, kind, files)
+        run_checks(state, kind, files, tests)
     finally:
         stop.set()
         if state.host is not None:
@@ -238,8 +242,10 @@ def server_reported_problems(info):
     return lines
 
 
-def run_checks(state, kind, files):
-    if kind.pytest:
+def run_checks(state, kind, files, tests="all"):
+    """The checks of `files`, with pytest, or without it (grader/checks/direct.py) on a host
+    without pytest and for a sandbox's self-check (only the public tests asked for)."""
+    if kind.pytest and not (tests == "public" and kind.self_check_without_pytest):
         run_with_pytest(state, files)
     else:
         from grader.checks import direct

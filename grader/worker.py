@@ -2,7 +2,9 @@
 
 The parent (grader.pool) starts N of these as `python -m grader.worker PARENT_PID` (with
 `warm` after it, a worker started ahead of its first job, grader/warm.py, first imports the
-grader and pytest and collects the checks once, nothing run, and says `{"warm": true}`). Each
+grader and pytest, collects the checks once, nothing run, builds the sandbox its first job
+will claim, before any file of it is known (grader/hosts/ahead.py), and says
+`{"warm": true}`). Each
 dies with its parent (parent-death signal, checked against PARENT_PID), reads jobs as JSON lines on
 stdin ({"path", "name", "only", "budget", "tests", "host"}) and answers each with one JSON line
 carrying the result dict. Both go through private copies of its original stdin and stdout:
@@ -63,8 +65,10 @@ def main():
     sys.stdout = sys.stderr
     idle = lender(requests, answers)
     if "warm" in sys.argv[2:]:  # started ahead of its first job (grader/pool.py start_spare)
+        from grader import hosts
         from grader.warm import warm_up
         warm_up()
+        hosts.kind("auto").start_ahead()  # the sandbox, for that job (grader/hosts/ahead.py)
         say(answers, {"warm": True})
     from grader import runner
     from grader.escape import json_text
@@ -79,6 +83,8 @@ def main():
             result = {"crash": f"{type(exc).__name__}: {exc}"}
         answers.write(json_text(result) + "\n")
         answers.flush()
+    from grader.warm import exit_lightly
+    exit_lightly()  # the parent waits for this exit before it reports (grader/pool.py)
 
 
 if __name__ == "__main__":

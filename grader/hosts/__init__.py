@@ -48,6 +48,7 @@ the one trust boundary, is shared with intake and the checks):
     sandbox.py      the grader's side of the sandbox: its modes, its plan, forking servers
     zygote.py       inside the sandbox: builds it and forks the servers; launched by path under
                     /usr/bin/python3 -I, so it imports nothing of the grader
+    ahead.py        a sandbox built before its submission is known, by a warm helper's worker
     tempspace.py    the sandbox's temporary folders and cgroups, removed when their owner died
     uids.py         a fresh uid for each test (root); reaper.py ends every process of one
                     (plain mode has no PID namespace)

@@ -9,6 +9,10 @@ grader/pool.py ask it; none of them compares host names. What a kind answers:
                           job carries to a worker)
     threads               may start threads (the budget watchdog); False in the browser
     pytest                run the checks with pytest (else grader/checks/direct.py)
+    self_check_without_pytest
+                          a self-check (only the public tests asked for) runs its checks
+                          without pytest all the same (the sandbox: its worker's standard
+                          output is not the report, grader/worker.py)
     in_workers            grade every submission in a worker process (grader/pool.py), even a
                           single one, so that its hard deadline holds
     fallback              picked for you (no --host, or auto) where the sandbox cannot run, and
@@ -22,7 +26,9 @@ grader/pool.py ask it; none of them compares host names. What a kind answers:
                           the pool killed a worker
     stop()                the grader exits on a signal: end every host this process started
     start_ahead()         a warm helper (grader/warm.py) is about to wait for its one check:
-                          start now what its host will use (the portable host's fork server)
+                          start now what its host will use (the portable host's fork server;
+                          the sandbox itself, built in the helper's worker before its
+                          submission is known: grader/hosts/ahead.py)
     prepare(path, name)   read the submission before its host starts (grader/intake/) -> a
                           Prepared; write(prepared, folder) puts its files where the host reads
                           them and returns that folder
@@ -69,6 +75,7 @@ class Kind:
     name = ""
     threads = not IN_BROWSER
     pytest = True
+    self_check_without_pytest = False
     in_workers = False
 
     def __init__(self, automatic=False):
@@ -118,6 +125,7 @@ class SandboxKind(Kind):
 
     name = "sandbox"
     in_workers = True
+    self_check_without_pytest = True
 
     def unavailable(self):
         if sandbox_possible():
@@ -140,15 +148,30 @@ class SandboxKind(Kind):
         tempspace.clean_stale()  # the workers' leftovers (they are dead now)
         tempspace.remove_own()
 
+    def start_ahead(self):
+        """A sandbox built before its submission is known (grader/hosts/ahead.py): the next
+        grading in this process (a warm helper's worker) claims it."""
+        from grader.hosts import ahead
+        workspace = self.new_workspace()
+        if not ahead.build(workspace):
+            self.remove(workspace)
+
     def prepare(self, path, name=None):
         from grader.intake import submission
         return submission.prepare(path, name)
 
     def write(self, prepared, folder):
+        from grader.hosts import ahead
         from grader.intake import submission
+        if ahead.waiting(folder):  # made ahead, empty, bound in its sandbox already
+            return submission.fill(prepared, folder)
         return submission.write(prepared, folder)
 
     def workspace(self):
+        from grader.hosts import ahead
+        return ahead.claim() or self.new_workspace()
+
+    def new_workspace(self):
         from grader.hosts import tempspace
         folder = tempspace.mkdtemp("sub")
         os.chmod(folder, 0o711)  # a plain sandbox's uid reaches its solution (0750) in it
@@ -156,11 +179,14 @@ class SandboxKind(Kind):
 
     def remove(self, folder):
         from grader import boundary
+        from grader.hosts import ahead
+        ahead.drop(folder)
         boundary.remove_tree(folder)
 
     def open(self, solution_dir, workspace):
+        from grader.hosts import ahead
         from grader.hosts.sandbox import Sandbox
-        return Sandbox(solution_dir)
+        return ahead.opened(workspace, solution_dir) or Sandbox(solution_dir)
 
     def describe(self):
         from grader.hosts.sandbox import detect_mode, plan

@@ -9,7 +9,8 @@ Each test gets an `identity()` (with private uids, a fresh uid), its servers run
 `release(identity)` ends every process of it when the test is over. `data` is the sandbox's
 data area as a grader.boundary.Folder, opened before any learner code runs: the only way the
 grader touches what the learner's processes can write. `kill()` ends the whole sandbox at once
-(the budget watchdog uses it from another thread).
+(the budget watchdog uses it from another thread). A sandbox may also be built before its
+submission is known, its solution folder empty until then (grader/hosts/ahead.py, `ahead`).
 
 `detect_mode()` picks the strongest isolation this machine offers; `plan(mode)` says, once per
 mode, what is in force in it: it is handed to the zygote, which applies exactly that, and it is
@@ -281,6 +282,7 @@ class Sandbox:
 
     processes = True   # servers are processes, over pipes (checks/channels.py ProcessChannel)
     self_check = False
+    ahead = False      # built before its submission came (grader/hosts/ahead.py)
 
     def __init__(self, solution_dir, code_dir=None, mode=None, limits=None):
         self.solution_dir = solution_dir
@@ -332,7 +334,8 @@ class Sandbox:
                "parent": os.getpid(), "plan": self.plan,
                "limits": self.limits, "disk_mib": DISK_MIB,
                "given_times_ns": boundary.GIVEN_TIMES_NS,
-               "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups]}
+               "cgroups": [os.path.join(path, "cgroup.procs") for path in self._cgroups],
+               "ahead": self.ahead}
         python = SYSTEM_PYTHON if self.mode != "plain" or os.path.exists(SYSTEM_PYTHON) \
             else sys.executable
         self.proc = subprocess.Popen(

@@ -69,6 +69,12 @@ inputs reach only its options, see `op_spawn`), `kill`, `status`, `release` (a t
 `sweep` and `quit`. When the zygote dies, so does its template, and the kernel kills
 everything left in its PID namespace.
 
+A sandbox may be built ahead of its submission (`config["ahead"]`: a warm helper's,
+grader/hosts/ahead.py): then its solution folder is empty while it is built, and the zygote
+holds, compiles and starts its template only on `submission`, once the grader wrote the
+learner's files in that folder (through its path outside the sandbox; inside, it is bound
+read-only as always). Until then no server can be spawned.
+
 Why one module over 600 lines: it runs as a script inside the sandbox and must import nothing
 of the grader (a test holds that), so what it needs (seccomp, landlock, capabilities, the
 cgroups it joins, the command loop) cannot come from shared modules; its sections follow the
@@ -526,6 +532,27 @@ class FreshTimes:
             links = [name for name in dirs if os.path.islink(os.path.join(parent, name))]
             self.entries += [(folder, name) for name in files + links]
 
+    def hold_below(self, top):
+        """What is below `top`, a folder held already, reached through its descriptor (the
+        namespaces' zygote has chrooted away from its path since): a sandbox built ahead holds
+        its solution's files once the grader wrote them in (`Zygote.op_submission`)."""
+        fd = self.folders.get(top)
+        if fd is not None:
+            self._hold_at(top, fd)
+
+    def _hold_at(self, path, fd):
+        with os.scandir(fd) as scan:
+            names = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in scan)
+        for name, folder in names:
+            inner = os.path.join(path, name)
+            if not folder:  # a file or a link (never followed)
+                self.entries.append((fd, name))
+            elif inner not in self.folders and len(self.folders) < self.MAX_FOLDERS:
+                below = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW |
+                                os.O_CLOEXEC, dir_fd=fd)
+                self.folders[inner] = below
+                self._hold_at(inner, below)
+
     def refresh(self):
         for fd in self.folders.values():
             try:
@@ -854,6 +881,8 @@ class Zygote:
 
     def _ready_relay(self, wait):
         """The pid of the relay waiting for the next request (None if none within `wait`)."""
+        if self.template is None:  # built ahead: no server before its submission came
+            return None
         if self.ready is None and select_readable(self.template[2], wait):
             data = os.read(self.template[2], 4)
             self.ready = int.from_bytes(data, "little") if len(data) == 4 else None
@@ -1016,6 +1045,25 @@ class Zygote:
 
     def op_quit(self, request, fds):
         return None
+
+    def op_submission(self, request, fds):
+        """A sandbox built ahead of its submission (`cfg["ahead"]`, grader/hosts/ahead.py):
+        its solution folder was empty when it was built, and the grader has now written the
+        learner's files in it. They are held for FreshTimes, compiled (`compile_solution`),
+        and the template is started, once: no server can be spawned before this."""
+        if not self.cfg.get("ahead") or self.template is not None:
+            raise ValueError("this sandbox has its submission already")
+        if self.fresh is not None:
+            self.fresh.hold_below(self.cfg["solution"])
+        self.take_submission()
+        return {"ok": True}
+
+    def take_submission(self):
+        """Compile the submission in the solution folder, then start the template (which
+        carries the bytecode to every server)."""
+        self.compile_solution(os.path.join(INNER, "solution") if self.isolated
+                              else self.cfg["solution"])
+        self.start_template()
 
     def compile_solution(self, folder):
         """Compile the submission's .py files once for all its servers. A child does it as
@@ -1483,9 +1531,8 @@ def main():
     gc.freeze()  # fewer copy-on-write faults in the forked servers
     zygote = Zygote(cfg, ctl, pids, server_filter if pids is not None else None, landlock,
                     fresh, volumes)
-    zygote.compile_solution(os.path.join(INNER, "solution") if cfg["mode"] in ("root", "userns")
-                            else cfg["solution"])
-    zygote.start_template()
+    if not cfg.get("ahead"):  # else its submission comes later: `op_submission`
+        zygote.take_submission()
     zygote.serve()
     return 0
 

@@ -12,7 +12,8 @@ Spanish sentence in the report, never an exception.
 
 What is read and how notebooks, folders and archives become solution files is in
 grader/intake/solutions.py (shared with the self-checks, which read by path); this module adds the
-descriptor-based folder (`DiskFolder`), `prepare(path)` and `write(prepared, folder)`.
+descriptor-based folder (`DiskFolder`), `prepare(path)` and `write(prepared, folder)` (or
+`fill`, into a folder made ahead).
 """
 
 import errno
@@ -96,13 +97,20 @@ def prepare(path, name=None):
 def write(prepared, folder):
     """Write the solution files into `folder` (new, the grader's own; made here)."""
     os.mkdir(folder, 0o755)
+    fill(prepared, folder)
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def fill(prepared, folder):
+    """Write the solution files into `folder`, the grader's own and empty (made by `write`, or
+    ahead with its sandbox: grader/hosts/ahead.py, which set its modes)."""
     target = boundary.Folder.trusted(folder)
     try:
         for name, text in prepared.files.items():
             target.write_file(name, text.encode("utf-8", "surrogatepass"))
     finally:
         target.close()
-    os.chmod(folder, 0o755)
     return folder
 
 

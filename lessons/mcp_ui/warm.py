@@ -8,8 +8,9 @@ helper ready (`python -m grader.warm`, grader/warm.py) that has paid it already:
     stdout, stderr, status = run(helper, args, timeout)   # it runs one check, then exits
     prepare()            # after the check: a new helper for the next one
 
-A helper serves exactly one check and is spent: the learner's files are read, the host built
-and every server started only once the command line reaches it, and it exits afterwards. The
+A helper serves exactly one check and is spent: the learner's files are read and every server
+started only once the command line reaches it (a sandbox may be built ahead, its solution
+folder empty until then: grader/hosts/ahead.py), and it exits afterwards. The
 next helper is started only after a check is over, so it was never there while a learner's
 server ran. A helper is used only for the setting it was started in (`key`: this Python, the
 course folder, the environment, and the grader's and code/'s files as they were on disk): a

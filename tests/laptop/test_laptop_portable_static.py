@@ -21,7 +21,8 @@ ENTRIES = {"mcp_ui.review": REPO / "lessons" / "mcp_ui" / "review.py",
            **{f"grader.checks.public.{p.stem}": p
               for p in sorted((REPO / "grader" / "checks" / "public").glob("test_ej*.py"))}}
 SANDBOX_ONLY = {"grader.hosts.sandbox", "grader.hosts.zygote", "grader.hosts.tempspace",
-                "grader.boundary", "grader.intake.submission", "grader.worker",
+                "grader.hosts.ahead", "grader.boundary", "grader.intake.submission",
+                "grader.worker",
                 "grader.batch"}  # --batch's descriptor search: imported where dir_fd works
 LINUX_ONLY_MODULES = {"fcntl", "resource", "termios", "pty", "grp", "pwd", "posix", "ctypes"}
 LINUX_ONLY_NAMES = {  # module -> attributes missing (or not working) on macOS or Windows
