@@ -72,7 +72,7 @@ PRELOAD = ("sealkit", "nube_copias", "dataclasses", "secrets", "hmac", "hashlib"
 WARM_UP_SOLUTION = "from extension import Extension\n\nextension = Extension()\n"
 
 
-def warm_up_for_forks(code):
+def warm_up_for_forks():
     """The fork server's deeper warm-up, paid once for all its servers, as the zygote's: the
     modules solutions commonly import, and loading a solution once (a trusted file of its own,
     in a private temporary folder, removed at once), so that each forked server finds those
@@ -210,7 +210,7 @@ def main():
     import main as server_main  # the course's server, not the solution: it loads in main()
     warm_up(server_main)
     if common == [FORK_SERVER]:
-        warm_up_for_forks(code)
+        warm_up_for_forks()
         common = fork_server()
         if common is None:
             return 0
