@@ -17,19 +17,16 @@ import tempfile
 import time
 
 import pytest
+from sandbox_probes import need_the_full_sandbox, reported, solution_folder
 
-from grader.hosts.sandbox import Sandbox, SandboxError, detect_mode, plan
+from grader.hosts.sandbox import Sandbox, SandboxError, plan
 from grader.paths import REPO_DIR
 
 
 @pytest.fixture(scope="module", autouse=True)
 def full_sandbox():
     """These tests need the full sandbox; under CI=true its absence fails the run."""
-    if detect_mode() != "root":
-        message = f"needs the full sandbox (root on Linux); mode here: {detect_mode()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true: " + message)
-        pytest.skip(message)
+    need_the_full_sandbox()
 
 
 PROBE = '''
@@ -225,27 +222,15 @@ def test_learner_code_makes_no_pipe_socket_pair_or_memory_file_numbered_machine_
 
 
 def test_a_servers_standard_streams_are_fifos_numbered_alike_in_every_server(tmp_path):
-    folder = tmp_path / "solucion"
-    folder.mkdir()
-    os.chmod(tmp_path, 0o755)
-    os.chmod(folder, 0o755)
+    folder = solution_folder(tmp_path)
     (folder / "probe.py").write_text(
         "import os, stat, sys\n"
         "seen = [[stat.S_ISFIFO(os.fstat(fd).st_mode), os.fstat(fd).st_ino] for fd in (0, 1, 2)]\n"
         "sys.stderr.write('STREAMS ' + repr(seen) + '\\n')\n")
     os.chmod(folder / "probe.py", 0o644)
     box = Sandbox(str(folder)).start()
-    seen = []
     try:
-        for _ in range(4):
-            identity = box.identity()
-            server = box.spawn(["serve", "--solution", box.inner("solution")], [], identity)
-            deadline = time.monotonic() + 30
-            while "STREAMS " not in server.stderr() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            seen.append(server.stderr().split("STREAMS ", 1)[1].splitlines()[0])
-            server.stop()
-            box.release(identity)
+        seen = [reported(box, "STREAMS ") for _ in range(4)]
     finally:
         box.close()
     # the same in every server, whatever came before: numbered from the start of a file
@@ -334,11 +319,7 @@ def test_no_process_of_the_sandbox_survives_it(probed):
 def test_a_sandbox_that_lends_its_slot_gets_the_least_cpu_until_it_works_again(tmp_path):
     # while a learner's checks wait on the clock, another learner is busy (grader/pool.py):
     # the waiting learner's servers must not compete with it for the CPU
-    folder = tmp_path / "solucion"
-    folder.mkdir()
-    os.chmod(tmp_path, 0o755)
-    os.chmod(folder, 0o755)
-    box = Sandbox(str(folder)).start()
+    box = Sandbox(str(solution_folder(tmp_path))).start()
     try:
         shares = [os.path.join(path, "cpu.shares") for path in box._cgroups
                   if os.path.exists(os.path.join(path, "cpu.shares"))]
@@ -371,25 +352,14 @@ sys.stderr.flush()
 
 
 def test_a_submission_is_compiled_once_and_a_file_changed_since_runs_as_it_is(tmp_path):
-    folder = tmp_path / "solucion"
-    folder.mkdir()
-    os.chmod(tmp_path, 0o755)
-    os.chmod(folder, 0o755)
+    folder = solution_folder(tmp_path)
     probe = folder / "probe.py"
     probe.write_text(COMPILED_PROBE.replace("@ORIGIN@", "first"))
     os.chmod(probe, 0o644)
     box = Sandbox(str(folder)).start()
 
     def report():
-        identity = box.identity()
-        server = box.spawn(["serve", "--solution", box.inner("solution")], (), identity)
-        deadline = time.monotonic() + 60
-        while "COMPILED " not in server.stderr() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        line = next(x for x in server.stderr().splitlines() if x.startswith("COMPILED "))
-        server.kill()
-        box.release(identity)
-        return json.loads(line[len("COMPILED "):])
+        return json.loads(reported(box, "COMPILED "))
 
     try:
         first = report()
@@ -402,11 +372,7 @@ def test_a_submission_is_compiled_once_and_a_file_changed_since_runs_as_it_is(tm
 
 @pytest.fixture
 def empty_box(tmp_path):
-    folder = tmp_path / "solucion"
-    folder.mkdir()
-    os.chmod(tmp_path, 0o755)
-    os.chmod(folder, 0o755)
-    box = Sandbox(str(folder)).start()
+    box = Sandbox(str(solution_folder(tmp_path))).start()
     yield box
     box.close()
 

@@ -18,10 +18,11 @@ import time
 
 import pytest
 from mutants import MUTANTS
+from sandbox_probes import need_the_full_sandbox, reported
 
 from grader import runner
 from grader.hosts import ahead, kinds
-from grader.hosts.sandbox import SandboxError, detect_mode
+from grader.hosts.sandbox import SandboxError
 from grader.intake.solutions import Prepared
 from grader.paths import REPO_DIR
 
@@ -34,11 +35,7 @@ BUG = next(m for m in MUTANTS if m.name == "compara_versiones_como_texto")  # lo
 @pytest.fixture(scope="module", autouse=True)
 def root_on_linux():
     """These tests need the sandbox's root and plain modes; under CI=true their absence fails."""
-    if detect_mode() != "root":
-        message = f"needs the full sandbox (root on Linux); mode here: {detect_mode()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true: " + message)
-        pytest.skip(message)
+    need_the_full_sandbox()
 
 
 @pytest.fixture(params=["root", "plain"])
@@ -77,15 +74,7 @@ sys.stderr.flush()
 
 def probe(box):
     """One test's server on the probe: what it reported."""
-    identity = box.identity()
-    server = box.spawn(["serve", "--solution", box.inner("solution")], (), identity)
-    deadline = time.monotonic() + 60
-    while "PROBE " not in server.stderr() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    line = next(x for x in server.stderr().splitlines() if x.startswith("PROBE "))
-    server.kill()
-    box.release(identity)
-    return json.loads(line[len("PROBE "):])
+    return json.loads(reported(box, "PROBE "))
 
 
 def hand_in(box, text=PROBE):
