@@ -68,8 +68,16 @@ def _seen_by_this_server():
 
     # First, before any value below is alive: an int of -5..256 is a shared object and a
     # larger one a new block, so a value still being recorded (plain mode's pid - ppid, which
-    # that mode lists as visible) would move the count by one.
-    heap = [sys.getallocatedblocks(), len(gc.get_objects())]
+    # that mode lists as visible) would move the count by one. And once the server's own
+    # threads are idle (its clock's thread may not have reached its wait yet on a busy
+    # machine): two looks 20 ms apart that agree.
+    heap = None
+    for _ in range(100):
+        looked = [sys.getallocatedblocks(), len(gc.get_objects())]
+        if looked == heap:
+            break
+        heap = looked
+        time.sleep(0.02)
     here = os.path.dirname(os.path.abspath(__file__))
     ppid = os.getppid()
 
