@@ -7,6 +7,7 @@ through the core too.
 """
 
 import textwrap
+import time
 
 import pytest
 
@@ -167,10 +168,17 @@ def test_a_notice_a_page_sends_from_the_core_reaches_the_client_before_the_pages
 def test_a_notice_sent_from_another_thread_reaches_the_client_through_the_core(served):
     client, _, frames = served
     client.call_tool("avisa_desde_otro_hilo", {})
-    client.request("ping", {})  # the core has run what the other thread queued before this
-    notices = [msg["params"] for direction, msg in frames if direction == "←"
-               and msg.get("method") == "notifications/elicitation/complete"]
-    assert notices == [{"elicitationId": "flujo-2"}]
+
+    def notices():
+        return [msg["params"] for direction, msg in list(frames) if direction == "←"
+                and msg.get("method") == "notifications/elicitation/complete"]
+
+    # sent from the core's clock thread, soon after: waited for, not assumed before a ping
+    deadline = time.monotonic() + 30
+    while not notices() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    client.request("ping", {})  # nothing more is on its way
+    assert notices() == [{"elicitationId": "flujo-2"}]
 
 
 def test_a_notifier_refuses_an_elicitation_id_that_is_not_a_text_and_sends_nothing(served):
