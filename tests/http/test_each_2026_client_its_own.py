@@ -150,6 +150,9 @@ def test_a_client_that_goes_away_frees_its_handles_and_its_place(tmp_path, tree,
         ana, bea = Client(served), Client(served)
         bea.result("notes_list")  # nothing kept: no space
         handle = ana.result("notes_open", {"note_id": "note-3"})["structuredContent"]["handle"]
+        deadline = time.monotonic() + 10  # bea's space goes right after its answer was written
+        while len(http.clients) != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert len(http.clients) == 1
         (space,) = http.clients.table.values()
         fd = space.session.handles.get(handle).fd
